@@ -1,0 +1,3 @@
+from codur.cli import main
+
+main()

@@ -1,0 +1,204 @@
+"""The layered config loader, recording where every value came from.
+
+Precedence, later wins: built-in configs/default.yaml < user file (platformdirs) <
+project ./codur.yaml < --config FILE < CODUR_* environment variables < -o key.path=value.
+Environment variables nest with a double underscore: CODUR_RUNTIME__MAX_ITERATIONS=3.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from codur.config.schema import CodurConfig
+from codur.errors import ConfigError
+from codur.resources import default_config_file
+
+Key = tuple[str, ...]
+ENV_PREFIX = "CODUR_"
+
+
+@dataclass
+class Layer:
+    """One source of settings: a label for messages, the values, and key line numbers."""
+
+    label: str
+    values: dict[str, Any]
+    lines: dict[Key, int] = field(default_factory=dict)
+
+    def where(self, key: Key) -> str:
+        """`label:line` for the deepest known line of `key` (or its parents)."""
+        for n in range(len(key), 0, -1):
+            if key[:n] in self.lines:
+                return f"{self.label}:{self.lines[key[:n]]}"
+        return self.label
+
+
+@dataclass
+class LoadedConfig:
+    """The validated config plus, per leaf key, the layer that set it."""
+
+    config: CodurConfig
+    origins: dict[Key, str]
+    layers: list[str]
+
+    def origin(self, key: Key) -> str:
+        """The layer that set `key` itself, else the schema's built-in default."""
+        return self.origins.get(key, "built-in default")
+
+    def nearest_origin(self, key: Key) -> str:
+        """The layer that set `key` or its closest parent (for error messages)."""
+        for n in range(len(key), 0, -1):
+            if key[:n] in self.origins:
+                return self.origins[key[:n]]
+        return "built-in default"
+
+
+def user_config_file() -> Path:
+    """The per-user config file (XDG on Linux): e.g. ~/.config/codur/config.yaml."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("codur")) / "config.yaml"
+
+
+def yaml_layer(path: Path, label: str | None = None) -> Layer:
+    """Read one YAML file into a layer, or raise ConfigError naming file and line."""
+    label = label or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read config file: {exc.strerror or exc}") from None
+    try:
+        node = yaml.compose(text)
+        values = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{label}:{mark.line + 1}" if mark else label
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{where}: invalid YAML: {problem}") from None
+    if values is None:
+        return Layer(label, {})
+    if not isinstance(values, dict):
+        raise ConfigError(f"{label}:1: config must be a mapping of keys, not {type(values).__name__}")
+    lines: dict[Key, int] = {}
+    _key_lines(node, (), lines)
+    return Layer(label, values, lines)
+
+
+def _key_lines(node: yaml.Node | None, prefix: Key, out: dict[Key, int]) -> None:
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        key = (*prefix, str(key_node.value))
+        out[key] = key_node.start_mark.line + 1
+        _key_lines(value_node, key, out)
+
+
+def _scalar(text: str) -> Any:
+    """Parse an env/flag value the way YAML would (`5` -> int, `true` -> bool)."""
+    try:
+        return yaml.safe_load(text) if text.strip() else text
+    except yaml.YAMLError:
+        return text
+
+
+def _nested(key: Key, value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {key[-1]: value}
+    for part in reversed(key[:-1]):
+        out = {part: out}
+    return out
+
+
+def env_layers(environ: Mapping[str, str]) -> list[Layer]:
+    """One layer per CODUR_* variable, so errors name the variable."""
+    layers = []
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX:
+            continue
+        key = tuple(p.lower() for p in name[len(ENV_PREFIX) :].split("__"))
+        if not all(key):
+            raise ConfigError(f"environment variable {name}: empty key segment")
+        layers.append(Layer(f"environment variable {name}", _nested(key, _scalar(environ[name]))))
+    return layers
+
+
+def override_layers(overrides: list[str]) -> list[Layer]:
+    """One layer per `-o key.path=value` flag."""
+    layers = []
+    for item in overrides:
+        path, sep, raw = item.partition("=")
+        key = tuple(path.strip().split("."))
+        if not sep or not all(key):
+            raise ConfigError(f"-o {item}: expected key.path=value (e.g. -o runtime.max_iterations=3)")
+        layers.append(Layer(f"-o {path.strip()}", _nested(key, _scalar(raw))))
+    return layers
+
+
+def merge(layers: list[Layer]) -> tuple[dict[str, Any], dict[Key, str]]:
+    """Deep-merge layers in order; record which layer set each leaf."""
+    merged: dict[str, Any] = {}
+    origins: dict[Key, str] = {}
+
+    def put(target: dict[str, Any], values: Mapping[str, Any], prefix: Key, layer: Layer) -> None:
+        for k, v in values.items():
+            key = (*prefix, str(k))
+            if not (isinstance(v, Mapping) and isinstance(target.get(k), dict)):
+                for old in [o for o in origins if o[: len(key)] == key]:
+                    del origins[old]
+                origins[key] = layer.where(key)
+                target[k] = {} if isinstance(v, Mapping) else v
+            if isinstance(v, Mapping):
+                put(target[k], v, key, layer)
+
+    for layer in layers:
+        put(merged, layer.values, (), layer)
+    return merged, origins
+
+
+def load_config(
+    workdir: Path,
+    config_file: Path | None = None,
+    overrides: list[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    user_file: Path | None = None,
+) -> LoadedConfig:
+    """Build the effective config for a run in `workdir`; ConfigError on any bad input."""
+    environ = os.environ if environ is None else environ
+    layers = [yaml_layer(default_config_file(), "built-in configs/default.yaml")]
+    user_file = user_file or user_config_file()
+    if user_file.is_file():
+        layers.append(yaml_layer(user_file))
+    project = workdir / "codur.yaml"
+    if project.is_file():
+        layers.append(yaml_layer(project))
+    if config_file is not None:
+        layers.append(yaml_layer(config_file))
+    layers += env_layers(environ)
+    layers += override_layers(overrides or [])
+    merged, origins = merge(layers)
+    try:
+        config = CodurConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, origins)) from None
+    return LoadedConfig(config, origins, [layer.label for layer in layers])
+
+
+def _describe(exc: ValidationError, origins: dict[Key, str]) -> str:
+    """One line: where, which key, what is wrong (first error; count of the rest)."""
+    err = exc.errors()[0]
+    key = tuple(str(p) for p in err["loc"])
+    where = LoadedConfig(CodurConfig.model_construct(), origins, []).nearest_origin(key)
+    if err["type"] == "extra_forbidden":
+        what = "unknown key"
+    else:
+        what = err["msg"].removeprefix("Value error, ")
+        if "input" in err and not isinstance(err["input"], dict | list):
+            what += f" (got {err['input']!r})"
+    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: key '{'.'.join(key)}': {what}{more}"

@@ -1,0 +1,68 @@
+"""Typed exceptions and the exit codes they map to.
+
+Exceptions carry control flow to one catch site (the CLI); each names its exit code so
+the mapping lives in one place and is documented in the README.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes; the README's table is generated from these docstrings."""
+
+    OK = 0
+    """The task finished and, where a check applied, was verified."""
+    NOT_VERIFIED = 1
+    """The task ran but its verification failed (or the run gave up / got stuck)."""
+    USAGE = 2
+    """Bad command line, bad config file or bad config value."""
+    MODEL_UNREACHABLE = 3
+    """The model provider could not be reached or the model could not be loaded."""
+    ERROR = 4
+    """Any other failure inside Codur (a bug: please report it with the debug log)."""
+    INTERRUPTED = 130
+    """Interrupted by the user (Ctrl-C)."""
+
+
+class CodurError(Exception):
+    """Base class: a message fit for one line on the terminal, and an exit code."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+
+class ConfigError(CodurError):
+    """Invalid configuration: names the file (or variable/flag), key and line when known."""
+
+    exit_code = ExitCode.USAGE
+
+
+class UsageError(CodurError):
+    """Invalid command-line input."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ModelUnreachable(CodurError):
+    """A provider could not be reached (after retries) or a local model failed to load."""
+
+    exit_code = ExitCode.MODEL_UNREACHABLE
+
+
+class ModelError(CodurError):
+    """The provider answered, but with an error that retrying will not fix (HTTP 4xx)."""
+
+    exit_code = ExitCode.MODEL_UNREACHABLE
+
+
+class LimitReached(CodurError):
+    """A configured limit (LLM calls, iterations) stopped the run."""
+
+    exit_code = ExitCode.NOT_VERIFIED
+
+
+class WorkspaceError(CodurError):
+    """A path outside the workspace, or an unreadable/unwritable file."""
+
+    exit_code = ExitCode.USAGE

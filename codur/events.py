@@ -1,0 +1,57 @@
+"""The event bus: nodes and runners emit events; the debug log and the UI subscribe.
+
+Nothing that emits an event prints. `ui.IO` decides how events look on the terminal and
+`log.JsonlLog` writes them to the debug log, so `--verbose` and the log show the same steps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """One step of a run: `kind` is dotted (model.request, node.end, verify.run, ...)."""
+
+    kind: str
+    data: dict[str, Any]
+    ts: float = field(default_factory=time.time)
+
+
+Sink = Callable[[Event], None]
+
+
+class EventBus:
+    """Fan-out of events to subscribed sinks, in subscription order."""
+
+    def __init__(self) -> None:
+        self._sinks: list[Sink] = []
+
+    def subscribe(self, sink: Sink) -> None:
+        self._sinks.append(sink)
+
+    def emit(self, kind: str, **data: Any) -> None:
+        event = Event(kind, data)
+        for sink in self._sinks:
+            sink(event)
+
+    @contextmanager
+    def span(self, kind: str, **data: Any) -> Iterator[dict[str, Any]]:
+        """Emit `<kind>.start`, then `<kind>.end` with duration_s (and error, if raised).
+
+        The yielded dict is merged into the end event, so the body can report results.
+        """
+        self.emit(f"{kind}.start", **data)
+        extra: dict[str, Any] = {}
+        start = time.perf_counter()
+        try:
+            yield extra
+        except BaseException as exc:
+            extra["error"] = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self.emit(f"{kind}.end", **data, **extra, duration_s=round(time.perf_counter() - start, 3))

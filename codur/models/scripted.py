@@ -1,0 +1,87 @@
+"""The `scripted` provider: replays a file of responses in order (tests, reproducible demos).
+
+The script is YAML (or JSON) holding a list; each item is either a string (the reply text)
+or a mapping with `content` and/or `tool_calls: [{name, args}]`. Running past the end is a
+fatal model error, so a test that makes more calls than it scripted fails loudly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+
+from codur.config.schema import LLMProfile
+from codur.errors import ConfigError
+from codur.models.base import ErrorKind
+
+
+class ScriptExhausted(RuntimeError):
+    """The model was called more times than the script has responses."""
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """GenericFakeChatModel with `bind_tools` (tools are ignored: the script decides)."""
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        return self
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = super()._generate(messages, *args, **kwargs)
+        except StopIteration:
+            raise ScriptExhausted("the scripted model has no responses left") from None
+        message = result.generations[0].message
+        words = sum(len(str(m.content).split()) for m in messages)
+        message.usage_metadata = {
+            "input_tokens": words,
+            "output_tokens": len(str(message.content).split()),
+            "total_tokens": words + len(str(message.content).split()),
+        }
+        return result
+
+
+def to_message(item: Any, index: int) -> AIMessage:
+    """One script item as an AIMessage."""
+    if isinstance(item, str):
+        return AIMessage(content=item)
+    if not isinstance(item, dict) or not set(item) <= {"content", "tool_calls"}:
+        raise ConfigError(f"script item {index + 1}: expected text or {{content, tool_calls}}")
+    calls = [
+        {"name": c["name"], "args": c.get("args", {}), "id": f"call_{index}_{n}", "type": "tool_call"}
+        for n, c in enumerate(item.get("tool_calls") or [])
+    ]
+    return AIMessage(content=item.get("content", ""), tool_calls=calls)
+
+
+def load_script(path: Path) -> list[AIMessage]:
+    try:
+        items = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot load script: {exc}") from None
+    if not isinstance(items, list):
+        raise ConfigError(f"{path}: a script is a list of responses")
+    return [to_message(item, i) for i, item in enumerate(items)]
+
+
+def from_messages(messages: list[AIMessage]) -> ScriptedChatModel:
+    iterator: Iterator[AIMessage] = iter(messages)
+    return ScriptedChatModel(messages=iterator)
+
+
+def build(name: str, profile: LLMProfile) -> ScriptedChatModel:
+    if not profile.script:
+        raise ConfigError(f"profile '{name}': provider 'scripted' needs `script: FILE`")
+    return from_messages(load_script(Path(profile.script).expanduser()))
+
+
+def classify(exc: BaseException) -> ErrorKind | None:
+    return "fatal" if isinstance(exc, ScriptExhausted) else None
+
+
+def endpoint(profile: LLMProfile) -> str:
+    return f"script {profile.script}"
