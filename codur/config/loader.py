@@ -167,8 +167,12 @@ def load_config(
     overrides: list[str] | None = None,
     environ: Mapping[str, str] | None = None,
     user_file: Path | None = None,
+    flags: dict[str, tuple[str, Any]] | None = None,
 ) -> LoadedConfig:
-    """Build the effective config for a run in `workdir`; ConfigError on any bad input."""
+    """Build the effective config for a run in `workdir`; ConfigError on any bad input.
+
+    `flags` maps a command-line flag (its label) to (key.path, value); they apply last.
+    """
     environ = os.environ if environ is None else environ
     layers = [yaml_layer(default_config_file(), "built-in configs/default.yaml")]
     user_file = user_file or user_config_file()
@@ -181,6 +185,9 @@ def load_config(
         layers.append(yaml_layer(config_file))
     layers += env_layers(environ)
     layers += override_layers(overrides or [])
+    for label, (key, value) in (flags or {}).items():
+        if value is not None:
+            layers.append(Layer(label, _nested(tuple(key.split(".")), value)))
     merged, origins = merge(layers)
     try:
         config = CodurConfig.model_validate(merged)

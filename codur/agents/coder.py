@@ -1,0 +1,57 @@
+"""The LLM coding agent: shows the model the task and the files, reads back file edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codur.edits import Edit, EditError, check_syntax, parse_edits
+from codur.resources import prompt
+from codur.session import Session
+
+EDIT_PROMPTS = {"whole_file": "edit_whole_file.md", "search_replace": "edit_search_replace.md"}
+KEEP_ATTEMPTS = 3
+"""Earlier attempts kept in the conversation (older ones are pruned; the task never is)."""
+
+
+@dataclass
+class Attempt:
+    reply: str
+    feedback: str
+
+
+@dataclass
+class CoderAgent:
+    session: Session
+    profile: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+
+    def _messages(self, task: str, files: dict[str, str]) -> list:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        client = self.session.client(self.profile)
+        edit_format = client.profile.edit_format
+        system = prompt("coder_system.md").format(edit_rules=prompt(EDIT_PROMPTS[edit_format]))
+        shown = "\n\n".join(f"{path}\n```\n{text}```" if text.endswith("\n") else
+                            f"{path}\n```\n{text}\n```" for path, text in files.items())
+        messages = [SystemMessage(system), HumanMessage(
+            prompt("coder_task.md").format(task=task, files=shown or "(no files given)"))]
+        for attempt in self.attempts[-KEEP_ATTEMPTS:]:
+            messages += [AIMessage(attempt.reply), HumanMessage(attempt.feedback)]
+        return messages
+
+    def propose(self, task: str, files: dict[str, str]) -> tuple[str, list[Edit]]:
+        """One model call; returns the reply and its checked edits (EditError if unusable)."""
+        client = self.session.client(self.profile)
+        reply = client.invoke(self._messages(task, files))
+        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        edits = parse_edits(text, files, client.profile.edit_format)
+        for edit in edits:
+            check_syntax(edit)
+        return text, edits
+
+    def feedback(self, reply: str, message: str) -> None:
+        """Record how the last attempt went, for the next call."""
+        self.attempts.append(Attempt(reply, message))
+
+
+__all__ = ["CoderAgent", "EditError"]

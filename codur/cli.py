@@ -1,0 +1,151 @@
+"""The command line: parse, load config, call into the package, map the outcome to an exit code.
+
+Only typer and Codur's light modules are imported at start-up; LangChain and the models
+load inside the commands that need them, so `codur --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from typer.core import TyperGroup
+
+from codur.errors import CodurError, ExitCode, UsageError
+
+
+class DefaultToRun(TyperGroup):
+    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        first = next((a for a in args if not a.startswith("-")), None)
+        if first is not None and first not in self.commands:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=DefaultToRun,
+    help='Codur, a coding agent. Run a task: codur "fix @main.py"',
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+WorkDir = Annotated[Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")]
+ConfigFile = Annotated[Path | None, typer.Option("--config", help="Extra config file (YAML).")]
+Overrides = Annotated[list[str] | None, typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable).")]
+Profile = Annotated[str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")]
+
+
+def _load(workdir: Path, config: Path | None, overrides: list[str] | None,
+          flags: dict | None = None):
+    from codur.config import load_config
+
+    if not workdir.is_dir():
+        raise UsageError(f"-C {workdir}: not a folder")
+    return load_config(workdir.resolve(), config, overrides or [], flags=flags)
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What to do, e.g. 'fix @main.py'.")],
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+    profile: Profile = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
+    max_iterations: Annotated[int | None, typer.Option(help="Max edit/verify rounds.")] = None,
+    max_llm_calls: Annotated[int | None, typer.Option(help="Max model calls in this run.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Don't ask before destructive actions.")] = False,
+    json_mode: Annotated[bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")] = False,
+) -> int:
+    """Run TASK in the current folder (the default command)."""
+    from codur.runner import run_command
+
+    flags = {
+        "--max-iterations": ("runtime.max_iterations", max_iterations),
+        "--max-llm-calls": ("runtime.max_llm_calls", max_llm_calls),
+    }
+    loaded = _load(directory, config, overrides, flags)
+    return run_command(loaded, directory.resolve(), task, profile=profile, verbose=verbose,
+                       json_mode=json_mode, assume_yes=yes)
+
+
+@config_app.command("show")
+def config_show(
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+) -> int:
+    """Print the effective config and where each value came from."""
+    from codur.config.show import render
+    from codur.ui import IO
+
+    IO().raw(render(_load(directory, config, overrides)))
+    return ExitCode.OK
+
+
+@app.command()
+def profiles(directory: WorkDir = Path("."), config: ConfigFile = None,
+             overrides: Overrides = None) -> int:
+    """List the configured LLM profiles."""
+    import os
+
+    from codur.models import provider
+    from codur.ui import IO
+
+    cfg = _load(directory, config, overrides).config
+    rows = []
+    for name, prof in sorted(cfg.llm.profiles.items()):
+        key = prof.api_key_env or ""
+        if key:
+            key += " (set)" if os.environ.get(key) else " (not set)"
+        mark = "*" if name == cfg.llm.default_profile else ""
+        rows.append([mark + name, prof.provider, prof.model, provider(prof.provider).endpoint(prof), key])
+    IO().table("LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows)
+    return ExitCode.OK
+
+
+@app.command()
+def version() -> int:
+    """Print Codur's version and the versions of its main libraries."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    from codur import __version__
+    from codur.ui import IO
+
+    parts = [f"codur {__version__}", f"python {sys.version.split()[0]}"]
+    for dist in ("langgraph", "langchain-core", "llama-cpp-python"):
+        try:
+            parts.append(f"{dist} {dist_version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    IO().info("\n".join(parts))
+    return ExitCode.OK
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: the one place exceptions become messages and exit codes."""
+    from codur.ui import IO
+
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except CodurError as exc:
+        IO().error(str(exc))
+        code = exc.exit_code
+    except typer.Exit as exc:
+        code = exc.exit_code
+    except typer.TyperException as exc:  # click's usage errors (typer vendors click)
+        exc.show()
+        code = ExitCode.USAGE
+    except (KeyboardInterrupt, typer.Abort):
+        IO().error("interrupted")
+        code = ExitCode.INTERRUPTED
+    sys.exit(int(code or 0))

@@ -1,0 +1,94 @@
+"""Edit formats: reading a model's reply into file edits, and checking them before writing.
+
+whole_file: the complete new file in a fenced block, the path on the line before it (or in
+the fence's info string). search_replace: aider-style SEARCH/REPLACE blocks under a path.
+Small models do best with whole files; the profile's `edit_format` chooses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+_SEARCH_REPLACE = re.compile(
+    r"^<{5,9} SEARCH[ \t]*\n(.*?)^={5,9}[ \t]*\n(.*?)^>{5,9} REPLACE[ \t]*$", re.DOTALL | re.MULTILINE
+)
+_PATH_DECOR = re.compile(r"^[#*`>\s]*(?:file(?:name)?\s*:\s*)?|[*`:\s]*$", re.IGNORECASE)
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied; its message goes back to the model."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: str
+    content: str
+
+
+def _path_hint(line: str, known: list[str]) -> str | None:
+    candidate = _PATH_DECOR.sub("", line.strip())
+    for path in known:
+        if candidate == path or candidate.endswith("/" + path) or path.endswith("/" + candidate):
+            return path
+    return candidate if re.fullmatch(r"[\w./-]+\.\w+", candidate) else None
+
+
+def parse_whole_files(reply: str, known: list[str]) -> list[Edit]:
+    """Fenced blocks mapped to paths: named ones by their label, a lone block to a lone file."""
+    edits: dict[str, str] = {}
+    unnamed: list[str] = []
+    for match in _FENCE.finditer(reply):
+        info, body = match.group(1).strip(), match.group(2)
+        before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        words = info.split()
+        path = (_path_hint(words[-1], known) if len(words) > 1 else None) or _path_hint(before, known)
+        if path:
+            edits[path] = body
+        else:
+            unnamed.append(body)
+    if not edits and len(unnamed) >= 1 and len(known) == 1:
+        edits[known[0]] = max(unnamed, key=len)
+    return [Edit(p, c) for p, c in edits.items()]
+
+
+def apply_search_replace(reply: str, files: dict[str, str]) -> list[Edit]:
+    """Apply SEARCH/REPLACE blocks to `files` (path -> text); EditError if a search misses."""
+    new = dict(files)
+    known = list(files)
+    changed: set[str] = set()
+    for match in _SEARCH_REPLACE.finditer(reply):
+        lines = reply[: match.start()].rstrip("\n").split("\n")
+        path = next((p for line in reversed(lines[-3:]) if (p := _path_hint(line, known))), None)
+        if path is None and len(known) == 1:
+            path = known[0]
+        if path is None or path not in new:
+            raise EditError("a SEARCH/REPLACE block does not name one of the files shown")
+        search, replace = match.group(1), match.group(2)
+        if search not in new[path]:
+            raise EditError(f"SEARCH text not found in {path}; copy it exactly from the file")
+        new[path] = new[path].replace(search, replace, 1)
+        changed.add(path)
+    return [Edit(p, new[p]) for p in known if p in changed]
+
+
+def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edit]:
+    """The edits in `reply` in the given format; EditError when there are none."""
+    if edit_format == "search_replace":
+        edits = apply_search_replace(reply, files)
+    else:
+        edits = parse_whole_files(reply, list(files))
+    if not edits:
+        raise EditError("no file edits found in the reply")
+    return edits
+
+
+def check_syntax(edit: Edit) -> None:
+    """Reject a Python edit that does not compile (the error goes back to the model)."""
+    if not edit.path.endswith(".py"):
+        return
+    try:
+        compile(edit.content, edit.path, "exec")
+    except SyntaxError as exc:
+        raise EditError(f"{edit.path}:{exc.lineno}: syntax error: {exc.msg}") from None

@@ -1,0 +1,307 @@
+"""The `local` provider: an embedded GGUF model run in-process by llama.cpp.
+
+Tool calling is built on constrained decoding rather than llama.cpp's "auto" tool choice
+(which small models follow unreliably): when tools are bound, the reply is forced by a
+JSON-schema grammar into exactly one action, either `{"tool": NAME, "arguments": {...}}`
+or `{"final_answer": TEXT}`, and that action becomes an AIMessage with `tool_calls` or
+plain content. Tool results go back to the model as user turns, because the Qwen GGUF
+chat template handles the tool role unreliably.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from codur.config.schema import LLMProfile
+from codur.errors import ModelUnreachable
+from codur.models.base import ErrorKind
+
+_LLAMAS: dict[tuple[str, int, int], Any] = {}
+_LOCK = threading.Lock()  # guards _LLAMAS
+_GENERATE_LOCK = threading.Lock()  # a llama.cpp context runs one generation at a time
+
+
+class LlamaRuntimeError(RuntimeError):
+    """llama.cpp failed while generating (decode error, prompt longer than the context)."""
+
+
+@dataclass
+class Action:
+    """One parsed constrained-decoding reply: a tool call or a final answer."""
+
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    final_answer: str | None = None
+
+
+def action_schema(tools: Sequence[dict[str, Any]], *, allow_final: bool = True) -> dict:
+    """JSON schema for one action: anyOf each tool's call, plus a final answer."""
+    options: list[dict[str, Any]] = []
+    for tool in tools:
+        fn = tool["function"]
+        params = fn.get("parameters") or {"type": "object", "properties": {}}
+        options.append(
+            {
+                "type": "object",
+                "properties": {"tool": {"const": fn["name"]}, "arguments": params},
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    if allow_final or not options:
+        options.append(
+            {
+                "type": "object",
+                "properties": {"final_answer": {"type": "string"}},
+                "required": ["final_answer"],
+                "additionalProperties": False,
+            }
+        )
+    return {"anyOf": options}
+
+
+def parse_action(text: str, tool_names: Sequence[str] = ()) -> Action:
+    """The action in `text`; ValueError if it is not valid JSON of either form."""
+    data = json.loads(text)  # json.JSONDecodeError is a ValueError
+    if not isinstance(data, dict):
+        raise ValueError("the action is not a JSON object")
+    if isinstance(data.get("final_answer"), str):
+        return Action(final_answer=data["final_answer"])
+    name, args = data.get("tool"), data.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(args, dict):
+        raise ValueError("expected {'tool': NAME, 'arguments': {...}} or {'final_answer': TEXT}")
+    if tool_names and name not in tool_names:
+        raise ValueError(f"unknown tool '{name}'")
+    return Action(tool=name, arguments=args)
+
+
+def describe_tools(tools: Sequence[dict[str, Any]]) -> str:
+    """The tool list for the system prompt: `- name(arg: type, opt?: type): description`."""
+    lines = []
+    for tool in tools:
+        fn = tool["function"]
+        params = fn.get("parameters") or {}
+        required = set(params.get("required", []))
+        args = ", ".join(
+            f"{arg}{'' if arg in required else '?'}: {spec.get('type', 'any')}"
+            for arg, spec in (params.get("properties") or {}).items()
+        )
+        desc = " ".join(str(fn.get("description", "")).split())
+        lines.append(f"- {fn['name']}({args}): {desc}".rstrip(": "))
+    return "\n".join(lines)
+
+
+def tool_system_prompt(tools: Sequence[dict[str, Any]]) -> str:
+    from codur.resources import prompt
+
+    return prompt("local_tool_actions.md").replace("{tools}", describe_tools(tools)).strip()
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [c if isinstance(c, str) else c.get("text", "") for c in content or []]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+def to_llama_messages(messages: Sequence[BaseMessage], system_extra: str = "") -> list[dict]:
+    """LangChain messages as llama.cpp chat messages (consecutive same roles merged)."""
+    names: dict[str, str] = {}
+    out: list[dict[str, str]] = []
+
+    def add(role: str, content: str) -> None:
+        if out and out[-1]["role"] == role:
+            out[-1]["content"] = f"{out[-1]['content']}\n\n{content}".strip()
+        else:
+            out.append({"role": role, "content": content})
+
+    for msg in messages:
+        if isinstance(msg, SystemMessage):
+            add("system", _text(msg.content))
+        elif isinstance(msg, AIMessage):
+            calls = [{"tool": c["name"], "arguments": c["args"]} for c in msg.tool_calls]
+            names.update({c["id"]: c["name"] for c in msg.tool_calls if c.get("id")})
+            text = "\n".join(json.dumps(c) for c in calls) if calls else _text(msg.content)
+            add("assistant", text)
+        elif isinstance(msg, ToolMessage):
+            name = msg.name or names.get(msg.tool_call_id, "tool")
+            add("user", f"Result of tool {name}: {_text(msg.content)}")
+        else:  # HumanMessage and anything else the user side says
+            add("user", _text(msg.content))
+    if system_extra:
+        if out and out[0]["role"] == "system":
+            out[0]["content"] = f"{out[0]['content']}\n\n{system_extra}".strip()
+        else:
+            out.insert(0, {"role": "system", "content": system_extra})
+    return out
+
+
+def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
+    """The process-wide llama.cpp model for (path, n_ctx, n_threads), loaded once."""
+    key = (path, n_ctx, n_threads)
+    with _LOCK:
+        if key in _LLAMAS:
+            return _LLAMAS[key]
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelUnreachable(
+                "the embedded model needs the local extra: pip install 'codur[local]'"
+            ) from None
+        try:
+            llama = Llama(
+                model_path=path,
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
+        _LLAMAS[key] = llama
+        return llama
+
+
+class LocalChatModel(BaseChatModel):
+    """A chat model running a GGUF file in-process; tool calls via constrained decoding."""
+
+    model_name: str
+    model_path: str
+    n_ctx: int = 8192
+    n_threads: int = 1
+    temperature: float = 0.2
+    max_tokens: int = 2048
+    seed: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "codur-llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "model_path": self.model_path}
+
+    @property
+    def llama(self) -> Any:
+        return load_llama(self.model_path, self.n_ctx, self.n_threads, self.seed)
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        request: dict[str, Any] = {
+            "temperature": self.temperature,
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "seed": self.seed,
+            "stop": stop,
+        }
+        if tools:
+            if isinstance(tool_choice, str) and tool_choice not in ("auto", "any", "required"):
+                tools = [t for t in tools if t["function"]["name"] == tool_choice] or tools
+            allow_final = tool_choice not in ("any", "required") and not isinstance(
+                tool_choice, dict
+            )
+            schema = action_schema(tools, allow_final=allow_final)
+            request["response_format"] = {"type": "json_object", "schema": schema}
+            request["messages"] = to_llama_messages(messages, tool_system_prompt(tools))
+        else:
+            request["messages"] = to_llama_messages(messages)
+        llama = self.llama
+        with _GENERATE_LOCK:
+            try:
+                out = llama.create_chat_completion(**request)
+            except (RuntimeError, ValueError) as exc:
+                raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
+        choice = out["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        meta: dict[str, Any] = {
+            "model_name": self.model_name,
+            "finish_reason": choice.get("finish_reason"),
+        }
+        message = self._reply(text, tools, meta)
+        message.usage_metadata = {
+            "input_tokens": int(usage.get("prompt_tokens", 0)),
+            "output_tokens": int(usage.get("completion_tokens", 0)),
+            "total_tokens": int(usage.get("total_tokens", 0)),
+        }
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @staticmethod
+    def _reply(text: str, tools: list[dict[str, Any]] | None, meta: dict[str, Any]) -> AIMessage:
+        if not tools:
+            return AIMessage(content=text, response_metadata=meta)
+        try:
+            action = parse_action(text, [t["function"]["name"] for t in tools])
+        except ValueError as exc:
+            meta["parse_error"] = f"reply is not a valid action ({exc})"
+            return AIMessage(content=text, response_metadata=meta)
+        if action.tool is None:
+            return AIMessage(content=action.final_answer or "", response_metadata=meta)
+        call = {
+            "name": action.tool,
+            "args": action.arguments,
+            "id": f"call_{uuid.uuid4().hex}",
+            "type": "tool_call",
+        }
+        return AIMessage(content="", tool_calls=[call], response_metadata=meta)
+
+
+def model_path(profile: LLMProfile) -> str:
+    if profile.model_file:
+        return str(os.path.expanduser(profile.model_file))
+    if not profile.weights:
+        raise ModelUnreachable("provider 'local' needs `model_file: PATH` or `weights: KEY`")
+    from codur.models.weights import ensure_weights
+
+    return str(ensure_weights(profile.weights))
+
+
+def build(name: str, profile: LLMProfile) -> LocalChatModel:
+    path = model_path(profile)
+    n_threads = profile.n_threads or os.cpu_count() or 1
+    model = LocalChatModel(
+        model_name=profile.model or os.path.basename(path),
+        model_path=path,
+        n_ctx=profile.n_ctx,
+        n_threads=n_threads,
+        temperature=profile.temperature,
+        max_tokens=profile.max_tokens,
+        seed=profile.seed,
+    )
+    _ = model.llama  # load now, so a bad file fails here as ModelUnreachable
+    return model
+
+
+def classify(exc: BaseException) -> ErrorKind | None:
+    return "fatal" if isinstance(exc, LlamaRuntimeError) else None
+
+
+def endpoint(profile: LLMProfile) -> str:
+    return profile.model_file or f"packaged weights {profile.weights}"

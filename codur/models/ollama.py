@@ -1,0 +1,48 @@
+"""The `ollama` provider: Ollama's native /api/chat endpoint via langchain-ollama.
+
+ChatOllama always streams (NDJSON) even for `invoke`, so `timeout_s` bounds the wait for
+each chunk rather than the whole reply, and errors surface in two forms: an HTTP status
+(ollama.ResponseError with that status) or an `{"error": ...}` line in the middle of the
+stream (ResponseError with status_code -1, e.g. the model runner crashed). In the
+streaming path the ollama client does not wrap connection errors, so raw httpx errors
+reach `classify` too.
+"""
+
+from __future__ import annotations
+
+import httpx
+import ollama
+from langchain_ollama import ChatOllama
+
+from codur.config.schema import LLMProfile
+from codur.models.base import ErrorKind
+
+DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+_IN_STREAM_ERROR = -1
+"""ResponseError.status_code for an error reported inside a 200 stream."""
+
+
+def build(name: str, profile: LLMProfile) -> ChatOllama:
+    return ChatOllama(
+        model=profile.model,
+        base_url=endpoint(profile),  # explicit, so OLLAMA_HOST cannot redirect it
+        temperature=profile.temperature,
+        num_predict=profile.max_tokens,
+        seed=profile.seed,
+        client_kwargs={"timeout": profile.timeout_s},
+    )
+
+
+def classify(exc: BaseException) -> ErrorKind | None:
+    if isinstance(exc, httpx.TransportError | ConnectionError):
+        return "transient"  # refused, reset, timed out
+    if isinstance(exc, ollama.ResponseError):
+        status = exc.status_code
+        if status == _IN_STREAM_ERROR or status == 429 or status >= 500:
+            return "transient"
+        return "fatal"
+    return None
+
+
+def endpoint(profile: LLMProfile) -> str:
+    return profile.base_url or DEFAULT_BASE_URL

@@ -1,0 +1,99 @@
+"""The `openai` provider: any OpenAI-compatible chat-completions endpoint.
+
+OpenAI itself, llama.cpp's server, LM Studio, vLLM and Ollama's /v1 endpoint all speak
+this protocol, but the local servers are stricter than OpenAI about two things that
+langchain-openai gets "wrong" for them, so `CompatChatOpenAI` adjusts the request payload:
+
+- an assistant turn that only carries tool calls is sent with `"content": null`, which
+  llama.cpp, LM Studio, vLLM and Ollama reject: it is sent as `""` instead;
+- `max_tokens` is renamed to `max_completion_tokens`, which Ollama and older llama.cpp
+  silently ignore (unbounded generation): other hosts than api.openai.com get `max_tokens`.
+
+ModelClient does the retrying, so the OpenAI SDK's own retries are off.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import openai
+from langchain_openai import ChatOpenAI
+
+from codur.config.schema import LLMProfile
+from codur.errors import ConfigError
+from codur.models.base import ErrorKind
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PLACEHOLDER_KEY = "not-needed"
+"""Sent when the profile names no key variable: local servers want none, but the SDK
+insists on some key (and would otherwise read OPENAI_API_KEY behind our back)."""
+
+_TRANSIENT_STATUS = {408, 429}
+
+
+class CompatChatOpenAI(ChatOpenAI):
+    """ChatOpenAI whose chat-completions payload local OpenAI-compatible servers accept."""
+
+    def _get_request_payload(
+        self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        for message in payload.get("messages", ()):
+            if message.get("role") == "assistant" and message.get("content") is None:
+                message["content"] = ""
+        if not _is_openai_host(self.openai_api_base) and "max_completion_tokens" in payload:
+            payload["max_tokens"] = payload.pop("max_completion_tokens")
+        return payload
+
+
+def _is_openai_host(base_url: str | None) -> bool:
+    host = urlparse(base_url or DEFAULT_BASE_URL).hostname or ""
+    return host == "api.openai.com" or host.endswith(".openai.com")
+
+
+def api_key(name: str, profile: LLMProfile) -> str:
+    """The profile's API key from the environment variable it names (never from config)."""
+    if not profile.api_key_env:
+        return PLACEHOLDER_KEY
+    value = os.environ.get(profile.api_key_env)
+    if not value:
+        raise ConfigError(
+            f"profile '{name}': environment variable {profile.api_key_env} is not set"
+        )
+    return value
+
+
+def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
+    base_url = endpoint(profile)
+    options: dict[str, Any] = {}
+    if not _is_openai_host(base_url):
+        # "OpenAI-compatible" means chat completions; never switch to the Responses API
+        # because a local model's name happens to look like an OpenAI one.
+        options["use_responses_api"] = False
+    return CompatChatOpenAI(
+        model=profile.model,
+        base_url=base_url,
+        api_key=api_key(name, profile),
+        temperature=profile.temperature,
+        max_tokens=profile.max_tokens,
+        timeout=profile.timeout_s,
+        max_retries=0,
+        **options,
+    )
+
+
+def classify(exc: BaseException) -> ErrorKind | None:
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        return "transient"  # refused, reset, timed out (openai.APITimeoutError included)
+    if isinstance(exc, openai.RateLimitError | openai.InternalServerError):
+        return "transient"
+    if isinstance(exc, openai.APIStatusError):
+        return "transient" if exc.status_code in _TRANSIENT_STATUS else "fatal"
+    return None
+
+
+def endpoint(profile: LLMProfile) -> str:
+    return profile.base_url or DEFAULT_BASE_URL

@@ -1,0 +1,47 @@
+"""The run context handed to everything a run does: config, workspace, events, models.
+
+(This is what the LangGraph runtime context will carry; nothing reads globals.)
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from codur.config import CodurConfig
+from codur.events import EventBus
+from codur.models.client import ModelClient, Usage
+from codur.restore import RestorePoint
+from codur.workspace import Workspace
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+@dataclass
+class Session:
+    config: CodurConfig
+    ws: Workspace
+    bus: EventBus
+    run_id: str = field(default_factory=new_run_id)
+    profile: str | None = None
+    """Profile chosen on the command line (--profile); else llm.default_profile."""
+    assume_yes: bool = False
+    """--yes: destructive actions need no confirmation."""
+    usage: Usage = field(default_factory=Usage)
+    restore: RestorePoint | None = None
+    _clients: dict[str, ModelClient] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.usage.max_calls = self.config.runtime.max_llm_calls
+        if self.restore is None:
+            self.restore = RestorePoint(self.ws, self.run_id)
+
+    def client(self, profile: str | None = None) -> ModelClient:
+        """The model client for `profile` (default: --profile, else llm.default_profile)."""
+        name, prof = self.config.profile(profile or self.profile)
+        if name not in self._clients:
+            self._clients[name] = ModelClient(name, prof, self.bus, self.usage)
+        return self._clients[name]

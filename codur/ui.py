@@ -1,0 +1,107 @@
+"""The one module that prints. Everything else emits events or returns data.
+
+Modes: human (rich; colour only on a terminal and never with NO_COLOR), verbose (every
+event rendered live), and --json (JSONL events on stdout, human output on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from codur.events import Event
+from codur.log import Redactor
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _model_response(d: dict[str, Any]) -> str:
+    calls = ", ".join(c["name"] for c in d.get("tool_calls", []))
+    what = f"tool calls: {calls}" if calls else _short(d.get("content", ""), 100)
+    return (f"model {d['profile']} #{d['call']}: {d.get('prompt_tokens', 0)}+"
+            f"{d.get('completion_tokens', 0)} tokens in {d['duration_s']}s - {what}")
+
+
+# How each event kind looks in --verbose; kinds not listed are shown as key=value pairs.
+VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
+    "run.start": lambda d: f"run {d.get('run_id', '')} in {d.get('workdir', '')}: {_short(d.get('task', ''))}",
+    "model.load.start": lambda d: f"loading model for profile {d['profile']} ({d['endpoint']})",
+    "model.load.end": lambda d: f"model ready in {d['duration_s']}s",
+    "model.request": lambda d: f"model {d['profile']} #{d['call']}: {len(d.get('messages', []))} messages",
+    "model.response": _model_response,
+    "model.retry": lambda d: f"retry {d['attempt']} in {d['delay_s']}s after {d['error']}",
+    "verify.run": lambda d: (f"verify: {' '.join(d.get('command', []))} -> "
+                             f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"),
+    "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
+}
+
+# The few events a normal (non-verbose) run shows as progress.
+PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write"}
+
+
+class IO:
+    def __init__(self, *, verbose: bool = False, json_mode: bool = False,
+                 redact: Redactor | None = None) -> None:
+        self.verbose = verbose
+        self.json_mode = json_mode
+        self.redact = redact or Redactor()
+        self.out = Console(stderr=json_mode, highlight=False, soft_wrap=True)
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    # -- events -------------------------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        if self.json_mode:
+            record = {"ts": round(event.ts, 3), "event": event.kind, **self.redact(event.data, 2000)}
+            sys.stdout.write(json.dumps(record, default=str) + "\n")
+            sys.stdout.flush()
+        if self.verbose or event.kind in PROGRESS:
+            data = self.redact(event.data, 2000)
+            render = VERBOSE.get(event.kind)
+            text = render(data) if render else f"{event.kind} " + " ".join(
+                f"{k}={_short(v, 60)}" for k, v in data.items())
+            self.out.print(f"[dim]·[/dim] {escape(text)}")
+
+    # -- human output ---------------------------------------------------------------------
+    def info(self, text: str) -> None:
+        self.out.print(escape(text))
+
+    def heading(self, text: str) -> None:
+        self.out.print(f"[bold]{escape(text)}[/bold]")
+
+    def success(self, text: str) -> None:
+        self.out.print(f"[green]{escape(text)}[/green]")
+
+    def warn(self, text: str) -> None:
+        self.err.print(f"[yellow]codur: warning:[/yellow] {escape(text)}")
+
+    def error(self, text: str) -> None:
+        self.err.print(f"[red]codur: error:[/red] {escape(self.redact(text))}")
+
+    def diff(self, text: str) -> None:
+        if not text:
+            return
+        from rich.syntax import Syntax
+
+        self.out.print(Syntax(text, "diff", theme="ansi_dark", background_color="default"))
+
+    def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left", show_edge=False)
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*(escape(cell) for cell in row))
+        self.out.print(table)
+
+    def raw(self, text: str) -> None:
+        """Text printed exactly as is (e.g. YAML), without markup."""
+        self.out.print(text, markup=False, highlight=False)

@@ -1,0 +1,1 @@
+"""Verification: what to run (`target`), running it safely (`process`), judging (`check`)."""

@@ -1,0 +1,63 @@
+"""Decide what to run to verify a task, from what is in the folder (never a fixed main.py)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from codur.config.schema import VerifyConfig
+from codur.workspace import Workspace
+
+CONVENTIONAL_ENTRY_POINTS = ("main.py", "app.py", "__main__.py", "run.py")
+NOT_ENTRY_POINTS = {"setup.py", "conftest.py", "noxfile.py"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A verification: run `command` in the workspace; compare stdout with `expected_file`
+    when there is one, else success is exit code 0 (e.g. a pytest run)."""
+
+    command: list[str]
+    entry: str
+    expected_file: str | None = None
+
+    def describe(self) -> str:
+        against = f", compared with {self.expected_file}" if self.expected_file else ""
+        return f"{' '.join([Path(self.command[0]).name, *self.command[1:]])}{against}"
+
+
+def _is_test(path: str) -> bool:
+    name = Path(path).name
+    return name.startswith("test_") or name.endswith("_test.py") or "tests/" in path
+
+
+def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None:
+    """Config first, then a referenced script, then the folder's one obvious script."""
+    if cfg.entry_point:
+        return cfg.entry_point
+    for ref in refs:
+        if ref.endswith(".py") and not _is_test(ref) and ws.resolve(ref).is_file():
+            return ref
+    for name in CONVENTIONAL_ENTRY_POINTS:
+        if (ws.root / name).is_file():
+            return name
+    scripts = [
+        p.name
+        for p in sorted(ws.root.glob("*.py"))
+        if p.name not in NOT_ENTRY_POINTS and not _is_test(p.name)
+    ]
+    return scripts[0] if len(scripts) == 1 else None
+
+
+def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | None:
+    """The verification for this folder, or None when nothing checkable is there."""
+    entry = entry_point(ws, refs, cfg)
+    if entry is not None:
+        for folder in (Path(entry).parent, Path(".")):
+            expected = (folder / cfg.expected_file).as_posix()
+            if ws.resolve(expected).is_file():
+                return Target([sys.executable, entry], entry, expected)
+    if any(_is_test(p.relative_to(ws.root).as_posix()) for p in ws.root.rglob("*.py")):
+        return Target([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest")
+    return None

@@ -1,0 +1,71 @@
+"""The workspace: the folder Codur works in. Every path is confined to it; writes are atomic."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from codur.errors import WorkspaceError
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", self.root.resolve())
+
+    def resolve(self, path: str | Path) -> Path:
+        """The absolute path of `path` inside the workspace, or WorkspaceError.
+
+        Relative paths are taken from the root; `..`, absolute paths and symlinks that lead
+        outside the root are refused.
+        """
+        text = unicodedata.normalize("NFC", str(path))
+        if "\x00" in text:
+            raise WorkspaceError(f"invalid path {path!r}: contains a NUL byte")
+        candidate = (self.root / text).resolve()
+        if candidate != self.root and self.root not in candidate.parents:
+            raise WorkspaceError(f"path {path!r} is outside the workspace {self.root}")
+        return candidate
+
+    def relative(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+    def read_text(self, path: str | Path) -> str:
+        target = self.resolve(path)
+        try:
+            return target.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise WorkspaceError(f"cannot read {path}: not UTF-8 text") from None
+
+    def write_text(self, path: str | Path, text: str) -> Path:
+        """Write atomically (temp file + rename), keeping the file's mode and line endings."""
+        target = self.resolve(path)
+        newline = "\n"
+        mode = None
+        if target.exists():
+            with open(target, "rb") as fh:
+                if b"\r\n" in fh.read(65536):
+                    newline = "\r\n"
+            mode = target.stat().st_mode & 0o7777
+        text = text.replace("\r\n", "\n")
+        if newline != "\n":
+            text = text.replace("\n", newline)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target

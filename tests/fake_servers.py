@@ -1,0 +1,246 @@
+"""Small real HTTP servers speaking the OpenAI and Ollama chat wire formats, for tests.
+
+Each server runs in a background thread on 127.0.0.1 (a free port) and answers requests
+from a queue of scripted behaviours: `Reply` (text and/or tool calls), `Fail` (an HTTP
+error status) or `Delay` (wait longer than the client's timeout, then reply). When the
+queue is empty it answers with `default` (a 500 unless a test sets something else).
+Every request is recorded (`requests`: path, headers, parsed JSON body) so tests can
+assert on what actually went over the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+
+
+@dataclass
+class Fail:
+    status: int
+    message: str = "scripted failure"
+
+
+@dataclass
+class Delay:
+    seconds: float
+    then: Reply | Fail | None = None
+
+
+Behaviour = Reply | Fail | Delay
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeServer:
+    """Base: threading, the behaviour queue and request recording; subclasses speak a format."""
+
+    def __init__(self) -> None:
+        self.behaviours: deque[Behaviour] = deque()
+        self.default: Behaviour = Fail(500, "fake server: no scripted behaviour left")
+        self.requests: list[Recorded] = []
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, *behaviours: Behaviour) -> FakeServer:
+        self.behaviours.extend(behaviours)
+        return self
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers sleeping in a Delay
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self) -> Behaviour:
+        return self.behaviours.popleft() if self.behaviours else self.default
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                body = json.loads(raw) if raw else None
+                server.requests.append(
+                    Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
+                try:
+                    status, content_type, payload = server.respond(self.path, body)
+                except ClientGone:
+                    return
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client timed out and hung up: nothing left to tell it
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet: pytest output stays readable."""
+
+        return Handler
+
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+        behaviour = self._next()
+        if isinstance(behaviour, Delay):
+            if self._stopping.wait(behaviour.seconds):
+                raise ClientGone
+            behaviour = behaviour.then or self._next()
+        if isinstance(behaviour, Fail):
+            return self.error(behaviour.status, behaviour.message)
+        return self.reply(path, body, behaviour)
+
+    def error(self, status: int, message: str) -> tuple[int, str, bytes]:
+        raise NotImplementedError
+
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+        raise NotImplementedError
+
+
+class ClientGone(Exception):
+    """The server is stopping while a handler waits: drop the connection."""
+
+
+def _json(status: int, data: Any) -> tuple[int, str, bytes]:
+    return status, "application/json", json.dumps(data).encode()
+
+
+class OpenAIServer(FakeServer):
+    """POST {url}/v1/chat/completions, non-streaming. `strict` mimics llama.cpp's server:
+    a message whose "content" is null is rejected with HTTP 400."""
+
+    def __init__(self, strict: bool = False) -> None:
+        super().__init__()
+        self.strict = strict
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def error(self, status: int, message: str) -> tuple[int, str, bytes]:
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        return _json(status, {"error": {"message": message, "type": kind, "code": status}})
+
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+        if not path.endswith("/chat/completions"):
+            return self.error(404, f"fake server: no route {path}")
+        if self.strict:
+            for i, message in enumerate(body.get("messages", [])):
+                if "content" not in message or message["content"] is None:
+                    return self.error(400, f"messages[{i}]: 'content' must be a string or array")
+        return super().respond(path, body)
+
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+        calls = [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for n, (name, args) in enumerate(reply.tool_calls)
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        if calls:
+            message["tool_calls"] = calls
+        return _json(200, {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", ""),
+            "choices": [{
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            },
+        })
+
+
+class OllamaServer(FakeServer):
+    """POST {url}/api/chat. Honours the request's `stream` flag: NDJSON chunks (the text
+    split in two, then a final `done` line with token counts) or one JSON object."""
+
+    def error(self, status: int, message: str) -> tuple[int, str, bytes]:
+        return _json(status, {"error": message})
+
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+        if path != "/api/chat":
+            return self.error(404, f"fake server: no route {path}")
+        return super().respond(path, body)
+
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+        model = body.get("model", "")
+        calls = [{"function": {"name": n, "arguments": a}} for n, a in reply.tool_calls]
+        final = {
+            "model": model,
+            "created_at": "2025-01-01T00:00:00Z",
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": reply.prompt_tokens,
+            "eval_count": reply.completion_tokens,
+        }
+        if body.get("stream", True) is False:
+            message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+            if calls:
+                message["tool_calls"] = calls
+            return _json(200, {**final, "message": message})
+        half = len(reply.text) // 2
+        chunks: list[dict[str, Any]] = [
+            {"role": "assistant", "content": part} for part in (reply.text[:half], reply.text[half:])
+        ]
+        if calls:
+            chunks.append({"role": "assistant", "content": "", "tool_calls": calls})
+        lines = [
+            {"model": model, "created_at": final["created_at"], "message": m, "done": False}
+            for m in chunks
+        ]
+        lines.append({**final, "message": {"role": "assistant", "content": ""}})
+        payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        return 200, "application/x-ndjson", payload
+
+
+def unused_port() -> int:
+    """A port nothing listens on (bound then released), for connection-refused tests."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

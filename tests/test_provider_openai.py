@@ -1,0 +1,214 @@
+"""The openai provider, driven through ModelClient against a real (fake) HTTP server."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_servers import Delay, Fail, OpenAIServer, Reply, unused_port
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from codur.config.schema import LLMProfile
+from codur.errors import ConfigError, ModelError, ModelUnreachable
+from codur.events import Event, EventBus
+from codur.log import JsonlLog, Redactor, secret_values
+from codur.models.client import ModelClient
+
+KEY_VAR = "CODUR_TEST_API_KEY"
+KEY = "sk-test-0123456789abcdef"
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a text file from the workspace."""
+    return f"contents of {path}"
+
+
+def make_client(base_url: str, **overrides: Any) -> tuple[ModelClient, list[Event]]:
+    settings: dict[str, Any] = {
+        "provider": "openai",
+        "model": "fake-model",
+        "base_url": base_url,
+        "max_tokens": 256,
+        "timeout_s": 5.0,
+        "max_retries": 2,
+        "retry_backoff_s": 0.01,
+    }
+    profile = LLMProfile(**(settings | overrides))
+    bus = EventBus()
+    events: list[Event] = []
+    bus.subscribe(events.append)
+    return ModelClient("fake", profile, bus), events
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def test_tool_call_reply(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply(tool_calls=[("read_file", {"path": "app.py"})]))
+    client, _ = make_client(openai_server.base_url)
+
+    reply = client.invoke([HumanMessage("show me app.py")], tools=[read_file])
+
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [("read_file", {"path": "app.py"})]
+    (request,) = openai_server.requests
+    assert request.path == "/v1/chat/completions"
+    body = request.body
+    assert body["model"] == "fake-model"
+    assert body["tools"][0]["function"]["name"] == "read_file"
+    # local servers honour max_tokens; langchain-openai would send max_completion_tokens
+    assert body["max_tokens"] == 256
+    assert "max_completion_tokens" not in body
+    assert not body.get("stream")
+
+
+def test_follow_up_turn_sends_tool_result_and_empty_content(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply(tool_calls=[("read_file", {"path": "app.py"})]), Reply("All done."))
+    client, _ = make_client(openai_server.base_url)
+    messages: list[Any] = [HumanMessage("show me app.py")]
+    first = client.invoke(messages, tools=[read_file])
+    call = first.tool_calls[0]
+    messages += [first, ToolMessage("print('hi')", tool_call_id=call["id"])]
+
+    final = client.invoke(messages, tools=[read_file])
+
+    assert final.content == "All done."
+    sent = openai_server.requests[1].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+    assistant, tool_result = sent[1], sent[2]
+    assert assistant["content"] == ""  # not null: the strict server would answer 400
+    assert assistant["tool_calls"][0]["function"]["name"] == "read_file"
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"]) == {"path": "app.py"}
+    assert tool_result == {"role": "tool", "content": "print('hi')", "tool_call_id": call["id"]}
+
+
+def test_strict_server_rejects_plain_chat_openai_null_content(openai_server: OpenAIServer) -> None:
+    """Proves the strict check bites: stock ChatOpenAI sends content null and gets a 400."""
+    import openai
+    from langchain_core.messages import AIMessage
+    from langchain_openai import ChatOpenAI
+
+    openai_server.script(Reply("unused"))
+    stock = ChatOpenAI(model="m", base_url=openai_server.base_url, api_key="x", max_retries=0)
+    ai = AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a"}, "id": "c1"}])
+    with pytest.raises(openai.BadRequestError):
+        stock.invoke([HumanMessage("hi"), ai, ToolMessage("x", tool_call_id="c1")])
+    assert openai_server.requests[0].body["messages"][1]["content"] is None
+
+
+def test_server_error_is_retried(openai_server: OpenAIServer) -> None:
+    openai_server.script(Fail(500), Reply("ok"))
+    client, events = make_client(openai_server.base_url)
+
+    assert client.invoke([HumanMessage("hi")]).content == "ok"
+    assert len(openai_server.requests) == 2
+    retry = next(e for e in events if e.kind == "model.retry")
+    assert retry.data["attempt"] == 1 and "500" in retry.data["error"]
+
+
+def test_server_error_every_time_is_unreachable(openai_server: OpenAIServer) -> None:
+    openai_server.default = Fail(503, "overloaded")
+    client, events = make_client(openai_server.base_url, max_retries=2)
+
+    with pytest.raises(ModelUnreachable) as info:
+        client.invoke([HumanMessage("hi")])
+    message = str(info.value)
+    assert "profile 'fake'" in message and openai_server.base_url in message
+    assert "gave up after 3 attempts" in message
+    assert len(openai_server.requests) == 3
+    assert kinds(events).count("model.retry") == 2
+
+
+def test_timeout_is_unreachable(openai_server: OpenAIServer) -> None:
+    openai_server.default = Delay(10)
+    client, _ = make_client(openai_server.base_url, timeout_s=0.5, max_retries=1)
+
+    with pytest.raises(ModelUnreachable, match="TimeoutError"):
+        client.invoke([HumanMessage("hi")])
+    assert len(openai_server.requests) == 2
+
+
+@pytest.mark.parametrize("status", [400, 401])
+def test_client_error_is_fatal_without_retries(openai_server: OpenAIServer, status: int) -> None:
+    openai_server.script(Fail(status, "nope"))
+    client, events = make_client(openai_server.base_url)
+
+    with pytest.raises(ModelError, match="nope") as info:
+        client.invoke([HumanMessage("hi")])
+    assert not isinstance(info.value, ModelUnreachable)
+    assert openai_server.base_url in str(info.value)
+    assert len(openai_server.requests) == 1
+    assert "model.retry" not in kinds(events)
+
+
+def test_connection_refused_names_the_url() -> None:
+    url = f"http://127.0.0.1:{unused_port()}/v1"
+    client, _ = make_client(url, max_retries=1)
+
+    with pytest.raises(ModelUnreachable) as info:
+        client.invoke([HumanMessage("hi")])
+    assert url in str(info.value) and "ConnectionError" in str(info.value)
+
+
+def test_api_key_from_env_is_the_bearer_token(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_VAR, KEY)
+    openai_server.script(Reply("ok"), Reply("ok"))
+    keyed, _ = make_client(openai_server.base_url, api_key_env=KEY_VAR)
+    keyless, _ = make_client(openai_server.base_url)
+
+    keyed.invoke([HumanMessage("hi")])
+    keyless.invoke([HumanMessage("hi")])
+
+    assert openai_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert openai_server.requests[1].headers["authorization"] == "Bearer not-needed"
+
+
+def test_missing_key_variable_is_a_config_error(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KEY_VAR, raising=False)
+    client, _ = make_client(openai_server.base_url, api_key_env=KEY_VAR)
+
+    with pytest.raises(ConfigError, match=f"profile 'fake': environment variable {KEY_VAR} is not set"):
+        client.invoke([HumanMessage("hi")])
+    assert openai_server.requests == []
+
+
+def test_usage_reaches_the_response_event(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply("ok", prompt_tokens=42, completion_tokens=5))
+    client, events = make_client(openai_server.base_url)
+
+    client.invoke([HumanMessage("hi")])
+
+    response = next(e for e in events if e.kind == "model.response")
+    assert (response.data["prompt_tokens"], response.data["completion_tokens"]) == (42, 5)
+    assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (42, 5)
+
+
+def test_api_key_never_reaches_the_debug_log(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(KEY_VAR, KEY)
+    # a careless server echoing the key in an error: it lands in the model.retry event
+    openai_server.script(Fail(500, f"upstream rejected key {KEY}"), Reply("ok"))
+    client, _ = make_client(openai_server.base_url, api_key_env=KEY_VAR)
+    log = JsonlLog(tmp_path / "debug.log", "run-1", Redactor(secret_values(os.environ)), 4000)
+    client.bus.subscribe(log)
+
+    client.invoke([HumanMessage("hi")])
+    log.close()
+
+    text = (tmp_path / "debug.log").read_text(encoding="utf-8")
+    assert openai_server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert KEY not in text
+    records = [json.loads(line) for line in text.splitlines()]
+    assert {"model.request", "model.retry", "model.response"} <= {r["event"] for r in records}
+    retry = next(r for r in records if r["event"] == "model.retry")
+    assert "***" in retry["error"]
