@@ -97,7 +97,6 @@ def profiles(directory: WorkDir = Path("."), config: ConfigFile = None,
     """List the configured LLM profiles."""
     import os
 
-    from codur.models import provider
     from codur.ui import IO
 
     cfg = _load(directory, config, overrides).config
@@ -107,7 +106,9 @@ def profiles(directory: WorkDir = Path("."), config: ConfigFile = None,
         if key:
             key += " (set)" if os.environ.get(key) else " (not set)"
         mark = "*" if name == cfg.llm.default_profile else ""
-        rows.append([mark + name, prof.provider, prof.model, provider(prof.provider).endpoint(prof), key])
+        where = prof.base_url or prof.model_file or prof.script or (
+            f"packaged weights {prof.weights}" if prof.weights else "(provider default)")
+        rows.append([mark + name, prof.provider, prof.model, where, key])
     IO().table("LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows)
     return ExitCode.OK
 

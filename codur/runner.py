@@ -42,6 +42,7 @@ def run_command(loaded: LoadedConfig, workdir: Path, task: str, *, profile: str 
             raise
         except KeyboardInterrupt:
             bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
+            io.error("interrupted")
             raise
         bus.emit("run.end", status=result.status, message=result.message,
                  iterations=result.iterations, files_changed=result.files_changed,

@@ -7,6 +7,7 @@ event rendered live), and --json (JSONL events on stdout, human output on stderr
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -47,14 +48,22 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
 PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write"}
 
 
+def _console(stderr: bool) -> Console:
+    """Rich decides colour (NO_COLOR, terminal or not); piped output is not wrapped at 80."""
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = int(os.environ.get("COLUMNS", "200"))
+    return console
+
+
 class IO:
     def __init__(self, *, verbose: bool = False, json_mode: bool = False,
                  redact: Redactor | None = None) -> None:
         self.verbose = verbose
         self.json_mode = json_mode
         self.redact = redact or Redactor()
-        self.out = Console(stderr=json_mode, highlight=False, soft_wrap=True)
-        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+        self.out = _console(stderr=json_mode)
+        self.err = _console(stderr=True)
 
     # -- events -------------------------------------------------------------------------
     def on_event(self, event: Event) -> None:

@@ -24,3 +24,18 @@ def ollama_server() -> Iterator[OllamaServer]:
     server = OllamaServer().start()
     yield server
     server.stop()
+
+
+# --- isolation: no test reads or writes the real user's config, cache or state -----------
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """XDG config/state point at a fresh folder; the model cache is shared (it is 1 GB)."""
+    home = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
+    for name in [n for n in __import__("os").environ if n.startswith("CODUR_")]:
+        monkeypatch.delenv(name)

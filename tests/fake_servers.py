@@ -61,7 +61,9 @@ class FakeServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -96,7 +98,9 @@ class FakeServer:
                 raw = self.rfile.read(length)
                 body = json.loads(raw) if raw else None
                 server.requests.append(
-                    Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    Recorded(
+                        "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                    )
                 )
                 try:
                     status, content_type, payload = server.respond(self.path, body)
@@ -178,22 +182,27 @@ class OpenAIServer(FakeServer):
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if calls:
             message["tool_calls"] = calls
-        return _json(200, {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model", ""),
-            "choices": [{
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if calls else "stop",
-            }],
-            "usage": {
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        return _json(
+            200,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", ""),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "tool_calls" if calls else "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                },
             },
-        })
+        )
 
 
 class OllamaServer(FakeServer):
@@ -226,7 +235,8 @@ class OllamaServer(FakeServer):
             return _json(200, {**final, "message": message})
         half = len(reply.text) // 2
         chunks: list[dict[str, Any]] = [
-            {"role": "assistant", "content": part} for part in (reply.text[:half], reply.text[half:])
+            {"role": "assistant", "content": part}
+            for part in (reply.text[:half], reply.text[half:])
         ]
         if calls:
             chunks.append({"role": "assistant", "content": "", "tool_calls": calls})

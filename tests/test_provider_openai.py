@@ -176,7 +176,9 @@ def test_missing_key_variable_is_a_config_error(
     monkeypatch.delenv(KEY_VAR, raising=False)
     client, _ = make_client(openai_server.base_url, api_key_env=KEY_VAR)
 
-    with pytest.raises(ConfigError, match=f"profile 'fake': environment variable {KEY_VAR} is not set"):
+    with pytest.raises(
+        ConfigError, match=f"profile 'fake': environment variable {KEY_VAR} is not set"
+    ):
         client.invoke([HumanMessage("hi")])
     assert openai_server.requests == []
 
@@ -212,3 +214,21 @@ def test_api_key_never_reaches_the_debug_log(
     assert {"model.request", "model.retry", "model.response"} <= {r["event"] for r in records}
     retry = next(r for r in records if r["event"] == "model.retry")
     assert "***" in retry["error"]
+
+
+def test_local_server_never_gets_the_responses_api(openai_server: OpenAIServer) -> None:
+    """langchain-openai switches to /responses for some model names; local servers lack it."""
+    openai_server.script(Reply("ok"))
+    client, _ = make_client(openai_server.base_url, model="gpt-5-pro")
+
+    assert client.invoke([HumanMessage("hi")]).content == "ok"
+    assert openai_server.requests[0].path == "/v1/chat/completions"
+
+
+def test_openai_itself_keeps_max_completion_tokens() -> None:
+    from codur.models import openai as provider
+
+    model = provider.build("p", LLMProfile(provider="openai", model="gpt-4o-mini", max_tokens=99))
+    payload = model._get_request_payload([HumanMessage("hi")])
+    assert payload["max_completion_tokens"] == 99 and "max_tokens" not in payload
+    assert provider.endpoint(LLMProfile(provider="openai")) == "https://api.openai.com/v1"

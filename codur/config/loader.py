@@ -74,6 +74,8 @@ def yaml_layer(path: Path, label: str | None = None) -> Layer:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read config file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: cannot read config file: not UTF-8 ({exc.reason})") from None
     try:
         node = yaml.compose(text)
         values = yaml.safe_load(text)

@@ -6,12 +6,20 @@ each chunk rather than the whole reply, and errors surface in two forms: an HTTP
 stream (ResponseError with status_code -1, e.g. the model runner crashed). In the
 streaming path the ollama client does not wrap connection errors, so raw httpx errors
 reach `classify` too.
+
+langchain-ollama sends a tool result's `tool_call_id`, which the ollama client drops (its
+Message has no such field), so the model cannot tell which tool a result came from.
+`CodurChatOllama` adds Ollama's own `tool_name` to each tool message instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import httpx
 import ollama
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_ollama import ChatOllama
 
 from codur.config.schema import LLMProfile
@@ -22,8 +30,24 @@ _IN_STREAM_ERROR = -1
 """ResponseError.status_code for an error reported inside a 200 stream."""
 
 
-def build(name: str, profile: LLMProfile) -> ChatOllama:
-    return ChatOllama(
+class CodurChatOllama(ChatOllama):
+    """ChatOllama that names the tool in each tool-result message (`tool_name`)."""
+
+    def _convert_messages_to_ollama_messages(self, messages: list[BaseMessage]) -> Sequence[Any]:
+        converted = list(super()._convert_messages_to_ollama_messages(messages))
+        names: dict[str, str] = {}
+        for message, wire in zip(messages, converted, strict=True):
+            if isinstance(message, AIMessage):
+                names.update({c["id"]: c["name"] for c in message.tool_calls if c["id"]})
+            elif isinstance(message, ToolMessage) and isinstance(wire, dict):
+                tool_name = message.name or names.get(message.tool_call_id)
+                if tool_name:
+                    wire["tool_name"] = tool_name
+        return converted
+
+
+def build(name: str, profile: LLMProfile) -> CodurChatOllama:
+    return CodurChatOllama(
         model=profile.model,
         base_url=endpoint(profile),  # explicit, so OLLAMA_HOST cannot redirect it
         temperature=profile.temperature,

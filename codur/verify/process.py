@@ -89,6 +89,9 @@ def run_process(
         timed_out = True
         _kill(proc)
         proc.wait()
+    except KeyboardInterrupt:
+        _kill(proc)  # don't leave the user's program running after Ctrl-C
+        raise
     for t in threads:
         t.join(timeout=5)
     killed = timed_out or flooded.is_set()

@@ -1,0 +1,48 @@
+"""Shared test helpers: run the real `codur` CLI in a subprocess, write scripted models."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(
+    args: list[str],
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m codur ARGS` in `cwd` (a real process; no terminal, so plain output)."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("CODUR_TEST_KEEP", None)
+    return subprocess.run(
+        [sys.executable, "-m", "codur", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def scripted_profile(tmp_path: Path, responses: list[Any], name: str = "s") -> list[str]:
+    """Write a script of responses; return the `-o` flags that define profile `name`."""
+    script = tmp_path.parent / f"{tmp_path.name}-{name}-script.yaml"
+    script.write_text(yaml.safe_dump(responses, sort_keys=False))
+    return [
+        "-o", f"llm.profiles.{name}.provider=scripted",
+        "-o", f"llm.profiles.{name}.script={script}",
+        "--profile", name,
+    ]
+
+
+def whole_file(path: str, code: str, note: str = "Here is the fix.") -> str:
+    """A reply in the whole-file edit format."""
+    return f"{note}\n\n{path}\n```python\n{code}```\n"

@@ -1,0 +1,139 @@
+"""The real `codur` command in a subprocess, with a scripted model and real programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, run_cli, scripted_profile, whole_file
+
+BUGGY = "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n    return s\n\nprint(total([1, 2, 3, 4]))\n"
+FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
+WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
+
+
+@pytest.fixture
+def challenge(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(BUGGY)
+    (work / "expected.txt").write_text("10\n")
+    return work
+
+
+def log_records(work: Path) -> list[dict]:
+    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+
+
+def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "codur", "--help"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0
+    assert "Usage:" in result.stdout and "run" in result.stdout
+    imported = [line.split("|")[-1].strip() for line in result.stderr.splitlines()]
+    assert not [m for m in imported if m.startswith(("langchain", "langgraph", "openai", "llama_cpp"))]
+
+
+def test_version_and_profiles(tmp_path: Path) -> None:
+    version = run_cli(["version"], cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("codur ")
+    profiles = run_cli(["profiles"], cwd=tmp_path, env={"OPENAI_API_KEY": "sk-test-123456"})
+    assert profiles.returncode == 0
+    assert "*local" in profiles.stdout and "OPENAI_API_KEY (set)" in profiles.stdout
+    assert "GROQ_API_KEY (not set)" in profiles.stdout
+
+
+def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", FIXED)])
+    secret = "sk-live-abcdef0123456789"
+    result = run_cli([*flags, "fix @main.py"], cwd=challenge, env={"OPENAI_API_KEY": secret})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (challenge / "main.py").read_text() == FIXED
+    assert "verified" in result.stdout
+    assert "-    for i in range(len(xs) - 1):" in result.stdout  # the final diff
+    assert "\x1b[" not in result.stdout  # not a terminal: plain output
+    records = log_records(challenge)
+    kinds = [r["event"] for r in records]
+    assert kinds[0] == "run.start" and kinds[-1] == "run.end"
+    assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 2
+    response = next(r for r in records if r["event"] == "model.response")
+    assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
+    assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 2
+    # the second request carried the structured verification failure of the first attempt
+    second = [r for r in records if r["event"] == "model.request"][1]
+    feedback = second["messages"][-1]["content"]
+    assert "=== Expected Output ===" in feedback and "=== Actual Output ===" in feedback
+    # the key in the environment never reaches the log
+    assert secret not in (challenge / "codur_debug.log").read_text()
+
+
+def test_stuck_when_the_same_failure_repeats(challenge: Path, tmp_path: Path) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)] * 3)
+    result = run_cli([*flags, "fix @main.py"], cwd=challenge)
+    assert result.returncode == 1
+    assert "stuck" in result.stdout
+    assert log_records(challenge)[-1]["status"] == "stuck"
+
+
+def test_iteration_limit_and_rejected_edit(challenge: Path, tmp_path: Path) -> None:
+    broken = whole_file("main.py", "def total(xs:\n    pass\n")
+    flags = scripted_profile(tmp_path, [broken, "I am not sure what to change."])
+    result = run_cli([*flags, "--max-iterations", "2", "fix @main.py"], cwd=challenge)
+    assert result.returncode == 1
+    assert (challenge / "main.py").read_text() == BUGGY  # the broken edit was never written
+    rejected = [r for r in log_records(challenge) if r["event"] == "edit.rejected"]
+    assert "syntax error" in rejected[0]["error"] and "no file edits" in rejected[1]["error"]
+
+
+def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", BUGGY)])
+    result = run_cli([*flags, "--max-llm-calls", "1", "fix @main.py"], cwd=challenge)
+    assert result.returncode == 1
+    assert "LLM call limit reached (1 calls)" in result.stdout
+
+
+def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    result = run_cli([*flags, "--json", "fix @main.py"], cwd=challenge)
+    assert result.returncode == 0
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["event"] == "run.start" and events[-1]["event"] == "run.end"
+    assert "verified" in result.stderr  # human output moved to stderr
+
+
+def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
+    missing = run_cli(["fix @nothere.py"], cwd=challenge)
+    assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
+    flags = ["-o", "llm.profiles.dead.provider=openai", "-o", "llm.profiles.dead.base_url=http://127.0.0.1:9/v1",
+             "-o", "llm.profiles.dead.max_retries=0", "--profile", "dead"]
+    dead = run_cli([*flags, "fix @main.py"], cwd=challenge)
+    assert dead.returncode == 3, dead.stderr
+    assert "profile 'dead' at http://127.0.0.1:9/v1" in dead.stderr
+    assert "Traceback" not in dead.stderr
+    assert log_records(challenge)[-1]["status"] == "error"
+
+
+def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path) -> None:
+    slow = "import time\ntime.sleep(60)\nprint(10)\n"
+    flags = scripted_profile(tmp_path, [whole_file("main.py", slow)])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "codur", *flags, "fix @main.py"], cwd=challenge,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        log = challenge / "codur_debug.log"
+        if log.exists() and '"file.write"' in log.read_text():
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert log_records(challenge)[-1]["status"] == "interrupted"

@@ -1,0 +1,42 @@
+"""Reading edits out of model replies, in both formats, and rejecting broken ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from codur.edits import EditError, check_syntax, parse_edits
+from codur.task import file_refs
+
+FILES = {"main.py": "def f():\n    return 1 - 2\n", "util/helpers.py": "X = 1\n"}
+
+
+def test_whole_file_by_label_and_lone_block() -> None:
+    reply = "Fix:\n\n**util/helpers.py**\n```python\nX = 2\n```\n\nmain.py:\n```\nprint(1)\n```\n"
+    edits = {e.path: e.content for e in parse_edits(reply, FILES, "whole_file")}
+    assert edits == {"util/helpers.py": "X = 2\n", "main.py": "print(1)\n"}
+    lone = parse_edits("```python\nprint(2)\n```", {"main.py": ""}, "whole_file")
+    assert [(e.path, e.content) for e in lone] == [("main.py", "print(2)\n")]
+    info = parse_edits("```python main.py\nprint(3)\n```", FILES, "whole_file")
+    assert info[0].path == "main.py"
+
+
+def test_search_replace() -> None:
+    reply = "main.py\n<<<<<<< SEARCH\n    return 1 - 2\n=======\n    return 1 + 2\n>>>>>>> REPLACE\n"
+    edits = parse_edits(reply, FILES, "search_replace")
+    assert edits[0].content == "def f():\n    return 1 + 2\n"
+    missing = reply.replace("return 1 - 2\n=", "return 9\n=")
+    with pytest.raises(EditError, match="SEARCH text not found in main.py"):
+        parse_edits(missing, FILES, "search_replace")
+
+
+def test_no_edits_and_syntax_errors() -> None:
+    with pytest.raises(EditError, match="no file edits"):
+        parse_edits("I think it is fine.", FILES, "whole_file")
+    bad = parse_edits("main.py\n```python\ndef f(:\n```", FILES, "whole_file")[0]
+    with pytest.raises(EditError, match="main.py:1: syntax error"):
+        check_syntax(bad)
+
+
+def test_file_refs() -> None:
+    assert file_refs("fix @main.py and @pkg/util.py, not me@example.com; @main.py") == ["main.py", "pkg/util.py"]
+    assert file_refs("explain (@a.py)") == ["a.py"]

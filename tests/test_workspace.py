@@ -1,0 +1,48 @@
+"""Workspace confinement and atomic, format-preserving writes on real files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from codur.errors import WorkspaceError
+from codur.workspace import Workspace
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("secret")
+    (root / "link").symlink_to(tmp_path / "outside.txt")
+    return Workspace(root)
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "a/../../outside.txt", "link", "bad\x00name"])
+def test_paths_outside_are_refused(ws: Workspace, path: str) -> None:
+    with pytest.raises(WorkspaceError):
+        ws.resolve(path)
+    with pytest.raises(WorkspaceError):
+        ws.write_text(path, "x")
+
+
+def test_write_is_atomic_and_keeps_mode_and_crlf(ws: Workspace) -> None:
+    target = ws.root / "script.py"
+    target.write_bytes(b"a = 1\r\nb = 2\r\n")
+    os.chmod(target, 0o755)
+    ws.write_text("script.py", "a = 1\nb = 3\n")
+    assert target.read_bytes() == b"a = 1\r\nb = 3\r\n"
+    assert target.stat().st_mode & 0o777 == 0o755
+    assert [p.name for p in ws.root.iterdir() if "codur-tmp" in p.name] == []
+
+
+def test_new_nested_file_and_read_errors(ws: Workspace) -> None:
+    ws.write_text("pkg/mod.py", "x = 1\n")
+    assert ws.read_text("pkg/mod.py") == "x = 1\n"
+    (ws.root / "bin.dat").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(WorkspaceError, match="not UTF-8"):
+        ws.read_text("bin.dat")
+    with pytest.raises(WorkspaceError, match="cannot read"):
+        ws.read_text("missing.py")
