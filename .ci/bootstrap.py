@@ -32,7 +32,15 @@ def say(text: str) -> None:
 
 
 def pip(*args: str, env: dict[str, str] | None = None, quiet: bool = True) -> None:
-    cmd = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", *(["-q"] if quiet else []), *args]
+    cmd = [
+        str(PY),
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        *(["-q"] if quiet else []),
+        *args,
+    ]
     if subprocess.run(cmd, env=env).returncode != 0:
         sys.exit(f"[setup] failed: {' '.join(cmd)}")
 
@@ -48,12 +56,20 @@ def build_llama() -> None:
     say("building llama-cpp-python from source: about 10 minutes the first time on 2 cores")
     say("(pip caches the built wheel; later setups reuse it)")
     env = {**os.environ, "CMAKE_ARGS": os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF")}
-    cmd = [str(PY), "-m", "pip", "install", "-v", "--disable-pip-version-check",
-           "llama-cpp-python>=0.3.8,<0.4"]
+    cmd = [
+        str(PY),
+        "-m",
+        "pip",
+        "install",
+        "-v",
+        "--disable-pip-version-check",
+        "llama-cpp-python>=0.3.8,<0.4",
+    ]
     start = time.monotonic()
     tail: list[str] = []
-    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, errors="replace") as proc:
+    with subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    ) as proc:
         last = 0.0
         for line in proc.stdout or []:
             tail = [*tail[-40:], line.rstrip()]

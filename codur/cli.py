@@ -37,14 +37,22 @@ app = typer.Typer(
 config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
-WorkDir = Annotated[Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")]
+WorkDir = Annotated[
+    Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")
+]
 ConfigFile = Annotated[Path | None, typer.Option("--config", help="Extra config file (YAML).")]
-Overrides = Annotated[list[str] | None, typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable).")]
-Profile = Annotated[str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")]
+Overrides = Annotated[
+    list[str] | None,
+    typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable)."),
+]
+Profile = Annotated[
+    str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")
+]
 
 
-def _load(workdir: Path, config: Path | None, overrides: list[str] | None,
-          flags: dict | None = None):
+def _load(
+    workdir: Path, config: Path | None, overrides: list[str] | None, flags: dict | None = None
+):
     from codur.config import load_config
 
     if not workdir.is_dir():
@@ -62,8 +70,12 @@ def run(
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
     max_iterations: Annotated[int | None, typer.Option(help="Max edit/verify rounds.")] = None,
     max_llm_calls: Annotated[int | None, typer.Option(help="Max model calls in this run.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Don't ask before destructive actions.")] = False,
-    json_mode: Annotated[bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Don't ask before destructive actions.")
+    ] = False,
+    json_mode: Annotated[
+        bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
+    ] = False,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
     from codur.runner import run_command
@@ -73,8 +85,15 @@ def run(
         "--max-llm-calls": ("runtime.max_llm_calls", max_llm_calls),
     }
     loaded = _load(directory, config, overrides, flags)
-    return run_command(loaded, directory.resolve(), task, profile=profile, verbose=verbose,
-                       json_mode=json_mode, assume_yes=yes)
+    return run_command(
+        loaded,
+        directory.resolve(),
+        task,
+        profile=profile,
+        verbose=verbose,
+        json_mode=json_mode,
+        assume_yes=yes,
+    )
 
 
 @config_app.command("show")
@@ -92,8 +111,9 @@ def config_show(
 
 
 @app.command()
-def profiles(directory: WorkDir = Path("."), config: ConfigFile = None,
-             overrides: Overrides = None) -> int:
+def profiles(
+    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
+) -> int:
     """List the configured LLM profiles."""
     import os
 
@@ -106,10 +126,16 @@ def profiles(directory: WorkDir = Path("."), config: ConfigFile = None,
         if key:
             key += " (set)" if os.environ.get(key) else " (not set)"
         mark = "*" if name == cfg.llm.default_profile else ""
-        where = prof.base_url or prof.model_file or prof.script or (
-            f"packaged weights {prof.weights}" if prof.weights else "(provider default)")
+        where = (
+            prof.base_url
+            or prof.model_file
+            or prof.script
+            or (f"packaged weights {prof.weights}" if prof.weights else "(provider default)")
+        )
         rows.append([mark + name, prof.provider, prof.model, where, key])
-    IO().table("LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows)
+    IO().table(
+        "LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows
+    )
     return ExitCode.OK
 
 

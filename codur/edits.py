@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _SEARCH_REPLACE = re.compile(
-    r"^<{5,9} SEARCH[ \t]*\n(.*?)^={5,9}[ \t]*\n(.*?)^>{5,9} REPLACE[ \t]*$", re.DOTALL | re.MULTILINE
+    r"^<{5,9} SEARCH[ \t]*\n(.*?)^={5,9}[ \t]*\n(.*?)^>{5,9} REPLACE[ \t]*$",
+    re.DOTALL | re.MULTILINE,
 )
 _PATH_DECOR = re.compile(r"^[#*`>\s]*(?:file(?:name)?\s*:\s*)?|[*`:\s]*$", re.IGNORECASE)
 
@@ -43,7 +44,9 @@ def parse_whole_files(reply: str, known: list[str]) -> list[Edit]:
         info, body = match.group(1).strip(), match.group(2)
         before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         words = info.split()
-        path = (_path_hint(words[-1], known) if len(words) > 1 else None) or _path_hint(before, known)
+        path = (_path_hint(words[-1], known) if len(words) > 1 else None) or _path_hint(
+            before, known
+        )
         if path:
             edits[path] = body
         else:

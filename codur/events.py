@@ -54,4 +54,6 @@ class EventBus:
             extra["error"] = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            self.emit(f"{kind}.end", **data, **extra, duration_s=round(time.perf_counter() - start, 3))
+            self.emit(
+                f"{kind}.end", **data, **extra, duration_s=round(time.perf_counter() - start, 3)
+            )

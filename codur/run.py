@@ -65,9 +65,9 @@ def run_task(session: Session, task: str) -> RunResult:
     try:
         while iteration < cfg.runtime.max_iterations:
             iteration += 1
-            session.bus.emit("iteration.start", iteration=iteration)
             try:
-                reply, edits = agent.propose(task, files)
+                with session.bus.span("node", node="coder", iteration=iteration):
+                    reply, edits = agent.propose(task, files)
             except EditError as exc:
                 agent.feedback(exc.args[0] if exc.args else "", f"Your edit was rejected: {exc}")
                 session.bus.emit("edit.rejected", iteration=iteration, error=str(exc))
@@ -80,9 +80,11 @@ def run_task(session: Session, task: str) -> RunResult:
             if target is None:
                 status, message = "done", "edited; nothing in the folder to verify against"
                 break
-            verdict = verify(ws, target, cfg.verify, session.bus)
+            with session.bus.span("node", node="verify", iteration=iteration) as out:
+                verdict = verify(ws, target, cfg.verify, session.bus)
+                out["passed"] = verdict.passed
             if verdict.passed:
-                status, message = "verified", f"verified: {target.describe()}"
+                status, message = "verified", target.describe()
                 break
             if verdict.fingerprint in seen:
                 status, message = "stuck", "stuck: the same failure came back twice"
@@ -93,13 +95,24 @@ def run_task(session: Session, task: str) -> RunResult:
         status, message = "limit", str(exc)
     changed = [p for p in files if files[p] != originals.get(p)]
     diff = "".join(
-        "".join(difflib.unified_diff(
-            originals.get(p, "").splitlines(keepends=True), files[p].splitlines(keepends=True),
-            f"a/{p}", f"b/{p}"))
+        "".join(
+            difflib.unified_diff(
+                originals.get(p, "").splitlines(keepends=True),
+                files[p].splitlines(keepends=True),
+                f"a/{p}",
+                f"b/{p}",
+            )
+        )
         for p in changed
     )
     return RunResult(
-        status, message, iteration, changed, diff, session.usage.calls,
-        session.usage.prompt_tokens, session.usage.completion_tokens,
+        status,
+        message,
+        iteration,
+        changed,
+        diff,
+        session.usage.calls,
+        session.usage.prompt_tokens,
+        session.usage.completion_tokens,
         round(time.perf_counter() - start, 2),
     )

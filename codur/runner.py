@@ -13,8 +13,16 @@ from codur.log import JsonlLog, Redactor, secret_values
 from codur.ui import IO
 
 
-def run_command(loaded: LoadedConfig, workdir: Path, task: str, *, profile: str | None,
-                verbose: bool, json_mode: bool, assume_yes: bool) -> int:
+def run_command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    *,
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+    assume_yes: bool,
+) -> int:
     from codur.run import RunResult, run_task
     from codur.session import Session
     from codur.workspace import Workspace
@@ -32,9 +40,16 @@ def run_command(loaded: LoadedConfig, workdir: Path, task: str, *, profile: str 
         bus.subscribe(log)
     bus.subscribe(io.on_event)
     try:
-        bus.emit("run.start", run_id=session.run_id, version=__version__, task=task,
-                 workdir=str(workdir), profile=profile or cfg.llm.default_profile,
-                 config=cfg.model_dump(mode="json"), config_layers=loaded.layers)
+        bus.emit(
+            "run.start",
+            run_id=session.run_id,
+            version=__version__,
+            task=task,
+            workdir=str(workdir),
+            profile=profile or cfg.llm.default_profile,
+            config=cfg.model_dump(mode="json"),
+            config_layers=loaded.layers,
+        )
         try:
             result: RunResult = run_task(session, task)
         except CodurError as exc:
@@ -44,11 +59,19 @@ def run_command(loaded: LoadedConfig, workdir: Path, task: str, *, profile: str 
             bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
             io.error("interrupted")
             raise
-        bus.emit("run.end", status=result.status, message=result.message,
-                 iterations=result.iterations, files_changed=result.files_changed,
-                 diff=result.diff, model_calls=result.model_calls,
-                 prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                 wall_s=result.wall_s, exit_code=int(result.exit_code))
+        bus.emit(
+            "run.end",
+            status=result.status,
+            message=result.message,
+            iterations=result.iterations,
+            files_changed=result.files_changed,
+            diff=result.diff,
+            model_calls=result.model_calls,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            wall_s=result.wall_s,
+            exit_code=int(result.exit_code),
+        )
     finally:
         if log is not None:
             log.close()

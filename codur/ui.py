@@ -27,21 +27,34 @@ def _short(value: Any, limit: int = 160) -> str:
 def _model_response(d: dict[str, Any]) -> str:
     calls = ", ".join(c["name"] for c in d.get("tool_calls", []))
     what = f"tool calls: {calls}" if calls else _short(d.get("content", ""), 100)
-    return (f"model {d['profile']} #{d['call']}: {d.get('prompt_tokens', 0)}+"
-            f"{d.get('completion_tokens', 0)} tokens in {d['duration_s']}s - {what}")
+    return (
+        f"model {d['profile']} #{d['call']}: {d.get('prompt_tokens', 0)}+"
+        f"{d.get('completion_tokens', 0)} tokens in {d['duration_s']}s - {what}"
+    )
 
 
 # How each event kind looks in --verbose; kinds not listed are shown as key=value pairs.
 VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
-    "run.start": lambda d: f"run {d.get('run_id', '')} in {d.get('workdir', '')}: {_short(d.get('task', ''))}",
+    "run.start": lambda d: (
+        f"run {d.get('run_id', '')} in {d.get('workdir', '')}: {_short(d.get('task', ''))}"
+    ),
     "model.load.start": lambda d: f"loading model for profile {d['profile']} ({d['endpoint']})",
     "model.load.end": lambda d: f"model ready in {d['duration_s']}s",
-    "model.request": lambda d: f"model {d['profile']} #{d['call']}: {len(d.get('messages', []))} messages",
+    "model.request": lambda d: (
+        f"model {d['profile']} #{d['call']}: {len(d.get('messages', []))} messages"
+    ),
     "model.response": _model_response,
     "model.retry": lambda d: f"retry {d['attempt']} in {d['delay_s']}s after {d['error']}",
-    "verify.run": lambda d: (f"verify: {' '.join(d.get('command', []))} -> "
-                             f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"),
+    "verify.run": lambda d: (
+        f"verify: {' '.join(d.get('command', []))} -> "
+        f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"
+    ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
+    "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",
+    "node.start": lambda d: f"-> {d['node']} (iteration {d.get('iteration', '-')})",
+    "node.end": lambda d: (
+        f"<- {d['node']} {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
+    ),
 }
 
 # The few events a normal (non-verbose) run shows as progress.
@@ -57,8 +70,9 @@ def _console(stderr: bool) -> Console:
 
 
 class IO:
-    def __init__(self, *, verbose: bool = False, json_mode: bool = False,
-                 redact: Redactor | None = None) -> None:
+    def __init__(
+        self, *, verbose: bool = False, json_mode: bool = False, redact: Redactor | None = None
+    ) -> None:
         self.verbose = verbose
         self.json_mode = json_mode
         self.redact = redact or Redactor()
@@ -68,14 +82,21 @@ class IO:
     # -- events -------------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
         if self.json_mode:
-            record = {"ts": round(event.ts, 3), "event": event.kind, **self.redact(event.data, 2000)}
+            record = {
+                "ts": round(event.ts, 3),
+                "event": event.kind,
+                **self.redact(event.data, 2000),
+            }
             sys.stdout.write(json.dumps(record, default=str) + "\n")
             sys.stdout.flush()
         if self.verbose or event.kind in PROGRESS:
             data = self.redact(event.data, 2000)
             render = VERBOSE.get(event.kind)
-            text = render(data) if render else f"{event.kind} " + " ".join(
-                f"{k}={_short(v, 60)}" for k, v in data.items())
+            text = (
+                render(data)
+                if render
+                else f"{event.kind} " + " ".join(f"{k}={_short(v, 60)}" for k, v in data.items())
+            )
             self.out.print(f"[dim]·[/dim] {escape(text)}")
 
     # -- human output ---------------------------------------------------------------------

@@ -58,7 +58,9 @@ class Workspace:
         if newline != "\n":
             text = text.replace("\n", newline)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent
+        )
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)

@@ -37,9 +37,12 @@ def scripted_profile(tmp_path: Path, responses: list[Any], name: str = "s") -> l
     script = tmp_path.parent / f"{tmp_path.name}-{name}-script.yaml"
     script.write_text(yaml.safe_dump(responses, sort_keys=False))
     return [
-        "-o", f"llm.profiles.{name}.provider=scripted",
-        "-o", f"llm.profiles.{name}.script={script}",
-        "--profile", name,
+        "-o",
+        f"llm.profiles.{name}.provider=scripted",
+        "-o",
+        f"llm.profiles.{name}.script={script}",
+        "--profile",
+        name,
     ]
 
 

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, run_cli, scripted_profile, whole_file
 
-BUGGY = "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n    return s\n\nprint(total([1, 2, 3, 4]))\n"
+BUGGY = (
+    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+    "    return s\n\nprint(total([1, 2, 3, 4]))\n"
+)
 FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
 WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
 
@@ -32,12 +35,18 @@ def log_records(work: Path) -> list[dict]:
 
 
 def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "codur", "--help"],
-                            capture_output=True, text=True, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "codur", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0
     assert "Usage:" in result.stdout and "run" in result.stdout
     imported = [line.split("|")[-1].strip() for line in result.stderr.splitlines()]
-    assert not [m for m in imported if m.startswith(("langchain", "langgraph", "openai", "llama_cpp"))]
+    assert not [
+        m for m in imported if m.startswith(("langchain", "langgraph", "openai", "llama_cpp"))
+    ]
 
 
 def test_version_and_profiles(tmp_path: Path) -> None:
@@ -110,8 +119,16 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
-    flags = ["-o", "llm.profiles.dead.provider=openai", "-o", "llm.profiles.dead.base_url=http://127.0.0.1:9/v1",
-             "-o", "llm.profiles.dead.max_retries=0", "--profile", "dead"]
+    flags = [
+        "-o",
+        "llm.profiles.dead.provider=openai",
+        "-o",
+        "llm.profiles.dead.base_url=http://127.0.0.1:9/v1",
+        "-o",
+        "llm.profiles.dead.max_retries=0",
+        "--profile",
+        "dead",
+    ]
     dead = run_cli([*flags, "fix @main.py"], cwd=challenge)
     assert dead.returncode == 3, dead.stderr
     assert "profile 'dead' at http://127.0.0.1:9/v1" in dead.stderr
@@ -123,8 +140,14 @@ def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path)
     slow = "import time\ntime.sleep(60)\nprint(10)\n"
     flags = scripted_profile(tmp_path, [whole_file("main.py", slow)])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "codur", *flags, "fix @main.py"], cwd=challenge,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codur", *flags, "fix @main.py"],
+        cwd=challenge,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         log = challenge / "codur_debug.log"

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from codur.config import load_config
 from codur.config.show import render
 from codur.errors import ConfigError
-
-from helpers import run_cli
 
 
 def write(path: Path, text: str) -> Path:
@@ -31,7 +30,9 @@ def test_builtin_defaults_and_their_origin(tmp_path: Path) -> None:
 
 
 def test_each_layer_overrides_the_one_before(tmp_path: Path) -> None:
-    user = write(tmp_path / "user.yaml", "runtime:\n  max_iterations: 2\n  max_tool_iterations: 7\n")
+    user = write(
+        tmp_path / "user.yaml", "runtime:\n  max_iterations: 2\n  max_tool_iterations: 7\n"
+    )
     write(tmp_path / "codur.yaml", "runtime:\n  max_iterations: 3\n")
     extra = write(tmp_path / "extra.yaml", "runtime:\n  max_iterations: 4\n")
     env = {"CODUR_RUNTIME__MAX_ITERATIONS": "5"}
@@ -45,10 +46,14 @@ def test_each_layer_overrides_the_one_before(tmp_path: Path) -> None:
     assert effective(environ={}, config_file=extra) == (4, f"{extra}:2")
     assert effective(environ=env, config_file=extra)[0] == 5
     assert effective(environ=env, config_file=extra, overrides=["runtime.max_iterations=6"]) == (
-        6, "-o runtime.max_iterations")
+        6,
+        "-o runtime.max_iterations",
+    )
     flags = {"--max-iterations": ("runtime.max_iterations", 7)}
     assert effective(environ=env, overrides=["runtime.max_iterations=6"], flags=flags) == (
-        7, "--max-iterations")
+        7,
+        "--max-iterations",
+    )
     # a key set only in the user file survives the layers above it
     loaded = load_config(tmp_path, user_file=user, environ=env)
     assert loaded.config.runtime.max_tool_iterations == 7
@@ -71,12 +76,24 @@ def test_env_values_are_typed_and_profiles_can_be_added(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("setup", "expected"),
     [
-        ({"codur.yaml": "runtime:\n  max_iterations: 3\n  bogus: 1\n"}, r"codur.yaml:3: key 'runtime.bogus': unknown key"),
-        ({"codur.yaml": "runtime:\n  max_iterations: lots\n"}, r"codur.yaml:2: key 'runtime.max_iterations': Input should be a valid integer"),
+        (
+            {"codur.yaml": "runtime:\n  max_iterations: 3\n  bogus: 1\n"},
+            r"codur.yaml:3: key 'runtime.bogus': unknown key",
+        ),
+        (
+            {"codur.yaml": "runtime:\n  max_iterations: lots\n"},
+            r"codur.yaml:2: key 'runtime.max_iterations': Input should be a valid integer",
+        ),
         ({"codur.yaml": "runtime:\n  max_iterations: [1\n"}, r"codur.yaml:3: invalid YAML"),
         ({"codur.yaml": "- just\n- a list\n"}, r"codur.yaml:1: config must be a mapping"),
-        ({"codur.yaml": "llm:\n  profiles:\n    x:\n      model: m\n"}, r"codur.yaml:3: key 'llm.profiles.x.provider': Field required"),
-        ({"codur.yaml": "runtime:\n  max_iterations: 0\n"}, r"key 'runtime.max_iterations': Input should be greater than 0"),
+        (
+            {"codur.yaml": "llm:\n  profiles:\n    x:\n      model: m\n"},
+            r"codur.yaml:3: key 'llm.profiles.x.provider': Field required",
+        ),
+        (
+            {"codur.yaml": "runtime:\n  max_iterations: 0\n"},
+            r"key 'runtime.max_iterations': Input should be greater than 0",
+        ),
     ],
 )
 def test_bad_project_file(tmp_path: Path, setup: dict[str, str], expected: str) -> None:
@@ -88,9 +105,13 @@ def test_bad_project_file(tmp_path: Path, setup: dict[str, str], expected: str) 
 
 def test_bad_env_flag_and_file_inputs(tmp_path: Path) -> None:
     none = tmp_path / "none"
-    with pytest.raises(ConfigError, match="environment variable CODUR_RUNTIME__MAX_ITERATIONS: key"):
+    with pytest.raises(
+        ConfigError, match="environment variable CODUR_RUNTIME__MAX_ITERATIONS: key"
+    ):
         load_config(tmp_path, environ={"CODUR_RUNTIME__MAX_ITERATIONS": "x"}, user_file=none)
-    with pytest.raises(ConfigError, match="environment variable CODUR_NOPE: key 'nope': unknown key"):
+    with pytest.raises(
+        ConfigError, match="environment variable CODUR_NOPE: key 'nope': unknown key"
+    ):
         load_config(tmp_path, environ={"CODUR_NOPE": "1"}, user_file=none)
     with pytest.raises(ConfigError, match="-o runtime.max_iterations=3x|expected key.path=value"):
         load_config(tmp_path, environ={}, overrides=["runtime.max_iterations"], user_file=none)
@@ -104,9 +125,11 @@ def test_bad_env_flag_and_file_inputs(tmp_path: Path) -> None:
 
 def test_render_names_every_source(tmp_path: Path) -> None:
     write(tmp_path / "codur.yaml", "planning:\n  max_retry_attempts: 1\n")
-    loaded = load_config(tmp_path, environ={}, overrides=["log.path=x.log"], user_file=tmp_path / "n")
+    loaded = load_config(
+        tmp_path, environ={}, overrides=["log.path=x.log"], user_file=tmp_path / "n"
+    )
     text = render(loaded)
-    assert f'planning.max_retry_attempts: 1' in text
+    assert "planning.max_retry_attempts: 1" in text
     assert f"# {tmp_path / 'codur.yaml'}:2" in text
     assert "# -o log.path" in text
     assert "# built-in configs/default.yaml:" in text
@@ -115,9 +138,21 @@ def test_render_names_every_source(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "files", "message"),
     [
-        (["config", "show"], {"codur.yaml": "runtime: {nope: 1}\n"}, "codur.yaml:1: key 'runtime.nope': unknown key"),
-        (["config", "show", "--config", "missing.yaml"], {}, "missing.yaml: cannot read config file"),
-        (["config", "show", "-o", "runtime.max_iterations=many"], {}, "-o runtime.max_iterations: key"),
+        (
+            ["config", "show"],
+            {"codur.yaml": "runtime: {nope: 1}\n"},
+            "codur.yaml:1: key 'runtime.nope': unknown key",
+        ),
+        (
+            ["config", "show", "--config", "missing.yaml"],
+            {},
+            "missing.yaml: cannot read config file",
+        ),
+        (
+            ["config", "show", "-o", "runtime.max_iterations=many"],
+            {},
+            "-o runtime.max_iterations: key",
+        ),
         (["fix it", "--profile", "nope"], {}, "unknown LLM profile 'nope'"),
         (["fix it", "-C", "no/such/dir"], {}, "-C no/such/dir: not a folder"),
     ],
@@ -136,10 +171,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(
 
 def test_cli_config_show_lists_sources(tmp_path: Path) -> None:
     write(tmp_path / "codur.yaml", "runtime:\n  max_iterations: 4\n")
-    result = run_cli(["config", "show", "-o", "verify.timeout_s=9"], cwd=tmp_path,
-                     env={"CODUR_PLANNING__MAX_RETRY_ATTEMPTS": "2"})
+    result = run_cli(
+        ["config", "show", "-o", "verify.timeout_s=9"],
+        cwd=tmp_path,
+        env={"CODUR_PLANNING__MAX_RETRY_ATTEMPTS": "2"},
+    )
     assert result.returncode == 0, result.stderr
     lines = {line.split(":")[0]: line for line in result.stdout.splitlines()}
     assert "codur.yaml:2" in lines["runtime.max_iterations"]
     assert "# -o verify.timeout_s" in lines["verify.timeout_s"]
-    assert "environment variable CODUR_PLANNING__MAX_RETRY_ATTEMPTS" in lines["planning.max_retry_attempts"]
+    assert (
+        "environment variable CODUR_PLANNING__MAX_RETRY_ATTEMPTS"
+        in lines["planning.max_retry_attempts"]
+    )

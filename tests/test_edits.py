@@ -21,7 +21,9 @@ def test_whole_file_by_label_and_lone_block() -> None:
 
 
 def test_search_replace() -> None:
-    reply = "main.py\n<<<<<<< SEARCH\n    return 1 - 2\n=======\n    return 1 + 2\n>>>>>>> REPLACE\n"
+    reply = (
+        "main.py\n<<<<<<< SEARCH\n    return 1 - 2\n=======\n    return 1 + 2\n>>>>>>> REPLACE\n"
+    )
     edits = parse_edits(reply, FILES, "search_replace")
     assert edits[0].content == "def f():\n    return 1 + 2\n"
     missing = reply.replace("return 1 - 2\n=", "return 9\n=")
@@ -38,5 +40,8 @@ def test_no_edits_and_syntax_errors() -> None:
 
 
 def test_file_refs() -> None:
-    assert file_refs("fix @main.py and @pkg/util.py, not me@example.com; @main.py") == ["main.py", "pkg/util.py"]
+    assert file_refs("fix @main.py and @pkg/util.py, not me@example.com; @main.py") == [
+        "main.py",
+        "pkg/util.py",
+    ]
     assert file_refs("explain (@a.py)") == ["a.py"]

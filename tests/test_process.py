@@ -13,28 +13,43 @@ def py(code: str) -> list[str]:
 
 
 def test_output_and_exit_code(tmp_path: Path) -> None:
-    result = run_process(py("import sys; print('hi'); print('oops', file=sys.stderr); sys.exit(3)"),
-                         tmp_path, timeout_s=10, output_limit=1000)
+    result = run_process(
+        py("import sys; print('hi'); print('oops', file=sys.stderr); sys.exit(3)"),
+        tmp_path,
+        timeout_s=10,
+        output_limit=1000,
+    )
     assert (result.stdout, result.stderr.strip(), result.exit_code) == ("hi\n", "oops", 3)
     assert not result.ok and not result.timed_out
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
-    code = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    code = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "time.sleep(60)"
+    )
     result = run_process(py(code), tmp_path, timeout_s=0.5, output_limit=1000)
     assert result.timed_out and result.exit_code is None
     assert result.duration_s < 10
 
 
 def test_output_flood_is_stopped(tmp_path: Path) -> None:
-    result = run_process(py("while True: print('x' * 1000)"), tmp_path, timeout_s=20, output_limit=50_000)
+    result = run_process(
+        py("while True: print('x' * 1000)"), tmp_path, timeout_s=20, output_limit=50_000
+    )
     assert result.truncated and not result.timed_out
     assert len(result.stdout) == 50_000
 
 
 def test_memory_cap(tmp_path: Path) -> None:
-    result = run_process(py("x = bytearray(2_000_000_000); print('allocated')"), tmp_path,
-                         timeout_s=20, output_limit=1000, memory_limit=500_000_000)
+    result = run_process(
+        py("x = bytearray(2_000_000_000); print('allocated')"),
+        tmp_path,
+        timeout_s=20,
+        output_limit=1000,
+        memory_limit=500_000_000,
+    )
     assert result.exit_code != 0 and "allocated" not in result.stdout
     assert "MemoryError" in result.stderr
 

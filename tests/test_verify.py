@@ -29,8 +29,13 @@ def test_entry_point_choice(tmp_path: Path) -> None:
 
 
 def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
-    ws = make(tmp_path, {"calc.py": "def add(a, b):\n    return a - b\n",
-                         "test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"})
+    ws = make(
+        tmp_path,
+        {
+            "calc.py": "def add(a, b):\n    return a - b\n",
+            "test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+        },
+    )
     target = find_target(ws, [], VerifyConfig())
     assert target is not None and target.command[1:3] == ["-m", "pytest"]
     verdict = verify(ws, target, VerifyConfig(), EventBus())
@@ -40,8 +45,10 @@ def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
 
 
 def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
-    ws = make(tmp_path, {"main.py": "import sys\nprint(1)\nprint(2)\nsys.exit('boom')\n",
-                         "expected.txt": "1\n3\n"})
+    ws = make(
+        tmp_path,
+        {"main.py": "import sys\nprint(1)\nprint(2)\nsys.exit('boom')\n", "expected.txt": "1\n3\n"},
+    )
     target = find_target(ws, ["main.py"], VerifyConfig())
     events = []
     bus = EventBus()
@@ -49,8 +56,14 @@ def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
     verdict = verify(ws, target, VerifyConfig(), bus)
     assert not verdict.passed and target.command[0] == sys.executable
     message = failure_message(ws, verdict)
-    for part in ("=== Expected Output ===\n1\n3", "=== Actual Output ===\n1\n2", "boom",
-                 "exited with code 1", "-3\n+2", "=== Current Implementation (main.py) ==="):
+    for part in (
+        "=== Expected Output ===\n1\n3",
+        "=== Actual Output ===\n1\n2",
+        "boom",
+        "exited with code 1",
+        "-3\n+2",
+        "=== Current Implementation (main.py) ===",
+    ):
         assert part in message
     assert events[0].kind == "verify.run" and events[0].data["passed"] is False
 

@@ -20,7 +20,9 @@ def ws(tmp_path: Path) -> Workspace:
     return Workspace(root)
 
 
-@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "a/../../outside.txt", "link", "bad\x00name"])
+@pytest.mark.parametrize(
+    "path", ["../outside.txt", "/etc/passwd", "a/../../outside.txt", "link", "bad\x00name"]
+)
 def test_paths_outside_are_refused(ws: Workspace, path: str) -> None:
     with pytest.raises(WorkspaceError):
         ws.resolve(path)

@@ -31,10 +31,16 @@ class CoderAgent:
         client = self.session.client(self.profile)
         edit_format = client.profile.edit_format
         system = prompt("coder_system.md").format(edit_rules=prompt(EDIT_PROMPTS[edit_format]))
-        shown = "\n\n".join(f"{path}\n```\n{text}```" if text.endswith("\n") else
-                            f"{path}\n```\n{text}\n```" for path, text in files.items())
-        messages = [SystemMessage(system), HumanMessage(
-            prompt("coder_task.md").format(task=task, files=shown or "(no files given)"))]
+        shown = "\n\n".join(
+            f"{path}\n```\n{text}```" if text.endswith("\n") else f"{path}\n```\n{text}\n```"
+            for path, text in files.items()
+        )
+        messages = [
+            SystemMessage(system),
+            HumanMessage(
+                prompt("coder_task.md").format(task=task, files=shown or "(no files given)")
+            ),
+        ]
         for attempt in self.attempts[-KEEP_ATTEMPTS:]:
             messages += [AIMessage(attempt.reply), HumanMessage(attempt.feedback)]
         return messages

@@ -87,7 +87,9 @@ def yaml_layer(path: Path, label: str | None = None) -> Layer:
     if values is None:
         return Layer(label, {})
     if not isinstance(values, dict):
-        raise ConfigError(f"{label}:1: config must be a mapping of keys, not {type(values).__name__}")
+        raise ConfigError(
+            f"{label}:1: config must be a mapping of keys, not {type(values).__name__}"
+        )
     lines: dict[Key, int] = {}
     _key_lines(node, (), lines)
     return Layer(label, values, lines)
@@ -137,7 +139,9 @@ def override_layers(overrides: list[str]) -> list[Layer]:
         path, sep, raw = item.partition("=")
         key = tuple(path.strip().split("."))
         if not sep or not all(key):
-            raise ConfigError(f"-o {item}: expected key.path=value (e.g. -o runtime.max_iterations=3)")
+            raise ConfigError(
+                f"-o {item}: expected key.path=value (e.g. -o runtime.max_iterations=3)"
+            )
         layers.append(Layer(f"-o {path.strip()}", _nested(key, _scalar(raw))))
     return layers
 

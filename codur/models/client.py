@@ -47,7 +47,9 @@ class ModelClient:
     def model(self) -> BaseChatModel:
         if self._model is None:
             prov = provider(self.profile.provider)
-            with self.bus.span("model.load", profile=self.name, endpoint=prov.endpoint(self.profile)):
+            with self.bus.span(
+                "model.load", profile=self.name, endpoint=prov.endpoint(self.profile)
+            ):
                 try:
                     self._model = prov.build(self.name, self.profile)
                 except (ModelUnreachable, ModelError):
@@ -90,8 +92,13 @@ class ModelClient:
                     raise ModelUnreachable(
                         f"{where}: {reason} (gave up after {attempt + 1} attempts)"
                     ) from exc
-                self.bus.emit("model.retry", profile=self.name, attempt=attempt + 1,
-                              error=reason, delay_s=delay)
+                self.bus.emit(
+                    "model.retry",
+                    profile=self.name,
+                    attempt=attempt + 1,
+                    error=reason,
+                    delay_s=delay,
+                )
                 self.sleep(delay)
                 delay *= 2
         usage = getattr(reply, "usage_metadata", None) or {}

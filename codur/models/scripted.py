@@ -52,7 +52,12 @@ def to_message(item: Any, index: int) -> AIMessage:
     if not isinstance(item, dict) or not set(item) <= {"content", "tool_calls"}:
         raise ConfigError(f"script item {index + 1}: expected text or {{content, tool_calls}}")
     calls = [
-        {"name": c["name"], "args": c.get("args", {}), "id": f"call_{index}_{n}", "type": "tool_call"}
+        {
+            "name": c["name"],
+            "args": c.get("args", {}),
+            "id": f"call_{index}_{n}",
+            "type": "tool_call",
+        }
         for n, c in enumerate(item.get("tool_calls") or [])
     ]
     return AIMessage(content=item.get("content", ""), tool_calls=calls)

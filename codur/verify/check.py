@@ -44,12 +44,27 @@ def verify(ws: Workspace, target: Target, cfg: VerifyConfig, bus: EventBus) -> V
     else:
         passed = result.ok and normalize(result.stdout) == normalize(expected)
         if not passed:
-            diff = "\n".join(difflib.unified_diff(
-                normalize(expected).split("\n"), normalize(result.stdout).split("\n"),
-                "expected", "actual", lineterm="", n=2))
-    bus.emit("verify.run", command=target.command, exit_code=result.exit_code, passed=passed,
-             timed_out=result.timed_out, truncated=result.truncated, stdout=result.stdout,
-             stderr=result.stderr, duration_s=result.duration_s)
+            diff = "\n".join(
+                difflib.unified_diff(
+                    normalize(expected).split("\n"),
+                    normalize(result.stdout).split("\n"),
+                    "expected",
+                    "actual",
+                    lineterm="",
+                    n=2,
+                )
+            )
+    bus.emit(
+        "verify.run",
+        command=target.command,
+        exit_code=result.exit_code,
+        passed=passed,
+        timed_out=result.timed_out,
+        truncated=result.truncated,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        duration_s=result.duration_s,
+    )
     return Verdict(passed, target, result, expected, diff)
 
 
@@ -76,7 +91,9 @@ def failure_message(ws: Workspace, verdict: Verdict, max_lines: int = 30) -> str
     return prompt("verification_failed.md").format(
         command=verdict.target.describe(),
         problems="\n".join(problems) or "The output does not match the expected output.",
-        expected=_clip(verdict.expected, max_lines) if verdict.expected is not None else "(exit code 0)",
+        expected=_clip(verdict.expected, max_lines)
+        if verdict.expected is not None
+        else "(exit code 0)",
         actual=_clip(result.stdout, max_lines) or "(no output)",
         error=_clip(result.stderr, max_lines) or "(none)",
         diff=verdict.diff or "(no diff)",

@@ -59,5 +59,7 @@ def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | N
             if ws.resolve(expected).is_file():
                 return Target([sys.executable, entry], entry, expected)
     if any(_is_test(p.relative_to(ws.root).as_posix()) for p in ws.root.rglob("*.py")):
-        return Target([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest")
+        return Target(
+            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest"
+        )
     return None
