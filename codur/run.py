@@ -58,7 +58,14 @@ def run_task(session: Session, task: str) -> RunResult:
     originals = {p: ws.read_text(p) for p in paths}
     files = dict(originals)
     agent = CoderAgent(session)
+    if target is not None:  # show the model the failure before it changes anything
+        with session.bus.span("node", node="verify", iteration=0) as out:
+            verdict = verify(ws, target, cfg.verify, session.bus)
+            out["passed"] = verdict.passed
+        if not verdict.passed:
+            agent.evidence = failure_message(ws, verdict, include_source=False)
     seen: set[str] = set()
+    current = verdict.fingerprint if target is not None else "unverified"
     status: Status = "unverified"
     message = f"no verification passed in {cfg.runtime.max_iterations} iterations"
     iteration = 0
@@ -71,6 +78,15 @@ def run_task(session: Session, task: str) -> RunResult:
             except EditError as exc:
                 agent.feedback(exc.args[0] if exc.args else "", f"Your edit was rejected: {exc}")
                 session.bus.emit("edit.rejected", iteration=iteration, error=str(exc))
+                continue
+            edits = [e for e in edits if files.get(e.path) != e.content]
+            if not edits:  # no change: the current failure comes back as it was
+                session.bus.emit("edit.rejected", iteration=iteration, error="no change")
+                if current in seen:
+                    status, message = "stuck", "stuck: the same failure came back twice"
+                    break
+                seen.add(current)
+                agent.feedback(reply, "Your reply did not change any file. Make the fix.")
                 continue
             for edit in edits:
                 session.restore.save(edit.path)
@@ -89,8 +105,9 @@ def run_task(session: Session, task: str) -> RunResult:
             if verdict.fingerprint in seen:
                 status, message = "stuck", "stuck: the same failure came back twice"
                 break
-            seen.add(verdict.fingerprint)
-            agent.feedback(reply, failure_message(ws, verdict))
+            current = verdict.fingerprint
+            seen.add(current)
+            agent.feedback(reply, failure_message(ws, verdict, include_source=False))
     except LimitReached as exc:
         status, message = "limit", str(exc)
     changed = [p for p in files if files[p] != originals.get(p)]

@@ -70,7 +70,11 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     records = log_records(challenge)
     kinds = [r["event"] for r in records]
     assert kinds[0] == "run.start" and kinds[-1] == "run.end"
-    assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 2
+    # the program is checked once before any change, then after each edit
+    assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 3
+    first = next(r for r in records if r["event"] == "model.request")
+    assert "Before any change, the program was run" in first["messages"][1]["content"]
+    assert "=== Actual Output ===\n6" in first["messages"][1]["content"]
     response = next(r for r in records if r["event"] == "model.response")
     assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
     assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 2

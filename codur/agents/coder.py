@@ -23,6 +23,8 @@ class Attempt:
 class CoderAgent:
     session: Session
     profile: str | None = None
+    evidence: str | None = None
+    """What a check showed before any change (shown with the task)."""
     attempts: list[Attempt] = field(default_factory=list)
 
     def _messages(self, task: str, files: dict[str, str]) -> list:
@@ -38,7 +40,13 @@ class CoderAgent:
         messages = [
             SystemMessage(system),
             HumanMessage(
-                prompt("coder_task.md").format(task=task, files=shown or "(no files given)")
+                prompt("coder_task.md").format(
+                    task=task,
+                    files=shown or "(no files given)",
+                    evidence=prompt("coder_evidence.md").format(failure=self.evidence)
+                    if self.evidence
+                    else "",
+                )
             ),
         ]
         for attempt in self.attempts[-KEEP_ATTEMPTS:]:

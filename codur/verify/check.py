@@ -75,8 +75,11 @@ def _clip(text: str, max_lines: int) -> str:
     return "\n".join([*lines[:max_lines], f"... ({len(lines) - max_lines} more lines)"])
 
 
-def failure_message(ws: Workspace, verdict: Verdict, max_lines: int = 30) -> str:
-    """The seed's structure: Expected / Actual / Error / diff / current implementation."""
+def failure_message(
+    ws: Workspace, verdict: Verdict, max_lines: int = 30, include_source: bool = True
+) -> str:
+    """The seed's structure: Expected / Actual / Error / diff / current implementation
+    (the source is left out when the conversation shows the current files anyway)."""
     result = verdict.result
     problems = []
     if result.timed_out:
@@ -85,9 +88,12 @@ def failure_message(ws: Workspace, verdict: Verdict, max_lines: int = 30) -> str
         problems.append("The program printed more output than allowed and was stopped.")
     if result.exit_code not in (0, None):
         problems.append(f"The program exited with code {result.exit_code}.")
-    entry_source = ""
-    if verdict.target.entry.endswith(".py") and ws.resolve(verdict.target.entry).is_file():
-        entry_source = _clip(ws.read_text(verdict.target.entry), 150)
+    source = ""
+    entry = verdict.target.entry
+    if include_source and entry.endswith(".py") and ws.resolve(entry).is_file():
+        source = prompt("current_source.md").format(
+            entry=entry, source=_clip(ws.read_text(entry), 150)
+        )
     return prompt("verification_failed.md").format(
         command=verdict.target.describe(),
         problems="\n".join(problems) or "The output does not match the expected output.",
@@ -97,6 +103,5 @@ def failure_message(ws: Workspace, verdict: Verdict, max_lines: int = 30) -> str
         actual=_clip(result.stdout, max_lines) or "(no output)",
         error=_clip(result.stderr, max_lines) or "(none)",
         diff=verdict.diff or "(no diff)",
-        entry=verdict.target.entry,
-        source=entry_source or "(not shown)",
+        source=source,
     )
