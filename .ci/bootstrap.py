@@ -53,8 +53,8 @@ def build_llama() -> None:
     """Install llama-cpp-python, showing build progress instead of a silent 10 minutes."""
     if importable("llama_cpp"):
         return
-    say("building llama-cpp-python from source: about 10 minutes the first time on 2 cores")
-    say("(pip caches the built wheel; later setups reuse it)")
+    say("installing llama-cpp-python: PyPI has no wheel, so the first install compiles")
+    say("llama.cpp from source (about 7-10 minutes on 2 cores); pip caches the result")
     env = {**os.environ, "CMAKE_ARGS": os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF")}
     cmd = [
         str(PY),
