@@ -10,146 +10,34 @@ chat template handles the tool role unreliably.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from codur.config.schema import LLMProfile
 from codur.errors import ModelUnreachable
 from codur.models.base import ErrorKind
+from codur.models.local_actions import (
+    LlamaRuntimeError,
+    action_schema,
+    parse_action,
+    salvage_final_answer,
+    to_llama_messages,
+    tool_prompts,
+)
 
+_REMINDER_MARK = "--- reminder ---"
+_MAX_REQUEST = 400  # characters of the user's request repeated after a tool result
 _LLAMAS: dict[tuple[str, int, int], Any] = {}
 _LOCK = threading.Lock()  # guards _LLAMAS
 _GENERATE_LOCK = threading.Lock()  # a llama.cpp context runs one generation at a time
-
-
-class LlamaRuntimeError(RuntimeError):
-    """llama.cpp failed while generating (decode error, prompt longer than the context)."""
-
-
-@dataclass
-class Action:
-    """One parsed constrained-decoding reply: a tool call or a final answer."""
-
-    tool: str | None = None
-    arguments: dict[str, Any] = field(default_factory=dict)
-    final_answer: str | None = None
-
-
-def action_schema(tools: Sequence[dict[str, Any]], *, allow_final: bool = True) -> dict:
-    """JSON schema for one action: anyOf each tool's call, plus a final answer."""
-    options: list[dict[str, Any]] = []
-    for tool in tools:
-        fn = tool["function"]
-        params = fn.get("parameters") or {"type": "object", "properties": {}}
-        options.append(
-            {
-                "type": "object",
-                "properties": {"tool": {"const": fn["name"]}, "arguments": params},
-                "required": ["tool", "arguments"],
-                "additionalProperties": False,
-            }
-        )
-    if allow_final or not options:
-        options.append(
-            {
-                "type": "object",
-                "properties": {"final_answer": {"type": "string"}},
-                "required": ["final_answer"],
-                "additionalProperties": False,
-            }
-        )
-    return {"anyOf": options}
-
-
-def parse_action(text: str, tool_names: Sequence[str] = ()) -> Action:
-    """The action in `text`; ValueError if it is not valid JSON of either form."""
-    data = json.loads(text)  # json.JSONDecodeError is a ValueError
-    if not isinstance(data, dict):
-        raise ValueError("the action is not a JSON object")
-    if isinstance(data.get("final_answer"), str):
-        return Action(final_answer=data["final_answer"])
-    name, args = data.get("tool"), data.get("arguments", {})
-    if not isinstance(name, str) or not isinstance(args, dict):
-        raise ValueError("expected {'tool': NAME, 'arguments': {...}} or {'final_answer': TEXT}")
-    if tool_names and name not in tool_names:
-        raise ValueError(f"unknown tool '{name}'")
-    return Action(tool=name, arguments=args)
-
-
-def describe_tools(tools: Sequence[dict[str, Any]]) -> str:
-    """The tool list for the system prompt: `- name(arg: type, opt?: type): description`."""
-    lines = []
-    for tool in tools:
-        fn = tool["function"]
-        params = fn.get("parameters") or {}
-        required = set(params.get("required", []))
-        args = ", ".join(
-            f"{arg}{'' if arg in required else '?'}: {spec.get('type', 'any')}"
-            for arg, spec in (params.get("properties") or {}).items()
-        )
-        desc = " ".join(str(fn.get("description", "")).split())
-        lines.append(f"- {fn['name']}({args}): {desc}".rstrip(": "))
-    return "\n".join(lines)
-
-
-def tool_system_prompt(tools: Sequence[dict[str, Any]]) -> str:
-    from codur.resources import prompt
-
-    return prompt("local_tool_actions.md").replace("{tools}", describe_tools(tools)).strip()
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = [c if isinstance(c, str) else c.get("text", "") for c in content or []]
-    return "".join(p for p in parts if isinstance(p, str))
-
-
-def to_llama_messages(messages: Sequence[BaseMessage], system_extra: str = "") -> list[dict]:
-    """LangChain messages as llama.cpp chat messages (consecutive same roles merged)."""
-    names: dict[str, str] = {}
-    out: list[dict[str, str]] = []
-
-    def add(role: str, content: str) -> None:
-        if out and out[-1]["role"] == role:
-            out[-1]["content"] = f"{out[-1]['content']}\n\n{content}".strip()
-        else:
-            out.append({"role": role, "content": content})
-
-    for msg in messages:
-        if isinstance(msg, SystemMessage):
-            add("system", _text(msg.content))
-        elif isinstance(msg, AIMessage):
-            calls = [{"tool": c["name"], "arguments": c["args"]} for c in msg.tool_calls]
-            names.update({c["id"]: c["name"] for c in msg.tool_calls if c.get("id")})
-            text = "\n".join(json.dumps(c) for c in calls) if calls else _text(msg.content)
-            add("assistant", text)
-        elif isinstance(msg, ToolMessage):
-            name = msg.name or names.get(msg.tool_call_id, "tool")
-            add("user", f"Result of tool {name}: {_text(msg.content)}")
-        else:  # HumanMessage and anything else the user side says
-            add("user", _text(msg.content))
-    if system_extra:
-        if out and out[0]["role"] == "system":
-            out[0]["content"] = f"{out[0]['content']}\n\n{system_extra}".strip()
-        else:
-            out.insert(0, {"role": "system", "content": system_extra})
-    return out
 
 
 def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
@@ -221,15 +109,13 @@ class LocalChatModel(BaseChatModel):
             "seed": self.seed,
             "stop": stop,
         }
-        if tools:
-            if isinstance(tool_choice, str) and tool_choice not in ("auto", "any", "required"):
+        if tools and tool_choice != "none":
+            forced = tool_choice not in (None, "auto", "none")
+            if isinstance(tool_choice, str) and forced and tool_choice not in ("any", "required"):
                 tools = [t for t in tools if t["function"]["name"] == tool_choice] or tools
-            allow_final = tool_choice not in ("any", "required") and not isinstance(
-                tool_choice, dict
-            )
-            schema = action_schema(tools, allow_final=allow_final)
+            schema = action_schema(tools, allow_final=not forced)
             request["response_format"] = {"type": "json_object", "schema": schema}
-            request["messages"] = to_llama_messages(messages, tool_system_prompt(tools))
+            request["messages"] = to_llama_messages(messages, *tool_prompts(tools))
         else:
             request["messages"] = to_llama_messages(messages)
         llama = self.llama
@@ -245,7 +131,7 @@ class LocalChatModel(BaseChatModel):
             "model_name": self.model_name,
             "finish_reason": choice.get("finish_reason"),
         }
-        message = self._reply(text, tools, meta)
+        message = self._reply(text, tools if "response_format" in request else None, meta)
         message.usage_metadata = {
             "input_tokens": int(usage.get("prompt_tokens", 0)),
             "output_tokens": int(usage.get("completion_tokens", 0)),
@@ -261,16 +147,13 @@ class LocalChatModel(BaseChatModel):
             action = parse_action(text, [t["function"]["name"] for t in tools])
         except ValueError as exc:
             meta["parse_error"] = f"reply is not a valid action ({exc})"
-            return AIMessage(content=text, response_metadata=meta)
+            return AIMessage(content=salvage_final_answer(text) or text, response_metadata=meta)
         if action.tool is None:
             return AIMessage(content=action.final_answer or "", response_metadata=meta)
-        call = {
-            "name": action.tool,
-            "args": action.arguments,
-            "id": f"call_{uuid.uuid4().hex}",
-            "type": "tool_call",
-        }
-        return AIMessage(content="", tool_calls=[call], response_metadata=meta)
+        call = {"name": action.tool, "args": action.arguments, "id": f"call_{uuid.uuid4().hex}"}
+        return AIMessage(
+            content="", tool_calls=[{**call, "type": "tool_call"}], response_metadata=meta
+        )
 
 
 def model_path(profile: LLMProfile) -> str:
