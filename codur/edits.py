@@ -36,16 +36,28 @@ def _path_hint(line: str, known: list[str]) -> str | None:
     return candidate if re.fullmatch(r"[\w./-]+\.\w+", candidate) else None
 
 
+def _strip_echo(body: str, known: list[str]) -> str:
+    """Drop a path line and a stray fence opener that small models repeat inside a block."""
+    lines = body.split("\n")
+    while lines and (lines[0].strip() in known or re.fullmatch(r"```[\w+-]*", lines[0].strip())):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def parse_whole_files(reply: str, known: list[str]) -> list[Edit]:
     """Fenced blocks mapped to paths: named ones by their label, a lone block to a lone file."""
     edits: dict[str, str] = {}
     unnamed: list[str] = []
     for match in _FENCE.finditer(reply):
-        info, body = match.group(1).strip(), match.group(2)
+        info, raw = match.group(1).strip(), match.group(2)
+        body = _strip_echo(raw, known)
         before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         words = info.split()
-        path = (_path_hint(words[-1], known) if len(words) > 1 else None) or _path_hint(
-            before, known
+        echoed = raw.split("\n", 1)[0].strip()
+        path = (
+            (_path_hint(words[-1], known) if len(words) > 1 else None)
+            or _path_hint(before, known)
+            or (echoed if echoed in known else None)
         )
         if path:
             edits[path] = body

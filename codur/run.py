@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from codur.agents.coder import CoderAgent, EditError
+from codur.agents.coder import CoderAgent
 from codur.errors import ExitCode, LimitReached, UsageError
 from codur.session import Session
 from codur.task import file_refs
@@ -72,14 +72,14 @@ def run_task(session: Session, task: str) -> RunResult:
     try:
         while iteration < cfg.runtime.max_iterations:
             iteration += 1
-            try:
-                with session.bus.span("node", node="coder", iteration=iteration):
-                    reply, edits = agent.propose(task, files)
-            except EditError as exc:
-                agent.feedback(exc.args[0] if exc.args else "", f"Your edit was rejected: {exc}")
-                session.bus.emit("edit.rejected", iteration=iteration, error=str(exc))
+            with session.bus.span("node", node="coder", iteration=iteration):
+                proposal = agent.propose(task, files)
+            reply = proposal.reply
+            if proposal.error:
+                agent.feedback(reply, f"Your edit was rejected: {proposal.error}")
+                session.bus.emit("edit.rejected", iteration=iteration, error=proposal.error)
                 continue
-            edits = [e for e in edits if files.get(e.path) != e.content]
+            edits = [e for e in proposal.edits if files.get(e.path) != e.content]
             if not edits:  # no change: the current failure comes back as it was
                 session.bus.emit("edit.rejected", iteration=iteration, error="no change")
                 if current in seen:

@@ -14,6 +14,8 @@ from codur.errors import WorkspaceError
 @dataclass(frozen=True)
 class Workspace:
     root: Path
+    allow_outside: bool = False
+    """Let paths outside the root through (only when config explicitly allows it)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", self.root.resolve())
@@ -22,18 +24,36 @@ class Workspace:
         """The absolute path of `path` inside the workspace, or WorkspaceError.
 
         Relative paths are taken from the root; `..`, absolute paths and symlinks that lead
-        outside the root are refused.
+        outside the root are refused (unless `allow_outside`), as are paths holding NUL,
+        control characters or text the filesystem cannot encode.
         """
         text = unicodedata.normalize("NFC", str(path))
         if "\x00" in text:
             raise WorkspaceError(f"invalid path {path!r}: contains a NUL byte")
-        candidate = (self.root / text).resolve()
-        if candidate != self.root and self.root not in candidate.parents:
+        if any(unicodedata.category(ch) == "Cc" for ch in text):
+            raise WorkspaceError(f"invalid path {path!r}: contains a control character")
+        try:
+            os.fsencode(text)
+        except UnicodeEncodeError:
+            raise WorkspaceError(f"invalid path {path!r}: not encodable as a file name") from None
+        try:
+            candidate = (self.root / text).resolve()
+        except (OSError, RuntimeError) as exc:  # symlink loop, name too long
+            raise WorkspaceError(f"invalid path {path!r}: {exc}") from None
+        if not self.allow_outside and not self.contains(candidate):
             raise WorkspaceError(f"path {path!r} is outside the workspace {self.root}")
         return candidate
 
+    def contains(self, path: Path) -> bool:
+        """Whether the absolute, resolved `path` is the root or lies below it."""
+        return path == self.root or self.root in path.parents
+
     def relative(self, path: Path) -> str:
-        return path.resolve().relative_to(self.root).as_posix()
+        """`path` relative to the root (POSIX form); absolute if it lies outside."""
+        resolved = path.resolve()
+        if not self.contains(resolved):
+            return resolved.as_posix()
+        return resolved.relative_to(self.root).as_posix() or "."
 
     def read_text(self, path: str | Path) -> str:
         target = self.resolve(path)
@@ -49,24 +69,35 @@ class Workspace:
         target = self.resolve(path)
         newline = "\n"
         mode = None
+        if target.is_dir():
+            raise WorkspaceError(f"cannot write {path}: it is a folder")
         if target.exists():
-            with open(target, "rb") as fh:
-                if b"\r\n" in fh.read(65536):
-                    newline = "\r\n"
-            mode = target.stat().st_mode & 0o7777
+            try:
+                with open(target, "rb") as fh:
+                    if b"\r\n" in fh.read(65536):
+                        newline = "\r\n"
+                mode = target.stat().st_mode & 0o7777
+            except OSError as exc:
+                raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
         text = text.replace("\r\n", "\n")
         if newline != "\n":
             text = text.replace("\n", newline)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent
-        )
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent
+            )
+        except OSError as exc:
+            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
             if mode is not None:
                 os.chmod(tmp, mode)
             os.replace(tmp, target)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

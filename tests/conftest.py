@@ -39,3 +39,69 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     for name in [n for n in __import__("os").environ if n.startswith("CODUR_")]:
         monkeypatch.delenv(name)
+
+
+
+# --- tools (codur/tools): a workspace, a tool context, a real git repo, an MCP server ----
+
+
+@pytest.fixture
+def tool_ws(tmp_path):
+    """An empty workspace folder, tmp_path/ws (tmp_path itself is "outside")."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def tool_ctx(tool_ws):
+    """A ToolContext on `tool_ws` with the default tools config; events go to `.events`."""
+    from codur.config.schema import ToolsConfig
+    from codur.events import EventBus
+    from codur.tools.context import ToolContext
+    from codur.workspace import Workspace
+
+    bus = EventBus()
+    ctx = ToolContext(Workspace(tool_ws), ToolsConfig(), bus)
+    ctx.events = []  # type: ignore[attr-defined]
+    bus.subscribe(ctx.events.append)  # type: ignore[attr-defined]
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def call(tool_ctx):
+    """`call("read_file", path="x")`: invoke a tool through the registry with `tool_ctx`."""
+    from codur.tools.registry import invoke
+
+    return lambda _tool, **args: invoke(_tool, args, tool_ctx)
+
+
+@pytest.fixture
+def git_repo(tool_ws):
+    """`tool_ws` as a git repository with one commit (README.md), identity set locally."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tool_ws, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "Codur Test")
+    git("config", "user.email", "codur@example.invalid")
+    git("config", "commit.gpgsign", "false")
+    (tool_ws / "README.md").write_text("# demo\n")
+    git("add", "README.md")
+    git("commit", "-q", "-m", "initial commit")
+    return tool_ws
+
+
+@pytest.fixture
+def mcp_stdio_server():
+    """The McpServerConfig that starts tests/mcp_server.py over stdio."""
+    import sys
+    from pathlib import Path
+
+    from codur.config.schema import McpServerConfig
+
+    script = Path(__file__).with_name("mcp_server.py")
+    return McpServerConfig(command=sys.executable, args=[str(script)])

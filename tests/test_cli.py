@@ -102,6 +102,10 @@ def test_iteration_limit_and_rejected_edit(challenge: Path, tmp_path: Path) -> N
     assert (challenge / "main.py").read_text() == BUGGY  # the broken edit was never written
     rejected = [r for r in log_records(challenge) if r["event"] == "edit.rejected"]
     assert "syntax error" in rejected[0]["error"] and "no file edits" in rejected[1]["error"]
+    # the model sees its own rejected reply, then why it was rejected
+    second = [r for r in log_records(challenge) if r["event"] == "model.request"][1]
+    assert second["messages"][-2] == {"role": "ai", "content": broken}
+    assert "Your edit was rejected: main.py:1: syntax error" in second["messages"][-1]["content"]
 
 
 def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:

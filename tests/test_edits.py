@@ -18,6 +18,9 @@ def test_whole_file_by_label_and_lone_block() -> None:
     assert [(e.path, e.content) for e in lone] == [("main.py", "print(2)\n")]
     info = parse_edits("```python main.py\nprint(3)\n```", FILES, "whole_file")
     assert info[0].path == "main.py"
+    # a small model's habit: the path and a second fence repeated inside the block
+    echo = parse_edits("```python\nmain.py\n```python\nprint(4)\n```\n", FILES, "whole_file")
+    assert [(e.path, e.content) for e in echo] == [("main.py", "print(4)\n")]
 
 
 def test_search_replace() -> None:

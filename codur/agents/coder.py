@@ -20,6 +20,15 @@ class Attempt:
 
 
 @dataclass
+class Proposal:
+    """A model reply and the edits read from it (or the reason there are none)."""
+
+    reply: str
+    edits: list[Edit]
+    error: str | None = None
+
+
+@dataclass
 class CoderAgent:
     session: Session
     profile: str | None = None
@@ -53,19 +62,19 @@ class CoderAgent:
             messages += [AIMessage(attempt.reply), HumanMessage(attempt.feedback)]
         return messages
 
-    def propose(self, task: str, files: dict[str, str]) -> tuple[str, list[Edit]]:
-        """One model call; returns the reply and its checked edits (EditError if unusable)."""
+    def propose(self, task: str, files: dict[str, str]) -> Proposal:
+        """One model call; returns the reply with its checked edits, or why they are unusable."""
         client = self.session.client(self.profile)
-        reply = client.invoke(self._messages(task, files))
+        reply = client.invoke(self._messages(task, files), variation=len(self.attempts))
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
-        edits = parse_edits(text, files, client.profile.edit_format)
-        for edit in edits:
-            check_syntax(edit)
-        return text, edits
+        try:
+            edits = parse_edits(text, files, client.profile.edit_format)
+            for edit in edits:
+                check_syntax(edit)
+        except EditError as exc:
+            return Proposal(text, [], str(exc))
+        return Proposal(text, edits)
 
     def feedback(self, reply: str, message: str) -> None:
         """Record how the last attempt went, for the next call."""
         self.attempts.append(Attempt(reply, message))
-
-
-__all__ = ["CoderAgent", "EditError"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
@@ -33,6 +33,9 @@ class LLMProfile(_Section):
     """Upper bound on tokens generated per model call."""
     timeout_s: float = Field(120.0, gt=0)
     """Seconds to wait for one model response before treating it as a transient failure."""
+    retry_temperature: float = Field(0.8, ge=0, le=2)
+    """Temperature for a new attempt after a failed one (with a different seed), so the
+    model samples a different fix instead of repeating the one that failed."""
     max_retries: int = Field(2, ge=0)
     """Retries (with exponential backoff) after a transient failure: connection error,
     timeout, HTTP 429 or 5xx."""
@@ -129,6 +132,85 @@ class LogConfig(_Section):
     """Long strings (prompts, outputs) are truncated to this many characters in the log."""
 
 
+class ToolsConfig(_Section):
+    allow_outside_workspace: bool = False
+    """Let tools reach paths outside the workspace (`..`, absolute paths, symlinks that
+    lead out). Off by default: everything a tool touches stays inside the workspace."""
+    allow_secrets: bool = False
+    """Let tools read and search files matching `secret_patterns` (.env, keys, ...)."""
+    secret_patterns: list[str] = [
+        ".env", ".env.*", "*.pem", "*.key", "*.p12", "id_rsa*", "id_dsa*", "id_ecdsa*",
+        "id_ed25519*", ".netrc", ".pgpass", ".git-credentials",
+    ]  # fmt: skip
+    """File-name globs (or workspace-relative path globs, with a `/`) of secrets files
+    that tools neither read nor search unless `allow_secrets` is true."""
+    allow_destructive: bool = False
+    """Destructive tools (delete_file, moving or copying over an existing file,
+    git_commit) run without asking. Otherwise they need a yes at the prompt or `--yes`."""
+    ignore: list[str] = [
+        ".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
+        ".pytest_cache", ".ruff_cache", ".tox",
+    ]  # fmt: skip
+    """Names of files and folders that listing and search tools always skip (on top of
+    the workspace's .gitignore files)."""
+    max_read_bytes: int = Field(200_000, gt=0)
+    """read_file returns at most this many bytes of a file; ask for a line range to read
+    further."""
+    max_result_chars: int = Field(20_000, gt=0)
+    """A tool result longer than this is cut (with a note) before the model sees it."""
+    max_list_entries: int = Field(500, gt=0)
+    """Listing, tree and file-search tools stop after this many entries (with a note)."""
+    event_preview_chars: int = Field(300, gt=0)
+    """tool.call / tool.result events carry at most this many characters of arguments
+    and output."""
+    grep_backend: Literal["auto", "ripgrep", "python"] = "auto"
+    """grep_files engine: ripgrep (the `rg` binary of the ripgrep package), the
+    pure-Python fallback, or auto (ripgrep when found)."""
+    grep_max_matches: int = Field(200, gt=0)
+    """grep_files returns at most this many matching lines."""
+    grep_timeout_s: float = Field(30.0, gt=0)
+    """Seconds a grep_files search may take before it is stopped."""
+    python: str | None = None
+    """Interpreter for run_python_file and run_pytest; unset means the one running Codur."""
+    run_timeout_s: float = Field(60.0, gt=0)
+    """Seconds run_python_file lets a program run before stopping it."""
+    pytest_timeout_s: float = Field(300.0, gt=0)
+    """Seconds run_pytest lets a test run take before stopping it."""
+    output_limit_bytes: int = Field(200_000, gt=0)
+    """Output captured from a program run by a tool; past it the program is stopped."""
+    memory_limit_mb: int | None = Field(2048, gt=0)
+    """Address-space cap in MiB for programs run by tools (unset: no cap)."""
+    git_timeout_s: float = Field(30.0, gt=0)
+    """Seconds one git command may take."""
+    mcp_timeout_s: float = Field(30.0, gt=0)
+    """Seconds to start an MCP server or wait for one of its answers."""
+    web_timeout_s: float = Field(10.0, gt=0)
+    """Seconds fetch_webpage and duckduckgo_search may take, in all."""
+    web_max_bytes: int = Field(2_000_000, gt=0)
+    """fetch_webpage stops downloading a page past this many bytes."""
+    search_backend: str = "duckduckgo"
+    """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
+
+
+class McpServerConfig(_Section):
+    command: str | None = None
+    """stdio server: the program to start (e.g. `npx`, `uvx`, a path)."""
+    args: list[str] = []
+    """stdio server: its command-line arguments."""
+    env: dict[str, str] = {}
+    """stdio server: extra environment variables."""
+    cwd: str | None = None
+    """stdio server: working folder (default: the workspace root)."""
+    url: str | None = None
+    """HTTP server: its streamable-HTTP endpoint (e.g. http://127.0.0.1:8000/mcp)."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP server needs exactly one of `command` (stdio) or `url`")
+        return self
+
+
 class CodurConfig(_Section):
     llm: LLMConfig = LLMConfig()
     """Model profiles."""
@@ -142,6 +224,10 @@ class CodurConfig(_Section):
     """How results are verified."""
     log: LogConfig = LogConfig()
     """The debug log."""
+    tools: ToolsConfig = ToolsConfig()
+    """The tools the agents call: limits, safety switches, engines."""
+    mcp_servers: dict[str, McpServerConfig] = {}
+    """MCP servers whose tools and resources the MCP tools reach, by name."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

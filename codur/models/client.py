@@ -60,17 +60,38 @@ class ModelClient:
                     ) from exc
         return self._model
 
-    def invoke(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> AIMessage:
-        """One model call (with retries); returns the AIMessage."""
+    def variant(self, variation: int) -> BaseChatModel:
+        """The model for the `variation`-th new attempt: retry temperature, another seed.
+
+        Variation 0 is the profile as configured; providers without these fields are used
+        as they are.
+        """
+        fields = type(self.model).model_fields
+        if variation == 0 or "temperature" not in fields:
+            return self.model
+        update: dict[str, Any] = {"temperature": self.profile.retry_temperature}
+        if "seed" in fields:
+            update["seed"] = self.profile.seed + variation
+        return self.model.model_copy(update=update)
+
+    def invoke(
+        self, messages: Sequence[BaseMessage], tools: Sequence[Any] = (), variation: int = 0
+    ) -> AIMessage:
+        """One model call (with retries); returns the AIMessage.
+
+        `variation` > 0 asks for a differently sampled answer (see `variant`).
+        """
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
             raise LimitReached(f"LLM call limit reached ({self.usage.max_calls} calls)")
-        model = self.model.bind_tools(list(tools)) if tools else self.model
+        model = self.variant(variation)
+        model = model.bind_tools(list(tools)) if tools else model
         prov = provider(self.profile.provider)
         self.usage.calls += 1
         self.bus.emit(
             "model.request",
             profile=self.name,
             call=self.usage.calls,
+            variation=variation,
             messages=[_render(m) for m in messages],
             tools=[getattr(t, "name", str(t)) for t in tools],
         )
