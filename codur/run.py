@@ -14,6 +14,7 @@ from typing import Literal
 
 from codur.agents.coder import CoderAgent
 from codur.errors import ExitCode, LimitReached, UsageError
+from codur.resources import prompt
 from codur.session import Session
 from codur.task import file_refs
 from codur.verify.check import failure_message, verify
@@ -65,7 +66,6 @@ def run_task(session: Session, task: str) -> RunResult:
         if not verdict.passed:
             agent.evidence = failure_message(ws, verdict, include_source=False)
     seen: set[str] = set()
-    current = verdict.fingerprint if target is not None else "unverified"
     status: Status = "unverified"
     message = f"no verification passed in {cfg.runtime.max_iterations} iterations"
     iteration = 0
@@ -80,13 +80,9 @@ def run_task(session: Session, task: str) -> RunResult:
                 session.bus.emit("edit.rejected", iteration=iteration, error=proposal.error)
                 continue
             edits = [e for e in proposal.edits if files.get(e.path) != e.content]
-            if not edits:  # no change: the current failure comes back as it was
+            if not edits:  # nothing was tried: costs an iteration, but is no new failure
                 session.bus.emit("edit.rejected", iteration=iteration, error="no change")
-                if current in seen:
-                    status, message = "stuck", "stuck: the same failure came back twice"
-                    break
-                seen.add(current)
-                agent.feedback(reply, "Your reply did not change any file. Make the fix.")
+                agent.feedback(reply, prompt("no_change.md"))
                 continue
             for edit in edits:
                 session.restore.save(edit.path)
@@ -105,8 +101,7 @@ def run_task(session: Session, task: str) -> RunResult:
             if verdict.fingerprint in seen:
                 status, message = "stuck", "stuck: the same failure came back twice"
                 break
-            current = verdict.fingerprint
-            seen.add(current)
+            seen.add(verdict.fingerprint)
             agent.feedback(reply, failure_message(ws, verdict, include_source=False))
     except LimitReached as exc:
         status, message = "limit", str(exc)

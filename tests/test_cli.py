@@ -73,7 +73,7 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     # the program is checked once before any change, then after each edit
     assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 3
     first = next(r for r in records if r["event"] == "model.request")
-    assert "Before any change, the program was run" in first["messages"][1]["content"]
+    assert "The program was run before any change" in first["messages"][1]["content"]
     assert "=== Actual Output ===\n6" in first["messages"][1]["content"]
     response = next(r for r in records if r["event"] == "model.response")
     assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
@@ -87,11 +87,24 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
 
 
 def test_stuck_when_the_same_failure_repeats(challenge: Path, tmp_path: Path) -> None:
-    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)] * 3)
+    same_failure = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
+    flags = scripted_profile(
+        tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", same_failure)]
+    )
     result = run_cli([*flags, "fix @main.py"], cwd=challenge)
     assert result.returncode == 1
     assert "stuck" in result.stdout
     assert log_records(challenge)[-1]["status"] == "stuck"
+
+
+def test_unchanged_replies_use_up_iterations(challenge: Path, tmp_path: Path) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", BUGGY)] * 3)
+    result = run_cli([*flags, "--max-iterations", "3", "fix @main.py"], cwd=challenge)
+    assert result.returncode == 1
+    end = log_records(challenge)[-1]
+    assert end["status"] == "unverified" and end["model_calls"] == 3
+    request = [r for r in log_records(challenge) if r["event"] == "model.request"][-1]
+    assert "left every file exactly as it was" in request["messages"][-1]["content"]
 
 
 def test_iteration_limit_and_rejected_edit(challenge: Path, tmp_path: Path) -> None:

@@ -41,23 +41,19 @@ class CoderAgent:
 
         client = self.session.client(self.profile)
         edit_format = client.profile.edit_format
-        system = prompt("coder_system.md").format(edit_rules=prompt(EDIT_PROMPTS[edit_format]))
         shown = "\n\n".join(
-            f"{path}\n```\n{text}```" if text.endswith("\n") else f"{path}\n```\n{text}\n```"
-            for path, text in files.items()
+            f"{path}\n```python\n{text.rstrip()}\n```" for path, text in files.items()
         )
-        messages = [
-            SystemMessage(system),
-            HumanMessage(
-                prompt("coder_task.md").format(
-                    task=task,
-                    files=shown or "(no files given)",
-                    evidence=prompt("coder_evidence.md").format(failure=self.evidence)
-                    if self.evidence
-                    else "",
-                )
-            ),
-        ]
+        evidence = (
+            prompt("coder_evidence.md").format(failure=self.evidence) if self.evidence else ""
+        )
+        request = prompt("coder_task.md").format(
+            task=task,
+            files=shown or "(no files given)",
+            evidence=evidence,
+            edit_rules=prompt(EDIT_PROMPTS[edit_format]),
+        )
+        messages = [SystemMessage(prompt("coder_system.md")), HumanMessage(request)]
         for attempt in self.attempts[-KEEP_ATTEMPTS:]:
             messages += [AIMessage(attempt.reply), HumanMessage(attempt.feedback)]
         return messages
