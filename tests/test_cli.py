@@ -73,15 +73,16 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     # the program is checked once before any change, then after each edit
     assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 3
     first = next(r for r in records if r["event"] == "model.request")
-    assert "The program was run before any change" in first["messages"][1]["content"]
-    assert "=== Actual Output ===\n6" in first["messages"][1]["content"]
+    assert "Actual output:\n```\n6\n```" in first["messages"][1]["content"]
     response = next(r for r in records if r["event"] == "model.response")
     assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
     assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 2
     # the second request carried the structured verification failure of the first attempt
     second = [r for r in records if r["event"] == "model.request"][1]
     feedback = second["messages"][-1]["content"]
-    assert "=== Expected Output ===" in feedback and "=== Actual Output ===" in feedback
+    assert (
+        "Expected output:\n```\n10\n```" in feedback and "Actual output:\n```\n3\n```" in feedback
+    )
     # the key in the environment never reaches the log
     assert secret not in (challenge / "codur_debug.log").read_text()
 

@@ -57,14 +57,23 @@ def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
     assert not verdict.passed and target.command[0] == sys.executable
     message = failure_message(ws, verdict)
     for part in (
-        "=== Expected Output ===\n1\n3",
-        "=== Actual Output ===\n1\n2",
-        "boom",
+        "Expected output:\n```\n1\n3\n```",
+        "Actual output:\n```\n1\n2\n```",
+        "Error:\n```\nboom",
         "exited with code 1",
-        "-3\n+2",
-        "=== Current Implementation (main.py) ===",
+        "Current implementation (main.py):",
     ):
         assert part in message
+    long = make(
+        tmp_path / "long",
+        {
+            "main.py": "for i in range(20):\n    print(i)\n",
+            "expected.txt": "".join(f"{i}\n" for i in range(1, 21)),
+        },
+    )
+    long_verdict = verify(long, find_target(long, [], VerifyConfig()), VerifyConfig(), EventBus())
+    assert "Difference (- expected, + actual):" in failure_message(long, long_verdict)
+    assert "Difference" not in message  # short outputs compare at a glance
     assert events[0].kind == "verify.run" and events[0].data["passed"] is False
 
 

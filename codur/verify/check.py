@@ -75,33 +75,41 @@ def _clip(text: str, max_lines: int) -> str:
     return "\n".join([*lines[:max_lines], f"... ({len(lines) - max_lines} more lines)"])
 
 
+DIFF_FROM_LINES = 8
+"""Outputs longer than this also get a unified diff (short ones are easy to compare)."""
+
+
 def failure_message(
     ws: Workspace, verdict: Verdict, max_lines: int = 30, include_source: bool = True
 ) -> str:
-    """The seed's structure: Expected / Actual / Error / diff / current implementation
-    (the source is left out when the conversation shows the current files anyway)."""
+    """The seed's structure: problem, Expected / Actual output, Error, a diff for long
+    outputs, and the current implementation (left out when the conversation already
+    shows the current files)."""
     result = verdict.result
-    problems = []
+    problems = [f"Running `{verdict.target.describe()}` failed the check."]
     if result.timed_out:
         problems.append(f"The program was stopped after {result.duration_s:.0f}s (timeout).")
     if result.truncated:
         problems.append("The program printed more output than allowed and was stopped.")
     if result.exit_code not in (0, None):
         problems.append(f"The program exited with code {result.exit_code}.")
-    source = ""
+    error = diff = source = ""
+    if result.stderr.strip():
+        error = prompt("verification_error.md").format(error=_clip(result.stderr, max_lines))
+    long_output = max(len(result.stdout.splitlines()), len((verdict.expected or "").splitlines()))
+    if verdict.diff and long_output > DIFF_FROM_LINES:
+        diff = prompt("verification_diff.md").format(diff=_clip(verdict.diff, max_lines))
     entry = verdict.target.entry
     if include_source and entry.endswith(".py") and ws.resolve(entry).is_file():
         source = prompt("current_source.md").format(
             entry=entry, source=_clip(ws.read_text(entry), 150)
         )
+    expected = verdict.expected if verdict.expected is not None else "(exit code 0)"
     return prompt("verification_failed.md").format(
-        command=verdict.target.describe(),
-        problems="\n".join(problems) or "The output does not match the expected output.",
-        expected=_clip(verdict.expected, max_lines)
-        if verdict.expected is not None
-        else "(exit code 0)",
+        problems=" ".join(problems),
+        expected=_clip(expected, max_lines),
         actual=_clip(result.stdout, max_lines) or "(no output)",
-        error=_clip(result.stderr, max_lines) or "(none)",
-        diff=verdict.diff or "(no diff)",
+        error=error,
+        diff=diff,
         source=source,
     )
