@@ -14,7 +14,6 @@ from typing import Literal
 
 from codur.agents.coder import CoderAgent
 from codur.errors import ExitCode, LimitReached, UsageError
-from codur.resources import prompt
 from codur.session import Session
 from codur.task import file_refs
 from codur.verify.check import failure_message, verify
@@ -80,9 +79,8 @@ def run_task(session: Session, task: str) -> RunResult:
                 session.bus.emit("edit.rejected", iteration=iteration, error=proposal.error)
                 continue
             edits = [e for e in proposal.edits if files.get(e.path) != e.content]
-            if not edits:  # nothing was tried: costs an iteration, but is no new failure
+            if not edits:  # nothing was tried: costs an iteration, then a fresh sample
                 session.bus.emit("edit.rejected", iteration=iteration, error="no change")
-                agent.feedback(reply, prompt("no_change.md"))
                 continue
             for edit in edits:
                 session.restore.save(edit.path)

@@ -41,7 +41,6 @@ def _isolated_user_dirs(
         monkeypatch.delenv(name)
 
 
-
 # --- tools (codur/tools): a workspace, a tool context, a real git repo, an MCP server ----
 
 

@@ -104,8 +104,10 @@ def test_unchanged_replies_use_up_iterations(challenge: Path, tmp_path: Path) ->
     assert result.returncode == 1
     end = log_records(challenge)[-1]
     assert end["status"] == "unverified" and end["model_calls"] == 3
-    request = [r for r in log_records(challenge) if r["event"] == "model.request"][-1]
-    assert "left every file exactly as it was" in request["messages"][-1]["content"]
+    # an unchanged reply is not replayed to the model; each call samples anew
+    requests = [r for r in log_records(challenge) if r["event"] == "model.request"]
+    assert [len(r["messages"]) for r in requests] == [2, 2, 2]
+    assert [r["variation"] for r in requests] == [0, 1, 2]
 
 
 def test_iteration_limit_and_rejected_edit(challenge: Path, tmp_path: Path) -> None:

@@ -48,3 +48,48 @@ def test_new_nested_file_and_read_errors(ws: Workspace) -> None:
         ws.read_text("bin.dat")
     with pytest.raises(WorkspaceError, match="cannot read"):
         ws.read_text("missing.py")
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("bad\x00name", "NUL byte"),
+        ("new\nline", "control character"),
+        ("esc\x1b[2J", "control character"),
+        ("\ud800", "not encodable"),
+        ("loop", "invalid path"),
+    ],
+)
+def test_odd_paths_are_refused_with_a_reason(ws: Workspace, path: str, problem: str) -> None:
+    (ws.root / "loop").symlink_to(ws.root / "loop")
+    with pytest.raises(WorkspaceError, match=problem):
+        ws.resolve(path)
+
+
+def test_inside_paths_resolve(ws: Workspace) -> None:
+    (ws.root / "real").mkdir()
+    (ws.root / "inner").symlink_to(ws.root / "real")
+    assert ws.resolve("inner/../real/x") == ws.root / "real/x"
+    assert ws.resolve("inner/y") == ws.root / "real/y"
+    assert ws.resolve(ws.root / "a") == ws.root / "a"
+    assert ws.resolve("．．/outside.txt") == ws.root / "．．/outside.txt"  # a name, not `..`
+    assert ws.resolve("") == ws.root
+    assert ws.relative(ws.root / "real/x") == "real/x" and ws.relative(ws.root) == "."
+
+
+def test_allow_outside_lets_paths_out(ws: Workspace) -> None:
+    free = Workspace(ws.root, allow_outside=True)
+    outside = ws.root.parent / "outside.txt"
+    assert free.resolve("../outside.txt") == outside and free.resolve("link") == outside
+    assert free.read_text("link") == "secret"
+    assert free.relative(outside) == outside.as_posix()
+    assert not ws.contains(outside) and ws.contains(ws.root)
+
+
+def test_write_errors_are_workspace_errors(ws: Workspace) -> None:
+    (ws.root / "folder").mkdir()
+    with pytest.raises(WorkspaceError, match="is a folder"):
+        ws.write_text("folder", "x")
+    (ws.root / "file").write_text("x")
+    with pytest.raises(WorkspaceError, match="cannot write"):
+        ws.write_text("file/child.txt", "x")

@@ -35,6 +35,8 @@ class CoderAgent:
     evidence: str | None = None
     """What a check showed before any change (shown with the task)."""
     attempts: list[Attempt] = field(default_factory=list)
+    calls: int = 0
+    """Model calls so far: each new call samples differently (see ModelClient.variant)."""
 
     def _messages(self, task: str, files: dict[str, str]) -> list:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -61,7 +63,8 @@ class CoderAgent:
     def propose(self, task: str, files: dict[str, str]) -> Proposal:
         """One model call; returns the reply with its checked edits, or why they are unusable."""
         client = self.session.client(self.profile)
-        reply = client.invoke(self._messages(task, files), variation=len(self.attempts))
+        reply = client.invoke(self._messages(task, files), variation=self.calls)
+        self.calls += 1
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         try:
             edits = parse_edits(text, files, client.profile.edit_format)
@@ -72,5 +75,11 @@ class CoderAgent:
         return Proposal(text, edits)
 
     def feedback(self, reply: str, message: str) -> None:
-        """Record how the last attempt went, for the next call."""
+        """Record how the last attempt went, for the next call.
+
+        A reply identical to one already shown is not shown again: small models copy
+        their earlier turns verbatim, so repeating a failed reply invites the same one.
+        """
+        if any(a.reply == reply for a in self.attempts):
+            return
         self.attempts.append(Attempt(reply, message))

@@ -200,7 +200,7 @@ class McpServerConfig(_Section):
     env: dict[str, str] = {}
     """stdio server: extra environment variables."""
     cwd: str | None = None
-    """stdio server: working folder (default: the workspace root)."""
+    """stdio server: working folder, relative to the workspace root (default: the root)."""
     url: str | None = None
     """HTTP server: its streamable-HTTP endpoint (e.g. http://127.0.0.1:8000/mcp)."""
 

@@ -10,6 +10,7 @@ chat template handles the tool role unreliably.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import uuid
@@ -63,8 +64,19 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
+        if not _LLAMAS:
+            atexit.register(close_all)
         _LLAMAS[key] = llama
         return llama
+
+
+def close_all() -> None:
+    """Free the loaded models while llama.cpp is still whole (its own finaliser fails when
+    it runs during interpreter shutdown, after the library's globals are gone)."""
+    with _LOCK:
+        for llama in _LLAMAS.values():
+            llama.close()
+        _LLAMAS.clear()
 
 
 class LocalChatModel(BaseChatModel):

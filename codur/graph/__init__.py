@@ -1,0 +1,1 @@
+"""The agent graph: `state` (what flows), `build` (wiring), `routing` (pure routers), `nodes/`."""

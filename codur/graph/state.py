@@ -1,0 +1,58 @@
+"""AgentState: what flows between the graph's nodes, and its reducers.
+
+Config, workspace, models and the event bus are not state: they travel in the runtime
+context (`codur.session.Session`), so a checkpoint holds only data.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+NextAction = Literal[
+    "continue_to_llm_pre_plan", "continue_to_llm_plan", "delegate", "tool", "end", "continue"
+]
+Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
+
+
+class ToolCallSpec(TypedDict):
+    """A tool call decided by planning (not by an agent): registry name and arguments."""
+
+    tool: str
+    args: dict
+
+
+class AgentOutcome(TypedDict, total=False):
+    agent: str
+    status: Literal["delegated", "completed", "failed"]
+    reply: str
+    files_changed: list[str]
+    tool_results: list[str]
+
+
+class Attempt(TypedDict):
+    """One edit -> verify round, kept so later rounds (and pruning) can see what failed."""
+
+    iteration: int
+    agent: str
+    files_changed: list[str]
+    outcome: str
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    task: str
+    next_action: NextAction
+    agent_outcome: AgentOutcome
+    iterations: int
+    final_response: str
+    selected_agent: str
+    tool_calls: list[ToolCallSpec]
+    context_files: dict[str, str]
+    """Files read into context before any model call (`@file` references)."""
+    error_fingerprints: list[str]
+    attempts: list[Attempt]
+    status: Status
+    status_message: str

@@ -1,0 +1,1 @@
+"""Planning helpers: phase-0 patterns (no model) and robust parsing of planner replies."""

@@ -1,0 +1,100 @@
+"""Git tools: the real `git`, run in the workspace with the configured timeout.
+
+git_commit is destructive (it records history) and needs confirmation.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from codur.tools.context import Ctx, ToolContext, ToolError
+from codur.tools.registry import TaskType, tool
+from codur.verify.process import run_process
+
+G = TaskType.GIT
+
+
+def git(ctx: ToolContext, *args: str) -> str:
+    """Run `git ARGS` in the workspace; its stdout, or ToolError with git's message."""
+    binary = shutil.which("git")
+    if binary is None:
+        raise ToolError("git is not installed")
+    command = [binary, "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
+    run = run_process(command, ctx.ws.root, ctx.config.git_timeout_s, ctx.config.output_limit_bytes)
+    if run.timed_out:
+        raise ToolError(f"git {args[0]} stopped after {ctx.config.git_timeout_s:g} s")
+    if run.exit_code != 0 and not run.truncated:
+        message = (run.stderr or run.stdout).strip()
+        raise ToolError(message[:1000] or f"git {args[0]} exited with code {run.exit_code}")
+    return run.stdout + ("\n[output cut]" if run.truncated else "")
+
+
+def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:
+    """Workspace-relative forms of `paths`, each checked like any other tool path."""
+    return [ctx.rel(ctx.path(p)) for p in paths]
+
+
+@tool(G)
+def git_status(ctx: Ctx) -> str:
+    """Show the branch and the changed, staged and untracked files (git status --short)."""
+    return git(ctx, "status", "--short", "--branch").rstrip() or "(clean)"
+
+
+@tool(G)
+def git_diff(ctx: Ctx, path: str | None = None, staged: bool = False) -> str:
+    """Show uncommitted changes as a unified diff.
+
+    Args:
+        path: Only this file or folder.
+        staged: Show what is staged for the next commit instead of unstaged changes.
+    """
+    args = ["diff", "--no-ext-diff", *(["--cached"] if staged else [])]
+    out = git(ctx, *args, "--", *_paths(ctx, [path] if path else []))
+    return out or "(no changes)"
+
+
+@tool(G)
+def git_log(ctx: Ctx, max_count: int = 10, path: str | None = None) -> str:
+    """Show recent commits: short hash, date, author and subject.
+
+    Args:
+        max_count: How many commits to show.
+        path: Only commits touching this file or folder.
+    """
+    if max_count < 1:
+        raise ToolError("max_count must be at least 1")
+    fmt = "--format=%h %ad %an: %s"
+    out = git(ctx, "log", f"--max-count={max_count}", "--date=short", fmt, "--",
+              *_paths(ctx, [path] if path else []))  # fmt: skip
+    return out.rstrip() or "(no commits)"
+
+
+@tool(G)
+def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
+    """Stage files for the next commit (git add).
+
+    Args:
+        paths: Files or folders to stage, relative to the workspace root.
+    """
+    if not paths:
+        raise ToolError("give at least one path to stage")
+    rels = _paths(ctx, paths)
+    git(ctx, "add", "--", *rels)
+    return f"Staged: {', '.join(rels)}"
+
+
+@tool(G)
+def git_commit(ctx: Ctx, message: str) -> str:
+    """Commit the staged changes (needs confirmation).
+
+    Args:
+        message: The commit message.
+    """
+    if not message.strip():
+        raise ToolError("the commit message is empty")
+    staged = git(ctx, "diff", "--cached", "--name-only").split()
+    if not staged:
+        raise ToolError("nothing is staged; stage files with git_stage_files first")
+    ctx.approve(f"commit {len(staged)} staged file(s) with message {message.strip()[:80]!r}")
+    git(ctx, "commit", "--quiet", "-m", message)
+    return f"Committed: {git(ctx, 'log', '-1', '--format=%h %s').strip()}"

@@ -1,0 +1,205 @@
+"""Python tools that run things: a program, the tests, and finding what can be run.
+
+Programs run through `run_process` with the timeout, output cap and memory cap from the
+tools config; a program that hangs or floods is stopped and reported as a result.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codur.tools.context import Ctx, ToolContext, ToolError
+from codur.tools.fs import capped, existing_file
+from codur.tools.registry import TaskType, tool
+from codur.tools.walk import walk
+from codur.verify.process import ProcessResult, run_process
+
+V, E = TaskType.CODE_VALIDATION, TaskType.EXPLANATION
+TAIL_CHARS = 4000
+"""pytest output kept in a summary (its end, where the failures are)."""
+
+
+def _python(ctx: ToolContext) -> str:
+    return ctx.config.python or sys.executable
+
+
+def _run(
+    ctx: ToolContext, command: list[str], timeout_s: float, stdin: str | None = None
+) -> ProcessResult:
+    memory = ctx.config.memory_limit_mb
+    return run_process(
+        command,
+        ctx.ws.root,
+        timeout_s,
+        ctx.config.output_limit_bytes,
+        memory_limit=memory * 1024 * 1024 if memory else None,
+        stdin=stdin,
+    )
+
+
+def _stopped(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
+    if run.timed_out:
+        return f"stopped after {timeout_s:g} s (timeout)"
+    if run.truncated:
+        return f"stopped: output passed {ctx.config.output_limit_bytes} bytes"
+    return ""
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """How a program run went: exit code (None if stopped), output, and why it stopped."""
+
+    command: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    stopped: str = ""
+
+    def __str__(self) -> str:
+        status = self.stopped or f"exit code {self.exit_code}"
+        parts = [f"$ {self.command}", f"[{status}, {self.duration_s:.2f} s]"]
+        parts += ["--- stdout ---", self.stdout.rstrip("\n")] if self.stdout else []
+        parts += ["--- stderr ---", self.stderr.rstrip("\n")] if self.stderr else []
+        return "\n".join(parts)
+
+
+@tool(V)
+def run_python_file(
+    ctx: Ctx, path: str, arguments: list[str] | None = None, stdin: str | None = None
+) -> RunReport:
+    """Run a Python file from the workspace root; returns its exit code and output.
+
+    Args:
+        path: The .py file, relative to the workspace root.
+        arguments: Command-line arguments for the program.
+        stdin: Text to send to its standard input.
+    """
+    rel = ctx.rel(existing_file(ctx, path))
+    timeout = ctx.config.run_timeout_s
+    run = _run(ctx, [_python(ctx), rel, *(arguments or [])], timeout, stdin)
+    shown = " ".join(["python", rel, *(arguments or [])])
+    stopped = _stopped(ctx, run, timeout)
+    return RunReport(shown, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
+
+
+@dataclass(frozen=True)
+class PytestSummary:
+    """The counts pytest reported, the failing test ids, and the end of its output."""
+
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    failing: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    stopped: str = ""
+    output_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def __str__(self) -> str:
+        counts = f"{self.passed} passed, {self.failed} failed, {self.errors} errors"
+        status = self.stopped or f"exit code {self.exit_code}"
+        lines = [f"pytest: {counts}, {self.skipped} skipped ({status})"]
+        if self.failing:
+            lines += ["Failing:", *(f"- {t}" for t in self.failing)]
+        return "\n".join([*lines, "--- output (end) ---", self.output_tail])
+
+
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped)\b")
+_FAILING = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
+
+
+def parse_pytest(output: str) -> dict[str, int | list[str]]:
+    """Counts from pytest's last summary line and ids from its short test summary."""
+    counts: dict[str, int | list[str]] = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    summary = [ln for ln in output.splitlines() if re.search(r"\bin [\d.]+s\b", ln)]
+    for number, word in _COUNT.findall(summary[-1] if summary else ""):
+        counts["errors" if word.startswith("error") else word] = int(number)
+    counts["failing"] = list(dict.fromkeys(m[1] for m in _FAILING.findall(output)))
+    return counts
+
+
+@tool(V)
+def run_pytest(ctx: Ctx, path: str = ".", keyword: str | None = None) -> PytestSummary:
+    """Run the tests with pytest; returns pass/fail counts and the failing test ids.
+
+    Args:
+        path: Test file or folder, relative to the workspace root.
+        keyword: Only run tests matching this pytest -k expression.
+    """
+    target = ctx.path(path)
+    if not target.exists():
+        raise ToolError(f"no such file or folder: {path}")
+    rel = ctx.rel(target)
+    command = [_python(ctx), "-m", "pytest", "-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
+    command += [rel, *(["-k", keyword] if keyword else [])]
+    timeout = ctx.config.pytest_timeout_s
+    run = _run(ctx, command, timeout)
+    output = run.stdout + run.stderr
+    if run.exit_code in (3, 4) or "No module named pytest" in output:
+        raise ToolError(f"pytest could not run (exit code {run.exit_code}): {output[-1500:]}")
+    return PytestSummary(
+        **parse_pytest(run.stdout),  # type: ignore[arg-type]
+        exit_code=run.exit_code,
+        stopped=_stopped(ctx, run, timeout),
+        output_tail=output[-TAIL_CHARS:],
+    )
+
+
+_MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.MULTILINE)
+_CONVENTIONAL = ("main.py", "app.py", "manage.py", "run.py", "cli.py", "__main__.py")
+
+
+@tool(V, E)
+def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
+    """Find the programs a project can run: files with a `__main__` guard, conventional
+    names (main.py, app.py, __main__.py, ...) and [project.scripts] in pyproject.toml.
+
+    Args:
+        path: Folder to look in, relative to the workspace root.
+    """
+    start = ctx.path(path)
+    if not start.is_dir():
+        raise ToolError(f"{path} is not a folder")
+    found: list[tuple[int, str]] = []
+    for entry in walk(ctx, start):
+        if entry.is_dir or entry.path.suffix != ".py" or ctx.is_secret(entry.path):
+            continue
+        try:
+            guarded = bool(_MAIN_GUARD.search(entry.path.read_text("utf-8", "replace")))
+        except OSError:
+            continue  # unreadable: cannot be an entry point we could run
+        conventional = entry.path.name in _CONVENTIONAL
+        if guarded or conventional:
+            why = " and ".join(
+                w
+                for w, on in (("__main__ guard", guarded), ("conventional name", conventional))
+                if on
+            )
+            found.append((-(guarded + conventional), f"{entry.rel} ({why})"))
+    lines = [text for _, text in sorted(found)]
+    return capped(ctx, [*lines, *_project_scripts(ctx, start)])
+
+
+def _project_scripts(ctx: ToolContext, start: Path) -> list[str]:
+    pyproject = start / "pyproject.toml"
+    if sys.version_info < (3, 11) or not pyproject.is_file():
+        return []
+    import tomllib
+
+    try:
+        project = tomllib.loads(pyproject.read_text("utf-8")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return []  # a broken pyproject names no scripts we could trust
+    rel = ctx.rel(pyproject)
+    scripts = project.get("scripts") or {}
+    return [
+        f"{name} = {target} ({rel} [project.scripts])" for name, target in (scripts or {}).items()
+    ]

@@ -1,0 +1,81 @@
+"""Git tools against a real repository (git init in tmp_path, identity set locally)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from codur.config.schema import ToolsConfig
+
+
+def _log(repo: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
+def test_status_diff_stage_and_commit(call, tool_ctx, git_repo) -> None:
+    assert call("git_status").output == "## main"
+    (git_repo / "README.md").write_text("# demo\nmore\n")
+    (git_repo / "new.py").write_text("x = 1\n")
+    status = call("git_status").output
+    assert status.splitlines() == ["## main", " M README.md", "?? new.py"]
+    diff = call("git_diff").output
+    assert "+more" in diff and "diff --git a/README.md b/README.md" in diff
+    assert call("git_diff", path="new.py").output == "(no changes)"
+    assert call("git_stage_files", paths=["README.md", "new.py"]).output == (
+        "Staged: README.md, new.py"
+    )
+    assert "+x = 1" in call("git_diff", staged=True).output
+    refused = call("git_commit", message="Add more")
+    assert (
+        not refused.ok
+        and "not confirmed" in refused.output
+        and _log(git_repo) == ["initial commit"]
+    )
+    asked = []
+    tool_ctx.confirm = lambda q: asked.append(q) or True
+    done = call("git_commit", message="Add more")
+    assert done.ok and done.output.startswith("Committed: ") and done.output.endswith("Add more")
+    assert asked == ["Allow the agent to commit 2 staged file(s) with message 'Add more'?"]
+    assert _log(git_repo) == ["Add more", "initial commit"]
+    assert call("git_status").output == "## main"
+
+
+def test_log(call, tool_ctx, git_repo) -> None:
+    tool_ctx.assume_yes = True
+    for n in range(3):
+        (git_repo / f"f{n}.txt").write_text(str(n))
+        call("git_stage_files", paths=[f"f{n}.txt"])
+        call("git_commit", message=f"commit {n}")
+    lines = call("git_log", max_count=2).output.splitlines()
+    assert len(lines) == 2 and lines[0].endswith("Codur Test: commit 2")
+    assert call("git_log", path="f0.txt").output.endswith("Codur Test: commit 0")
+    assert "max_count must be at least 1" in call("git_log", max_count=0).output
+
+
+def test_git_bad_inputs(call, git_repo) -> None:
+    assert "nothing is staged" in call("git_commit", message="x").output
+    assert "commit message is empty" in call("git_commit", message="  ").output
+    assert "at least one path" in call("git_stage_files", paths=[]).output
+    assert "outside the workspace" in call("git_stage_files", paths=["../x"]).output
+    assert "pathspec 'nope.txt' did not match" in call("git_stage_files", paths=["nope.txt"]).output
+    assert "outside the workspace" in call("git_diff", path="/etc/passwd").output
+
+
+def test_not_a_repository(call, tool_ctx) -> None:
+    result = call("git_status")
+    assert not result.ok and "not a git repository" in result.output
+
+
+def test_git_timeout_comes_from_config(call, tool_ctx, git_repo) -> None:
+    hook = git_repo / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nsleep 30\n")
+    hook.chmod(0o755)
+    tool_ctx.config = ToolsConfig(git_timeout_s=0.5, allow_destructive=True)
+    (git_repo / "a.txt").write_text("a")
+    call("git_stage_files", paths=["a.txt"])
+    result = call("git_commit", message="slow hook")
+    assert not result.ok and "git commit stopped after 0.5 s" in result.output
+    assert result.duration_s < 10

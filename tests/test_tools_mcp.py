@@ -1,0 +1,127 @@
+"""MCP tools against a real MCP server (tests/mcp_server.py) over stdio and HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codur.config.schema import CodurConfig, McpServerConfig, ToolsConfig
+
+SERVER = Path(__file__).with_name("mcp_server.py")
+
+
+@pytest.fixture
+def mcp_ctx(tool_ctx, mcp_stdio_server):
+    tool_ctx.mcp_servers = {"test": mcp_stdio_server}
+    return tool_ctx
+
+
+def test_list_call_and_read_over_stdio(call, mcp_ctx) -> None:
+    tools = call("list_mcp_tools").value
+    assert "test: add(a: integer, b: integer): Add two integers." in tools
+    assert "test: echo(text: string): Return the text unchanged." in tools
+    assert (
+        call("call_mcp_tool", server="test", tool_name="add", arguments={"a": 2, "b": 40}).output
+        == "42"
+    )
+    echo = call("call_mcp_tool", server="test", tool_name="echo", arguments={"text": "héllo"})
+    assert echo.ok and echo.output == "héllo"
+    greeting = call("read_mcp_resource", server="test", uri="note://greeting")
+    assert greeting.output == "hello from the test server"
+    assert mcp_ctx.mcp._connections["test"].task is not None  # one connection, reused
+
+
+def test_server_side_failures_are_error_results(call, mcp_ctx) -> None:
+    failed = call("call_mcp_tool", server="test", tool_name="fail", arguments={"reason": "boom"})
+    assert not failed.ok and "test/fail: " in failed.output and "boom" in failed.output
+    unknown = call("call_mcp_tool", server="test", tool_name="nope")
+    assert not unknown.ok and "Unknown tool: nope" in unknown.output
+    bad_args = call("call_mcp_tool", server="test", tool_name="add", arguments={"a": "x"})
+    assert not bad_args.ok and "test/add" in bad_args.output
+    missing = call("read_mcp_resource", server="test", uri="note://missing")
+    assert not missing.ok and "Unknown resource: note://missing" in missing.output
+    assert call("call_mcp_tool", server="test", tool_name="add", arguments={"a": 1, "b": 1}).ok
+
+
+def test_unknown_and_unconfigured_servers(call, tool_ctx, mcp_stdio_server) -> None:
+    none = call("list_mcp_tools")
+    assert not none.ok and "no MCP servers are configured" in none.output
+    tool_ctx.mcp_servers = {"test": mcp_stdio_server}
+    other = call("call_mcp_tool", server="other", tool_name="add")
+    assert not other.ok and "unknown MCP server 'other'; configured: test" in other.output
+
+
+def test_a_server_that_cannot_start(call, tool_ctx) -> None:
+    tool_ctx.mcp_servers = {
+        "missing": McpServerConfig(command="/nonexistent/mcp-server"),
+        "dies": McpServerConfig(
+            command=sys.executable, args=["-c", "import sys; print('no luck', file=sys.stderr)"]
+        ),
+    }
+    tool_ctx.config = ToolsConfig(mcp_timeout_s=5)
+    missing = call("list_mcp_tools", server="missing")
+    assert not missing.ok and "MCP server 'missing'" in missing.output
+    dies = call("list_mcp_tools", server="dies")
+    assert not dies.ok and "MCP server 'dies'" in dies.output and dies.duration_s < 15
+
+
+def test_slow_answers_time_out(call, mcp_ctx) -> None:
+    mcp_ctx.config = ToolsConfig(mcp_timeout_s=1)
+    slow = call("call_mcp_tool", server="test", tool_name="slow", arguments={"seconds": 3})
+    assert not slow.ok and "did not answer within 1 s" in slow.output and slow.duration_s < 8
+
+
+def test_a_crash_is_reported_and_the_server_restarted(call, mcp_ctx) -> None:
+    assert call("call_mcp_tool", server="test", tool_name="echo", arguments={"text": "a"}).ok
+    crash = call("call_mcp_tool", server="test", tool_name="crash")
+    assert not crash.ok and "crashing on purpose" in crash.output
+    assert "next call starts the server again" in crash.output
+    after = call("call_mcp_tool", server="test", tool_name="echo", arguments={"text": "x"})
+    assert after.ok and after.output == "x"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_streamable_http_server(call, tool_ctx, tmp_path) -> None:
+    port = _free_port()
+    log = (tmp_path / "http-server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--http", str(port)], stdout=log, stderr=log
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        tool_ctx.mcp_servers = {"web": McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")}
+        added = call("call_mcp_tool", server="web", tool_name="add", arguments={"a": 1, "b": 2})
+        assert added.ok and added.output == "3"
+        assert call("read_mcp_resource", server="web", uri="note://greeting").ok
+    finally:
+        tool_ctx.close()
+        proc.kill()
+        proc.wait()
+        log.close()
+
+
+def test_config_accepts_stdio_or_http_servers_only() -> None:
+    config = CodurConfig.model_validate(
+        {"mcp_servers": {"a": {"command": "uvx", "args": ["srv"]}, "b": {"url": "http://h/mcp"}}}
+    )
+    assert config.mcp_servers["a"].args == ["srv"]
+    with pytest.raises(ValueError, match="exactly one of"):
+        McpServerConfig(command="x", url="http://h")
+    with pytest.raises(ValueError, match="exactly one of"):
+        McpServerConfig()
