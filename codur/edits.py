@@ -89,14 +89,11 @@ def apply_search_replace(reply: str, files: dict[str, str]) -> list[Edit]:
 
 
 def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edit]:
-    """The edits in `reply` in the given format; EditError when there are none."""
+    """The edits in `reply` in the given format (none is an empty list; EditError when a
+    block cannot be applied)."""
     if edit_format == "search_replace":
-        edits = apply_search_replace(reply, files)
-    else:
-        edits = parse_whole_files(reply, list(files))
-    if not edits:
-        raise EditError("no file edits found in the reply")
-    return edits
+        return apply_search_replace(reply, files)
+    return parse_whole_files(reply, list(files))
 
 
 def check_syntax(edit: Edit) -> None:

@@ -48,3 +48,9 @@ class RestorePoint:
         tmp = self.folder / "manifest.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         tmp.replace(self.folder / "manifest.json")
+
+    def original(self, rel_path: str) -> str | None:
+        """The text `rel_path` had before the run (None: it did not exist)."""
+        if not self.saved.get(rel_path):
+            return None
+        return (self.folder / "files" / rel_path).read_text(encoding="utf-8", errors="replace")

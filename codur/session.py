@@ -8,12 +8,16 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from codur.config import CodurConfig
 from codur.events import EventBus
 from codur.models.client import ModelClient, Usage
 from codur.restore import RestorePoint
 from codur.workspace import Workspace
+
+if TYPE_CHECKING:
+    from codur.tools.context import ToolContext
 
 
 def new_run_id() -> str:
@@ -33,11 +37,25 @@ class Session:
     usage: Usage = field(default_factory=Usage)
     restore: RestorePoint | None = None
     _clients: dict[str, ModelClient] = field(default_factory=dict)
+    _tools: ToolContext | None = None
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
         if self.restore is None:
             self.restore = RestorePoint(self.ws, self.run_id)
+
+    def tool_context(self) -> ToolContext:
+        """The run's tool context (one per run: it owns the MCP server connections)."""
+        if self._tools is None:
+            from codur.tools.context import ToolContext
+
+            self._tools = ToolContext.from_session(self)
+        return self._tools
+
+    def close(self) -> None:
+        """Release what the run opened (MCP servers)."""
+        if self._tools is not None:
+            self._tools.close()
 
     def client(self, profile: str | None = None) -> ModelClient:
         """The model client for `profile` (default: --profile, else llm.default_profile)."""

@@ -1,85 +1,139 @@
-"""The LLM coding agent: shows the model the task and the files, reads back file edits."""
+"""The LLM coding agent: a tool loop, then file edits read from its final reply.
+
+Tools are called natively (`bind_tools`) when the profile supports it, otherwise read
+from the reply text; results go back to the model, failures as observations. The final
+reply's edits (whole files or SEARCH/REPLACE blocks, per the profile's edit_format) are
+syntax-checked and written atomically after a restore point.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from codur.edits import Edit, EditError, check_syntax, parse_edits
+from codur.agents.registry import AgentRequest, AgentResult, register
+from codur.agents.tool_detection import detect_tool_calls
+from codur.edits import EditError, check_syntax, parse_edits
 from codur.resources import prompt
-from codur.session import Session
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+    from codur.config.schema import AgentConfig
+    from codur.session import Session
 
 EDIT_PROMPTS = {"whole_file": "edit_whole_file.md", "search_replace": "edit_search_replace.md"}
-KEEP_ATTEMPTS = 3
-"""Earlier attempts kept in the conversation (older ones are pruned; the task never is)."""
 
 
-@dataclass
-class Attempt:
-    reply: str
-    feedback: str
-
-
-@dataclass
-class Proposal:
-    """A model reply and the edits read from it (or the reason there are none)."""
-
-    reply: str
-    edits: list[Edit]
-    error: str | None = None
+def task_message(request: AgentRequest, edit_format: str) -> str:
+    """The first user turn: files, what a check showed, the task, the answer format."""
+    shown = "\n\n".join(
+        f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
+        for path, text in request.files.items()
+    )
+    evidence = (
+        prompt("coder_evidence.md").format(failure=request.evidence) if request.evidence else ""
+    )
+    return prompt("coder_task.md").format(
+        files=shown or "(no files given)",
+        evidence=evidence,
+        task=request.task,
+        edit_rules=prompt(EDIT_PROMPTS[edit_format]),
+    )
 
 
 @dataclass
 class CoderAgent:
-    session: Session
-    profile: str | None = None
-    evidence: str | None = None
-    """What a check showed before any change (shown with the task)."""
-    attempts: list[Attempt] = field(default_factory=list)
-    calls: int = 0
-    """Model calls so far: each new call samples differently (see ModelClient.variant)."""
+    config: AgentConfig | None
+    profile: str | None
 
-    def _messages(self, task: str, files: dict[str, str]) -> list:
+    def run(self, request: AgentRequest, session: Session) -> AgentResult:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-        client = self.session.client(self.profile)
-        edit_format = client.profile.edit_format
-        shown = "\n\n".join(
-            f"{path}\n```python\n{text.rstrip()}\n```" for path, text in files.items()
-        )
-        evidence = (
-            prompt("coder_evidence.md").format(failure=self.evidence) if self.evidence else ""
-        )
-        request = prompt("coder_task.md").format(
-            task=task,
-            files=shown or "(no files given)",
-            evidence=evidence,
-            edit_rules=prompt(EDIT_PROMPTS[edit_format]),
-        )
-        messages = [SystemMessage(prompt("coder_system.md")), HumanMessage(request)]
-        for attempt in self.attempts[-KEEP_ATTEMPTS:]:
-            messages += [AIMessage(attempt.reply), HumanMessage(attempt.feedback)]
-        return messages
+        from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
 
-    def propose(self, task: str, files: dict[str, str]) -> Proposal:
-        """One model call; returns the reply with its checked edits, or why they are unusable."""
-        client = self.session.client(self.profile)
-        reply = client.invoke(self._messages(task, files), variation=self.calls)
-        self.calls += 1
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
-        try:
-            edits = parse_edits(text, files, client.profile.edit_format)
-            for edit in edits:
-                check_syntax(edit)
-        except EditError as exc:
-            return Proposal(text, [], str(exc))
-        return Proposal(text, edits)
+        client = session.client(self.profile)
+        task_types = [TaskType(t) for t in (self.config.tools if self.config else [])]
+        names = [s.name for s in list_tools_for_tasks(task_types)] if task_types else []
+        native = bool(names) and client.profile.native_tools
+        system = prompt("coder_system.md")
+        if names and not native:
+            from codur.tools.registry import prompt_section
 
-    def feedback(self, reply: str, message: str) -> None:
-        """Record how the last attempt went, for the next call.
+            system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
+        base: list[BaseMessage] = [
+            SystemMessage(system),
+            HumanMessage(task_message(request, client.profile.edit_format)),
+            *request.history,
+        ]
+        tools = langchain_tools(task_types) if native else []
+        new: list[BaseMessage] = []
+        rounds = session.config.runtime.max_tool_iterations
+        before = set(session.restore.saved) if session.restore else set()
+        for round_no in range(rounds + 1):
+            reply = client.invoke(base + new, tools=tools, variation=session.usage.calls)
+            text = reply.content if isinstance(reply.content, str) else str(reply.content)
+            calls: list[dict[str, Any]] = list(reply.tool_calls)
+            if not calls and names and session.config.runtime.detect_tool_calls_from_text:
+                calls = detect_tool_calls(text, names)
+            if not calls or round_no == rounds:
+                break
+            new += run_tools(reply, text, calls, session)
+        after = set(session.restore.saved) if session.restore else set()
+        result = apply_edits(text, request.files, client.profile.edit_format, session)
+        result.messages = [*new, AIMessage(text)]
+        result.files_changed = sorted(set(result.files_changed) | (after - before))
+        return result
 
-        A reply identical to one already shown is not shown again: small models copy
-        their earlier turns verbatim, so repeating a failed reply invites the same one.
-        """
-        if any(a.reply == reply for a in self.attempts):
-            return
-        self.attempts.append(Attempt(reply, message))
+
+def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Session) -> list:
+    """Run the calls through the registry; results as ToolMessages (native) or text."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from codur.tools.registry import invoke
+
+    ctx = session.tool_context()
+    results = [invoke(c["name"], c["args"], ctx) for c in calls]
+    if reply.tool_calls:
+        return [reply] + [
+            ToolMessage(
+                r.output,
+                tool_call_id=c["id"],
+                name=c["name"],
+                status="success" if r.ok else "error",
+            )
+            for c, r in zip(calls, results, strict=True)
+        ]
+    shown = "\n\n".join(
+        f"Result of {c['name']} ({'ok' if r.ok else 'error'}):\n{r.output}"
+        for c, r in zip(calls, results, strict=True)
+    )
+    return [AIMessage(text), HumanMessage(shown)]
+
+
+def apply_edits(
+    text: str, files: dict[str, str], edit_format: str, session: Session
+) -> AgentResult:
+    """Write the reply's edits (only real changes); an unusable edit becomes the error."""
+    try:
+        edits = parse_edits(text, files, edit_format)
+        for edit in edits:
+            check_syntax(edit)
+    except EditError as exc:
+        return AgentResult(text, error=str(exc))
+    changed = []
+    for edit in edits:
+        target = session.ws.resolve(edit.path)
+        if target.is_file() and target.read_text(encoding="utf-8") == edit.content:
+            continue
+        if session.restore is not None:
+            session.restore.save(edit.path)
+        session.ws.write_text(edit.path, edit.content)
+        session.bus.emit("file.write", path=edit.path, lines=edit.content.count("\n") + 1)
+        changed.append(edit.path)
+    return AgentResult(text, files_changed=changed)
+
+
+@register("coder")
+def build_coder(config: AgentConfig | None, profile: str | None) -> CoderAgent:
+    return CoderAgent(config, profile or (config.profile if config else None))

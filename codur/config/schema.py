@@ -76,6 +76,8 @@ class AgentConfig(_Section):
     """What the agent is good at; the planner reads this when choosing an agent."""
     options: dict[str, str | int | float | bool] = {}
     """Agent-specific options passed to a registered agent class."""
+    tools: list[str] = ["file_operation", "search", "code_validation"]
+    """Task types (codur.tools.registry.TaskType) whose tools this agent may call."""
 
 
 class AgentPreferences(_Section):
@@ -109,6 +111,12 @@ class PlanningConfig(_Section):
     """Planner retries when its reply cannot be parsed, before the default agent is used."""
     pre_plan_confidence: float = Field(0.9, ge=0, le=1)
     """Phase-1 classification may route directly only above this confidence."""
+    replan_on_retry: bool = False
+    """After a failed verification, plan again (phases 1-2) instead of handing the
+    feedback straight back to the agent that made the attempt."""
+    keep_feedback_messages: int = Field(6, gt=0)
+    """Message pruning: the most recent verification-feedback turns (with the attempts
+    they answer) kept in the conversation; the original task is always kept."""
 
 
 class VerifyConfig(_Section):

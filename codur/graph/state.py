@@ -29,7 +29,7 @@ class AgentOutcome(TypedDict, total=False):
     status: Literal["delegated", "completed", "failed"]
     reply: str
     files_changed: list[str]
-    tool_results: list[str]
+    error: str
 
 
 class Attempt(TypedDict):

@@ -1,0 +1,106 @@
+"""The agent registry: agents are registered by name; references resolve to one of them.
+
+References (seed 000): `agent:NAME` is a config-defined agent (agents.configs.NAME) or a
+registered agent class; `llm:PROFILE` is the LLM coding agent on that profile. Adding an
+agent is one module with a class and an `@register("name")` line, plus its import below.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from codur.errors import ConfigError
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+    from codur.config.schema import AgentConfig, CodurConfig
+    from codur.session import Session
+
+_MODULES = ("codur.agents.coder",)
+"""Modules holding registered agents, imported on first lookup."""
+
+
+@dataclass
+class AgentRequest:
+    """What an agent is asked: the task, the files in context, and the conversation so far
+    (earlier attempts and the verification feedback on them)."""
+
+    task: str
+    files: dict[str, str]
+    history: list[BaseMessage] = field(default_factory=list)
+    evidence: str | None = None
+    attempt: int = 0
+
+
+@dataclass
+class AgentResult:
+    """What came back: the final reply, new conversation turns, files changed, or why the
+    attempt is unusable (an error the next attempt is told about)."""
+
+    reply: str
+    messages: list[BaseMessage] = field(default_factory=list)
+    files_changed: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class Agent(Protocol):
+    def run(self, request: AgentRequest, session: Session) -> AgentResult: ...
+
+
+AgentFactory = Callable[["AgentConfig | None", "str | None"], Agent]
+_AGENTS: dict[str, AgentFactory] = {}
+
+
+def register(name: str) -> Callable[[AgentFactory], AgentFactory]:
+    """Register an agent factory `(agent_config, profile) -> Agent` under `name`."""
+
+    def add(factory: AgentFactory) -> AgentFactory:
+        _AGENTS[name] = factory
+        return factory
+
+    return add
+
+
+def registered() -> dict[str, AgentFactory]:
+    for module in _MODULES:
+        importlib.import_module(module)
+    return dict(_AGENTS)
+
+
+@dataclass(frozen=True)
+class ResolvedAgent:
+    reference: str
+    kind: str
+    """The registered agent that runs it."""
+    profile: str | None
+    config: AgentConfig | None
+
+    def build(self) -> Agent:
+        return registered()[self.kind](self.config, self.profile)
+
+
+def known_references(cfg: CodurConfig) -> list[str]:
+    """Every reference the planner may choose, for prompts and error messages."""
+    refs = [f"agent:{name}" for name in cfg.agents.configs]
+    refs += [f"agent:{name}" for name in registered() if name not in cfg.agents.configs]
+    return refs + [f"llm:{name}" for name in cfg.llm.profiles]
+
+
+def resolve(reference: str, cfg: CodurConfig) -> ResolvedAgent:
+    """The agent behind `reference`, or ConfigError naming the valid ones."""
+    kind, _, name = reference.partition(":")
+    if kind == "llm" and name in cfg.llm.profiles:
+        return ResolvedAgent(reference, "coder", name, None)
+    if kind == "agent" and name in cfg.agents.configs:
+        agent_cfg = cfg.agents.configs[name]
+        target = "coder" if agent_cfg.type == "llm" else name
+        if target in registered():
+            return ResolvedAgent(reference, target, agent_cfg.profile, agent_cfg)
+    if kind == "agent" and name in registered():
+        return ResolvedAgent(reference, name, None, None)
+    valid = ", ".join(known_references(cfg))
+    raise ConfigError(f"unknown agent '{reference}' (valid: {valid})")

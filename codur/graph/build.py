@@ -1,0 +1,46 @@
+"""The graph's wiring, and nothing else: it reads like seed 000's diagram.
+
+textual_pre_plan -> llm_pre_plan -> llm_plan -> delegate -> execute -> review
+        each planning phase may also go to delegate, tool or END; tool -> review;
+        review -> textual_pre_plan (continue) or END.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from codur.graph import routing
+from codur.graph.nodes.delegate import delegate
+from codur.graph.nodes.execute import execute
+from codur.graph.nodes.llm_plan import llm_plan
+from codur.graph.nodes.llm_pre_plan import llm_pre_plan
+from codur.graph.nodes.review import review
+from codur.graph.nodes.textual_pre_plan import textual_pre_plan
+from codur.graph.nodes.tool import tool
+from codur.graph.state import AgentState
+from codur.session import Session
+
+
+def build_graph() -> CompiledStateGraph:
+    graph = StateGraph(AgentState, context_schema=Session)
+    graph.add_node("textual_pre_plan", textual_pre_plan)
+    graph.add_node("llm_pre_plan", llm_pre_plan)
+    graph.add_node("llm_plan", llm_plan)
+    graph.add_node("delegate", delegate)
+    graph.add_node("execute", execute)
+    graph.add_node("tool", tool)
+    graph.add_node("review", review)
+
+    graph.add_edge(START, "textual_pre_plan")
+    graph.add_conditional_edges("textual_pre_plan", routing.after_textual_pre_plan)
+    graph.add_conditional_edges("llm_pre_plan", routing.after_llm_pre_plan)
+    graph.add_conditional_edges("llm_plan", routing.after_llm_plan)
+    graph.add_edge("delegate", "execute")
+    graph.add_edge("execute", "review")
+    graph.add_edge("tool", "review")
+    graph.add_conditional_edges("review", routing.after_review)
+    return graph.compile()
+
+
+__all__ = ["END", "build_graph"]

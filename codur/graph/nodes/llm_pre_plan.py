@@ -1,0 +1,46 @@
+"""Phase 1: a short classification call that may answer obvious cases directly.
+
+Only greetings, plain questions and explicit file operations may be routed from here,
+and only above `planning.pre_plan_confidence`; anything that changes code goes on to the
+full planner (seed 000: misrouted code tasks were the main source of flakiness). A task
+that references files is about code, so it goes on without spending a call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from codur.graph.nodes import traced
+from codur.graph.state import AgentState
+from codur.planning.parse import extract_json_object
+from codur.resources import prompt
+from codur.session import Session
+
+DIRECT = {"greeting", "question", "file_operation"}
+
+
+@traced("llm_pre_plan")
+def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+    session = runtime.context
+    if state.get("context_files"):
+        return {"next_action": "continue_to_llm_plan"}
+    client = session.client()
+    reply = client.invoke([SystemMessage(prompt("pre_plan.md")), HumanMessage(state["task"])])
+    data = extract_json_object(str(reply.content)) or {}
+    kind, confidence = data.get("kind"), data.get("confidence")
+    sure = (
+        isinstance(confidence, int | float)
+        and confidence >= session.config.planning.pre_plan_confidence
+    )
+    if not sure or kind not in DIRECT:
+        return {"next_action": "continue_to_llm_plan"}
+    calls = [c for c in data.get("tool_calls") or [] if isinstance(c, dict) and "tool" in c]
+    if kind == "file_operation" and calls:
+        tool_calls = [{"tool": str(c["tool"]), "args": dict(c.get("args") or {})} for c in calls]
+        return {"next_action": "tool", "tool_calls": tool_calls}
+    if kind in ("greeting", "question") and isinstance(data.get("response"), str):
+        return {"next_action": "end", "final_response": data["response"], "status": "done"}
+    return {"next_action": "continue_to_llm_plan"}

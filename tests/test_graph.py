@@ -1,0 +1,217 @@
+"""Whole-graph runs with a scripted model, real files and real subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers import whole_file
+
+from codur.config import load_config
+from codur.events import Event, EventBus
+from codur.graph.build import build_graph
+from codur.run import RunResult, run_task
+from codur.session import Session
+from codur.workspace import Workspace
+
+BUGGY = (
+    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+    "    return s\n\nprint(total([1, 2, 3, 4]))\n"
+)
+FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
+WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
+PLAN = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"})
+
+
+class Run:
+    """One in-process run: its result, its events, and the workspace."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        responses: list[Any],
+        task: str = "fix @main.py",
+        files: dict[str, str] | None = None,
+        overrides: list[str] = (),
+    ) -> None:
+        self.root = tmp_path / "work"
+        self.root.mkdir()
+        for name, text in (
+            files if files is not None else {"main.py": BUGGY, "expected.txt": "10\n"}
+        ).items():
+            (self.root / name).write_text(text)
+        script = tmp_path / "script.yaml"
+        script.write_text(yaml.safe_dump(responses, sort_keys=False))
+        flags = [
+            "llm.profiles.s.provider=scripted",
+            f"llm.profiles.s.script={script}",
+            "llm.default_profile=s",
+            *overrides,
+        ]
+        config = load_config(self.root, overrides=flags, environ={}).config
+        self.events: list[Event] = []
+        bus = EventBus()
+        bus.subscribe(self.events.append)
+        self.session = Session(config, Workspace(self.root), bus)
+        self.result: RunResult = run_task(self.session, task)
+
+    def kinds(self, kind: str) -> list[dict[str, Any]]:
+        return [e.data for e in self.events if e.kind == kind]
+
+    @property
+    def nodes(self) -> list[str]:
+        return [d["node"] for d in self.kinds("node.start")]
+
+
+def test_fixed_on_the_first_try(tmp_path: Path) -> None:
+    run = Run(tmp_path, [PLAN, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified" and run.result.exit_code == 0
+    assert (run.root / "main.py").read_text() == FIXED
+    assert run.nodes == [
+        "textual_pre_plan",
+        "llm_pre_plan",
+        "llm_plan",
+        "delegate",
+        "execute",
+        "review",
+    ]
+    assert run.result.model_calls == 2 and run.result.files_changed == ["main.py"]
+    assert "+    for i in range(len(xs)):" in run.result.diff
+    # the coder saw the failing check before its first edit
+    coder_request = run.kinds("model.request")[1]
+    assert "Actual output:\n```\n6\n```" in coder_request["messages"][1]["content"]
+
+
+def test_fails_verification_then_fixed_on_retry(tmp_path: Path) -> None:
+    run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", FIXED)])
+    assert run.result.status == "verified" and run.result.iterations == 2
+    retry = run.kinds("model.request")[2]
+    assert retry["messages"][-2]["role"] == "ai"  # its own failed attempt
+    assert "Expected output:\n```\n10\n```" in retry["messages"][-1]["content"]
+    assert "Actual output:\n```\n3\n```" in retry["messages"][-1]["content"]
+    # the retry goes straight back to the agent: no second planning call
+    assert run.nodes.count("llm_plan") == 1 and run.nodes.count("textual_pre_plan") == 2
+
+
+def test_stuck_when_the_same_failure_comes_back(tmp_path: Path) -> None:
+    same = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
+    run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", same)])
+    assert run.result.status == "stuck" and run.result.exit_code == 1
+    assert run.result.model_calls == 3
+
+
+def test_max_iterations_ends_unverified(tmp_path: Path) -> None:
+    replies = [whole_file("main.py", WRONG.replace("4]))", f"4]) + {n})")) for n in range(5)]
+    run = Run(tmp_path, [PLAN, *replies], overrides=["runtime.max_iterations=3"])
+    assert run.result.status == "unverified" and run.result.iterations == 3
+    assert "no verification passed in 3 iterations" in run.result.message
+
+
+def test_unchanged_replies_are_not_replayed(tmp_path: Path) -> None:
+    run = Run(tmp_path, [PLAN, whole_file("main.py", BUGGY), whole_file("main.py", FIXED)])
+    assert run.result.status == "verified"
+    second = run.kinds("model.request")[2]
+    assert len(second["messages"]) == 2 and second["variation"] == 2
+
+
+def test_rejected_edit_is_fed_back(tmp_path: Path) -> None:
+    broken = whole_file("main.py", "def total(xs:\n    pass\n")
+    run = Run(tmp_path, [PLAN, broken, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified"
+    retry = run.kinds("model.request")[2]
+    assert retry["messages"][-2] == {"role": "ai", "content": broken}
+    assert "Your edit was rejected: main.py:1: syntax error" in retry["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("task", "check"),
+    [
+        ("copy main.py to backup.py", lambda root: (root / "backup.py").read_text() == BUGGY),
+        ('write "hello" to notes.txt', lambda root: (root / "notes.txt").read_text() == "hello"),
+        ("read main.py", lambda root: True),
+    ],
+)
+def test_phase_0_file_operations_make_no_model_call(tmp_path: Path, task: str, check: Any) -> None:
+    run = Run(tmp_path, [], task=task)
+    assert run.result.model_calls == 0 and run.result.status == "done"
+    assert run.nodes == ["textual_pre_plan", "tool", "review"]
+    assert check(run.root)
+    if task.startswith("read"):
+        assert "range(len(xs) - 1)" in run.result.final_response
+
+
+def test_greeting_makes_no_model_call(tmp_path: Path) -> None:
+    run = Run(tmp_path, [], task="hello!")
+    assert run.result.model_calls == 0 and run.nodes == ["textual_pre_plan"]
+    assert "Codur" in run.result.final_response
+
+
+def test_planner_garbage_then_recovers(tmp_path: Path) -> None:
+    garbage = "I think we should fix it! {not json"
+    fenced = f"Sure.\n```json\n{PLAN}\n```\nThat's my plan."
+    run = Run(tmp_path, [garbage, fenced, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified"
+    assert run.kinds("plan.invalid")[0]["error"] == "no JSON object found in the reply"
+    assert run.kinds("plan.decision")[0]["agent"] == "agent:coder"
+
+
+def test_planner_that_never_answers_falls_back_to_the_default_agent(tmp_path: Path) -> None:
+    bad = ["no", '{"action": "fly"}', '{"action": "delegate", "agent": "agent:nobody"}', "??"]
+    run = Run(tmp_path, [*bad, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified"
+    assert len(run.kinds("plan.invalid")) == 4 and run.kinds("plan.fallback")
+    assert "unknown agent 'agent:nobody'" in run.kinds("plan.invalid")[2]["error"]
+
+
+def test_tool_loop_with_a_failing_tool(tmp_path: Path) -> None:
+    calls = {"content": "", "tool_calls": [{"name": "read_file", "args": {"path": "missing.py"}}]}
+    run = Run(tmp_path, [PLAN, calls, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified"
+    result = run.kinds("tool.result")[0]
+    assert result["tool"] == "read_file" and result["ok"] is False
+    followup = run.kinds("model.request")[2]["messages"]
+    assert followup[-1]["role"] == "tool" and "missing.py" in followup[-1]["content"]
+
+
+def test_text_detected_tool_call_without_native_tools(tmp_path: Path) -> None:
+    text_call = (
+        'Let me look first.\n```json\n{"tool": "read_file", "args": {"path": "expected.txt"}}\n```'
+    )
+    run = Run(
+        tmp_path,
+        [PLAN, text_call, whole_file("main.py", FIXED)],
+        overrides=["llm.profiles.s.native_tools=false"],
+    )
+    assert run.result.status == "verified"
+    assert run.kinds("tool.call")[0]["tool"] == "read_file"
+    request = run.kinds("model.request")[1]
+    assert "## Available tools" in request["messages"][0]["content"] and request["tools"] == []
+    followup = run.kinds("model.request")[2]["messages"]
+    assert followup[-1]["role"] == "human" and "Result of read_file (ok)" in followup[-1]["content"]
+
+
+def test_recursion_limit_is_a_clean_end_state(tmp_path: Path) -> None:
+    replies = [whole_file("main.py", WRONG.replace("4]))", f"4]) + {n})")) for n in range(9)]
+    run = Run(tmp_path, [PLAN, *replies], overrides=["runtime.recursion_limit=12"])
+    assert (
+        run.result.status == "limit" and "graph step limit reached (12 steps)" in run.result.message
+    )
+
+
+def test_mermaid_diagram_has_every_edge() -> None:
+    diagram = build_graph().get_graph().draw_mermaid()
+    for edge in (
+        "textual_pre_plan -.-> llm_pre_plan",
+        "llm_pre_plan -.-> llm_plan",
+        "llm_plan -.-> delegate",
+        "delegate --> execute",
+        "execute --> review",
+        "tool --> review",
+        "review -.-> textual_pre_plan",
+        "review -.-> __end__",
+        "textual_pre_plan -.-> tool",
+    ):
+        assert edge in diagram
