@@ -19,7 +19,6 @@ BUGGY = (
 )
 FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
 WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
-PLAN = '{"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"}'
 
 
 @pytest.fixture
@@ -60,7 +59,7 @@ def test_version_and_profiles(tmp_path: Path) -> None:
 
 
 def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path) -> None:
-    replies = [PLAN, whole_file("main.py", WRONG), whole_file("main.py", FIXED)]
+    replies = [whole_file("main.py", WRONG), whole_file("main.py", FIXED)]
     flags = scripted_profile(tmp_path, replies)
     secret = "sk-live-abcdef0123456789"
     result = run_cli([*flags, "fix @main.py"], cwd=challenge, env={"OPENAI_API_KEY": secret})
@@ -73,21 +72,21 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     kinds = [r["event"] for r in records]
     assert kinds[0] == "run.start" and kinds[-1] == "run.end"
     assert "config" in records[0] and records[0]["config"]["runtime"]["max_iterations"] == 10
-    # planning, then two attempts; the program is checked before the first edit and after each
-    assert kinds.count("model.request") == 3 and kinds.count("verify.run") == 3
+    # one agent: planning needs no call; two attempts, the program checked before and after each
+    assert kinds.count("model.request") == 2 and kinds.count("verify.run") == 3
     nodes = [r["node"] for r in records if r["event"] == "node.end"]
     assert nodes[:3] == ["textual_pre_plan", "llm_pre_plan", "llm_plan"]
     assert all("duration_s" in r for r in records if r["event"] == "node.end")
     response = next(r for r in records if r["event"] == "model.response")
     assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
-    assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 3
+    assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 2
     # the key in the environment never reaches the log
     assert secret not in (challenge / "codur_debug.log").read_text()
 
 
 def test_stuck_exit_code(challenge: Path, tmp_path: Path) -> None:
     same_failure = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
-    replies = [PLAN, whole_file("main.py", WRONG), whole_file("main.py", same_failure)]
+    replies = [whole_file("main.py", WRONG), whole_file("main.py", same_failure)]
     result = run_cli([*scripted_profile(tmp_path, replies), "fix @main.py"], cwd=challenge)
     assert result.returncode == 1
     assert "stuck" in result.stdout
@@ -95,9 +94,7 @@ def test_stuck_exit_code(challenge: Path, tmp_path: Path) -> None:
 
 
 def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
-    flags = scripted_profile(
-        tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", BUGGY)]
-    )
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", BUGGY)])
     result = run_cli([*flags, "--max-llm-calls", "1", "fix @main.py"], cwd=challenge)
     assert result.returncode == 1
     assert "LLM call limit reached (1 calls)" in result.stdout
@@ -105,7 +102,7 @@ def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
 
 
 def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> None:
-    flags = scripted_profile(tmp_path, [PLAN, whole_file("main.py", FIXED)])
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
     result = run_cli([*flags, "--json", "fix @main.py"], cwd=challenge)
     assert result.returncode == 0
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -135,7 +132,7 @@ def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
 
 def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path) -> None:
     slow = "import time\ntime.sleep(60)\nprint(10)\n"
-    flags = scripted_profile(tmp_path, [PLAN, whole_file("main.py", slow)])
+    flags = scripted_profile(tmp_path, [whole_file("main.py", slow)])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "codur", *flags, "fix @main.py"],

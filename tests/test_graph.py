@@ -49,6 +49,7 @@ class Run:
             "llm.profiles.s.provider=scripted",
             f"llm.profiles.s.script={script}",
             "llm.default_profile=s",
+            "agents.configs.reviewer.description=Reviews code",  # two agents: a real choice
             *overrides,
         ]
         config = load_config(self.root, overrides=flags, environ={}).config
@@ -215,3 +216,17 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "textual_pre_plan -.-> tool",
     ):
         assert edge in diagram
+
+
+def test_single_agent_code_task_needs_no_planning_call(tmp_path: Path) -> None:
+    run = Run(
+        tmp_path, [whole_file("main.py", FIXED)], overrides=["agents.configs.reviewer.type=tool"]
+    )
+    assert run.result.status == "verified" and run.result.model_calls == 1
+    assert "llm_plan" in run.nodes and run.kinds("plan.decision")[0]["agent"] == "agent:coder"
+
+
+def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
+    plan = json.dumps({"action": "delegate", "agent": "coder"})
+    run = Run(tmp_path, [plan, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified" and not run.kinds("plan.invalid")

@@ -83,15 +83,31 @@ class ResolvedAgent:
         return registered()[self.kind](self.config, self.profile)
 
 
+def agent_choices(cfg: CodurConfig) -> list[str]:
+    """The agents the planner chooses among: config-defined agents, then registered ones
+    that no config entry covers (`llm:PROFILE` stays available to users, not offered)."""
+    agents = registered()
+    refs = [
+        f"agent:{name}"
+        for name, agent in cfg.agents.configs.items()
+        if agent.type == "llm" or name in agents
+    ]
+    covered = {"coder"} if any(a.type == "llm" for a in cfg.agents.configs.values()) else set()
+    return refs + [
+        f"agent:{name}" for name in agents if name not in set(cfg.agents.configs) | covered
+    ]
+
+
 def known_references(cfg: CodurConfig) -> list[str]:
-    """Every reference the planner may choose, for prompts and error messages."""
-    refs = [f"agent:{name}" for name in cfg.agents.configs]
-    refs += [f"agent:{name}" for name in registered() if name not in cfg.agents.configs]
-    return refs + [f"llm:{name}" for name in cfg.llm.profiles]
+    """Every valid reference, for error messages."""
+    return agent_choices(cfg) + [f"llm:{name}" for name in cfg.llm.profiles]
 
 
 def resolve(reference: str, cfg: CodurConfig) -> ResolvedAgent:
-    """The agent behind `reference`, or ConfigError naming the valid ones."""
+    """The agent behind `reference` (a bare NAME means agent:NAME), or ConfigError naming
+    the valid ones."""
+    if ":" not in reference:
+        reference = f"agent:{reference}"
     kind, _, name = reference.partition(":")
     if kind == "llm" and name in cfg.llm.profiles:
         return ResolvedAgent(reference, "coder", name, None)

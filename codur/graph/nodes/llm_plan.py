@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
-from codur.agents.registry import known_references, resolve
+from codur.agents.registry import agent_choices, resolve
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
@@ -55,7 +55,7 @@ def _system(session: Session) -> str:
         f"- {ref}: {cfg.description}"
         if (cfg := session.config.agents.configs.get(ref[6:]))
         else f"- {ref}"
-        for ref in known_references(session.config)
+        for ref in agent_choices(session.config)
     )
     tools = prompt_section([TaskType.FILE_OPERATION, TaskType.SEARCH, TaskType.GIT])
     return prompt("plan.md").format(
@@ -67,6 +67,15 @@ def _system(session: Session) -> str:
 def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     default = session.config.agents.preferences.default_agent
+    choices = agent_choices(session.config)
+    if state.get("context_files") and len(choices) == 1:  # a code task, one agent: no choice
+        session.bus.emit(
+            "plan.decision",
+            action="delegate",
+            agent=choices[0],
+            reasoning="a code task and a single agent: nothing to choose",
+        )
+        return {"next_action": "delegate", "selected_agent": choices[0]}
     files = ", ".join(state.get("context_files", {})) or "none"
     messages = [
         SystemMessage(_system(session)),
@@ -88,7 +97,8 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         return {"next_action": "delegate", "selected_agent": default}
     session.bus.emit("plan.decision", **decision.model_dump())
     if decision.action == "delegate":
-        return {"next_action": "delegate", "selected_agent": decision.agent or default}
+        agent = resolve(decision.agent or default, session.config).reference
+        return {"next_action": "delegate", "selected_agent": agent}
     if decision.action == "tool":
         calls = [{"tool": c.tool, "args": c.args} for c in decision.tool_calls]
         return {"next_action": "tool", "tool_calls": calls}
