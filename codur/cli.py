@@ -140,6 +140,18 @@ def profiles(
 
 
 @app.command()
+def graph(
+    mermaid: Annotated[bool, typer.Option("--mermaid", help="Print Mermaid source.")] = True,
+) -> int:
+    """Print the agent graph (Mermaid), as compiled."""
+    from codur.graph.build import build_graph
+    from codur.ui import IO
+
+    IO().raw(build_graph().get_graph().draw_mermaid())
+    return ExitCode.OK
+
+
+@app.command()
 def version() -> int:
     """Print Codur's version and the versions of its main libraries."""
     from importlib.metadata import PackageNotFoundError

@@ -154,3 +154,10 @@ def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path)
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert log_records(challenge)[-1]["status"] == "interrupted"
+
+
+def test_graph_mermaid(tmp_path: Path) -> None:
+    result = run_cli(["graph", "--mermaid"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.startswith("---") or "graph TD" in result.stdout
+    assert "review -.-> textual_pre_plan" in result.stdout
