@@ -53,7 +53,8 @@ class CoderAgent:
         from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
 
         client = session.client(self.profile)
-        task_types = [TaskType(t) for t in (self.config.tools if self.config else [])]
+        wanted = self.config.tools if self.config and client.profile.agent_tools else []
+        task_types = [TaskType(t) for t in wanted]
         names = [s.name for s in list_tools_for_tasks(task_types)] if task_types else []
         native = bool(names) and client.profile.native_tools
         system = prompt("coder_system.md")

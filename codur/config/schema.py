@@ -44,6 +44,9 @@ class LLMProfile(_Section):
     native_tools: bool = True
     """Use the provider's native tool calling (bind_tools). When false, tools are described
     in the prompt and calls are read from the reply text."""
+    agent_tools: bool = True
+    """Offer tools to agents running on this profile. Small embedded models do better
+    with the relevant files given up front and no tool list to read."""
     edit_format: Literal["whole_file", "search_replace"] = "whole_file"
     """How this model is asked to edit files. Small models do best with whole files."""
     model_file: str | None = None
