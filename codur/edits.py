@@ -88,12 +88,32 @@ def apply_search_replace(reply: str, files: dict[str, str]) -> list[Edit]:
     return [Edit(p, new[p]) for p in known if p in changed]
 
 
+FRAGMENT_MIN_LINES = 8
+FRAGMENT_RATIO = 0.4
+
+
+def check_not_fragment(edit: Edit, original: str | None) -> None:
+    """A "whole file" far shorter than the file it replaces is a fragment (small models
+    often send only the function they changed); writing it would delete the rest."""
+    if original is None:
+        return
+    before, after = len(original.splitlines()), len(edit.content.splitlines())
+    if before >= FRAGMENT_MIN_LINES and after < before * FRAGMENT_RATIO:
+        raise EditError(
+            f"the block for {edit.path} has {after} lines but the file has {before}: "
+            "give the COMPLETE file, not a fragment"
+        )
+
+
 def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edit]:
     """The edits in `reply` in the given format (none is an empty list; EditError when a
     block cannot be applied)."""
     if edit_format == "search_replace":
         return apply_search_replace(reply, files)
-    return parse_whole_files(reply, list(files))
+    edits = parse_whole_files(reply, list(files))
+    for edit in edits:
+        check_not_fragment(edit, files.get(edit.path))
+    return edits
 
 
 def check_syntax(edit: Edit) -> None:

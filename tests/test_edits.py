@@ -47,3 +47,12 @@ def test_file_refs() -> None:
         "pkg/util.py",
     ]
     assert file_refs("explain (@a.py)") == ["a.py"]
+
+
+def test_whole_file_fragment_is_rejected() -> None:
+    original = "".join(f"line_{n} = {n}\n" for n in range(20))
+    with pytest.raises(EditError, match="has 1 lines but the file has 20"):
+        parse_edits("main.py\n```python\nline_3 = 4\n```", {"main.py": original}, "whole_file")
+    whole = original.replace("line_3 = 3", "line_3 = 4")
+    edits = parse_edits(f"main.py\n```python\n{whole}```", {"main.py": original}, "whole_file")
+    assert edits[0].content == whole

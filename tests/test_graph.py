@@ -116,6 +116,7 @@ def test_unchanged_replies_are_not_replayed(tmp_path: Path) -> None:
     assert run.result.status == "verified"
     second = run.kinds("model.request")[2]
     assert len(second["messages"]) == 2 and second["variation"] == 2
+    assert "Actual output:\n```\n6\n```" in second["messages"][1]["content"]  # evidence again
 
 
 def test_rejected_edit_is_fed_back(tmp_path: Path) -> None:

@@ -23,15 +23,16 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if not files and target is not None and target.entry.endswith(".py"):
         files[target.entry] = session.ws.read_text(target.entry)
     files = {path: session.ws.read_text(path) for path in files}  # as they are now
+    history = list(state.get("messages", []))[1:]
     evidence = None
-    if state.get("iterations", 0) == 0 and target is not None:
-        verdict = run_check(target, session)  # show the failure before the first edit
+    if not history and target is not None:  # no feedback yet: show how the check fails now
+        verdict = run_check(target, session)
         if not verdict.passed:
             evidence = failure_message(session.ws, verdict, include_source=False)
     request = AgentRequest(
         task=state["task"],
         files=files,
-        history=list(state.get("messages", []))[1:],
+        history=history,
         evidence=evidence,
         attempt=state.get("iterations", 0),
     )
