@@ -52,6 +52,8 @@ class AgentState(TypedDict, total=False):
     tool_calls: list[ToolCallSpec]
     context_files: dict[str, str]
     """Files read into context before any model call (`@file` references)."""
+    llm_calls: int
+    """Model calls so far in the run (all nodes)."""
     error_fingerprints: list[str]
     attempts: list[Attempt]
     status: Status

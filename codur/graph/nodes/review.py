@@ -49,7 +49,10 @@ def _again(state: AgentState, session: Session, text: str | None, **extra: Any) 
 
 @traced("review")
 def review(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
-    session = runtime.context
+    return {**_review(state, runtime.context), "llm_calls": runtime.context.usage.calls}
+
+
+def _review(state: AgentState, session: Session) -> dict[str, Any]:
     outcome = state.get("agent_outcome", {})
     if outcome.get("agent") == "tool":
         status = "done" if outcome.get("status") == "completed" else "unverified"
