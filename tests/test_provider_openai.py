@@ -232,3 +232,16 @@ def test_openai_itself_keeps_max_completion_tokens() -> None:
     payload = model._get_request_payload([HumanMessage("hi")])
     assert payload["max_completion_tokens"] == 99 and "max_tokens" not in payload
     assert provider.endpoint(LLMProfile(provider="openai")) == "https://api.openai.com/v1"
+
+
+def test_per_call_output_cap_and_retry_sampling(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply("a"), Reply("b"))
+    client, _ = make_client(openai_server.base_url, max_tokens=2048, seed=7)
+
+    client.invoke([HumanMessage("hi")], max_tokens=300)
+    client.invoke([HumanMessage("hi")], variation=2)
+
+    first, second = (r.body for r in openai_server.requests)
+    assert first["max_tokens"] == 300 and first["temperature"] == client.profile.temperature
+    assert second["max_tokens"] == 2048
+    assert (second["temperature"], second["seed"]) == (client.profile.retry_temperature, 9)

@@ -70,9 +70,12 @@ class CoderAgent:
         tools = langchain_tools(task_types) if native else []
         new: list[BaseMessage] = []
         rounds = session.config.runtime.max_tool_iterations
+        budget = reply_budget(request.files)
         before = set(session.restore.saved) if session.restore else set()
         for round_no in range(rounds + 1):
-            reply = client.invoke(base + new, tools=tools, variation=session.usage.calls)
+            reply = client.invoke(
+                base + new, tools=tools, variation=session.usage.calls, max_tokens=budget
+            )
             text = reply.content if isinstance(reply.content, str) else str(reply.content)
             calls: list[dict[str, Any]] = list(reply.tool_calls)
             if not calls and names and session.config.runtime.detect_tool_calls_from_text:
@@ -85,6 +88,12 @@ class CoderAgent:
         result.messages = [*new, AIMessage(text)]
         result.files_changed = sorted(set(result.files_changed) | (after - before))
         return result
+
+
+def reply_budget(files: dict[str, str]) -> int:
+    """Output tokens a reply can need: every file in full (~3 characters a token, with
+    room to grow) plus some prose. Past that a small model is only repeating itself."""
+    return 400 + int(sum(len(text) for text in files.values()) / 3 * 1.5)
 
 
 def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Session) -> list:

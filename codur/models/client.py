@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from codur.config.schema import LLMProfile
 
 
+_MAX_TOKEN_FIELDS = ("max_tokens", "num_predict")
+"""Output-cap fields of the chat models (OpenAI and local; Ollama)."""
+
+
 @dataclass
 class Usage:
     """Model calls and tokens spent so far in a run (shared by every client of the run)."""
@@ -75,15 +79,24 @@ class ModelClient:
         return self.model.model_copy(update=update)
 
     def invoke(
-        self, messages: Sequence[BaseMessage], tools: Sequence[Any] = (), variation: int = 0
+        self,
+        messages: Sequence[BaseMessage],
+        tools: Sequence[Any] = (),
+        variation: int = 0,
+        max_tokens: int | None = None,
     ) -> AIMessage:
         """One model call (with retries); returns the AIMessage.
 
-        `variation` > 0 asks for a differently sampled answer (see `variant`).
+        `variation` > 0 asks for a differently sampled answer (see `variant`);
+        `max_tokens` lowers the profile's output cap for this call (a reply that runs on
+        past what the answer can need is a model stuck repeating itself).
         """
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
             raise LimitReached(f"LLM call limit reached ({self.usage.max_calls} calls)")
         model = self.variant(variation)
+        cap_field = next((f for f in _MAX_TOKEN_FIELDS if f in type(model).model_fields), None)
+        if max_tokens is not None and cap_field and max_tokens < self.profile.max_tokens:
+            model = model.model_copy(update={cap_field: max_tokens})
         model = model.bind_tools(list(tools)) if tools else model
         prov = provider(self.profile.provider)
         self.usage.calls += 1
