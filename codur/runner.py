@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from codur import __version__
@@ -33,7 +34,15 @@ def run_command(
     redact = Redactor(secret_values(os.environ, key_envs))
     io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
     bus = EventBus()
-    session = Session(cfg, Workspace(workdir), bus, profile=profile, assume_yes=assume_yes)
+    interactive = sys.stdin.isatty() and not json_mode
+    session = Session(
+        cfg,
+        Workspace(workdir),
+        bus,
+        profile=profile,
+        assume_yes=assume_yes,
+        confirm=io.confirm if interactive else None,
+    )
     log = None
     if cfg.log.enabled:
         log = JsonlLog(cfg.log_path(workdir), session.run_id, redact, cfg.log.max_field_chars)
@@ -81,6 +90,8 @@ def run_command(
 
 def _report(io: IO, result, log_path: Path | None) -> None:
     """The final summary: status, diff, files, counts, time."""
+    if result.final_response:
+        io.raw(result.final_response)
     io.diff(result.diff)
     line = f"{result.status}: {result.message}"
     if result.status in ("verified", "done"):

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -34,6 +35,8 @@ class Session:
     """Profile chosen on the command line (--profile); else llm.default_profile."""
     assume_yes: bool = False
     """--yes: destructive actions need no confirmation."""
+    confirm: Callable[[str], bool] | None = None
+    """Asks the user a yes/no question (None: nobody to ask, so the answer is no)."""
     usage: Usage = field(default_factory=Usage)
     restore: RestorePoint | None = None
     _clients: dict[str, ModelClient] = field(default_factory=dict)
@@ -47,9 +50,9 @@ class Session:
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
         if self._tools is None:
-            from codur.tools.context import ToolContext
+            from codur.tools.context import ToolContext, refuse
 
-            self._tools = ToolContext.from_session(self)
+            self._tools = ToolContext.from_session(self, self.confirm or refuse)
         return self._tools
 
     def close(self) -> None:

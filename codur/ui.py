@@ -132,6 +132,12 @@ class IO:
             table.add_row(*(escape(cell) for cell in row))
         self.out.print(table)
 
+    def confirm(self, question: str) -> bool:
+        """Ask on the terminal (stderr); the default answer is no."""
+        from rich.prompt import Confirm
+
+        return Confirm.ask(question, console=self.err, default=False)
+
     def raw(self, text: str) -> None:
         """Text printed exactly as is (e.g. YAML), without markup."""
         self.out.print(text, markup=False, highlight=False)

@@ -21,7 +21,6 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """`python -m codur ARGS` in `cwd` (a real process; no terminal, so plain output)."""
     full_env = {**os.environ, **(env or {})}
-    full_env.pop("CODUR_TEST_KEEP", None)
     return subprocess.run(
         [sys.executable, "-m", "codur", *args],
         cwd=cwd,

@@ -161,3 +161,14 @@ def test_graph_mermaid(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("---") or "graph TD" in result.stdout
     assert "review -.-> textual_pre_plan" in result.stdout
+
+
+def test_phase_0_file_operation_and_refused_delete(challenge: Path) -> None:
+    read = run_cli(["read main.py"], cwd=challenge)
+    assert read.returncode == 0 and "range(len(xs) - 1)" in read.stdout
+    assert "model calls: 0" in read.stdout
+    refused = run_cli(["delete main.py"], cwd=challenge)  # no terminal to ask, no --yes
+    assert refused.returncode == 1 and (challenge / "main.py").exists()
+    assert "refused to delete" in refused.stdout
+    allowed = run_cli(["delete main.py", "--yes"], cwd=challenge)
+    assert allowed.returncode == 0 and not (challenge / "main.py").exists()

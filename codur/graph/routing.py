@@ -8,38 +8,26 @@ from langgraph.graph import END
 
 from codur.graph.state import AgentState
 
+_DECIDED = {"delegate": "delegate", "tool": "tool", "end": END}
+"""Where a planning phase that has decided goes; undecided, it falls through."""
+
+
+def _route(state: AgentState, undecided: str) -> str:
+    return _DECIDED.get(state.get("next_action", ""), undecided)
+
 
 def after_textual_pre_plan(
     state: AgentState,
 ) -> Literal["llm_pre_plan", "delegate", "tool", "__end__"]:
-    action = state.get("next_action")
-    if action == "delegate":
-        return "delegate"
-    if action == "tool":
-        return "tool"
-    if action == "end":
-        return END
-    return "llm_pre_plan"
+    return _route(state, "llm_pre_plan")  # type: ignore[return-value]
 
 
 def after_llm_pre_plan(state: AgentState) -> Literal["llm_plan", "delegate", "tool", "__end__"]:
-    action = state.get("next_action")
-    if action == "delegate":
-        return "delegate"
-    if action == "tool":
-        return "tool"
-    if action == "end":
-        return END
-    return "llm_plan"
+    return _route(state, "llm_plan")  # type: ignore[return-value]
 
 
 def after_llm_plan(state: AgentState) -> Literal["delegate", "tool", "__end__"]:
-    action = state.get("next_action")
-    if action == "tool":
-        return "tool"
-    if action == "end":
-        return END
-    return "delegate"
+    return _route(state, "delegate")  # type: ignore[return-value]
 
 
 def after_review(state: AgentState) -> Literal["textual_pre_plan", "__end__"]:
