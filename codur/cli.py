@@ -36,6 +36,13 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+challenges_app = typer.Typer(
+    help="Score Codur on sample repos (challenges/).", no_args_is_help=True
+)
+app.add_typer(challenges_app, name="challenges")
+Paths = Annotated[
+    list[Path] | None, typer.Argument(help="Challenge folders (default: ./challenges).")
+]
 
 WorkDir = Annotated[
     Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")
@@ -137,6 +144,88 @@ def profiles(
         "LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows
     )
     return ExitCode.OK
+
+
+def _challenges(paths: list[Path] | None):
+    from codur.challenges.spec import discover
+
+    return discover(paths or [Path("challenges")])
+
+
+@challenges_app.command("list")
+def challenges_list(paths: Paths = None) -> int:
+    """List the challenges with their tags."""
+    from codur.ui import IO
+
+    rows = [[c.name, " ".join(c.spec.tags), c.prompt] for c in _challenges(paths)]
+    IO().table("Challenges", ["name", "tags", "prompt"], rows)
+    return ExitCode.OK
+
+
+@challenges_app.command("check")
+def challenges_check(paths: Paths = None) -> int:
+    """Check each challenge: the buggy program fails and its solution/ passes."""
+    from codur.challenges.judge import check
+    from codur.ui import IO
+
+    results = [check(c) for c in _challenges(paths)]
+    rows = [
+        [r.name, "yes" if r.buggy_fails else "NO", "yes" if r.solution_passes else "NO"]
+        for r in results
+    ]
+    IO().table("Challenge check", ["name", "bug shows", "solution passes"], rows)
+    bad = [r.name for r in results if not r.ok]
+    IO().info(f"{len(results) - len(bad)}/{len(results)} challenges are sound")
+    return ExitCode.NOT_VERIFIED if bad else ExitCode.OK
+
+
+@challenges_app.command("run")
+def challenges_run(
+    paths: Paths = None,
+    profile: Profile = None,
+    overrides: Overrides = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(help="Parallel runs (default: 1 for the embedded model, else the cores)."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds one Codur run may take.")] = 900.0,
+    attempts: Annotated[int, typer.Option(help="Tries per challenge; the first pass counts.")] = 1,
+    max_iterations: Annotated[int | None, typer.Option(help="Passed on to each run.")] = None,
+    out: Annotated[
+        Path, typer.Option(help="Folder for report.json, report.md and the logs.")
+    ] = Path("challenge-results"),
+) -> int:
+    """Run Codur on each challenge in a temporary copy and report what passed."""
+    import os
+
+    from codur.challenges.runner import run_all
+    from codur.ui import IO
+
+    challenges = _challenges(paths)
+    cfg = _load(Path("."), None, overrides).config
+    name, prof = cfg.profile(profile)
+    codur_args = [*(f"-o{o}" for o in overrides or []), "--profile", name]
+    if max_iterations:
+        codur_args += ["--max-iterations", str(max_iterations)]
+    jobs = jobs or (1 if prof.provider == "local" else os.cpu_count() or 1)
+    io = IO()
+    with io.progress(len(challenges), "challenges") as advance:
+        outcomes = run_all(challenges, out.resolve(), codur_args, jobs, timeout, attempts, advance)
+    rows = [
+        [
+            o.name,
+            "pass" if o.passed else "FAIL",
+            o.status,
+            str(o.model_calls),
+            f"{o.prompt_tokens}+{o.completion_tokens}",
+            str(o.wall_s),
+        ]
+        for o in outcomes
+    ]
+    io.table("Results", ["challenge", "result", "status", "calls", "tokens", "wall s"], rows)
+    passed = sum(o.passed for o in outcomes)
+    io.info(f"passed {passed}/{len(outcomes)}; report: {out / 'report.md'}")
+    return ExitCode.OK if passed == len(outcomes) else ExitCode.NOT_VERIFIED
 
 
 @app.command()

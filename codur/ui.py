@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -137,6 +138,15 @@ class IO:
         from rich.prompt import Confirm
 
         return Confirm.ask(question, console=self.err, default=False)
+
+    @contextmanager
+    def progress(self, total: int, what: str) -> Iterator[Callable[[object], None]]:
+        """A progress bar on stderr; yields a callable that marks one item done."""
+        from rich.progress import Progress
+
+        with Progress(console=self.err, transient=False) as bar:
+            task = bar.add_task(what, total=total)
+            yield lambda _item: bar.advance(task)
 
     def raw(self, text: str) -> None:
         """Text printed exactly as is (e.g. YAML), without markup."""

@@ -1,0 +1,1 @@
+"""Challenges: sample repos with a known-correct output, and the runner that scores Codur."""
