@@ -1,0 +1,14 @@
+"""Run-length encode a few strings."""
+
+
+def run_length_encode(text):
+    """Compress runs of a repeated character.
+
+    Each maximal run of one character becomes the run length followed by
+    the character: "aaabcc" -> "3a1b2c". The empty string encodes to "".
+    """
+    raise NotImplementedError
+
+
+for sample in ["aaabcc", "", "abc", "zzzzzzzzzzzz", "aabbaa", "  !!"]:
+    print(f"{sample!r} -> {run_length_encode(sample)!r}")
