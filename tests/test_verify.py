@@ -81,3 +81,17 @@ def test_trailing_whitespace_and_crlf_do_not_matter(tmp_path: Path) -> None:
     ws = make(tmp_path, {"main.py": "print('a  ')\nprint('b')\n", "expected.txt": "a\r\nb\r\n\r\n"})
     target = find_target(ws, [], VerifyConfig())
     assert verify(ws, target, VerifyConfig(), EventBus()).passed
+
+
+def test_a_referenced_library_module_is_not_the_entry_point(tmp_path: Path) -> None:
+    ws = make(
+        tmp_path,
+        {
+            "main.py": "from pkg.stock import f\nprint(f())\n",
+            "pkg/stock.py": '"""Stock."""\nimport math\n\ndef f():\n    return 1\n',
+            "expected.txt": "1\n",
+        },
+    )
+    assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "main.py"
+    (tmp_path / "pkg" / "stock.py").write_text("def f():\n    return 1\n\nprint(f())\n")
+    assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "pkg/stock.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,12 +33,37 @@ def _is_test(path: str) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or "tests/" in path
 
 
+_LIBRARY_STATEMENTS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def _runs_something(path: Path) -> bool:
+    """Does running this file do anything beyond defining things (a script, not a
+    library module like `inventory/stock.py` that main.py imports)?"""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError):
+        return True  # broken code: running it is how its error shows
+    body = [
+        n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
+    return any(not isinstance(node, _LIBRARY_STATEMENTS) for node in body)
+
+
 def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None:
     """Config first, then a referenced script, then the folder's one obvious script."""
     if cfg.entry_point:
         return cfg.entry_point
     for ref in refs:
-        if ref.endswith(".py") and not _is_test(ref) and ws.resolve(ref).is_file():
+        path = ws.resolve(ref)
+        if ref.endswith(".py") and not _is_test(ref) and path.is_file() and _runs_something(path):
             return ref
     for name in CONVENTIONAL_ENTRY_POINTS:
         if (ws.root / name).is_file():
