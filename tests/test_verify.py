@@ -95,3 +95,18 @@ def test_a_referenced_library_module_is_not_the_entry_point(tmp_path: Path) -> N
     assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "main.py"
     (tmp_path / "pkg" / "stock.py").write_text("def f():\n    return 1\n\nprint(f())\n")
     assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "pkg/stock.py"
+
+
+def test_tests_inside_a_virtualenv_do_not_count(tmp_path: Path) -> None:
+    ws = make(
+        tmp_path,
+        {
+            "lib.py": "x = 1\n",
+            "other.py": "y = 2\n",
+            ".venv/lib/site-packages/pkg/test_pkg.py": "def test_x():\n    pass\n",
+        },
+    )
+    assert find_target(ws, [], VerifyConfig()) is None
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_lib.py").write_text("def test_y():\n    pass\n")
+    assert find_target(ws, [], VerifyConfig()).entry == "pytest"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +78,30 @@ def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None
     return scripts[0] if len(scripts) == 1 else None
 
 
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    "env",
+    "node_modules",
+    "__pycache__",
+    "site-packages",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "build",
+    "dist",
+}
+"""Folders that hold no project tests (virtual environments, caches, build output)."""
+
+
+def _python_files(root: Path) -> Iterator[str]:
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
+        rel = Path(folder).relative_to(root)
+        yield from ((rel / n).as_posix() for n in names if n.endswith(".py"))
+
+
 def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | None:
     """The verification for this folder, or None when nothing checkable is there."""
     entry = entry_point(ws, refs, cfg)
@@ -84,7 +110,7 @@ def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | N
             expected = (folder / cfg.expected_file).as_posix()
             if ws.resolve(expected).is_file():
                 return Target([sys.executable, entry], entry, expected)
-    if any(_is_test(p.relative_to(ws.root).as_posix()) for p in ws.root.rglob("*.py")):
+    if any(_is_test(path) for path in _python_files(ws.root)):
         return Target(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest"
         )
