@@ -12,6 +12,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A tiny buggy program shared by the CLI and graph tests: it should print 10.
+BUGGY = (
+    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+    "    return s\n\nprint(total([1, 2, 3, 4]))\n"
+)
+FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
+WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
+
 
 def run_cli(
     args: list[str],

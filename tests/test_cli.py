@@ -11,14 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_cli, scripted_profile, whole_file
-
-BUGGY = (
-    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
-    "    return s\n\nprint(total([1, 2, 3, 4]))\n"
-)
-FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
-WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
+from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import whole_file
+from helpers import BUGGY, FIXED, WRONG, whole_file
 
 from codur.config import load_config
 from codur.events import Event, EventBus
@@ -17,12 +17,6 @@ from codur.run import RunResult, run_task
 from codur.session import Session
 from codur.workspace import Workspace
 
-BUGGY = (
-    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
-    "    return s\n\nprint(total([1, 2, 3, 4]))\n"
-)
-FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
-WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
 PLAN = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"})
 
 

@@ -33,7 +33,6 @@ class AgentRequest:
     files: dict[str, str]
     history: list[BaseMessage] = field(default_factory=list)
     evidence: str | None = None
-    attempt: int = 0
 
 
 @dataclass

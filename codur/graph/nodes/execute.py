@@ -34,7 +34,6 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         files=files,
         history=history,
         evidence=evidence,
-        attempt=state.get("iterations", 0),
     )
     result = resolve(agent_ref, session.config).build().run(request, session)
     for path in result.files_changed:
