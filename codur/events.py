@@ -39,6 +39,12 @@ class EventBus:
         for sink in self._sinks:
             sink(event)
 
+    def tagged(self, **tags: Any) -> EventBus:
+        """A bus whose events reach this one's sinks with `tags` added (e.g. by=verify)."""
+        child = EventBus()
+        child.subscribe(lambda e: self.emit(e.kind, **e.data, **tags))
+        return child
+
     @contextmanager
     def span(self, kind: str, **data: Any) -> Iterator[dict[str, Any]]:
         """Emit `<kind>.start`, then `<kind>.end` with duration_s (and error, if raised).

@@ -50,6 +50,23 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"verify: {' '.join(d.get('command', []))} -> "
         f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"
     ),
+    "verify.result": lambda d: (
+        f"verification ({d['strategy']}): {'passed' if d['passed'] else 'failed'}"
+        f" - {d.get('reasoning', '')}"
+    ),
+    "repair.start": lambda d: (
+        f"repair search: {d['candidates']} candidate edits in {', '.join(d['files'])}"
+        f" (budget {d['budget_s']}s)"
+    ),
+    "repair.candidate": lambda d: (
+        f"  {'PASS' if d['passed'] else 'fail'} {d['change']} ({d['duration_s']}s)"
+    ),
+    "repair.end": lambda d: (
+        f"repair search: {d['change']} ({d['tried']} tried, {d['duration_s']}s)"
+        if d.get("change")
+        else f"repair search: nothing found ({d['reason']}; {d['tried']} of "
+        f"{d['candidates']} tried, {d['duration_s']}s)"
+    ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
     "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",
     "node.start": lambda d: f"-> {d['node']} (iteration {d.get('iteration', '-')})",
@@ -59,7 +76,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 # The few events a normal (non-verbose) run shows as progress.
-PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write"}
+PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write", "repair.end"}
 
 
 def _console(stderr: bool) -> Console:

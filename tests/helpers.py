@@ -39,8 +39,11 @@ def run_cli(
     )
 
 
-def scripted_profile(tmp_path: Path, responses: list[Any], name: str = "s") -> list[str]:
-    """Write a script of responses; return the `-o` flags that define profile `name`."""
+def scripted_profile(
+    tmp_path: Path, responses: list[Any], name: str = "s", repair: bool = False
+) -> list[str]:
+    """Write a script of responses; return the `-o` flags that define profile `name`
+    (and switch the model-free repair search off unless `repair`)."""
     script = tmp_path.parent / f"{tmp_path.name}-{name}-script.yaml"
     script.write_text(yaml.safe_dump(responses, sort_keys=False))
     return [
@@ -50,6 +53,8 @@ def scripted_profile(tmp_path: Path, responses: list[Any], name: str = "s") -> l
         f"llm.profiles.{name}.script={script}",
         "--profile",
         name,
+        "-o",
+        f"repair.enabled={str(repair).lower()}",
     ]
 
 

@@ -86,6 +86,21 @@ def test_stuck_exit_code(challenge: Path, tmp_path: Path) -> None:
     assert log_records(challenge)[-1]["status"] == "stuck"
 
 
+def test_repair_search_shows_its_fix_and_logs_every_candidate(
+    challenge: Path, tmp_path: Path
+) -> None:
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)], repair=True)
+    result = run_cli([*flags, "fix @main.py"], cwd=challenge)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "repair search: main.py line 3:" in result.stdout
+    assert (challenge / "main.py").read_text() == FIXED
+    records = log_records(challenge)
+    tried = [r for r in records if r["event"] == "repair.candidate"]
+    end = [r for r in records if r["event"] == "repair.end"][0]
+    assert len(tried) == end["tried"] > 1 and tried[-1]["passed"] in (True, False)
+    assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 1
+
+
 def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
     flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", BUGGY)])
     result = run_cli([*flags, "--max-llm-calls", "1", "fix @main.py"], cwd=challenge)

@@ -44,6 +44,7 @@ class Run:
             f"llm.profiles.s.script={script}",
             "llm.default_profile=s",
             "agents.configs.reviewer.description=Reviews code",  # two agents: a real choice
+            "repair.enabled=false",  # the model's part is tested here; repair in test_repair_*
             *overrides,
         ]
         config = load_config(self.root, overrides=flags, environ={}).config
@@ -54,7 +55,8 @@ class Run:
         self.result: RunResult = run_task(self.session, task)
 
     def kinds(self, kind: str) -> list[dict[str, Any]]:
-        return [e.data for e in self.events if e.kind == kind]
+        """Events of `kind`, leaving out the verification agent's own tool calls."""
+        return [e.data for e in self.events if e.kind == kind and e.data.get("by") != "verify"]
 
     @property
     def nodes(self) -> list[str]:
@@ -71,6 +73,7 @@ def test_fixed_on_the_first_try(tmp_path: Path) -> None:
         "llm_plan",
         "delegate",
         "execute",
+        "verify",
         "review",
     ]
     assert run.result.model_calls == 2 and run.result.files_changed == ["main.py"]
@@ -96,6 +99,31 @@ def test_stuck_when_the_same_failure_comes_back(tmp_path: Path) -> None:
     run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", same)])
     assert run.result.status == "stuck" and run.result.exit_code == 1
     assert run.result.model_calls == 3
+
+
+def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
+    run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG)], overrides=["repair.enabled=true"])
+    assert run.result.status == "verified" and run.result.exit_code == 0
+    assert (run.root / "main.py").read_text() == FIXED
+    assert run.nodes[-6:] == ["execute", "verify", "review", "repair", "verify", "review"]
+    assert run.result.model_calls == 2  # the planner and one coder attempt: no retry call
+    end = run.kinds("repair.end")[0]
+    assert end["reason"] == "repaired" and "+    for i in range(len(xs)):" in end["diff"]
+    assert [w["by"] for w in run.kinds("file.write") if "by" in w] == ["repair"]
+    assert {c["passed"] for c in run.kinds("repair.candidate")} == {True, False}
+
+
+def test_repair_search_gives_way_to_the_model_when_it_finds_nothing(tmp_path: Path) -> None:
+    files = {"main.py": "print('Hello, ' + 'Wrold')\n", "expected.txt": "Hello, World\n"}
+    still = "print('Hello, ' + 'Wrld')\n"
+    fixed = "print('Hello, ' + 'World')\n"
+    replies = [PLAN, whole_file("main.py", still), whole_file("main.py", fixed)]
+    run = Run(tmp_path, replies, files=files, overrides=["repair.enabled=true"])
+    assert run.result.status == "verified" and run.result.model_calls == 3
+    assert run.nodes.count("repair") == 1
+    assert run.kinds("repair.end")[0]["reason"] in ("exhausted", "no candidates")
+    retry = run.kinds("model.request")[2]
+    assert "Actual output:\n```\nHello, Wrld\n```" in retry["messages"][-1]["content"]
 
 
 def test_max_iterations_ends_unverified(tmp_path: Path) -> None:
@@ -204,7 +232,11 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "llm_pre_plan -.-> llm_plan",
         "llm_plan -.-> delegate",
         "delegate --> execute",
-        "execute --> review",
+        "execute --> verify",
+        "verify --> review",
+        "review -.-> repair",
+        "repair -.-> verify",
+        "repair -.-> review",
         "tool --> review",
         "review -.-> textual_pre_plan",
         "review -.-> __end__",

@@ -132,6 +132,31 @@ class VerifyConfig(_Section):
     """Seconds a verification run may take before it is stopped."""
     output_limit_bytes: int = Field(200_000, gt=0)
     """Output captured from a verification run; the rest is cut and reported as cut."""
+    relevant_tests_only: bool = True
+    """Run only the test files that import a changed or referenced module when some do
+    (all tests otherwise)."""
+    lint_command: list[str] | None = None
+    """Linter for the static strategy, run with the changed files appended (e.g.
+    `[ruff, check]`); unset means syntax and import checks only."""
+
+
+class RepairConfig(_Section):
+    enabled: bool = True
+    """Search small AST edits (off-by-one, operator swaps, ...) to failing code, without a
+    model, when verification fails and before the next model attempt."""
+    time_budget_s: float = Field(20.0, gt=0)
+    """Wall time one repair search may take; it gives up cleanly when it runs out."""
+    workers: int = Field(2, ge=1)
+    """Candidates checked at once, each in its own scratch copy and process."""
+    max_depth: int = Field(2, ge=1, le=2)
+    """Mutations combined in one candidate: 1, or 2 (pairs are tried after every single
+    mutation failed)."""
+    pair_pool: int = Field(30, ge=2)
+    """Depth 2 combines pairs from this many top-ranked single mutations."""
+    candidate_timeout_factor: float = Field(5.0, gt=0)
+    """A candidate's run is stopped after this many times the failing run's duration..."""
+    min_candidate_timeout_s: float = Field(2.0, gt=0)
+    """...but never sooner than this (and never later than verify.timeout_s)."""
 
 
 class LogConfig(_Section):
@@ -233,6 +258,8 @@ class CodurConfig(_Section):
     """Planner behaviour."""
     verify: VerifyConfig = VerifyConfig()
     """How results are verified."""
+    repair: RepairConfig = RepairConfig()
+    """Repair search: model-free fixes tried when verification fails."""
     log: LogConfig = LogConfig()
     """The debug log."""
     tools: ToolsConfig = ToolsConfig()

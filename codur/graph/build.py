@@ -1,8 +1,10 @@
 """The graph's wiring, and nothing else: it reads like seed 000's diagram.
 
-textual_pre_plan -> llm_pre_plan -> llm_plan -> delegate -> execute -> review
+textual_pre_plan -> llm_pre_plan -> llm_plan -> delegate -> execute -> verify -> review
         each planning phase may also go to delegate, tool or END; tool -> review;
-        review -> textual_pre_plan (continue) or END.
+        review -> repair (a new failure: search small edits without a model),
+                  textual_pre_plan (continue) or END;
+        repair -> verify (a repair was applied) or review (none found).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from codur.graph.nodes.delegate import delegate
 from codur.graph.nodes.execute import execute
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
+from codur.graph.nodes.repair import repair
 from codur.graph.nodes.review import review
 from codur.graph.nodes.textual_pre_plan import textual_pre_plan
 from codur.graph.nodes.tool import tool
+from codur.graph.nodes.verify import verify
 from codur.graph.state import AgentState
 from codur.session import Session
 
@@ -30,16 +34,20 @@ def build_graph() -> CompiledStateGraph:
     graph.add_node("delegate", delegate)
     graph.add_node("execute", execute)
     graph.add_node("tool", tool)
+    graph.add_node("verify", verify)
     graph.add_node("review", review)
+    graph.add_node("repair", repair)
 
     graph.add_edge(START, "textual_pre_plan")
     graph.add_conditional_edges("textual_pre_plan", routing.after_textual_pre_plan)
     graph.add_conditional_edges("llm_pre_plan", routing.after_llm_pre_plan)
     graph.add_conditional_edges("llm_plan", routing.after_llm_plan)
     graph.add_edge("delegate", "execute")
-    graph.add_edge("execute", "review")
+    graph.add_edge("execute", "verify")
+    graph.add_edge("verify", "review")
     graph.add_edge("tool", "review")
     graph.add_conditional_edges("review", routing.after_review)
+    graph.add_conditional_edges("repair", routing.after_repair)
     return graph.compile()
 
 

@@ -1,19 +1,16 @@
-"""Verification as the graph uses it: what to check for this task, and running it."""
+"""Verification as the graph uses it: the verification agent on this task's files."""
 
 from __future__ import annotations
 
 from codur.graph.state import AgentState
 from codur.session import Session
 from codur.task import file_refs
-from codur.verify.check import Verdict, verify
-from codur.verify.target import Target, find_target
+from codur.verify.agent import verify_task
+from codur.verify.result import VerificationResult
 
 
-def target_for(state: AgentState, session: Session) -> Target | None:
-    """The check for this task: decided from what is in the folder, never by keywords."""
+def verify_now(state: AgentState, session: Session) -> VerificationResult:
+    """Decide how to verify (from what is in the folder, never by keywords) and run it."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
-    return find_target(session.ws, refs, session.config.verify)
-
-
-def run_check(target: Target, session: Session) -> Verdict:
-    return verify(session.ws, target, session.config.verify, session.bus)
+    changed = list(session.restore.saved) if session.restore else []
+    return verify_task(session.tool_context(), session.config.verify, refs, changed)

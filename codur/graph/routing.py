@@ -30,5 +30,11 @@ def after_llm_plan(state: AgentState) -> Literal["delegate", "tool", "__end__"]:
     return _route(state, "delegate")  # type: ignore[return-value]
 
 
-def after_review(state: AgentState) -> Literal["textual_pre_plan", "__end__"]:
-    return "textual_pre_plan" if state.get("next_action") == "continue" else END
+def after_review(state: AgentState) -> Literal["textual_pre_plan", "repair", "__end__"]:
+    action = state.get("next_action")
+    return "textual_pre_plan" if action == "continue" else "repair" if action == "repair" else END
+
+
+def after_repair(state: AgentState) -> Literal["verify", "review"]:
+    """A repair that was applied is verified again; none found goes back to review."""
+    return "verify" if state.get("next_action") == "verify" else "review"

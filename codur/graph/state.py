@@ -11,8 +11,18 @@ from typing import Annotated, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from codur.verify.result import VerificationResult
+
 NextAction = Literal[
-    "continue_to_llm_pre_plan", "continue_to_llm_plan", "delegate", "tool", "end", "continue"
+    "continue_to_llm_pre_plan",
+    "continue_to_llm_plan",
+    "delegate",
+    "tool",
+    "end",
+    "continue",
+    "repair",
+    "verify",
+    "review",
 ]
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
 
@@ -56,5 +66,9 @@ class AgentState(TypedDict, total=False):
     """Model calls so far in the run (all nodes)."""
     error_fingerprints: list[str]
     attempts: list[Attempt]
+    verification: VerificationResult | None
+    """The verification agent's verdict on the files as they are now."""
+    repairs_tried: list[str]
+    """Fingerprints of the failures the repair search has already been run on."""
     status: Status
     status_message: str

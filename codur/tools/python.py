@@ -127,19 +127,21 @@ def parse_pytest(output: str) -> dict[str, int | list[str]]:
 
 
 @tool(V)
-def run_pytest(ctx: Ctx, path: str = ".", keyword: str | None = None) -> PytestSummary:
+def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None) -> PytestSummary:
     """Run the tests with pytest; returns pass/fail counts and the failing test ids.
 
     Args:
-        path: Test file or folder, relative to the workspace root.
+        path: Test file or folder (or a list of them), relative to the workspace root.
         keyword: Only run tests matching this pytest -k expression.
     """
-    target = ctx.path(path)
-    if not target.exists():
-        raise ToolError(f"no such file or folder: {path}")
-    rel = ctx.rel(target)
+    rels = []
+    for one in [path] if isinstance(path, str) else path:
+        target = ctx.path(one)
+        if not target.exists():
+            raise ToolError(f"no such file or folder: {one}")
+        rels.append(ctx.rel(target))
     command = [_python(ctx), "-m", "pytest", "-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
-    command += [rel, *(["-k", keyword] if keyword else [])]
+    command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
     run = _run(ctx, command, timeout)
     output = run.stdout + run.stderr

@@ -35,37 +35,47 @@ class Verdict:
         return f"{self.result.exit_code}|{normalize(self.result.stdout)}|{''.join(tail)}"
 
 
-def verify(ws: Workspace, target: Target, cfg: VerifyConfig, bus: EventBus) -> Verdict:
-    result = run_process(target.command, ws.root, cfg.timeout_s, cfg.output_limit_bytes)
-    expected = ws.read_text(target.expected_file) if target.expected_file else None
-    diff = ""
+def judge(target: Target, result: ProcessResult, expected: str | None) -> Verdict:
+    """Passed means exit code 0 and, when there is an expected output, the same stdout."""
     if expected is None:
-        passed = result.ok
-    else:
-        passed = result.ok and normalize(result.stdout) == normalize(expected)
-        if not passed:
-            diff = "\n".join(
-                difflib.unified_diff(
-                    normalize(expected).split("\n"),
-                    normalize(result.stdout).split("\n"),
-                    "expected",
-                    "actual",
-                    lineterm="",
-                    n=2,
-                )
+        return Verdict(result.ok, target, result, None, "")
+    passed = result.ok and normalize(result.stdout) == normalize(expected)
+    diff = ""
+    if not passed:
+        diff = "\n".join(
+            difflib.unified_diff(
+                normalize(expected).split("\n"),
+                normalize(result.stdout).split("\n"),
+                "expected",
+                "actual",
+                lineterm="",
+                n=2,
             )
+        )
+    return Verdict(passed, target, result, expected, diff)
+
+
+def emit_run(bus: EventBus, verdict: Verdict) -> None:
+    result = verdict.result
     bus.emit(
         "verify.run",
-        command=target.command,
+        command=result.command,
         exit_code=result.exit_code,
-        passed=passed,
+        passed=verdict.passed,
         timed_out=result.timed_out,
         truncated=result.truncated,
         stdout=result.stdout,
         stderr=result.stderr,
         duration_s=result.duration_s,
     )
-    return Verdict(passed, target, result, expected, diff)
+
+
+def verify(ws: Workspace, target: Target, cfg: VerifyConfig, bus: EventBus) -> Verdict:
+    result = run_process(target.command, ws.root, cfg.timeout_s, cfg.output_limit_bytes)
+    expected = ws.read_text(target.expected_file) if target.expected_file else None
+    verdict = judge(target, result, expected)
+    emit_run(bus, verdict)
+    return verdict
 
 
 def _clip(text: str, max_lines: int) -> str:

@@ -30,7 +30,7 @@ class Target:
         return f"{' '.join([Path(self.command[0]).name, *self.command[1:]])}{against}"
 
 
-def _is_test(path: str) -> bool:
+def is_test(path: str) -> bool:
     name = Path(path).name
     return name.startswith("test_") or name.endswith("_test.py") or "tests/" in path
 
@@ -46,7 +46,7 @@ _LIBRARY_STATEMENTS = (
 )
 
 
-def _runs_something(path: Path) -> bool:
+def runs_something(path: Path) -> bool:
     """Does running this file do anything beyond defining things (a script, not a
     library module like `inventory/stock.py` that main.py imports)?"""
     try:
@@ -65,7 +65,7 @@ def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None
         return cfg.entry_point
     for ref in refs:
         path = ws.resolve(ref)
-        if ref.endswith(".py") and not _is_test(ref) and path.is_file() and _runs_something(path):
+        if ref.endswith(".py") and not is_test(ref) and path.is_file() and runs_something(path):
             return ref
     for name in CONVENTIONAL_ENTRY_POINTS:
         if (ws.root / name).is_file():
@@ -73,7 +73,7 @@ def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None
     scripts = [
         p.name
         for p in sorted(ws.root.glob("*.py"))
-        if p.name not in NOT_ENTRY_POINTS and not _is_test(p.name)
+        if p.name not in NOT_ENTRY_POINTS and not is_test(p.name)
     ]
     return scripts[0] if len(scripts) == 1 else None
 
@@ -95,7 +95,7 @@ SKIP_DIRS = {
 """Folders that hold no project tests (virtual environments, caches, build output)."""
 
 
-def _python_files(root: Path) -> Iterator[str]:
+def python_files(root: Path) -> Iterator[str]:
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
         rel = Path(folder).relative_to(root)
@@ -110,7 +110,7 @@ def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | N
             expected = (folder / cfg.expected_file).as_posix()
             if ws.resolve(expected).is_file():
                 return Target([sys.executable, entry], entry, expected)
-    if any(_is_test(path) for path in _python_files(ws.root)):
+    if any(is_test(path) for path in python_files(ws.root)):
         return Target(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest"
         )

@@ -7,11 +7,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from codur.agents.registry import AgentRequest, resolve
-from codur.graph.checks import run_check, target_for
+from codur.graph.checks import verify_now
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.session import Session
-from codur.verify.check import failure_message
+from codur.verify.plan import OutputCheck
+from codur.verify.result import VerificationResult
+from codur.verify.target import is_test
 
 
 @traced("execute")
@@ -19,16 +21,14 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     agent_ref = state["selected_agent"]
     files = dict(state.get("context_files", {}))
-    target = target_for(state, session)
-    if not files and target is not None and target.entry.endswith(".py"):
-        files[target.entry] = session.ws.read_text(target.entry)
-    files = {path: session.ws.read_text(path) for path in files}  # as they are now
     history = list(state.get("messages", []))[1:]
-    evidence = None
-    if not history and target is not None:  # no feedback yet: show how the check fails now
-        verdict = run_check(target, session)
-        if not verdict.passed:
-            evidence = failure_message(session.ws, verdict, include_source=False)
+    verdict = state.get("verification")
+    if not history:  # no feedback yet: see how the check fails now
+        verdict = verify_now(state, session)
+    if not files and verdict is not None:
+        files = dict.fromkeys(_files_to_show(verdict))
+    files = {path: session.ws.read_text(path) for path in files}  # as they are now
+    evidence = verdict.feedback if not history and verdict and not verdict.passed else None
     request = AgentRequest(
         task=state["task"],
         files=files,
@@ -48,3 +48,10 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if result.error:
         outcome["error"] = result.error
     return {"agent_outcome": outcome, "messages": result.messages, "context_files": files}
+
+
+def _files_to_show(verdict: VerificationResult) -> list[str]:
+    """With no files named in the task: the entry point, else the code the failure ran."""
+    entries = [c.entry for c in verdict.plan.checks if isinstance(c, OutputCheck)]
+    code = [loc.path for loc in verdict.locations if not is_test(loc.path)]
+    return list(dict.fromkeys(p for p in [*entries, *code] if p.endswith(".py")))[:3]

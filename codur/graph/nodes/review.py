@@ -1,8 +1,8 @@
-"""Review: judge the attempt and decide: end (verified, stuck, unverified, done) or loop.
+"""Review: decide on the verification agent's verdict: end (verified, stuck, unverified,
+done), run the repair search on a new failure, or loop for another model attempt.
 
-The check comes from what is in the folder (graph.checks); the same failure twice means
-stuck; a failure goes back to the agent as structured feedback (expected / actual /
-error); old rounds are pruned from the conversation.
+The same failure twice means stuck; a failure goes back to the agent as structured
+feedback (expected / actual / error, where it fails); old rounds are pruned.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langgraph.runtime import Runtime
 
-from codur.graph.checks import run_check, target_for
 from codur.graph.nodes import traced
 from codur.graph.pruning import feedback, prune
 from codur.graph.state import AgentState
 from codur.resources import prompt
 from codur.session import Session
-from codur.verify.check import failure_message
+from codur.verify.result import VerificationResult
 
 
 def _end(status: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -54,42 +53,55 @@ def review(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
 
 def _review(state: AgentState, session: Session) -> dict[str, Any]:
     outcome = state.get("agent_outcome", {})
+    iteration = state.get("iterations", 0) + 1
     if outcome.get("agent") == "tool":
         status = "done" if outcome.get("status") == "completed" else "unverified"
-        return _end(status, "tool calls finished", iterations=state.get("iterations", 0) + 1)
+        return _end(status, "tool calls finished", iterations=iteration)
     if outcome.get("error"):
         return _again(state, session, prompt("edit_rejected.md").format(error=outcome["error"]))
-    target = target_for(state, session)
-    if target is None:
+    verdict = state.get("verification")
+    if verdict is None or verdict.strategy == "none":
         return _end(
             "done",
             "nothing in the folder to verify against",
             final_response=outcome.get("reply", ""),
-            iterations=state.get("iterations", 0) + 1,
+            iterations=iteration,
         )
-    verdict = run_check(target, session)
-    attempt = {
-        "iteration": state.get("iterations", 0) + 1,
-        "agent": outcome.get("agent", ""),
-        "files_changed": outcome.get("files_changed", []),
-        "outcome": "passed" if verdict.passed else verdict.fingerprint[:200],
-    }
-    attempts = [*state.get("attempts", []), attempt]
+    attempts = state.get("attempts", [])
+    if state.get("next_action") != "review":  # not back from a repair that found nothing
+        attempt = {
+            "iteration": iteration,
+            "agent": outcome.get("agent", ""),
+            "files_changed": outcome.get("files_changed", []),
+            "outcome": "passed" if verdict.passed else verdict.fingerprint[:200],
+        }
+        attempts = [*attempts, attempt]
     if verdict.passed:
-        return _end(
-            "verified", target.describe(), attempts=attempts, iterations=attempt["iteration"]
-        )
+        status = "done" if verdict.strategy == "static" else "verified"
+        checks = "; ".join(e.summary for e in verdict.evidence)
+        return _end(status, checks, attempts=attempts, iterations=iteration)
+    if _repairable(verdict, state, session):
+        return {"next_action": "repair", "attempts": attempts}
     if not outcome.get("files_changed"):
         return _again(state, session, None, attempts=attempts)
     seen = state.get("error_fingerprints", [])
     if verdict.fingerprint in seen:
         return _end(
-            "stuck",
-            "the same failure came back twice",
-            attempts=attempts,
-            iterations=attempt["iteration"],
+            "stuck", "the same failure came back twice", attempts=attempts, iterations=iteration
         )
-    message = failure_message(session.ws, verdict, include_source=False)
     return _again(
-        state, session, message, attempts=attempts, error_fingerprints=[*seen, verdict.fingerprint]
+        state,
+        session,
+        verdict.feedback,
+        attempts=attempts,
+        error_fingerprints=[*seen, verdict.fingerprint],
+    )
+
+
+def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
+    """A failure of a program or tests the repair search has not been run on yet."""
+    return (
+        session.config.repair.enabled
+        and verdict.strategy in ("output", "tests", "hybrid")
+        and verdict.fingerprint not in state.get("repairs_tried", [])
     )

@@ -1,0 +1,46 @@
+"""Repair: search small AST edits that make the failing checks pass, without a model;
+apply the smallest one found (after the restore point saved the originals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from codur.graph.nodes import traced
+from codur.graph.state import AgentState
+from codur.session import Session
+
+
+@traced("repair")
+def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+    from codur.repair.search import search  # only runs that fail a check need it
+
+    session = runtime.context
+    failing = state["verification"]
+    config = session.config
+    tried = [*state.get("repairs_tried", []), failing.fingerprint]
+    result = search(failing.plan, failing, session.tool_context(), config.repair, config.verify)
+    session.bus.emit(
+        "repair.end",
+        reason=result.reason,
+        tried=result.tried,
+        candidates=result.candidates,
+        duration_s=result.duration_s,
+        change=result.candidate.description if result.candidate else "",
+        diff=result.diff,
+    )
+    if result.candidate is None:
+        return {"repairs_tried": tried, "next_action": "review"}
+    for path, text in result.sources.items():
+        if session.restore is not None:
+            session.restore.save(path)
+        session.ws.write_text(path, text)
+        session.bus.emit("file.write", path=path, lines=len(text.splitlines()), by="repair")
+    outcome = {
+        "agent": "repair",
+        "status": "completed",
+        "reply": f"repair search: {result.candidate.description}",
+        "files_changed": list(result.sources),
+    }
+    return {"repairs_tried": tried, "agent_outcome": outcome, "next_action": "verify"}

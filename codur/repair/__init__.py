@@ -1,0 +1,1 @@
+"""Repair search: small AST edits to failing code, tried without a model."""

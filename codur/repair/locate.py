@@ -1,0 +1,134 @@
+"""Where to look: the lines the failing check executed, and the failing traceback.
+
+A mutation on a line the failing run never executed cannot change that run, so such
+candidates are dropped; candidates on traceback lines go first, then those in the
+functions of the traceback, then everything else the run executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from codur.repair.mutations import Edit
+from codur.verify.evidence import Location
+from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
+from codur.verify.process import run_process
+
+TRACER = Path(__file__).with_name("tracer.py")
+
+PRIORITY = (
+    "off_by_one",
+    "comparison",
+    "boolean",
+    "constant",
+    "arithmetic",
+    "negate",
+    "guard",
+    "exception",
+    "fstring",
+    "mutable_default",
+    "associativity",
+    "swap_args",
+    "wrong_variable",
+)
+"""Operators in the order their candidates are tried at equal rank: common, cheap bugs
+first; wrong-variable substitutions (many, rarely right) last."""
+
+Executed = dict[str, set[int]]
+
+
+def _command(check: OutputCheck | TestCheck, out: Path, root: Path) -> list[str]:
+    head = [sys.executable, str(TRACER), str(out), str(root)]
+    if isinstance(check, OutputCheck):
+        return [*head, "path", check.entry]
+    pytest = ["-q", "-p", "no:cacheprovider", *check.paths]
+    return [*head, "module", "pytest", *pytest, *(["-k", check.keyword] if check.keyword else [])]
+
+
+def executed_lines(plan: VerificationPlan, root: Path, timeout_s: float) -> Executed | None:
+    """Lines (by workspace path) the plan's programs ran, or None if tracing failed."""
+    executed: Executed = {}
+    dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck)]
+    for check in dynamic:
+        with tempfile.TemporaryDirectory(prefix="codur-trace-") as tmp:
+            out = Path(tmp) / "lines.json"
+            run_process(_command(check, out, root), root, timeout_s, 1_000_000)
+            if not out.is_file():
+                return None
+            for path, lines in json.loads(out.read_text(encoding="utf-8")).items():
+                executed.setdefault(Path(path).as_posix(), set()).update(lines)
+    return executed if dynamic else None
+
+
+def _parse(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _function_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    return [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+def _statement_lines(tree: ast.Module) -> dict[int, range]:
+    """For each line, the lines of the innermost statement holding it (a compound
+    statement's header only). A line of a multi-line statement may run no code of its
+    own (constants folded into a list display); its statement's lines tell if it ran."""
+    spans: dict[int, range] = {}
+    for node in ast.walk(tree):  # outer statements first; inner ones overwrite
+        if isinstance(node, ast.stmt):
+            body = getattr(node, "body", None)
+            last = body[0].lineno - 1 if isinstance(body, list) and body else node.end_lineno
+            span = range(node.lineno, max(last or node.lineno, node.lineno) + 1)
+            for line in span:
+                spans[line] = span
+    return spans
+
+
+def rank(
+    edits: list[Edit],
+    sources: dict[str, str],
+    executed: Executed | None,
+    where: list[Location],
+) -> list[Edit]:
+    """Drop edits the failing run cannot have reached; order the rest most likely first."""
+    lines = {(loc.path, loc.line): i for i, loc in enumerate(reversed(where))}
+    trees = {path: _parse(text) for path, text in sources.items()}
+    spans = {path: _function_spans(tree) for path, tree in trees.items()}
+    statements = {path: _statement_lines(tree) for path, tree in trees.items()}
+    hot = {
+        (loc.path, span)
+        for loc in where
+        for span in spans.get(loc.path, [])
+        if span[0] <= loc.line <= span[1]
+    }
+
+    def reached(edit: Edit) -> bool:
+        if executed is None:  # no trace: anything may matter
+            return True
+        ran = executed.get(edit.path, set())
+        own = statements.get(edit.path, {})
+        edited = range(edit.line, edit.end_line + 1)
+        return any(n in ran for line in edited for n in own.get(line, (line,)))
+
+    def key(edit: Edit) -> tuple[int, int, int, int]:
+        hits = [
+            lines[(edit.path, n)]
+            for n in range(edit.line, edit.end_line + 1)
+            if (edit.path, n) in lines
+        ]
+        in_hot = any(path == edit.path and span[0] <= edit.line <= span[1] for path, span in hot)
+        tier = 0 if hits else 1 if in_hot else 2
+        order = PRIORITY.index(edit.operator) if edit.operator in PRIORITY else len(PRIORITY)
+        return (tier, min(hits) if hits else 0, order, edit.size)
+
+    return sorted((e for e in edits if reached(e)), key=key)

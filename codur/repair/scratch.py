@@ -1,0 +1,41 @@
+"""Scratch copies of the workspace, one per worker, so candidates never touch the user's
+files and parallel candidates never see each other's edits."""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class Scratch:
+    """`workers` copies of `root` (minus ignored folders) in a temporary folder."""
+
+    def __init__(self, root: Path, workers: int, ignore: Iterable[str]) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
+        skip = shutil.ignore_patterns(*ignore)
+        self.dirs = [
+            Path(shutil.copytree(root, Path(self._tmp.name) / str(i), symlinks=True, ignore=skip))
+            for i in range(workers)
+        ]
+        self._free: queue.Queue[Path] = queue.Queue()
+        for folder in self.dirs:
+            self._free.put(folder)
+
+    @contextmanager
+    def lease(self) -> Iterator[Path]:
+        """A copy nobody else is using; give it back as it was found."""
+        folder = self._free.get()
+        try:
+            yield folder
+        finally:
+            self._free.put(folder)
+
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tmp.cleanup()

@@ -1,0 +1,211 @@
+"""Repair search: try small AST mutations of the failing code, without a model.
+
+Candidates (single mutations, then pairs) are ranked by `locate`, run `workers` at a time,
+each in its own scratch copy and process, under the same checks the review node uses
+(tests cut down to the failing ones, then the full plan to confirm). The first candidate
+that passes wins, unless a smaller one at the same place also passes. Every candidate
+tried goes out as a `repair.candidate` event (and so into the debug log).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from codur.config.schema import RepairConfig, VerifyConfig
+from codur.events import EventBus
+from codur.repair.locate import executed_lines, rank
+from codur.repair.mutations import Edit, apply_edits, mutations, overlaps
+from codur.repair.scratch import Scratch
+from codur.tools.context import ToolContext
+from codur.verify.agent import run_plan, verification_context
+from codur.verify.plan import VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.verify.target import SKIP_DIRS, is_test, python_files
+from codur.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Candidate:
+    edits: tuple[Edit, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(e.size for e in self.edits)
+
+    @property
+    def description(self) -> str:
+        return "; ".join(f"{e.path} {e.description}" for e in self.edits)
+
+    def sources(self, originals: dict[str, str]) -> dict[str, str]:
+        files = dict.fromkeys(e.path for e in self.edits)
+        return {f: apply_edits(originals[f], [e for e in self.edits if e.path == f]) for f in files}
+
+    def near(self, other: Candidate) -> bool:
+        """Changes a line `other` changes (an alternative fix at the same place)."""
+        mine = {(e.path, n) for e in self.edits for n in range(e.line, e.end_line + 1)}
+        return any((e.path, n) in mine for e in other.edits for n in range(e.line, e.end_line + 1))
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    candidate: Candidate | None
+    sources: dict[str, str]
+    """The repaired files' new text (empty when nothing passed)."""
+    diff: str
+    tried: int
+    candidates: int
+    duration_s: float
+    reason: str
+    """repaired, budget (time ran out), exhausted (every candidate failed), no candidates."""
+
+
+def _diff(originals: dict[str, str], sources: dict[str, str]) -> str:
+    return "".join(
+        "".join(
+            difflib.unified_diff(
+                originals[f].splitlines(True), text.splitlines(True), f"a/{f}", f"b/{f}"
+            )
+        )
+        for f, text in sources.items()
+    )
+
+
+def _pairs(singles: list[Edit], pool: int) -> Iterator[Candidate]:
+    """Pairs of the `pool` best single mutations, best-ranked pairs first."""
+    best = singles[:pool]
+    for total in range(1, 2 * len(best) - 2):
+        for i in range(max(0, total - len(best) + 1), (total + 1) // 2):
+            a, b = best[i], best[total - i]
+            if not overlaps(a, b):
+                yield Candidate((a, b))
+
+
+class _Search:
+    def __init__(
+        self,
+        ctx: ToolContext,
+        scratch: Scratch,
+        plans: list[VerificationPlan],
+        originals: dict[str, str],
+        bus: EventBus,
+        timeout_s: float,
+    ) -> None:
+        self.ctx, self.scratch, self.plans = ctx, scratch, plans
+        self.originals, self.bus, self.timeout_s = originals, bus, timeout_s
+
+    def check(self, candidate: Candidate) -> tuple[bool, float, str]:
+        start = time.perf_counter()
+        try:
+            sources = candidate.sources(self.originals)
+            for text in sources.values():
+                compile(text, "<candidate>", "exec")
+        except (SyntaxError, ValueError) as exc:
+            return False, 0.0, f"does not compile: {exc}"
+        with self.scratch.lease() as folder:
+            ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
+            try:
+                for path, text in sources.items():
+                    (folder / path).write_text(text, encoding="utf-8")
+                for plan in self.plans:  # the quick check, then the full one
+                    result = run_plan(plan, ctx)
+                    if not result.passed:
+                        return False, time.perf_counter() - start, result.evidence[-1].summary
+                return True, time.perf_counter() - start, "passed"
+            finally:
+                for path in sources:
+                    (folder / path).write_text(self.originals[path], encoding="utf-8")
+
+    def run(
+        self,
+        candidates: Iterable[Candidate],
+        workers: int,
+        deadline: float,
+        best: Candidate | None = None,
+    ) -> tuple[Candidate | None, int, bool]:
+        """Check candidates in order, `workers` at a time; (best, tried, out of time)."""
+        pending = iter(candidates)
+        running: dict[Future, Candidate] = {}
+        tried = 0
+        with ThreadPoolExecutor(workers, thread_name_prefix="codur-repair") as pool:
+            while True:
+                while len(running) < workers and time.monotonic() < deadline:
+                    candidate = next(pending, None)
+                    if candidate is None:
+                        break
+                    if best is None or (candidate.size < best.size and candidate.near(best)):
+                        running[pool.submit(self.check, candidate)] = candidate
+                if not running:
+                    return best, tried, time.monotonic() >= deadline
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    candidate = running.pop(future)
+                    passed, duration, why = future.result()
+                    tried += 1
+                    self.bus.emit(
+                        "repair.candidate",
+                        change=candidate.description,
+                        operators=[e.operator for e in candidate.edits],
+                        size=candidate.size,
+                        passed=passed,
+                        result=why,
+                        duration_s=round(duration, 3),
+                    )
+                    if passed and (best is None or candidate.size < best.size):
+                        best = candidate
+
+
+def search(
+    plan: VerificationPlan,
+    failing: VerificationResult,
+    ctx: ToolContext,
+    cfg: RepairConfig,
+    vcfg: VerifyConfig,
+) -> RepairResult:
+    """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`."""
+    start = time.monotonic()
+    deadline = start + cfg.time_budget_s
+    timeout = min(
+        vcfg.timeout_s,
+        max(cfg.min_candidate_timeout_s, cfg.candidate_timeout_factor * failing.duration_s),
+    )
+    ignore = {*SKIP_DIRS, *ctx.config.ignore}
+    with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
+        executed = executed_lines(plan, scratch.dirs[0], max(timeout * 4, vcfg.timeout_s))
+        files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
+        if executed is not None:
+            files = [p for p in files if p in executed]
+        originals = {p: ctx.ws.read_text(p) for p in files}
+        edits = [
+            e
+            for p, text in originals.items()
+            for e in mutations(p, text, exception_names=failing.exceptions)
+        ]
+        ranked = rank(edits, originals, executed, failing.locations)
+        ctx.bus.emit(
+            "repair.start",
+            files=files,
+            candidates=len(ranked),
+            traced=executed is not None,
+            budget_s=cfg.time_budget_s,
+        )
+        vctx = verification_context(ctx, vcfg, timeout)
+        quick = plan.narrowed(failing.evidence)
+        plans = [quick] if quick == plan else [quick, plan]
+        runner = _Search(vctx, scratch, plans, originals, ctx.bus, timeout)
+        best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
+        if best is None and cfg.max_depth >= 2 and not late:
+            best, more, late = runner.run(_pairs(ranked, cfg.pair_pool), cfg.workers, deadline)
+            tried += more
+    duration = round(time.monotonic() - start, 3)
+    if best is None:
+        reason = "no candidates" if not ranked else "budget" if late else "exhausted"
+        return RepairResult(None, {}, "", tried, len(ranked), duration, reason)
+    sources = best.sources(originals)
+    return RepairResult(
+        best, sources, _diff(originals, sources), tried, len(ranked), duration, "repaired"
+    )

@@ -1,0 +1,171 @@
+"""The verification agent: decides how to verify from what is in the folder, runs the
+checks through the registry's tools, and returns a typed verdict.
+
+- an entry point with a known expected output -> run it and compare (output)
+- tests present -> pytest, only the tests that import the changed code when it can tell
+- both -> hybrid (both must pass)
+- neither -> static: syntax, imports of library modules, the configured linter
+Nothing is assumed: the entry point comes from config, the task's references, the
+folder's conventional or only script, or `discover_entry_points`.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from codur.config.schema import VerifyConfig
+from codur.tools.context import ToolContext
+from codur.tools.registry import invoke
+from codur.verify.evidence import Evidence
+from codur.verify.plan import OutputCheck, StaticCheck, TestCheck, VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.verify.target import entry_point, is_test, python_files
+
+
+def verification_context(
+    ctx: ToolContext, cfg: VerifyConfig, timeout_s: float | None = None
+) -> ToolContext:
+    """The tool context checks run in: verification's timeout and output cap; its tool
+    events are tagged by=verify."""
+    timeout = timeout_s or cfg.timeout_s
+    config = ctx.config.model_copy(
+        update={
+            "run_timeout_s": timeout,
+            "pytest_timeout_s": timeout,
+            "output_limit_bytes": cfg.output_limit_bytes,
+        }
+    )
+    return dataclasses.replace(ctx, config=config, bus=ctx.bus.tagged(by="verify"))
+
+
+def decide(
+    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+) -> VerificationPlan:
+    """Choose the checks for this folder and say why."""
+    ws = ctx.ws
+    checks: list[OutputCheck | TestCheck | StaticCheck] = []
+    reasons: list[str] = []
+    entry, why = _entry(ctx, cfg, refs)
+    expected = _expected_for(ctx, cfg, entry) if entry else None
+    if entry and expected:
+        checks.append(OutputCheck(entry=entry, expected_file=expected))
+        reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
+    tests = sorted(p for p in python_files(ws.root) if is_test(p) and Path(p).name != "conftest.py")
+    if tests:
+        relevant = _relevant_tests(ws.root, tests, [*refs, *changed])
+        if relevant and cfg.relevant_tests_only:
+            checks.append(TestCheck(paths=relevant))
+            reasons.append(f"tests that import the changed code: {', '.join(relevant)}")
+        else:
+            checks.append(TestCheck())
+            reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
+    if not checks:
+        files = [
+            f
+            for f in dict.fromkeys([*changed, *refs])
+            if f.endswith(".py") and ws.resolve(f).is_file()
+        ]
+        if files:
+            checks.append(StaticCheck(files=files, lint_command=cfg.lint_command))
+            reasons.append("no expected output and no tests: static checks of the changed code")
+        else:
+            reasons.append("no expected output, no tests and no changed Python files")
+    return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
+
+
+def _entry(ctx: ToolContext, cfg: VerifyConfig, refs: list[str]) -> tuple[str | None, str]:
+    entry = entry_point(ctx.ws, refs, cfg)
+    if entry is not None:
+        why = (
+            "configured"
+            if cfg.entry_point
+            else "named in the task"
+            if entry in refs
+            else "the folder's entry point"
+        )
+        return entry, why
+    found = invoke("discover_entry_points", {}, ctx)
+    runnable = [line.split(" (")[0] for line in (found.value or []) if line.endswith(")")]
+    with_output = [e for e in runnable if e.endswith(".py") and _expected_for(ctx, cfg, e)]
+    if len(with_output) == 1:
+        return with_output[0], "found by discover_entry_points"
+    return None, ""
+
+
+def _expected_for(ctx: ToolContext, cfg: VerifyConfig, entry: str) -> str | None:
+    for folder in (Path(entry).parent, Path(".")):
+        expected = (folder / cfg.expected_file).as_posix()
+        if ctx.ws.resolve(expected).is_file():
+            return expected
+    return None
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module name (and `module.name`) the file imports, dotted."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def _relevant_tests(root: Path, tests: list[str], files: list[str]) -> list[str]:
+    """The test files among `files`, and those importing a module among `files`."""
+    stems = {Path(f).stem for f in files if f.endswith(".py") and not is_test(f)}
+    chosen = [t for t in tests if t in files]
+    for test in tests:
+        if test not in chosen and {n.split(".")[-1] for n in _imports(root / test)} & stems:
+            chosen.append(test)
+    return chosen
+
+
+def _suggestions(evidence: list[Evidence]) -> list[str]:
+    found: list[str] = []
+    for item in (e for e in evidence if not e.passed):
+        if item.hint:
+            found.append(item.hint)
+        code = [loc for loc in item.locations if not is_test(loc.path)]
+        if code:
+            loc = code[-1]
+            where = f" in {loc.function}" if loc.function and loc.function != "<module>" else ""
+            raised = f" ({item.exceptions[-1]})" if item.exceptions else ""
+            found.append(f"it fails at {loc.path} line {loc.line}{where}{raised}")
+    return list(dict.fromkeys(found))
+
+
+def run_plan(plan: VerificationPlan, ctx: ToolContext) -> VerificationResult:
+    evidence = plan.run(ctx)
+    return VerificationResult(
+        passed=all(e.passed for e in evidence),
+        strategy=plan.strategy,  # type: ignore[arg-type]
+        evidence=evidence,
+        reasoning=plan.reasoning,
+        suggestions=_suggestions(evidence),
+        plan=plan,
+    )
+
+
+def verify_task(
+    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+) -> VerificationResult:
+    """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
+    vctx = verification_context(ctx, cfg)
+    result = run_plan(decide(vctx, cfg, refs, changed), vctx)
+    ctx.bus.emit(
+        "verify.result",
+        passed=result.passed,
+        strategy=result.strategy,
+        reasoning=result.reasoning,
+        checks=[e.summary for e in result.evidence],
+        suggestions=result.suggestions,
+    )
+    return result

@@ -1,0 +1,69 @@
+"""Evidence: the outcome of one verification check, and the traceback parsing it uses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Location(BaseModel):
+    """A place in the workspace a failing run's traceback went through."""
+
+    path: str
+    line: int
+    function: str = ""
+
+
+class Evidence(BaseModel):
+    """The outcome of one check."""
+
+    check: Literal["output", "tests", "syntax", "import", "lint"]
+    passed: bool
+    command: str
+    summary: str
+    """One line: what ran and how it went."""
+    feedback: str = ""
+    """For a failed check: the message the coding agent reads (expected/actual/error)."""
+    fingerprint: str = ""
+    """Identifies 'the same failure' across attempts."""
+    duration_s: float = 0.0
+    locations: list[Location] = Field(default_factory=list)
+    """Workspace frames of the failing traceback, outermost first."""
+    exceptions: list[str] = Field(default_factory=list)
+    """Exception class names the failing run printed (e.g. KeyError)."""
+    failing_tests: list[str] = Field(default_factory=list)
+    """pytest ids of the failing tests (tests checks)."""
+    hint: str = ""
+    """A short pointer to the failure (first wrong output line, failing test)."""
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_PYTEST_FRAME = re.compile(r"^([^\s:][^:\n]*\.py):(\d+):(?: in (\S+))?", re.MULTILINE)
+_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+
+
+def frames(text: str) -> list[tuple[str, int, str]]:
+    """(path as printed, line, function) for each traceback frame in `text`, in order."""
+    found = [(m[1], int(m[2]), m[3]) for m in _FRAME.finditer(text)]
+    found += [(m[1], int(m[2]), m[3] or "") for m in _PYTEST_FRAME.finditer(text)]
+    return found
+
+
+def exception_names(text: str) -> list[str]:
+    return list(dict.fromkeys(_EXCEPTION.findall(text)))
+
+
+def locations(text: str, root: Path) -> list[Location]:
+    """The traceback frames of `text` that are files under `root`, as workspace paths."""
+    found: list[Location] = []
+    for printed, line, function in frames(text):
+        path = Path(printed)
+        path = (path if path.is_absolute() else root / path).resolve()
+        if path.is_relative_to(root) and path.is_file():
+            loc = Location(path=path.relative_to(root).as_posix(), line=line, function=function)
+            if loc not in found:
+                found.append(loc)
+    return found

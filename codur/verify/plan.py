@@ -1,0 +1,238 @@
+"""The checks a verification plan is made of, each run through the registry's tools.
+
+A plan is plain data (which entry point, which tests, which files), so the repair search
+can run the very same checks in a scratch copy: `plan.run(ctx)` with a context whose
+workspace is the copy.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from codur.resources import prompt
+from codur.tools.context import ToolContext
+from codur.tools.registry import invoke
+from codur.verify.check import emit_run, failure_message, judge
+from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.process import ProcessResult, run_process
+from codur.verify.target import Target, runs_something
+
+
+class OutputCheck(BaseModel):
+    """Run the entry point; its stdout must equal the expected file."""
+
+    kind: Literal["output"] = "output"
+    entry: str
+    expected_file: str
+
+    def run(self, ctx: ToolContext) -> Evidence:
+        shown = f"python {self.entry}, compared with {self.expected_file}"
+        call = invoke("run_python_file", {"path": self.entry}, ctx)
+        if not call.ok:
+            return Evidence(
+                check="output",
+                passed=False,
+                command=shown,
+                summary=call.output,
+                feedback=call.output,
+                fingerprint=call.output,
+            )
+        report = call.value
+        result = ProcessResult(
+            command=[sys.executable, self.entry],
+            exit_code=report.exit_code,
+            stdout=report.stdout,
+            stderr=report.stderr,
+            duration_s=report.duration_s,
+            timed_out="timeout" in report.stopped,
+            truncated=bool(report.stopped) and "timeout" not in report.stopped,
+        )
+        target = Target(result.command, self.entry, self.expected_file)
+        verdict = judge(target, result, ctx.ws.read_text(self.expected_file))
+        emit_run(ctx.bus, verdict)
+        if verdict.passed:
+            summary = f"{shown}: same output"
+            return Evidence(
+                check="output",
+                passed=True,
+                command=shown,
+                summary=summary,
+                duration_s=result.duration_s,
+            )
+        return Evidence(
+            check="output",
+            passed=False,
+            command=shown,
+            summary=f"{shown}: {_how(result)}",
+            feedback=failure_message(ctx.ws, verdict, include_source=False),
+            fingerprint=verdict.fingerprint,
+            duration_s=result.duration_s,
+            locations=locations(result.stderr, ctx.ws.root),
+            exceptions=exception_names(result.stderr),
+            hint=_first_difference(verdict.expected or "", result.stdout),
+        )
+
+
+def _how(result: ProcessResult) -> str:
+    if result.timed_out:
+        return "stopped (timeout)"
+    if result.exit_code not in (0, None):
+        return f"exit code {result.exit_code}"
+    return "output differs"
+
+
+def _first_difference(expected: str, actual: str) -> str:
+    want, got = expected.rstrip("\n").splitlines(), actual.rstrip("\n").splitlines()
+    for number, (a, b) in enumerate(zip(want, got, strict=False), 1):
+        if a.rstrip() != b.rstrip():
+            return f"output line {number} is {b!r}, expected {a!r}"
+    if len(want) != len(got):
+        return f"the program printed {len(got)} lines, expected {len(want)}"
+    return ""
+
+
+class TestCheck(BaseModel):
+    """Run pytest on these files (or node ids narrowed by `keyword`); all must pass."""
+
+    kind: Literal["tests"] = "tests"
+    paths: list[str] = ["."]
+    keyword: str | None = None
+
+    def run(self, ctx: ToolContext) -> Evidence:
+        shown = " ".join(["pytest", *self.paths, *(["-k", self.keyword] if self.keyword else [])])
+        args = {"path": self.paths, **({"keyword": self.keyword} if self.keyword else {})}
+        call = invoke("run_pytest", args, ctx)
+        if not call.ok:
+            return Evidence(
+                check="tests",
+                passed=False,
+                command=shown,
+                summary=call.output[:300],
+                feedback=call.output,
+                fingerprint=call.output[-300:],
+            )
+        summary = call.value
+        counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+        if summary.ok:
+            return Evidence(
+                check="tests",
+                passed=True,
+                command=shown,
+                summary=f"{shown}: {counts}",
+                duration_s=call.duration_s,
+            )
+        tail = summary.output_tail
+        errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
+        return Evidence(
+            check="tests",
+            passed=False,
+            command=shown,
+            summary=f"{shown}: {summary.stopped or counts}",
+            feedback=prompt("verification_tests.md").format(
+                command=shown,
+                counts=summary.stopped or counts,
+                failing="\n".join(f"- {t}" for t in summary.failing) or "-",
+                output=tail.strip()[-3000:],
+            ),
+            fingerprint="|".join([*sorted(summary.failing), *errors[-1:]]),
+            locations=locations(tail, ctx.ws.root),
+            exceptions=exception_names(tail),
+            failing_tests=summary.failing,
+            duration_s=call.duration_s,
+            hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
+        )
+
+    def narrowed(self, failing_ids: list[str]) -> TestCheck:
+        """Only the tests that failed (`file::name` ids): quicker, for repair candidates."""
+        names = sorted({i.split("::")[-1].split("[")[0] for i in failing_ids if "::" in i})
+        files = sorted({i.split("::")[0] for i in failing_ids if "::" in i})
+        if not names:
+            return self
+        return TestCheck(paths=files or self.paths, keyword=" or ".join(names))
+
+
+class StaticCheck(BaseModel):
+    """Without running the program: every file parses, library modules import, lint."""
+
+    kind: Literal["static"] = "static"
+    files: list[str]
+    lint_command: list[str] | None = None
+
+    def run(self, ctx: ToolContext) -> Evidence:
+        problems: list[str] = []
+        for path in self.files:
+            call = invoke("validate_python_syntax", {"path": path}, ctx)
+            if not call.ok or not call.value.valid:
+                problems.append(f"{path}: {call.output}")
+        modules = [p for p in self.files if not problems and _importable(ctx.ws.root / p)]
+        for path in modules:
+            module = Path(path).with_suffix("").as_posix().replace("/", ".")
+            code = f"import sys; sys.path.insert(0, '.'); import {module}"
+            result = self._run(ctx, [sys.executable, "-c", code])
+            if not result.ok:
+                problems.append(f"import {module} failed:\n{result.stderr.strip()[-1500:]}")
+        if self.lint_command and not problems:
+            result = self._run(ctx, [*self.lint_command, *self.files])
+            if not result.ok:
+                problems.append(f"{' '.join(self.lint_command)}:\n{result.stdout[-2000:]}")
+        what = f"syntax and imports of {', '.join(self.files)}"
+        what += f", {' '.join(self.lint_command)}" if self.lint_command else ""
+        if not problems:
+            return Evidence(check="syntax", passed=True, command=what, summary=f"{what}: fine")
+        text = "\n".join(problems)
+        return Evidence(
+            check="syntax",
+            passed=False,
+            command=what,
+            summary=problems[0][:200],
+            feedback=f"Static checks failed:\n{text}",
+            fingerprint=text,
+            locations=locations(text, ctx.ws.root),
+            exceptions=exception_names(text),
+        )
+
+    def _run(self, ctx: ToolContext, command: list[str]) -> ProcessResult:
+        return run_process(
+            command, ctx.ws.root, ctx.config.run_timeout_s, ctx.config.output_limit_bytes
+        )
+
+
+def _importable(path: Path) -> bool:
+    """A library module (only definitions): importing it runs nothing of the program's."""
+    try:
+        ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return False
+    return path.suffix == ".py" and path.stem.isidentifier() and not runs_something(path)
+
+
+Check = Annotated[OutputCheck | TestCheck | StaticCheck, Field(discriminator="kind")]
+
+
+class VerificationPlan(BaseModel):
+    """What the verification agent decided to check, and why."""
+
+    checks: list[Check] = Field(default_factory=list)
+    reasoning: str = ""
+
+    @property
+    def strategy(self) -> str:
+        kinds = {c.kind for c in self.checks}
+        dynamic = kinds & {"output", "tests"}
+        if len(dynamic) > 1:
+            return "hybrid"
+        return next(iter(dynamic or kinds), "none")
+
+    def run(self, ctx: ToolContext) -> list[Evidence]:
+        return [check.run(ctx) for check in self.checks]
+
+    def narrowed(self, evidence: list[Evidence]) -> VerificationPlan:
+        """The same checks, tests cut down to the ones that failed (quicker to repeat)."""
+        failing = [t for e in evidence for t in e.failing_tests]
+        checks = [c.narrowed(failing) if isinstance(c, TestCheck) else c for c in self.checks]
+        return VerificationPlan(checks=checks, reasoning=self.reasoning)

@@ -1,0 +1,58 @@
+"""The verification agent's typed verdict: what was checked, how it went, and why.
+
+Plain pydantic data (no live objects), so it can sit in the graph state and a checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from codur.verify.evidence import Evidence, Location
+from codur.verify.plan import VerificationPlan
+
+Strategy = Literal["output", "tests", "static", "hybrid", "none"]
+"""output: run an entry point, compare with its expected output; tests: pytest; static:
+syntax, imports, linter; hybrid: several of output/tests; none: nothing to check."""
+
+
+class VerificationResult(BaseModel):
+    """What the review node decides on."""
+
+    passed: bool
+    strategy: Strategy
+    evidence: list[Evidence] = Field(default_factory=list)
+    reasoning: str = ""
+    """Why this strategy: which entry point, expected file or tests were found."""
+    suggestions: list[str] = Field(default_factory=list)
+    """Where to look next, from the evidence (traceback frames, first wrong line)."""
+    plan: VerificationPlan
+
+    @property
+    def failed(self) -> list[Evidence]:
+        return [e for e in self.evidence if not e.passed]
+
+    @property
+    def fingerprint(self) -> str:
+        return "\n".join(e.fingerprint for e in self.failed)
+
+    @property
+    def feedback(self) -> str:
+        """The message for the coding agent: every failed check, then where to look."""
+        parts = [e.feedback for e in self.failed if e.feedback]
+        if self.suggestions:
+            parts.append("Where to look:\n" + "\n".join(f"- {s}" for s in self.suggestions))
+        return "\n\n".join(parts)
+
+    @property
+    def locations(self) -> list[Location]:
+        return [loc for e in self.failed for loc in e.locations]
+
+    @property
+    def exceptions(self) -> list[str]:
+        return list(dict.fromkeys(x for e in self.failed for x in e.exceptions))
+
+    @property
+    def duration_s(self) -> float:
+        return sum(e.duration_s for e in self.evidence)

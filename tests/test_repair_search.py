@@ -1,0 +1,159 @@
+"""Repair search on real programs: real scratch copies, real subprocesses, no model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import BUGGY, FIXED
+
+from codur.config.schema import RepairConfig, VerifyConfig
+from codur.events import Event, EventBus
+from codur.repair.search import RepairResult, search
+from codur.tools.context import ToolContext
+from codur.verify.agent import verify_task
+from codur.workspace import Workspace
+
+GRADES = (
+    "def grade(score):\n"
+    "    if score > 90:\n"
+    "        return 'A'\n"
+    "    return 'B'\n\n\n"
+    "for s in (95, 90, 80):\n"
+    "    print(s, grade(s))\n"
+)
+AREA = "def area(w, h):\n    return w * w\n\n\nprint(area(2, 5))\n"
+PRICES = (
+    "CATALOG = {'apple': 1}\n\n\n"
+    "def price(name):\n"
+    "    try:\n"
+    "        return CATALOG[name]\n"
+    "    except IndexError:\n"
+    "        return 0\n\n\n"
+    "print(price('apple'), price('kiwi'))\n"
+)
+LEAP = (
+    "def leap(y):\n"
+    "    return y % 4 == 0 and y % 100 != 0 and y % 400 == 0\n\n\n"
+    "print([y for y in (1900, 2000, 2024, 2023) if leap(y)])\n"
+)
+TWO_BUGS = (
+    "def scale(x):\n    return x * 3\n\n\n"
+    "def positive(xs):\n    return [x for x in xs if x > 0]\n\n\n"
+    "print(scale(5), positive([0, 1, -1]))\n"
+)
+
+CASES = {
+    "off_by_one": ({"main.py": BUGGY, "expected.txt": "10\n"}, ("range(len(xs))",)),
+    "comparison": ({"main.py": GRADES, "expected.txt": "95 A\n90 A\n80 B\n"}, ("score >= 90",)),
+    "wrong_variable": ({"main.py": AREA, "expected.txt": "10\n"}, ("w * h", "h * w")),
+    "exception": ({"main.py": PRICES, "expected.txt": "1 0\n"}, ("except KeyError",)),
+    "boolean": ({"main.py": LEAP, "expected.txt": "[2000, 2024]\n"}, ("or y % 400 == 0",)),
+}
+
+
+def run_search(
+    tmp_path: Path, files: dict[str, str], **config: object
+) -> tuple[RepairResult, list[Event]]:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    events: list[Event] = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+    ctx = ToolContext(Workspace(tmp_path), bus=bus)
+    failing = verify_task(ctx, VerifyConfig(), [], [])
+    assert not failing.passed
+    result = search(failing.plan, failing, ctx, RepairConfig(**config), VerifyConfig())
+    return result, events
+
+
+def candidates(events: list[Event]) -> list[dict]:
+    return [e.data for e in events if e.kind == "repair.candidate"]
+
+
+@pytest.mark.parametrize("operator", CASES)
+def test_single_mutation_bugs_are_repaired(tmp_path: Path, operator: str) -> None:
+    files, fixes = CASES[operator]
+    before = {name: text for name, text in files.items()}
+    result, events = run_search(tmp_path, files, max_depth=1)
+    assert result.reason == "repaired", result
+    new = result.sources["main.py"]
+    assert any(fix in new for fix in fixes), new
+    assert f"+{new.splitlines()[result.candidate.edits[0].line - 1]}" in result.diff
+    # the user's files are untouched: the search works on scratch copies
+    assert {n: (tmp_path / n).read_text() for n in files} == before
+    tried = candidates(events)
+    assert tried and tried[-1]["passed"] or any(c["passed"] for c in tried)
+    assert len(tried) == result.tried
+    smallest = min(c["size"] for c in tried if c["passed"])
+    assert result.candidate.size == smallest
+
+
+def test_the_fix_for_the_shared_buggy_program(tmp_path: Path) -> None:
+    result, _ = run_search(tmp_path, {"main.py": BUGGY, "expected.txt": "10\n"})
+    assert result.sources == {"main.py": FIXED}
+
+
+def test_failing_tests_are_repaired_in_the_code_never_in_the_tests(tmp_path: Path) -> None:
+    files = {
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    }
+    result, events = run_search(tmp_path, files)
+    assert result.reason == "repaired" and list(result.sources) == ["calc.py"]
+    assert "return a + b" in result.sources["calc.py"]
+    assert not any("test_calc.py" in c["change"] for c in candidates(events))
+
+
+def test_a_wrong_test_is_not_made_to_pass(tmp_path: Path) -> None:
+    files = {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n",
+    }
+    result, events = run_search(tmp_path, files, max_depth=1)
+    assert result.candidate is None and result.reason == "exhausted"
+    assert not any("test_calc.py" in c["change"] for c in candidates(events))
+
+
+def test_gives_up_cleanly_on_a_bug_it_has_no_operator_for(tmp_path: Path) -> None:
+    files = {
+        "main.py": "name = 'Wrold'\nprint('Hello, ' + name)\n",
+        "expected.txt": "Hello, World\n",
+    }
+    result, events = run_search(tmp_path, files, time_budget_s=10)
+    assert result.candidate is None and result.sources == {} and result.diff == ""
+    assert result.reason == "exhausted" and result.duration_s < 10
+    assert (tmp_path / "main.py").read_text() == files["main.py"]
+    assert [e.kind for e in events if e.kind.startswith("repair.")][0] == "repair.start"
+
+
+def test_stops_at_its_time_budget(tmp_path: Path) -> None:
+    slow = (
+        "import time\n\ntime.sleep(0.3)\nname = 'Wrold'\n"
+        "for i in range(3):\n    if i > 0 and i < 5:\n        print(i * 2, name)\n"
+    )
+    files = {"main.py": slow, "expected.txt": "2 World\n4 World\n"}
+    result, events = run_search(tmp_path, files, time_budget_s=1.0, workers=1)
+    assert result.reason == "budget" and result.candidate is None
+    assert 0 < result.tried == len(candidates(events)) < result.candidates
+
+
+def test_two_mutations_at_depth_two_only(tmp_path: Path) -> None:
+    files = {"main.py": TWO_BUGS, "expected.txt": "10 [0, 1]\n"}
+    single, _ = run_search(tmp_path, files, max_depth=1)
+    assert single.reason == "exhausted"
+    pair, _ = run_search(tmp_path, {}, max_depth=2, time_budget_s=60)
+    assert pair.reason == "repaired" and len(pair.candidate.edits) == 2
+    assert "x * 2" in pair.sources["main.py"] and "x >= 0" in pair.sources["main.py"]
+
+
+def test_lines_the_failing_run_never_reached_are_not_mutated(tmp_path: Path) -> None:
+    program = (
+        "def unused(a):\n    return a < 1\n\n\n"
+        "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+        "    return s\n\n\nprint(total([1, 2, 3, 4]))\n"
+    )
+    result, events = run_search(tmp_path, {"main.py": program, "expected.txt": "10\n"})
+    assert result.reason == "repaired"
+    assert not any(c["change"].startswith("main.py line 2:") for c in candidates(events))
