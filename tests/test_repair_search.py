@@ -9,6 +9,8 @@ from helpers import BUGGY, FIXED
 
 from codur.config.schema import RepairConfig, VerifyConfig
 from codur.events import Event, EventBus
+from codur.repair.locate import executed_lines, rank
+from codur.repair.mutations import mutations
 from codur.repair.search import RepairResult, search
 from codur.tools.context import ToolContext
 from codur.verify.agent import verify_task
@@ -157,3 +159,22 @@ def test_lines_the_failing_run_never_reached_are_not_mutated(tmp_path: Path) -> 
     result, events = run_search(tmp_path, {"main.py": program, "expected.txt": "10\n"})
     assert result.reason == "repaired"
     assert not any(c["change"].startswith("main.py line 2:") for c in candidates(events))
+
+
+def test_code_that_ran_before_the_first_wrong_line_is_tried_first(tmp_path: Path) -> None:
+    program = (
+        "def head(xs):\n    return xs[0] + 1\n\n\n"
+        "def tail(xs):\n    return xs[-1] * 2\n\n\n"
+        "print(head([1, 2]))\nprint(tail([1, 2]))\n"
+    )
+    (tmp_path / "main.py").write_text(program)
+    (tmp_path / "expected.txt").write_text("1\n4\n")
+    failing = verify_task(ToolContext(Workspace(tmp_path)), VerifyConfig(), [], [])
+    assert failing.failed[0].first_wrong_line == 0
+    executed = executed_lines(failing.plan, tmp_path, 30)
+    assert executed is not None and executed["main.py"][2] == 0 and executed["main.py"][6] == 1
+    edits = mutations("main.py", program)
+    ranked = rank(edits, {"main.py": program}, executed, [], first_wrong_line=0)
+    lines = [e.line for e in ranked]
+    last_head = max(i for i, n in enumerate(lines) if n == 2)
+    assert 6 in lines and last_head < lines.index(6)

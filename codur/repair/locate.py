@@ -1,8 +1,9 @@
 """Where to look: the lines the failing check executed, and the failing traceback.
 
 A mutation on a line the failing run never executed cannot change that run, so such
-candidates are dropped; candidates on traceback lines go first, then those in the
-functions of the traceback, then everything else the run executed.
+candidates are dropped. The rest go in tiers: traceback lines; the functions of the
+traceback; code that ran before the first wrong output line was printed (the wrong line
+depends on it); everything else the run executed.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ PRIORITY = (
 """Operators in the order their candidates are tried at equal rank: common, cheap bugs
 first; wrong-variable substitutions (many, rarely right) last."""
 
-Executed = dict[str, set[int]]
+Executed = dict[str, dict[int, int]]
+"""Path -> executed line -> output lines printed before that line first ran."""
 
 
 def _command(check: OutputCheck | TestCheck, out: Path, root: Path) -> list[str]:
@@ -49,18 +51,23 @@ def _command(check: OutputCheck | TestCheck, out: Path, root: Path) -> list[str]
     return [*head, "module", "pytest", *pytest, *(["-k", check.keyword] if check.keyword else [])]
 
 
-def executed_lines(plan: VerificationPlan, root: Path, timeout_s: float) -> Executed | None:
+def executed_lines(
+    plan: VerificationPlan, root: Path, timeout_s: float, memory_mb: int | None = None
+) -> Executed | None:
     """Lines (by workspace path) the plan's programs ran, or None if tracing failed."""
     executed: Executed = {}
     dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck)]
     for check in dynamic:
         with tempfile.TemporaryDirectory(prefix="codur-trace-") as tmp:
             out = Path(tmp) / "lines.json"
-            run_process(_command(check, out, root), root, timeout_s, 1_000_000)
+            memory = memory_mb * 1024 * 1024 if memory_mb else None
+            run_process(_command(check, out, root), root, timeout_s, 1_000_000, memory)
             if not out.is_file():
                 return None
             for path, lines in json.loads(out.read_text(encoding="utf-8")).items():
-                executed.setdefault(Path(path).as_posix(), set()).update(lines)
+                known = executed.setdefault(Path(path).as_posix(), {})
+                for line, printed in lines.items():
+                    known[int(line)] = min(printed, known.get(int(line), printed))
     return executed if dynamic else None
 
 
@@ -99,8 +106,10 @@ def rank(
     sources: dict[str, str],
     executed: Executed | None,
     where: list[Location],
+    first_wrong_line: int | None = None,
 ) -> list[Edit]:
-    """Drop edits the failing run cannot have reached; order the rest most likely first."""
+    """Drop edits the failing run cannot have reached; order the rest most likely first.
+    `first_wrong_line`: index of the first output line that differs from the expected."""
     lines = {(loc.path, loc.line): i for i, loc in enumerate(reversed(where))}
     trees = {path: _parse(text) for path, text in sources.items()}
     spans = {path: _function_spans(tree) for path, tree in trees.items()}
@@ -112,13 +121,15 @@ def rank(
         if span[0] <= loc.line <= span[1]
     }
 
-    def reached(edit: Edit) -> bool:
+    def printed_before(edit: Edit) -> int | None:
+        """Output lines printed before the edited statement first ran (None: never ran)."""
         if executed is None:  # no trace: anything may matter
-            return True
-        ran = executed.get(edit.path, set())
+            return 0
+        ran = executed.get(edit.path, {})
         own = statements.get(edit.path, {})
         edited = range(edit.line, edit.end_line + 1)
-        return any(n in ran for line in edited for n in own.get(line, (line,)))
+        firsts = [ran[n] for line in edited for n in own.get(line, (line,)) if n in ran]
+        return min(firsts) if firsts else None
 
     def key(edit: Edit) -> tuple[int, int, int, int]:
         hits = [
@@ -127,8 +138,9 @@ def rank(
             if (edit.path, n) in lines
         ]
         in_hot = any(path == edit.path and span[0] <= edit.line <= span[1] for path, span in hot)
-        tier = 0 if hits else 1 if in_hot else 2
+        early = first_wrong_line is None or (printed_before(edit) or 0) <= first_wrong_line
+        tier = 0 if hits else 1 if in_hot else 2 if early else 3
         order = PRIORITY.index(edit.operator) if edit.operator in PRIORITY else len(PRIORITY)
         return (tier, min(hits) if hits else 0, order, edit.size)
 
-    return sorted((e for e in edits if reached(e)), key=key)
+    return sorted((e for e in edits if printed_before(e) is not None), key=key)

@@ -322,3 +322,4 @@ def mutations(
 
 # The operators register themselves in OPERATORS on import (they need the classes above).
 from codur.repair import operators as _operators  # noqa: E402, F401
+from codur.repair import operators_scope as _operators_scope  # noqa: E402, F401

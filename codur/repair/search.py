@@ -159,6 +159,15 @@ class _Search:
                         best = candidate
 
 
+def _candidate_timeout(failing: VerificationResult, cfg: RepairConfig, vcfg: VerifyConfig) -> float:
+    """A few times the failing run's duration; the minimum when that run hung (a hang
+    says nothing of how long a correct run takes)."""
+    if any(e.timed_out for e in failing.evidence):
+        return cfg.min_candidate_timeout_s
+    scaled = cfg.candidate_timeout_factor * failing.duration_s
+    return min(vcfg.timeout_s, max(cfg.min_candidate_timeout_s, scaled))
+
+
 def search(
     plan: VerificationPlan,
     failing: VerificationResult,
@@ -169,13 +178,11 @@ def search(
     """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`."""
     start = time.monotonic()
     deadline = start + cfg.time_budget_s
-    timeout = min(
-        vcfg.timeout_s,
-        max(cfg.min_candidate_timeout_s, cfg.candidate_timeout_factor * failing.duration_s),
-    )
+    timeout = _candidate_timeout(failing, cfg, vcfg)
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
-        executed = executed_lines(plan, scratch.dirs[0], max(timeout * 4, vcfg.timeout_s))
+        trace_s = min(cfg.time_budget_s / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
+        executed = executed_lines(plan, scratch.dirs[0], trace_s, ctx.config.memory_limit_mb)
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:
             files = [p for p in files if p in executed]
@@ -185,7 +192,8 @@ def search(
             for p, text in originals.items()
             for e in mutations(p, text, exception_names=failing.exceptions)
         ]
-        ranked = rank(edits, originals, executed, failing.locations)
+        wrong = [e.first_wrong_line for e in failing.failed if e.first_wrong_line is not None]
+        ranked = rank(edits, originals, executed, failing.locations, min(wrong, default=None))
         ctx.bus.emit(
             "repair.start",
             files=files,

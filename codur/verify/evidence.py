@@ -30,10 +30,14 @@ class Evidence(BaseModel):
     fingerprint: str = ""
     """Identifies 'the same failure' across attempts."""
     duration_s: float = 0.0
+    timed_out: bool = False
+    """The program was stopped at its timeout (its duration says nothing of a normal run)."""
     locations: list[Location] = Field(default_factory=list)
     """Workspace frames of the failing traceback, outermost first."""
     exceptions: list[str] = Field(default_factory=list)
     """Exception class names the failing run printed (e.g. KeyError)."""
+    first_wrong_line: int | None = None
+    """0-based index of the first output line that differs from the expected output."""
     failing_tests: list[str] = Field(default_factory=list)
     """pytest ids of the failing tests (tests checks)."""
     hint: str = ""

@@ -64,6 +64,7 @@ class OutputCheck(BaseModel):
                 summary=summary,
                 duration_s=result.duration_s,
             )
+        first_wrong, hint = _first_difference(verdict.expected or "", result.stdout)
         return Evidence(
             check="output",
             passed=False,
@@ -72,9 +73,11 @@ class OutputCheck(BaseModel):
             feedback=failure_message(ctx.ws, verdict, include_source=False),
             fingerprint=verdict.fingerprint,
             duration_s=result.duration_s,
+            timed_out=result.timed_out,
             locations=locations(result.stderr, ctx.ws.root),
             exceptions=exception_names(result.stderr),
-            hint=_first_difference(verdict.expected or "", result.stdout),
+            first_wrong_line=first_wrong,
+            hint=hint,
         )
 
 
@@ -86,14 +89,17 @@ def _how(result: ProcessResult) -> str:
     return "output differs"
 
 
-def _first_difference(expected: str, actual: str) -> str:
+def _first_difference(expected: str, actual: str) -> tuple[int | None, str]:
+    """Index of the first differing output line, and a hint saying how it differs."""
     want, got = expected.rstrip("\n").splitlines(), actual.rstrip("\n").splitlines()
-    for number, (a, b) in enumerate(zip(want, got, strict=False), 1):
+    for number, (a, b) in enumerate(zip(want, got, strict=False)):
         if a.rstrip() != b.rstrip():
-            return f"output line {number} is {b!r}, expected {a!r}"
+            return number, f"output line {number + 1} is {b!r}, expected {a!r}"
     if len(want) != len(got):
-        return f"the program printed {len(got)} lines, expected {len(want)}"
-    return ""
+        return min(
+            len(want), len(got)
+        ), f"the program printed {len(got)} lines, expected {len(want)}"
+    return None, ""
 
 
 class TestCheck(BaseModel):
@@ -144,6 +150,7 @@ class TestCheck(BaseModel):
             exceptions=exception_names(tail),
             failing_tests=summary.failing,
             duration_s=call.duration_s,
+            timed_out="timeout" in summary.stopped,
             hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
         )
 
