@@ -102,7 +102,8 @@ def test_stuck_when_the_same_failure_comes_back(tmp_path: Path) -> None:
 
 
 def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
-    run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG)], overrides=["repair.enabled=true"])
+    after_model = ["repair.enabled=true", "repair.before_first_attempt=false"]
+    run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG)], overrides=after_model)
     assert run.result.status == "verified" and run.result.exit_code == 0
     assert (run.root / "main.py").read_text() == FIXED
     assert run.nodes[-6:] == ["execute", "verify", "review", "repair", "verify", "review"]
@@ -113,6 +114,15 @@ def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
     assert {c["passed"] for c in run.kinds("repair.candidate")} == {True, False}
 
 
+def test_repair_before_the_first_model_call(tmp_path: Path) -> None:
+    run = Run(tmp_path, [PLAN], overrides=["repair.enabled=true"])
+    assert run.result.status == "verified" and run.result.exit_code == 0
+    assert (run.root / "main.py").read_text() == FIXED
+    assert run.result.model_calls == 1  # the planner's; the coder was never asked
+    assert run.nodes[-6:] == ["delegate", "verify", "review", "repair", "verify", "review"]
+    assert run.result.files_changed == ["main.py"] and "range(len(xs))" in run.result.diff
+
+
 def test_repair_search_gives_way_to_the_model_when_it_finds_nothing(tmp_path: Path) -> None:
     files = {"main.py": "print('Hello, ' + 'Wrold')\n", "expected.txt": "Hello, World\n"}
     still = "print('Hello, ' + 'Wrld')\n"
@@ -120,7 +130,8 @@ def test_repair_search_gives_way_to_the_model_when_it_finds_nothing(tmp_path: Pa
     replies = [PLAN, whole_file("main.py", still), whole_file("main.py", fixed)]
     run = Run(tmp_path, replies, files=files, overrides=["repair.enabled=true"])
     assert run.result.status == "verified" and run.result.model_calls == 3
-    assert run.nodes.count("repair") == 1
+    # searched before the first model call, and again on the model's new failure
+    assert run.nodes.count("repair") == 2
     assert run.kinds("repair.end")[0]["reason"] in ("exhausted", "no candidates")
     retry = run.kinds("model.request")[2]
     assert "Actual output:\n```\nHello, Wrld\n```" in retry["messages"][-1]["content"]
@@ -231,7 +242,9 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "textual_pre_plan -.-> llm_pre_plan",
         "llm_pre_plan -.-> llm_plan",
         "llm_plan -.-> delegate",
-        "delegate --> execute",
+        "delegate -.-> execute",
+        "delegate -.-> verify",
+        "review -.-> execute",
         "execute --> verify",
         "verify --> review",
         "review -.-> repair",

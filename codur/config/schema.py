@@ -144,6 +144,9 @@ class RepairConfig(_Section):
     enabled: bool = True
     """Search small AST edits (off-by-one, operator swaps, ...) to failing code, without a
     model, when verification fails and before the next model attempt."""
+    before_first_attempt: bool = True
+    """Check the files before the first model call too, and search a repair there when the
+    check already fails (a model is only asked when the search finds nothing)."""
     time_budget_s: float = Field(20.0, gt=0)
     """Wall time one repair search may take; it gives up cleanly when it runs out."""
     workers: int = Field(2, ge=1)

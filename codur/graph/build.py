@@ -2,8 +2,10 @@
 
 textual_pre_plan -> llm_pre_plan -> llm_plan -> delegate -> execute -> verify -> review
         each planning phase may also go to delegate, tool or END; tool -> review;
+        delegate -> verify first (repair.before_first_attempt): a failing check goes to
+                    repair before any model call; review then sends the task to execute;
         review -> repair (a new failure: search small edits without a model),
-                  textual_pre_plan (continue) or END;
+                  textual_pre_plan (continue), execute (after the first check) or END;
         repair -> verify (a repair was applied) or review (none found).
 """
 
@@ -42,7 +44,7 @@ def build_graph() -> CompiledStateGraph:
     graph.add_conditional_edges("textual_pre_plan", routing.after_textual_pre_plan)
     graph.add_conditional_edges("llm_pre_plan", routing.after_llm_pre_plan)
     graph.add_conditional_edges("llm_plan", routing.after_llm_plan)
-    graph.add_edge("delegate", "execute")
+    graph.add_conditional_edges("delegate", routing.after_delegate)
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
     graph.add_edge("tool", "review")

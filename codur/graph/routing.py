@@ -30,9 +30,18 @@ def after_llm_plan(state: AgentState) -> Literal["delegate", "tool", "__end__"]:
     return _route(state, "delegate")  # type: ignore[return-value]
 
 
-def after_review(state: AgentState) -> Literal["textual_pre_plan", "repair", "__end__"]:
-    action = state.get("next_action")
-    return "textual_pre_plan" if action == "continue" else "repair" if action == "repair" else END
+def after_delegate(state: AgentState) -> Literal["execute", "verify"]:
+    """Straight to the agent, or first a check of the files as they are (for a repair)."""
+    return "verify" if state.get("next_action") == "verify" else "execute"
+
+
+_AFTER_REVIEW = {"continue": "textual_pre_plan", "repair": "repair", "execute": "execute"}
+
+
+def after_review(
+    state: AgentState,
+) -> Literal["textual_pre_plan", "repair", "execute", "__end__"]:
+    return _AFTER_REVIEW.get(state.get("next_action", ""), END)  # type: ignore[return-value]
 
 
 def after_repair(state: AgentState) -> Literal["verify", "review"]:

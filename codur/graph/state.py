@@ -23,6 +23,7 @@ NextAction = Literal[
     "repair",
     "verify",
     "review",
+    "execute",
 ]
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
 

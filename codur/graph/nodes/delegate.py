@@ -1,4 +1,5 @@
-"""Delegate: settle which agent runs the task (the planner's choice, else the default)."""
+"""Delegate: settle which agent runs the task (the planner's choice, else the default);
+on the first round, with `repair.before_first_attempt`, check the files first."""
 
 from __future__ import annotations
 
@@ -26,4 +27,11 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         )
         resolve(default, cfg)  # a bad default agent is a config error: let it surface
         agent = default
-    return {"selected_agent": agent, "agent_outcome": {"agent": agent, "status": "delegated"}}
+    repair = cfg.repair
+    first = not state.get("attempts") and not state.get("repairs_tried")
+    check_first = repair.enabled and repair.before_first_attempt and first
+    return {
+        "selected_agent": agent,
+        "agent_outcome": {"agent": agent, "status": "delegated"},
+        "next_action": "verify" if check_first else "execute",
+    }

@@ -23,7 +23,8 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     files = dict(state.get("context_files", {}))
     history = list(state.get("messages", []))[1:]
     verdict = state.get("verification")
-    if not history:  # no feedback yet: see how the check fails now
+    checked = verdict is not None and state.get("agent_outcome", {}).get("status") == "delegated"
+    if not history and not checked:  # no feedback yet: see how the check fails now
         verdict = verify_now(state, session)
     if not files and verdict is not None:
         files = dict.fromkeys(_files_to_show(verdict))

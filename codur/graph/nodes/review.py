@@ -60,6 +60,8 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
     if outcome.get("error"):
         return _again(state, session, prompt("edit_rejected.md").format(error=outcome["error"]))
     verdict = state.get("verification")
+    if outcome.get("status") == "delegated":  # the check before any agent ran
+        return _before_first_attempt(verdict, state, session)
     if verdict is None or verdict.strategy == "none":
         return _end(
             "done",
@@ -96,6 +98,15 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
         attempts=attempts,
         error_fingerprints=[*seen, verdict.fingerprint],
     )
+
+
+def _before_first_attempt(
+    verdict: VerificationResult | None, state: AgentState, session: Session
+) -> dict[str, Any]:
+    """Search a repair if the files already fail their check; else the agent runs."""
+    if verdict is not None and not verdict.passed and _repairable(verdict, state, session):
+        return {"next_action": "repair"}
+    return {"next_action": "execute"}
 
 
 def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
