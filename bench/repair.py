@@ -91,6 +91,12 @@ def mutants(
     return kept, equivalent
 
 
+def _deletes(edit: Edit) -> bool:
+    """The mutation removed code (a guard, an operand, a slice bound): the search has no
+    operator that could add it back, as nothing says what was there."""
+    return edit.text == "pass" or (len(edit.text) < len(edit.old) and edit.text in edit.old)
+
+
 def repair_one(program: Path, edit: Edit, budget: float, tmp: Path) -> dict:
     work = Path(shutil.copytree(program, tmp))
     original = (work / edit.path).read_text()
@@ -101,6 +107,7 @@ def repair_one(program: Path, edit: Edit, budget: float, tmp: Path) -> dict:
     return {
         "program": program.name,
         "operator": edit.operator,
+        "deletion": _deletes(edit),
         "mutation": f"{edit.path} {edit.description}",
         "strategy": failing.strategy,
         "repaired": result.candidate is not None,
@@ -129,6 +136,10 @@ def report(rows: list[dict], equivalent: int) -> None:
     for operator in sorted({r["operator"] for r in rows}):
         print(line(operator, [r for r in rows if r["operator"] == operator]))
     print(line("ALL", rows))
+    kept = [r for r in rows if not r["deletion"]]
+    if kept and len(kept) < len(rows):
+        print(line("ALL-deletions", kept))
+        print(f"({len(rows) - len(kept)} mutants deleted code: a removed guard, operand or bound)")
     fixed_times = [r["seconds"] for r in rows if r["repaired"]]
     if fixed_times:
         print(f"median time of the repaired ones: {statistics.median(fixed_times):.2f} s")
