@@ -24,7 +24,9 @@ VENV = Path(os.environ.get("CODUR_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 MODEL_PARTS = ROOT / "configs" / "model-parts" / "qwen2.5-coder-1.5b.txt"
-DEMO = ROOT / "challenges" / "off_by_one_sum"
+DEMO = ROOT / "challenges" / "digit_sum_recursion"
+"""A bug the model-free repair search cannot fix (a missing base case), so the demo shows
+the search giving way to the embedded model."""
 
 
 def say(text: str) -> None:
