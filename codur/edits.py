@@ -110,10 +110,22 @@ def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edi
     block cannot be applied)."""
     if edit_format == "search_replace":
         return apply_search_replace(reply, files)
-    edits = parse_whole_files(reply, list(files))
+    edits = [
+        _drop_path_comment(e, files.get(e.path)) for e in parse_whole_files(reply, list(files))
+    ]
     for edit in edits:
         check_not_fragment(edit, files.get(edit.path))
     return edits
+
+
+def _drop_path_comment(edit: Edit, original: str | None) -> Edit:
+    """A `# main.py` line the model put on top of the file it was shown is an echo of the
+    path, not code (unless the file already started with it)."""
+    first, _, rest = edit.content.partition("\n")
+    named = first.lstrip().startswith("#") and _path_hint(first, [edit.path]) == edit.path
+    if named and (original or "").split("\n", 1)[0] != first:
+        return Edit(edit.path, rest)
+    return edit
 
 
 def check_syntax(edit: Edit) -> None:

@@ -64,8 +64,8 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "repair.end": lambda d: (
         f"repair search: {d['change']} ({d['tried']} tried, {d['duration_s']}s)"
         if d.get("change")
-        else f"repair search: nothing found ({d['reason']}; {d['tried']} of "
-        f"{d['candidates']} tried, {d['duration_s']}s)"
+        else f"repair search: nothing found ({d['reason']}; {d['tried']} candidates tried "
+        f"from {d['candidates']} single edits, {d['duration_s']}s)"
     ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
     "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",

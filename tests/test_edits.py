@@ -56,3 +56,13 @@ def test_whole_file_fragment_is_rejected() -> None:
     whole = original.replace("line_3 = 3", "line_3 = 4")
     edits = parse_edits(f"main.py\n```python\n{whole}```", {"main.py": original}, "whole_file")
     assert edits[0].content == whole
+
+
+def test_a_path_comment_on_top_is_an_echo_unless_the_file_had_it() -> None:
+    reply = "```python\n# main.py\nprint(1)\n```"
+    echoed = parse_edits(reply, {"main.py": "print(0)\n"}, "whole_file")
+    assert echoed[0].content == "print(1)\n"
+    kept = parse_edits(reply, {"main.py": "# main.py\nprint(0)\n"}, "whole_file")
+    assert kept[0].content == "# main.py\nprint(1)\n"
+    other = parse_edits("```python\n# helper\nprint(1)\n```", {"main.py": ""}, "whole_file")
+    assert other[0].content == "# helper\nprint(1)\n"
