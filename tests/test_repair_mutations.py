@@ -480,3 +480,10 @@ def test_operators_module_can_be_imported_first():
     script = "import codur.repair.operators, codur.repair.mutations as m; print(len(m.OPERATORS))"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "13"
+
+
+def test_wrong_variable_offers_comprehension_variables() -> None:
+    src = "def days(year, months):\n    return [year * 2 for m in months]\n"
+    assert "def days(year, months):\n    return [m * 2 for m in months]\n" in mutated(
+        src, "wrong_variable"
+    )

@@ -81,6 +81,10 @@ class _Scope:
                 self.loads.append(node)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             self.bound.setdefault(node.name)
+        elif isinstance(node, ast.comprehension):  # `for m in ...`: m is a candidate too
+            for target in ast.walk(node.target):
+                if isinstance(target, ast.Name):
+                    self.bound.setdefault(target.id)
         elif isinstance(node, ast.Call):
             callees.add(id(node.func))
 
