@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
-from codur.events import EventBus
-from codur.verify.check import failure_message, verify
-from codur.verify.target import find_target
+from codur.events import Event, EventBus
+from codur.tools.context import ToolContext
+from codur.verify.agent import decide, verify_task
+from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
 from codur.workspace import Workspace
 
 
@@ -19,13 +19,23 @@ def make(tmp_path: Path, files: dict[str, str]) -> Workspace:
     return Workspace(tmp_path)
 
 
+def plan_for(
+    ws: Workspace, refs: list[str] = (), cfg: VerifyConfig | None = None
+) -> VerificationPlan:
+    return decide(ToolContext(ws), cfg or VerifyConfig(), list(refs), [])
+
+
+def entries(plan: VerificationPlan) -> list[str]:
+    return [c.entry for c in plan.checks if isinstance(c, OutputCheck)]
+
+
 def test_entry_point_choice(tmp_path: Path) -> None:
     ws = make(tmp_path, {"tool.py": "print(1)\n", "lib.py": "", "expected.txt": "1\n"})
-    assert find_target(ws, ["tool.py"], VerifyConfig()).entry == "tool.py"  # referenced
-    assert find_target(ws, [], VerifyConfig()) is None  # two scripts, no obvious one
-    assert find_target(ws, [], VerifyConfig(entry_point="lib.py")).entry == "lib.py"
+    assert entries(plan_for(ws, ["tool.py"])) == ["tool.py"]  # referenced
+    assert plan_for(ws).checks == []  # two scripts, no obvious one
+    assert entries(plan_for(ws, cfg=VerifyConfig(entry_point="lib.py"))) == ["lib.py"]
     (tmp_path / "app.py").write_text("print(1)\n")
-    assert find_target(ws, [], VerifyConfig()).entry == "app.py"
+    assert entries(plan_for(ws)) == ["app.py"]
 
 
 def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
@@ -36,12 +46,17 @@ def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
             "test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n",
         },
     )
-    target = find_target(ws, [], VerifyConfig())
-    assert target is not None and target.command[1:3] == ["-m", "pytest"]
-    verdict = verify(ws, target, VerifyConfig(), EventBus())
-    assert not verdict.passed
+    assert [type(c) for c in plan_for(ws).checks] == [TestCheck]
+    assert not verify_task(ToolContext(ws), VerifyConfig(), [], []).passed
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    assert verify(ws, target, VerifyConfig(), EventBus()).passed
+    assert verify_task(ToolContext(ws), VerifyConfig(), [], []).passed
+
+
+def run_output(ws: Workspace, events: list[Event] | None = None):  # noqa: ANN201
+    bus = EventBus()
+    if events is not None:
+        bus.subscribe(events.append)
+    return OutputCheck(entry="main.py", expected_file="expected.txt").run(ToolContext(ws, bus=bus))
 
 
 def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
@@ -49,21 +64,16 @@ def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
         tmp_path,
         {"main.py": "import sys\nprint(1)\nprint(2)\nsys.exit('boom')\n", "expected.txt": "1\n3\n"},
     )
-    target = find_target(ws, ["main.py"], VerifyConfig())
-    events = []
-    bus = EventBus()
-    bus.subscribe(events.append)
-    verdict = verify(ws, target, VerifyConfig(), bus)
-    assert not verdict.passed and target.command[0] == sys.executable
-    message = failure_message(ws, verdict)
+    events: list[Event] = []
+    evidence = run_output(ws, events)
+    assert not evidence.passed
     for part in (
         "Expected output:\n```\n1\n3\n```",
         "Actual output:\n```\n1\n2\n```",
         "Error:\n```\nboom",
         "exited with code 1",
-        "Current implementation (main.py):",
     ):
-        assert part in message
+        assert part in evidence.feedback
     long = make(
         tmp_path / "long",
         {
@@ -71,16 +81,15 @@ def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
             "expected.txt": "".join(f"{i}\n" for i in range(1, 21)),
         },
     )
-    long_verdict = verify(long, find_target(long, [], VerifyConfig()), VerifyConfig(), EventBus())
-    assert "Difference (- expected, + actual):" in failure_message(long, long_verdict)
-    assert "Difference" not in message  # short outputs compare at a glance
-    assert events[0].kind == "verify.run" and events[0].data["passed"] is False
+    assert "Difference (- expected, + actual):" in run_output(long).feedback
+    assert "Difference" not in evidence.feedback  # short outputs compare at a glance
+    runs = [e.data for e in events if e.kind == "verify.run"]
+    assert len(runs) == 1 and runs[0]["passed"] is False
 
 
 def test_trailing_whitespace_and_crlf_do_not_matter(tmp_path: Path) -> None:
     ws = make(tmp_path, {"main.py": "print('a  ')\nprint('b')\n", "expected.txt": "a\r\nb\r\n\r\n"})
-    target = find_target(ws, [], VerifyConfig())
-    assert verify(ws, target, VerifyConfig(), EventBus()).passed
+    assert run_output(ws).passed
 
 
 def test_a_referenced_library_module_is_not_the_entry_point(tmp_path: Path) -> None:
@@ -92,9 +101,9 @@ def test_a_referenced_library_module_is_not_the_entry_point(tmp_path: Path) -> N
             "expected.txt": "1\n",
         },
     )
-    assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "main.py"
+    assert entries(plan_for(ws, ["pkg/stock.py"])) == ["main.py"]
     (tmp_path / "pkg" / "stock.py").write_text("def f():\n    return 1\n\nprint(f())\n")
-    assert find_target(ws, ["pkg/stock.py"], VerifyConfig()).entry == "pkg/stock.py"
+    assert entries(plan_for(ws, ["pkg/stock.py"])) == ["pkg/stock.py"]
 
 
 def test_tests_inside_a_virtualenv_do_not_count(tmp_path: Path) -> None:
@@ -106,7 +115,7 @@ def test_tests_inside_a_virtualenv_do_not_count(tmp_path: Path) -> None:
             ".venv/lib/site-packages/pkg/test_pkg.py": "def test_x():\n    pass\n",
         },
     )
-    assert find_target(ws, [], VerifyConfig()) is None
+    assert plan_for(ws).checks == []
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_lib.py").write_text("def test_y():\n    pass\n")
-    assert find_target(ws, [], VerifyConfig()).entry == "pytest"
+    assert plan_for(ws).checks == [TestCheck(paths=["."])]

@@ -1,16 +1,14 @@
-"""Run a verification target and judge it; build the structured failure message."""
+"""Judge a program run against its expected output; build the structured failure message."""
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
 
-from codur.config.schema import VerifyConfig
 from codur.events import EventBus
 from codur.resources import prompt
-from codur.verify.process import ProcessResult, run_process
+from codur.verify.process import ProcessResult
 from codur.verify.target import Target
-from codur.workspace import Workspace
 
 
 def normalize(text: str) -> str:
@@ -70,14 +68,6 @@ def emit_run(bus: EventBus, verdict: Verdict) -> None:
     )
 
 
-def verify(ws: Workspace, target: Target, cfg: VerifyConfig, bus: EventBus) -> Verdict:
-    result = run_process(target.command, ws.root, cfg.timeout_s, cfg.output_limit_bytes)
-    expected = ws.read_text(target.expected_file) if target.expected_file else None
-    verdict = judge(target, result, expected)
-    emit_run(bus, verdict)
-    return verdict
-
-
 def _clip(text: str, max_lines: int) -> str:
     lines = text.rstrip("\n").split("\n")
     if len(lines) <= max_lines:
@@ -89,12 +79,9 @@ DIFF_FROM_LINES = 8
 """Outputs longer than this also get a unified diff (short ones are easy to compare)."""
 
 
-def failure_message(
-    ws: Workspace, verdict: Verdict, max_lines: int = 30, include_source: bool = True
-) -> str:
-    """The seed's structure: problem, Expected / Actual output, Error, a diff for long
-    outputs, and the current implementation (left out when the conversation already
-    shows the current files)."""
+def failure_message(verdict: Verdict, max_lines: int = 30) -> str:
+    """The seed's structure: problem, Expected / Actual output, Error, and a diff for long
+    outputs (the current files are in the conversation already)."""
     result = verdict.result
     problems = [f"Running `{verdict.target.describe()}` failed the check."]
     if result.timed_out:
@@ -103,17 +90,12 @@ def failure_message(
         problems.append("The program printed more output than allowed and was stopped.")
     if result.exit_code not in (0, None):
         problems.append(f"The program exited with code {result.exit_code}.")
-    error = diff = source = ""
+    error = diff = ""
     if result.stderr.strip():
         error = prompt("verification_error.md").format(error=_clip(result.stderr, max_lines))
     long_output = max(len(result.stdout.splitlines()), len((verdict.expected or "").splitlines()))
     if verdict.diff and long_output > DIFF_FROM_LINES:
         diff = prompt("verification_diff.md").format(diff=_clip(verdict.diff, max_lines))
-    entry = verdict.target.entry
-    if include_source and entry.endswith(".py") and ws.resolve(entry).is_file():
-        source = prompt("current_source.md").format(
-            entry=entry, source=_clip(ws.read_text(entry), 150)
-        )
     expected = verdict.expected if verdict.expected is not None else "(exit code 0)"
     return prompt("verification_failed.md").format(
         problems=" ".join(problems),
@@ -121,5 +103,4 @@ def failure_message(
         actual=_clip(result.stdout, max_lines) or "(no output)",
         error=error,
         diff=diff,
-        source=source,
     )

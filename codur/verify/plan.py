@@ -70,7 +70,7 @@ class OutputCheck(BaseModel):
             passed=False,
             command=shown,
             summary=f"{shown}: {_how(result)}",
-            feedback=failure_message(ctx.ws, verdict, include_source=False),
+            feedback=failure_message(verdict),
             fingerprint=verdict.fingerprint,
             duration_s=result.duration_s,
             timed_out=result.timed_out,
@@ -105,6 +105,7 @@ def _first_difference(expected: str, actual: str) -> tuple[int | None, str]:
 class TestCheck(BaseModel):
     """Run pytest on these files (or node ids narrowed by `keyword`); all must pass."""
 
+    __test__ = False  # a check, not a test class for pytest to collect
     kind: Literal["tests"] = "tests"
     paths: list[str] = ["."]
     keyword: str | None = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,18 +99,3 @@ def python_files(root: Path) -> Iterator[str]:
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
         rel = Path(folder).relative_to(root)
         yield from ((rel / n).as_posix() for n in names if n.endswith(".py"))
-
-
-def find_target(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> Target | None:
-    """The verification for this folder, or None when nothing checkable is there."""
-    entry = entry_point(ws, refs, cfg)
-    if entry is not None:
-        for folder in (Path(entry).parent, Path(".")):
-            expected = (folder / cfg.expected_file).as_posix()
-            if ws.resolve(expected).is_file():
-                return Target([sys.executable, entry], entry, expected)
-    if any(is_test(path) for path in python_files(ws.root)):
-        return Target(
-            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], "pytest"
-        )
-    return None
