@@ -55,6 +55,14 @@ class Session:
             self._tools = ToolContext.from_session(self, self.confirm or refuse)
         return self._tools
 
+    def write_file(self, path: str, text: str, by: str) -> None:
+        """Change a user's file: the original goes to the restore point first; the write is
+        atomic and announced as a `file.write` event (`by`: the agent or the repair)."""
+        if self.restore is not None:
+            self.restore.save(path)
+        self.ws.write_text(path, text)
+        self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
+
     def close(self) -> None:
         """Release what the run opened (MCP servers)."""
         if self._tools is not None:

@@ -1,4 +1,5 @@
-"""Shared test helpers: run the real `codur` CLI in a subprocess, write scripted models."""
+"""Shared test helpers: run the real `codur` CLI in a subprocess, write scripted models,
+write a folder of files and watch a tool context's events."""
 
 from __future__ import annotations
 
@@ -11,6 +12,25 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def watched_context(root: Path) -> tuple[Any, list[Any]]:
+    """A ToolContext on `root` and the list its events are appended to."""
+    from codur.events import EventBus
+    from codur.tools.context import ToolContext
+    from codur.workspace import Workspace
+
+    events: list[Any] = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+    return ToolContext(Workspace(root), bus=bus), events
+
 
 # A tiny buggy program shared by the CLI and graph tests: it should print 10.
 BUGGY = (

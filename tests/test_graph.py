@@ -110,7 +110,7 @@ def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
     assert run.result.model_calls == 2  # the planner and one coder attempt: no retry call
     end = run.kinds("repair.end")[0]
     assert end["reason"] == "repaired" and "+    for i in range(len(xs)):" in end["diff"]
-    assert [w["by"] for w in run.kinds("file.write") if "by" in w] == ["repair"]
+    assert [w["by"] for w in run.kinds("file.write")] == ["coder", "repair"]
     assert {c["passed"] for c in run.kinds("repair.candidate")} == {True, False}
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED
+from helpers import BUGGY, FIXED, watched_context, write_files
 
 from codur.config.schema import RepairConfig, VerifyConfig
-from codur.events import Event, EventBus
+from codur.events import Event
 from codur.repair.locate import executed_lines, rank
 from codur.repair.mutations import mutations
 from codur.repair.search import RepairResult, search
@@ -57,13 +57,8 @@ CASES = {
 def run_search(
     tmp_path: Path, files: dict[str, str], **config: object
 ) -> tuple[RepairResult, list[Event]]:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    events: list[Event] = []
-    bus = EventBus()
-    bus.subscribe(events.append)
-    ctx = ToolContext(Workspace(tmp_path), bus=bus)
+    write_files(tmp_path, files)
+    ctx, events = watched_context(tmp_path)
     failing = verify_task(ctx, VerifyConfig(), [], [])
     assert not failing.passed
     result = search(failing.plan, failing, ctx, RepairConfig(**config), VerifyConfig())
@@ -86,7 +81,7 @@ def test_single_mutation_bugs_are_repaired(tmp_path: Path, operator: str) -> Non
     # the user's files are untouched: the search works on scratch copies
     assert {n: (tmp_path / n).read_text() for n in files} == before
     tried = candidates(events)
-    assert tried and tried[-1]["passed"] or any(c["passed"] for c in tried)
+    assert any(c["passed"] for c in tried)
     assert len(tried) == result.tried
     smallest = min(c["size"] for c in tried if c["passed"])
     assert result.candidate.size == smallest

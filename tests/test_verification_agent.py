@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from helpers import watched_context, write_files
+
 from codur.config.schema import VerifyConfig
-from codur.events import Event, EventBus
-from codur.tools.context import ToolContext
+from codur.events import Event
 from codur.verify.agent import verify_task
 from codur.verify.result import VerificationResult
-from codur.workspace import Workspace
 
 CALC = "def add(a, b):\n    return a + b\n"
 CALC_BUG = "def add(a, b):\n    return a - b\n"
@@ -35,13 +35,8 @@ def check(
     changed: list[str] = (),
     cfg: VerifyConfig | None = None,
 ) -> tuple[VerificationResult, list[Event]]:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    events: list[Event] = []
-    bus = EventBus()
-    bus.subscribe(events.append)
-    ctx = ToolContext(Workspace(tmp_path), bus=bus)
+    write_files(tmp_path, files)
+    ctx, events = watched_context(tmp_path)
     return verify_task(ctx, cfg or VerifyConfig(), list(refs), list(changed)), events
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
+
 from codur.config.schema import VerifyConfig
 from codur.events import Event, EventBus
 from codur.tools.context import ToolContext
@@ -13,9 +15,7 @@ from codur.workspace import Workspace
 
 
 def make(tmp_path: Path, files: dict[str, str]) -> Workspace:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_files(tmp_path, files)
     return Workspace(tmp_path)
 
 

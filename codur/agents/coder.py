@@ -136,10 +136,7 @@ def apply_edits(
         target = session.ws.resolve(edit.path)
         if target.is_file() and target.read_text(encoding="utf-8") == edit.content:
             continue
-        if session.restore is not None:
-            session.restore.save(edit.path)
-        session.ws.write_text(edit.path, edit.content)
-        session.bus.emit("file.write", path=edit.path, lines=edit.content.count("\n") + 1)
+        session.write_file(edit.path, edit.content, by="coder")
         changed.append(edit.path)
     return AgentResult(text, files_changed=changed)
 

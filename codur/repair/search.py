@@ -93,10 +93,9 @@ class _Search:
         plans: list[VerificationPlan],
         originals: dict[str, str],
         bus: EventBus,
-        timeout_s: float,
     ) -> None:
         self.ctx, self.scratch, self.plans = ctx, scratch, plans
-        self.originals, self.bus, self.timeout_s = originals, bus, timeout_s
+        self.originals, self.bus = originals, bus
 
     def check(self, candidate: Candidate) -> tuple[bool, float, str]:
         start = time.perf_counter()
@@ -204,7 +203,7 @@ def search(
         vctx = verification_context(ctx, vcfg, timeout)
         quick = plan.narrowed(failing.evidence)
         plans = [quick] if quick == plan else [quick, plan]
-        runner = _Search(vctx, scratch, plans, originals, ctx.bus, timeout)
+        runner = _Search(vctx, scratch, plans, originals, ctx.bus)
         best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
         if best is None and cfg.max_depth >= 2 and not late:
             best, more, late = runner.run(_pairs(ranked, cfg.pair_pool), cfg.workers, deadline)

@@ -33,10 +33,7 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if result.candidate is None:
         return {"repairs_tried": tried, "next_action": "review"}
     for path, text in result.sources.items():
-        if session.restore is not None:
-            session.restore.save(path)
-        session.ws.write_text(path, text)
-        session.bus.emit("file.write", path=path, lines=len(text.splitlines()), by="repair")
+        session.write_file(path, text, by="repair")
     outcome = {
         "agent": "repair",
         "status": "completed",
