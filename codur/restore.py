@@ -54,3 +54,15 @@ class RestorePoint:
         if not self.saved.get(rel_path):
             return None
         return (self.folder / "files" / rel_path).read_text(encoding="utf-8", errors="replace")
+
+    def changed(self) -> list[str]:
+        """Saved files whose text now differs from their original (or that appeared or
+        disappeared), in path order."""
+        found = []
+        for path in sorted(self.saved):
+            target = self.ws.resolve(path)
+            now = target.read_bytes() if target.is_file() else None
+            before = (self.folder / "files" / path).read_bytes() if self.saved[path] else None
+            if now != before:
+                found.append(path)
+        return found

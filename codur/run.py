@@ -30,6 +30,11 @@ class RunResult:
     completion_tokens: int = 0
     wall_s: float = 0.0
     final_response: str = ""
+    check: str = ""
+    """What the verdict rests on: the checks that ran (empty: none)."""
+    outside_changes: list[str] = field(default_factory=list)
+    """Files changed during the run, by Codur or by the programs it ran, outside the code
+    under test (none, in an honest pass)."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -64,8 +69,16 @@ def run_task(session: Session, task: str) -> RunResult:
     from langgraph.errors import GraphRecursionError
 
     from codur.graph.build import build_graph
+    from codur.scope import decide_scope
+    from codur.scope.snapshot import changed_since, snapshot
 
     start = time.perf_counter()
+    cfg = session.config
+    ignore = set(cfg.tools.ignore)
+    if session.scope is None:
+        session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
+    session.bus.emit("scope", **session.scope.summary())
+    before = snapshot(session.ws.root, ignore)
     graph = build_graph()
     limit = {"recursion_limit": session.config.runtime.recursion_limit}
     state: dict = {"task": task, "iterations": 0}
@@ -85,7 +98,10 @@ def run_task(session: Session, task: str) -> RunResult:
     finally:
         session.close()
     files, diff = changes(session)
-    return RunResult(
+    skip = {session.ws.relative(cfg.log_path(session.ws.root))}
+    touched = changed_since(session.ws.root, before, ignore, skip)
+    verdict = state.get("verification")
+    result = RunResult(
         status,
         message,
         state.get("iterations", 0),
@@ -96,4 +112,7 @@ def run_task(session: Session, task: str) -> RunResult:
         session.usage.completion_tokens,
         round(time.perf_counter() - start, 2),
         state.get("final_response", ""),
+        check=verdict.rests_on if verdict is not None else "",
+        outside_changes=session.scope.outside(touched),
     )
+    return result

@@ -79,6 +79,8 @@ def run_command(
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
             wall_s=result.wall_s,
+            check=result.check,
+            outside_changes=result.outside_changes,
             exit_code=int(result.exit_code),
         )
     finally:
@@ -98,6 +100,9 @@ def _report(io: IO, result, log_path: Path | None) -> None:
         io.success(line)
     else:
         io.info(line)
+    if result.check:
+        outside = ", ".join(result.outside_changes) or "none"
+        io.info(f"checked by: {result.check} | changed outside the code under test: {outside}")
     io.info(
         f"files changed: {', '.join(result.files_changed) or 'none'} | iterations: "
         f"{result.iterations} | model calls: {result.model_calls} | tokens: "

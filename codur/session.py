@@ -12,9 +12,11 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from codur.config import CodurConfig
+from codur.errors import WorkspaceError
 from codur.events import EventBus
 from codur.models.client import ModelClient, Usage
 from codur.restore import RestorePoint
+from codur.scope import EditScope, ScopeError
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -39,6 +41,8 @@ class Session:
     """Asks the user a yes/no question (None: nobody to ask, so the answer is no)."""
     usage: Usage = field(default_factory=Usage)
     restore: RestorePoint | None = None
+    scope: EditScope | None = None
+    """What the run may change (decided at its start; None: no limits, as in unit tests)."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _tools: ToolContext | None = None
 
@@ -55,11 +59,35 @@ class Session:
             self._tools = ToolContext.from_session(self, self.confirm or refuse)
         return self._tools
 
-    def write_file(self, path: str, text: str, by: str) -> None:
-        """Change a user's file: the original goes to the restore point first; the write is
-        atomic and announced as a `file.write` event (`by`: the agent or the repair)."""
+    def guard(self, path: str, new: str | None = None) -> None:
+        """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope, else
+        save its original in the restore point. `new` is the text about to be written
+        (None: the file is removed, or replaced by a copy or a move)."""
+        if self.scope is not None:
+            try:
+                if new is None:
+                    reason = self.scope.why_not(path)
+                    if reason is not None:
+                        raise ScopeError(reason)
+                else:
+                    self.scope.check_write(path, self._current(path), new)
+            except ScopeError as exc:
+                self.bus.emit("scope.refused", path=path, reason=str(exc))
+                raise
         if self.restore is not None:
             self.restore.save(path)
+
+    def _current(self, path: str) -> str | None:
+        try:
+            return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
+        except WorkspaceError:
+            return None  # not text: no harness to compare
+
+    def write_file(self, path: str, text: str, by: str) -> None:
+        """Change a user's file: checked against the edit scope, the original goes to the
+        restore point first; the write is atomic and announced as a `file.write` event
+        (`by`: the agent or the repair)."""
+        self.guard(path, text)
         self.ws.write_text(path, text)
         self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
 

@@ -33,6 +33,27 @@ def mentioned(task: str, names: Iterable[str]) -> list[str]:
     return [name for name in names if name in words]
 
 
+def code_mentions(task: str, names: Iterable[str]) -> list[str]:
+    """The `names` the task mentions as code, not as an English word: written as
+    `name(`, in backticks, next to "function"/"method"/"class", or spelled like an
+    identifier (`digit_sum`, `isLeap`, `parse2`). "evaluate" in "expressions evaluate to
+    the wrong value" does not name the function `evaluate`; "fix evaluate()" does."""
+    prose = _PATHLIKE.sub(" ", task)
+    found = []
+    for name in mentioned(task, names):
+        word = re.escape(name)
+        spelled = "_" in name or "." in name or any(c.isdigit() for c in name)
+        spelled = spelled or any(c.isupper() for c in name[1:])
+        as_code = re.search(
+            rf"{word}\s*\(|`{word}`|\b(?:function|method|class|def)\s+`?{word}\b|"
+            rf"\b{word}`?\s+(?:function|method|class)\b",
+            prose,
+        )
+        if spelled or as_code:
+            found.append(name)
+    return found
+
+
 def file_mentions(task: str) -> list[str]:
     """File names written in the task without `@` (`in utils.py`, `python main.py`), in
     order, without duplicates; whether they exist is for the caller to check."""

@@ -139,7 +139,7 @@ def test_move_file_and_folder(call, tool_ctx, tool_ws) -> None:
 
 def test_changes_are_announced_before_they_happen(call, tool_ctx, tool_ws) -> None:
     seen: list[tuple[str, bool]] = []
-    tool_ctx.before_change = lambda rel: seen.append((rel, (tool_ws / rel).exists()))
+    tool_ctx.before_change = lambda rel, new: seen.append((rel, (tool_ws / rel).exists()))
     tool_ctx.assume_yes = True
     (tool_ws / "a.txt").write_text("a")
     call("write_file", path="a.txt", content="b")

@@ -15,6 +15,7 @@ from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.agents.tool_detection import detect_tool_calls
 from codur.edits import EditError, check_syntax, parse_edits
 from codur.resources import prompt
+from codur.scope import ScopeError
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -131,14 +132,20 @@ def apply_edits(
             check_syntax(edit)
     except EditError as exc:
         return AgentResult(text, error=str(exc))
-    changed = []
+    changed, refused = [], []
     for edit in edits:
         target = session.ws.resolve(edit.path)
         if target.is_file() and target.read_text(encoding="utf-8") == edit.content:
             continue
-        session.write_file(edit.path, edit.content, by="coder")
+        try:
+            session.write_file(edit.path, edit.content, by="coder")
+        except ScopeError as exc:
+            refused.append(f"{edit.path} was not changed: {exc}")
+            continue
         changed.append(edit.path)
-    return AgentResult(text, files_changed=changed)
+    if refused and not changed:
+        return AgentResult(text, error="\n".join(refused))
+    return AgentResult(text, files_changed=changed, notes=refused)
 
 
 @register("coder")

@@ -44,6 +44,9 @@ class AgentResult:
     messages: list[BaseMessage] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
     error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """Parts of the reply that were not applied (an edit outside the scope), for the
+    next attempt to read even though other edits went through."""
 
 
 class Agent(Protocol):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
@@ -167,14 +167,21 @@ def _candidate_timeout(failing: VerificationResult, cfg: RepairConfig, vcfg: Ver
     return min(vcfg.timeout_s, max(cfg.min_candidate_timeout_s, scaled))
 
 
+Allows = Callable[[str, int, int], bool]
+"""May lines first..last of a file change (0, 0: any part of it)? The run's edit scope:
+never the oracle, never a program's harness, only the files the task names."""
+
+
 def search(
     plan: VerificationPlan,
     failing: VerificationResult,
     ctx: ToolContext,
     cfg: RepairConfig,
     vcfg: VerifyConfig,
+    allows: Allows | None = None,
 ) -> RepairResult:
-    """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`."""
+    """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`.
+    Mutations outside `allows` are never tried."""
     start = time.monotonic()
     deadline = start + cfg.time_budget_s
     timeout = _candidate_timeout(failing, cfg, vcfg)
@@ -186,10 +193,14 @@ def search(
         if executed is not None:
             files = [p for p in files if p in executed]
         originals = {p: ctx.ws.read_text(p) for p in files}
+        if allows is not None:
+            files = [p for p in files if allows(p, 0, 0)]  # line 0: the file as a whole
+            originals = {p: originals[p] for p in files}
         edits = [
             e
             for p, text in originals.items()
             for e in mutations(p, text, exception_names=failing.exceptions)
+            if allows is None or allows(e.path, e.line, e.end_line)
         ]
         wrong = [e.first_wrong_line for e in failing.failed if e.first_wrong_line is not None]
         ranked = rank(edits, originals, executed, failing.locations, min(wrong, default=None))

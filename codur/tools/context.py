@@ -45,9 +45,10 @@ class ToolContext:
     assume_yes: bool = False
     """--yes: destructive tools need no confirmation."""
     mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
-    before_change: Callable[[str], None] | None = None
-    """Called with a workspace-relative path before a tool changes or removes it (the
-    run's restore point saves the original there)."""
+    before_change: Callable[[str, str | None], None] | None = None
+    """Called with a workspace-relative path (and the new text, when a tool writes text)
+    before a tool changes or removes it: the run's edit scope may refuse it (ScopeError),
+    and its restore point saves the original."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
     _mcp: McpClients | None = field(default=None, init=False, repr=False)
@@ -74,7 +75,7 @@ class ToolContext:
             confirm=confirm,
             assume_yes=session.assume_yes,
             mcp_servers=session.config.mcp_servers,
-            before_change=session.restore.save if session.restore else None,
+            before_change=session.guard,
         )
 
     # --- paths -----------------------------------------------------------------------
@@ -103,10 +104,21 @@ class ToolContext:
                 return True
         return False
 
-    def changing(self, target: Path) -> None:
-        """Announce that `target` is about to be changed or removed."""
+    def changing(self, target: Path, new: str | None = None) -> None:
+        """Announce that `target` is about to be changed (to `new`) or removed; a change
+        outside the run's edit scope becomes a ToolError for the model to read."""
+        from codur.scope import ScopeError
+
         if self.before_change is not None and self.ws.contains(target):
-            self.before_change(self.rel(target))
+            try:
+                self.before_change(self.rel(target), new)
+            except ScopeError as exc:
+                raise ToolError(f"refused to change {self.rel(target)}: {exc}") from None
+
+    def write(self, target: Path, text: str) -> None:
+        """Write a tool's new text for `target` (scope check, restore point, atomic)."""
+        self.changing(target, text)
+        self.ws.write_text(target, text)
 
     # --- destructive actions ---------------------------------------------------------
 

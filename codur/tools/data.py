@@ -124,8 +124,7 @@ def _ini_value(value: Any) -> str:
 def _write(ctx: ToolContext, path: str, data: Any, kind: str) -> str:
     text = _dump(data, kind)
     target = ctx.path(path)
-    ctx.changing(target)
-    ctx.ws.write_text(target, text)
+    ctx.write(target, text)
     return f"Wrote {kind.upper()} to {ctx.rel(target)}"
 
 

@@ -115,8 +115,7 @@ def write_file(ctx: Ctx, path: str, content: str) -> str:
     """
     target = ctx.path(path)
     existed = target.exists()
-    ctx.changing(target)
-    ctx.ws.write_text(target, content)
+    ctx.write(target, content)
     verb = "Overwrote" if existed else "Created"
     return f"{verb} {ctx.rel(target)} ({content.count(chr(10)) + bool(content)} lines)"
 
@@ -131,8 +130,7 @@ def append_file(ctx: Ctx, path: str, content: str) -> str:
     """
     target = ctx.path(path)
     before = read_text(ctx, path)[1] if target.exists() else ""
-    ctx.changing(target)
-    ctx.ws.write_text(target, before + content)
+    ctx.write(target, before + content)
     return f"Appended {len(content)} characters to {ctx.rel(target)}"
 
 
@@ -163,6 +161,14 @@ def _destination(ctx: ToolContext, source: Path, destination: str, action: str) 
     return target
 
 
+def _text_or_none(path: Path) -> str | None:
+    """A file's text, for the edit scope to compare (None: not UTF-8 text)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 @tool(F, writes=True)
 def copy_file(ctx: Ctx, source: str, destination: str) -> str:
     """Copy a file (overwriting an existing destination needs confirmation).
@@ -173,7 +179,7 @@ def copy_file(ctx: Ctx, source: str, destination: str) -> str:
     """
     src = existing_file(ctx, source)
     dst = _destination(ctx, src, destination, "copy")
-    ctx.changing(dst)
+    ctx.changing(dst, _text_or_none(src) if dst.is_file() else None)
     dst.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".codur-tmp", dir=dst.parent)
     os.close(fd)
@@ -226,8 +232,7 @@ def replace_in_file(ctx: Ctx, path: str, old: str, new: str, replace_all: bool =
         raise ToolError(f"the text to replace was not found in {path}{hint}")
     if count > 1 and not replace_all:
         raise ToolError(f"the text occurs {count} times in {path}: add context or replace_all")
-    ctx.changing(target)
-    ctx.ws.write_text(target, text.replace(old, new.replace("\r\n", "\n")))
+    ctx.write(target, text.replace(old, new.replace("\r\n", "\n")))
     return f"Replaced {count} occurrence(s) in {ctx.rel(target)}"
 
 

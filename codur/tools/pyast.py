@@ -151,6 +151,5 @@ def replace_python_symbol(ctx: Ctx, path: str, name: str, new_source: str) -> st
     if not check.valid:
         raise ToolError(f"not replaced: the result would not parse ({check}); file unchanged")
     target = ctx.path(path)
-    ctx.changing(target)
-    ctx.ws.write_text(target, new_text)
+    ctx.write(target, new_text)
     return f"Replaced {name} (was lines {start}-{end}) in {ctx.rel(target)}"

@@ -13,13 +13,22 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence
-from codur.verify.plan import OutputCheck, StaticCheck, TestCheck, VerificationPlan
+from codur.verify.plan import (
+    Check,
+    OracleCheck,
+    OutputCheck,
+    StaticCheck,
+    TestCheck,
+    VerificationPlan,
+)
 from codur.verify.result import VerificationResult
 from codur.verify.target import entry_point, is_test, python_files
 
@@ -41,16 +50,24 @@ def verification_context(
 
 
 def decide(
-    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+    ctx: ToolContext,
+    cfg: VerifyConfig,
+    refs: list[str],
+    changed: list[str],
+    oracle: Mapping[str, bytes | None] | None = None,
 ) -> VerificationPlan:
-    """Choose the checks for this folder and say why."""
+    """Choose the checks for this folder and say why. `oracle`: the files checks judge
+    by, as captured at the start of the run (compared with them, and kept unchanged)."""
     ws = ctx.ws
-    checks: list[OutputCheck | TestCheck | StaticCheck] = []
+    oracle = oracle or {}
+    checks: list[Check] = []
     reasons: list[str] = []
     entry, why = _entry(ctx, cfg, refs)
-    expected = _expected_for(ctx, cfg, entry) if entry else None
+    expected = _expected_for(ctx, cfg, entry, oracle) if entry else None
     if entry and expected:
-        checks.append(OutputCheck(entry=entry, expected_file=expected))
+        captured = oracle.get(expected)
+        text = captured.decode("utf-8", errors="replace") if captured is not None else None
+        checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
     tests = sorted(p for p in python_files(ws.root) if is_test(p) and Path(p).name != "conftest.py")
     if tests:
@@ -72,6 +89,11 @@ def decide(
             reasons.append("no expected output and no tests: static checks of the changed code")
         else:
             reasons.append("no expected output, no tests and no changed Python files")
+    if oracle and checks:
+        digests = {
+            p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
+        }
+        checks.append(OracleCheck(files=digests))
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
 
 
@@ -88,16 +110,20 @@ def _entry(ctx: ToolContext, cfg: VerifyConfig, refs: list[str]) -> tuple[str | 
         return entry, why
     found = invoke("discover_entry_points", {}, ctx)
     runnable = [line.split(" (")[0] for line in (found.value or []) if line.endswith(")")]
-    with_output = [e for e in runnable if e.endswith(".py") and _expected_for(ctx, cfg, e)]
+    with_output = [e for e in runnable if e.endswith(".py") and _expected_for(ctx, cfg, e, {})]
     if len(with_output) == 1:
         return with_output[0], "found by discover_entry_points"
     return None, ""
 
 
-def _expected_for(ctx: ToolContext, cfg: VerifyConfig, entry: str) -> str | None:
+def _expected_for(
+    ctx: ToolContext, cfg: VerifyConfig, entry: str, oracle: Mapping[str, bytes | None]
+) -> str | None:
+    """The expected-output file beside the entry point, or at the root (one captured at
+    the start counts even if the file has since been deleted)."""
     for folder in (Path(entry).parent, Path(".")):
         expected = (folder / cfg.expected_file).as_posix()
-        if ctx.ws.resolve(expected).is_file():
+        if expected in oracle or ctx.ws.resolve(expected).is_file():
             return expected
     return None
 
@@ -155,11 +181,15 @@ def run_plan(plan: VerificationPlan, ctx: ToolContext) -> VerificationResult:
 
 
 def verify_task(
-    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+    ctx: ToolContext,
+    cfg: VerifyConfig,
+    refs: list[str],
+    changed: list[str],
+    oracle: Mapping[str, bytes | None] | None = None,
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed), vctx)
+    result = run_plan(decide(vctx, cfg, refs, changed, oracle), vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

@@ -8,6 +8,7 @@ workspace is the copy.
 from __future__ import annotations
 
 import ast
+import hashlib
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -24,14 +25,19 @@ from codur.verify.target import Target, runs_something
 
 
 class OutputCheck(BaseModel):
-    """Run the entry point; its stdout must equal the expected file."""
+    """Run the entry point; its stdout must equal the expected output: the text captured
+    from the expected file when the run started (so a program or an edit that rewrites
+    the file changes nothing), else the file as it is now."""
 
     kind: Literal["output"] = "output"
     entry: str
     expected_file: str
+    expected_text: str | None = None
+    """The expected output as captured at the start of the run."""
 
     def run(self, ctx: ToolContext) -> Evidence:
-        shown = f"python {self.entry}, compared with {self.expected_file}"
+        captured = " (as captured at the start)" if self.expected_text is not None else ""
+        shown = f"python {self.entry}, compared with {self.expected_file}{captured}"
         call = invoke("run_python_file", {"path": self.entry}, ctx)
         if not call.ok:
             return Evidence(
@@ -53,7 +59,10 @@ class OutputCheck(BaseModel):
             truncated=bool(report.stopped) and "timeout" not in report.stopped,
         )
         target = Target(result.command, self.entry, self.expected_file)
-        verdict = judge(target, result, ctx.ws.read_text(self.expected_file))
+        expected = self.expected_text
+        if expected is None:
+            expected = ctx.ws.read_text(self.expected_file)
+        verdict = judge(target, result, expected)
         emit_run(ctx.bus, verdict)
         if verdict.passed:
             summary = f"{shown}: same output"
@@ -219,7 +228,41 @@ def _importable(path: Path) -> bool:
     return path.suffix == ".py" and path.stem.isidentifier() and not runs_something(path)
 
 
-Check = Annotated[OutputCheck | TestCheck | StaticCheck, Field(discriminator="kind")]
+class OracleCheck(BaseModel):
+    """The files checks judge by are as they were at the start of the run (sha256 each;
+    None: too large to capture, so it must only still exist). Run last, after the
+    programs, so a program that rewrites a test or an expected file is caught."""
+
+    kind: Literal["oracle"] = "oracle"
+    files: dict[str, str | None]
+
+    def run(self, ctx: ToolContext) -> Evidence:
+        changed = []
+        for path, digest in sorted(self.files.items()):
+            target = ctx.ws.root / path
+            if not target.is_file():
+                changed.append(f"{path} was deleted")
+            elif digest is not None and hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+                changed.append(f"{path} was changed")
+        shown = f"the {len(self.files)} file(s) the checks judge by are unchanged"
+        if not changed:
+            return Evidence(check="oracle", passed=True, command=shown, summary=shown)
+        text = "; ".join(changed)
+        return Evidence(
+            check="oracle",
+            passed=False,
+            command=shown,
+            summary=f"protected files changed during the run: {text}",
+            feedback=(
+                f"Files the check judges by changed during the run: {text}. Expected "
+                "output, tests and their data must stay as they are; a program must not "
+                "write them, and edits to them do not count."
+            ),
+            fingerprint=f"oracle|{text}",
+        )
+
+
+Check = Annotated[OutputCheck | TestCheck | StaticCheck | OracleCheck, Field(discriminator="kind")]
 
 
 class VerificationPlan(BaseModel):
@@ -230,7 +273,7 @@ class VerificationPlan(BaseModel):
 
     @property
     def strategy(self) -> str:
-        kinds = {c.kind for c in self.checks}
+        kinds = {c.kind for c in self.checks} - {"oracle"}
         dynamic = kinds & {"output", "tests"}
         if len(dynamic) > 1:
             return "hybrid"

@@ -30,6 +30,11 @@ class VerificationResult(BaseModel):
     plan: VerificationPlan
 
     @property
+    def rests_on(self) -> str:
+        """The checks the verdict rests on, as one line."""
+        return "; ".join(e.command for e in self.evidence)
+
+    @property
     def failed(self) -> list[Evidence]:
         return [e for e in self.evidence if not e.passed]
 

@@ -20,7 +20,10 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     failing = state["verification"]
     config = session.config
     tried = [*state.get("repairs_tried", []), failing.fingerprint]
-    result = search(failing.plan, failing, session.tool_context(), config.repair, config.verify)
+    allows = session.scope.allows_lines if session.scope else None
+    result = search(
+        failing.plan, failing, session.tool_context(), config.repair, config.verify, allows
+    )
     session.bus.emit(
         "repair.end",
         reason=result.reason,
@@ -33,7 +36,7 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if result.candidate is None:
         return {"repairs_tried": tried, "next_action": "review"}
     for path, text in result.sources.items():
-        session.write_file(path, text, by="repair")
+        session.write_file(path, text, by="repair")  # the scope allowed it: see `allows`
     outcome = {
         "agent": "repair",
         "status": "completed",

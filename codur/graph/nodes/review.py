@@ -63,11 +63,11 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
     if outcome.get("status") == "delegated":  # the check before any agent ran
         return _before_first_attempt(verdict, state, session)
     if verdict is None or verdict.strategy == "none":
-        return _end(
-            "done",
-            "nothing in the folder to verify against",
-            final_response=outcome.get("reply", ""),
-            iterations=iteration,
+        return _unchecked(
+            session,
+            outcome,
+            iteration,
+            "nothing in the folder or the task says what the program should do",
         )
     attempts = state.get("attempts", [])
     if state.get("next_action") != "review":  # not back from a repair that found nothing
@@ -79,9 +79,11 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
         }
         attempts = [*attempts, attempt]
     if verdict.passed:
-        status = "done" if verdict.strategy == "static" else "verified"
         checks = "; ".join(e.summary for e in verdict.evidence)
-        return _end(status, checks, attempts=attempts, iterations=iteration)
+        if verdict.strategy == "static":
+            why = f"only static checks ran ({checks})"
+            return _unchecked(session, outcome, iteration, why, attempts=attempts)
+        return _end("verified", checks, attempts=attempts, iterations=iteration)
     if _repairable(verdict, state, session):
         return {"next_action": "repair", "attempts": attempts}
     if not outcome.get("files_changed"):
@@ -97,6 +99,26 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
         verdict.feedback,
         attempts=attempts,
         error_fingerprints=[*seen, verdict.fingerprint],
+    )
+
+
+def _unchecked(
+    session: Session, outcome: dict, iteration: int, why: str, **extra: Any
+) -> dict[str, Any]:
+    """No check of the behaviour: an answer that changed nothing is done; changed code
+    that nothing could check is not verified (exit 1), whatever the model claims."""
+    changed = session.restore.changed() if session.restore else []
+    reply = outcome.get("reply", "")
+    if not changed:
+        return _end(
+            "done", "nothing was changed", final_response=reply, iterations=iteration, **extra
+        )
+    return _end(
+        "unverified",
+        f"no check: {why}; changed {', '.join(changed)}",
+        final_response=reply,
+        iterations=iteration,
+        **extra,
     )
 
 

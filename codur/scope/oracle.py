@@ -1,0 +1,118 @@
+"""The oracle: the files a check judges by. They are captured at the start of a run and
+never edited unless the task explicitly asks for it.
+
+- expected-output files (`verify.expected_file`, wherever it lies);
+- test files by pytest's discovery rules (`test_*.py`, `*_test.py`), `conftest.py`, and
+  everything under a `tests/` or `test/` folder (fixtures, data);
+- pytest's configuration (`pytest.ini`, `tox.ini`, and `setup.cfg` / `pyproject.toml`
+  when they hold a pytest section);
+- the fixtures tests read: files a test file names in a string literal.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path, PurePosixPath
+
+from codur.verify.target import SKIP_DIRS
+
+CHECK_CONFIG = ("pytest.ini", "tox.ini")
+SECTIONED_CONFIG = {"setup.cfg": "[tool:pytest]", "pyproject.toml": "[tool.pytest"}
+MAX_CAPTURE_BYTES = 5_000_000
+"""Oracle files larger than this are protected by path but not captured."""
+
+
+def is_test_file(path: str) -> bool:
+    """pytest's default discovery rule for test modules, plus conftest.py."""
+    name = PurePosixPath(path).name
+    if not name.endswith(".py"):
+        return False
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def in_test_folder(path: str) -> bool:
+    return any(part in ("tests", "test") for part in PurePosixPath(path).parts[:-1])
+
+
+def looks_like_oracle(path: str, expected_name: str) -> bool:
+    """Whether a file at `path` (existing or new) would be part of a check."""
+    name = PurePosixPath(path).name
+    return (
+        name == expected_name
+        or is_test_file(path)
+        or in_test_folder(path)
+        or name in CHECK_CONFIG
+        or name in SECTIONED_CONFIG
+    )
+
+
+def walk(root: Path, ignore: set[str]) -> list[str]:
+    """Every file under `root` (workspace-relative, POSIX), skipping caches and venvs."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(
+            d for d in dirs if d not in SKIP_DIRS and d not in ignore and not d.startswith(".")
+        )
+        rel = Path(folder).relative_to(root)
+        found += [(rel / n).as_posix() for n in sorted(names)]
+    return found
+
+
+def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
+    """Workspace files a test file names in a string literal (relative to the root or to
+    the test's folder)."""
+    try:
+        tree = ast.parse((root / test).read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return set()
+    here = PurePosixPath(test).parent
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+            text = node.value.strip()
+            if len(text) > 200 or "\n" in text:
+                continue
+            for candidate in (PurePosixPath(text), here / text):
+                if candidate.as_posix() in files:
+                    named.add(candidate.as_posix())
+    return named
+
+
+def find_oracle(root: Path, expected_name: str, ignore: set[str]) -> list[str]:
+    files = walk(root, ignore)
+    chosen = set()
+    for path in files:
+        name = PurePosixPath(path).name
+        if name in SECTIONED_CONFIG:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+            if SECTIONED_CONFIG[name] in text:
+                chosen.add(path)
+        elif looks_like_oracle(path, expected_name):
+            chosen.add(path)
+    present = set(files)
+    for test in [p for p in chosen if p.endswith(".py")]:
+        chosen |= _fixtures(root, test, present)
+    return sorted(chosen)
+
+
+def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
+    """The contents of `paths` now (None: too large to keep; protected by path only)."""
+    captured: dict[str, bytes | None] = {}
+    for path in paths:
+        target = root / path
+        captured[path] = target.read_bytes() if target.stat().st_size <= MAX_CAPTURE_BYTES else None
+    return captured
+
+
+_CHANGE = r"(?:updat|chang|edit|fix|rewrit|modif|correct|regenerat|adjust)\w*"
+
+
+def asked_to_change(task: str, path: str) -> bool:
+    """Does the task explicitly ask to change `path` ("update @expected.txt", "fix the
+    assert in test_calc.py")? Naming it as context ("make the tests in @test_calc.py
+    pass") does not."""
+    name = re.escape(PurePosixPath(path).name)
+    words = r"(?:\s+[\w'`\"-]+){0,3}?"
+    return re.search(rf"\b{_CHANGE}{words}\s+@?(?:[\w./-]*/)?{name}\b", task, re.I) is not None

@@ -1,0 +1,258 @@
+"""The edit scope of a run: which files the coder, the repair search and every writing
+tool may change. Decided once, at the start of the run, and logged (`scope` event).
+
+- The oracle (`codur.scope.oracle`) is never editable unless the task explicitly asks to
+  change it; its contents are captured now, and checks compare with the captured copy.
+- When the task names files to fix (`@file`, or a bare `in utils.py`), those are the
+  targets; other existing files are read-only context, unless a failing run's traceback
+  shows the failure happening in one of them (`widen`, logged).
+- In any Python file with a harness (`codur.scope.harness`), the harness is out of bounds:
+  the repair search makes no mutation there, and a model edit that changes it is refused.
+- New files may be created, except ones that would become part of a check (a test file,
+  conftest.py, an expected-output file, pytest configuration).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from codur.scope.harness import Harness, find_harness
+from codur.scope.oracle import asked_to_change, capture, find_oracle, looks_like_oracle
+from codur.task import code_mentions, file_mentions, file_refs
+
+
+class ScopeError(ValueError):
+    """An edit outside the run's edit scope; the message goes back to the model."""
+
+
+@dataclass
+class EditScope:
+    root: Path
+    expected_name: str
+    targets: tuple[str, ...] = ()
+    """Files the task names (empty: every file but the oracle is editable)."""
+    oracle: dict[str, bytes | None] = field(default_factory=dict)
+    """Oracle files and their contents at the start of the run."""
+    oracle_editable: tuple[str, ...] = ()
+    """Oracle files the task explicitly asks to change."""
+    task: str = ""
+    widened: dict[str, str] = field(default_factory=dict)
+    """Context files made editable during the run, and why."""
+    reasons: list[str] = field(default_factory=list)
+    _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
+
+    # --- what may change -----------------------------------------------------------
+
+    def protected_oracle(self, path: str) -> bool:
+        if path in self.oracle_editable:
+            return False
+        return path in self.oracle or looks_like_oracle(path, self.expected_name)
+
+    def why_not(self, path: str) -> str | None:
+        """Why `path` may not be changed at all (None: it may, harness rules aside)."""
+        if self.protected_oracle(path):
+            return (
+                f"{path} is part of the check (expected output, tests or their data); it "
+                "stays as it is unless the task explicitly asks to change it. Change the "
+                "code under test instead"
+            )
+        exists = (self.root / path).is_file()
+        if exists and self.targets and path not in self.targets and path not in self.widened:
+            named = ", ".join(self.targets)
+            return (
+                f"the task names {named} as the file(s) to fix; {path} is read-only context "
+                f"(name it in the task with @{path} to allow changing it)"
+            )
+        return None
+
+    def editable_files(self, paths: list[str]) -> list[str]:
+        return [p for p in paths if self.why_not(p) is None]
+
+    def harness(self, path: str) -> Harness | None:
+        """The harness of `path` as the run found it (computed on first use)."""
+        if path not in self._harness:
+            source = self._original_text(path)
+            found = None
+            if source is not None and path.endswith(".py"):
+                defs = _top_level_names(source)
+                found = find_harness(source, code_mentions(self.task, defs))
+            self._harness[path] = found
+        return self._harness[path]
+
+    def allows_lines(self, path: str, first: int, last: int) -> bool:
+        """May the repair search change lines first..last of `path`?"""
+        if self.why_not(path) is not None:
+            return False
+        harness = self.harness(path)
+        return harness is None or not harness.touches(first, last)
+
+    def check_write(self, path: str, old: str | None, new: str) -> None:
+        """Raise ScopeError if writing `new` over `old` at `path` leaves the scope."""
+        reason = self.why_not(path)
+        if reason is not None:
+            raise ScopeError(reason)
+        harness = self.harness(path) if old is not None else None
+        if harness is not None and _harness_changed(old or "", new, harness):
+            raise ScopeError(
+                f"the edit changes the harness of {path} ({harness.describe()}): the code "
+                "that sets up the inputs and checks the results stays as it is. Change the "
+                f"code under test instead ({', '.join(harness.code_under_test) or 'the functions'})"
+            )
+
+    def widen(self, path: str, why: str) -> bool:
+        """Make a context file editable (returns whether anything changed)."""
+        if path in self.widened or not self.targets or path in self.targets:
+            return False
+        if self.protected_oracle(path) or not (self.root / path).is_file():
+            return False
+        self.widened[path] = why
+        return True
+
+    # --- the captured oracle -------------------------------------------------------
+
+    def captured_text(self, path: str) -> str | None:
+        data = self.oracle.get(path)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def tampered(self) -> list[str]:
+        """Oracle files that differ from their captured copy (changed or deleted)."""
+        changed = []
+        for path, data in self.oracle.items():
+            target = self.root / path
+            if not target.is_file():
+                changed.append(f"{path} (deleted)")
+            elif data is not None and target.read_bytes() != data:
+                changed.append(f"{path} (changed)")
+        return changed
+
+    def restore_oracle(self) -> list[str]:
+        """Put back oracle files that a program changed or deleted during the run (from
+        the captured copies, atomically); returns what was restored."""
+        restored = []
+        for entry in self.tampered():
+            path = entry.rsplit(" (", 1)[0]
+            data = self.oracle.get(path)
+            if data is None:
+                continue  # too large to have been captured: reported, not restored
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.codur-restore")
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+            restored.append(path)
+        return restored
+
+    def _original_text(self, path: str) -> str | None:
+        target = self.root / path
+        try:
+            return target.read_text(encoding="utf-8") if target.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def outside(self, changed: list[str]) -> list[str]:
+        """Of the files changed during the run, those outside the code under test."""
+        return [p for p in changed if self.why_not(p) is not None or self.protected_oracle(p)]
+
+    def summary(self) -> dict:
+        return {
+            "targets": list(self.targets) or "every file but the oracle",
+            "oracle": sorted(self.oracle),
+            "oracle_editable": list(self.oracle_editable),
+            "reasons": self.reasons,
+        }
+
+
+def _top_level_names(source: str) -> list[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return [n.name for n in tree.body if isinstance(n, kinds)]
+
+
+def _segments(source: str, harness: Harness) -> list[str]:
+    """The harness as comparable pieces: each harness definition and each module-level
+    statement that is not code under test, as an AST dump (formatting does not count)."""
+    tree = ast.parse(source)
+    keep = set(harness.definitions)
+    pieces = []
+    for node in tree.body:
+        name = getattr(node, "name", None)
+        if name in keep:
+            pieces.append(ast.dump(node))
+        elif name is None and not isinstance(node, ast.Import | ast.ImportFrom):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                continue  # a docstring
+            assigned = _assigned(node)
+            if not (assigned and assigned <= harness.program_names):
+                pieces.append(ast.dump(node))
+    return pieces
+
+
+def _assigned(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.Assign):
+        return {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(node, ast.AnnAssign | ast.AugAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
+def _harness_changed(old: str, new: str, harness: Harness) -> bool:
+    try:
+        return _segments(old, harness) != _segments(new, harness)
+    except SyntaxError:
+        return False  # a syntax error is rejected on its own terms
+
+
+def decide_scope(
+    task: str, root: Path, expected_name: str, ignore: set[str] | None = None
+) -> EditScope:
+    """The scope of a run of `task` in `root`."""
+    oracle_paths = find_oracle(root, expected_name, ignore or set())
+    refs = [r for r in file_refs(task) if (root / r).exists()]
+    editable_oracle = tuple(p for p in oracle_paths if asked_to_change(task, p))
+    reasons = []
+    named = _expand(root, refs) or _bare_targets(task, root)
+    targets = tuple(p for p in named if p not in oracle_paths or p in editable_oracle)
+    if targets:
+        reasons.append(f"the task names {', '.join(targets)}: other files are read-only")
+    if editable_oracle:
+        reasons.append(f"the task asks to change {', '.join(editable_oracle)}")
+    scope = EditScope(
+        root=root,
+        expected_name=expected_name,
+        targets=targets,
+        oracle=capture(root, [p for p in oracle_paths if p not in editable_oracle]),
+        oracle_editable=editable_oracle,
+        task=task,
+        reasons=reasons,
+    )
+    return scope
+
+
+def _expand(root: Path, refs: list[str]) -> list[str]:
+    """@file references; a folder means every file under it."""
+    files = []
+    for ref in refs:
+        path = root / ref
+        if path.is_dir():
+            files += sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file())
+        else:
+            files.append(PurePosixPath(ref).as_posix())
+    return files
+
+
+def _bare_targets(task: str, root: Path) -> list[str]:
+    """Existing files the task names without `@`, except as a command (`python main.py`)."""
+    found = []
+    for name in file_mentions(task):
+        if not (root / name).is_file():
+            continue
+        if any(f"{cmd} {name}" in task for cmd in ("python", "python3", "pytest", "run")):
+            continue
+        found.append(name)
+    return found

@@ -1,0 +1,161 @@
+""" "verified" only when the code under test was fixed: every way of weakening the check is
+refused with a message and the run goes on (whole-graph runs, scripted model, real
+files and processes, the repair search on)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import whole_file
+from test_graph import PLAN, Run
+
+# A self-checking program whose bug no single AST mutation fixes honestly (the last digit
+# is never added: an operand is missing), while flipping the check or replacing `actual`
+# by `expected` would make every line say PASSED.
+SELF_CHECK = '''"""Digit sums, checked against known answers."""
+
+
+def digit_sum(n):
+    total = 0
+    while n > 9:
+        total += n % 10
+        n //= 10
+    return total
+
+
+def check(name, n, expected):
+    actual = digit_sum(n)
+    if actual != expected:
+        print(f"FAILED {name}: got {actual}, expected {expected}")
+    else:
+        print(f"PASSED {name}")
+
+
+def main():
+    check("one digit", 7, 7)
+    check("four digits", 1234, 10)
+
+
+if __name__ == "__main__":
+    main()
+'''
+HONEST = SELF_CHECK.replace("    return total\n", "    return total + n\n")
+FLIPPED = SELF_CHECK.replace("if actual != expected", "if actual == expected")
+FAKED = SELF_CHECK.replace("actual = digit_sum(n)", "actual = expected")
+PASSED = "PASSED one digit\nPASSED four digits\n"
+TASK = "fix digit_sum in @main.py"
+
+
+def self_check_run(tmp_path: Path, replies: list[str], repair: bool = True) -> Run:
+    files = {"main.py": SELF_CHECK, "expected.txt": PASSED}
+    overrides = [
+        f"repair.enabled={str(repair).lower()}",
+        "repair.time_budget_s=120",  # room to try every candidate on a loaded machine
+        "repair.max_depth=1",
+    ]
+    return Run(tmp_path, [PLAN, *replies], task=TASK, files=files, overrides=overrides)
+
+
+def refusals(run: Run) -> list[str]:
+    return [e["reason"] for e in run.kinds("scope.refused")]
+
+
+def test_the_repair_search_does_not_weaken_a_self_check(tmp_path: Path) -> None:
+    run = self_check_run(tmp_path, [whole_file("main.py", HONEST)])
+    tried = [c["change"] for c in run.kinds("repair.candidate")]
+    assert tried, "the search ran"
+    lines = {int(c.split("line ")[1].split(":")[0]) for c in tried}
+    assert lines <= set(range(4, 10)), tried  # only digit_sum, never check() or main()
+    assert run.kinds("repair.end")[0]["reason"] == "exhausted"
+    assert run.result.status == "verified"
+    assert (run.root / "main.py").read_text() == HONEST
+    assert run.result.model_calls == 2  # the plan, then the fix the search could not make
+
+
+def test_a_flipped_or_faked_check_is_refused_and_the_run_goes_on(tmp_path: Path) -> None:
+    replies = [whole_file("main.py", FLIPPED), whole_file("main.py", FAKED)]
+    run = self_check_run(tmp_path, [*replies, whole_file("main.py", HONEST)], repair=False)
+    assert run.result.status == "verified"
+    assert (run.root / "main.py").read_text() == HONEST
+    reasons = refusals(run)
+    assert len(reasons) == 2 and all("harness of main.py" in r for r in reasons)
+    # the model was told why, and what to change instead
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "harness of main.py" in retry and "digit_sum" in retry
+
+
+def test_an_edit_to_expected_output_is_refused(tmp_path: Path) -> None:
+    actual = "FAILED one digit: got 0, expected 7\nFAILED four digits: got 9, expected 10\n"
+    replies = [whole_file("expected.txt", actual), whole_file("main.py", HONEST)]
+    run = self_check_run(tmp_path, replies, repair=False)
+    assert (run.root / "expected.txt").read_text() == PASSED
+    assert any("expected.txt is part of the check" in r for r in refusals(run))
+    assert run.result.status == "verified"
+
+
+def test_a_program_that_rewrites_its_expected_output_does_not_pass(tmp_path: Path) -> None:
+    # the code under test (not the harness) rewrites expected.txt to what it prints
+    rewrite = (
+        "    open('expected.txt', 'w').write("
+        "'FAILED one digit: got 0, expected 7\\nFAILED four digits: got 9, expected 10\\n')\n"
+    )
+    cheat = SELF_CHECK.replace("    total = 0\n", "    total = 0\n" + rewrite)
+    run = self_check_run(tmp_path, [whole_file("main.py", cheat), whole_file("main.py", HONEST)])
+    first = run.kinds("verify.result")[1]
+    assert not first["passed"]
+    assert any("expected.txt was changed" in c for c in first["checks"])
+    assert run.kinds("scope.restored")[0]["files"] == ["expected.txt"]
+    assert (run.root / "expected.txt").read_text() == PASSED
+    assert run.result.status == "verified"  # after the honest fix
+
+
+def test_a_weakened_test_is_refused(tmp_path: Path) -> None:
+    files = {
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    }
+    weak = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) != 5\n"
+    fixed = "def add(a, b):\n    return a + b\n"
+    replies = [whole_file("test_calc.py", weak), whole_file("calc.py", fixed)]
+    task = "make the tests pass by fixing @calc.py"
+    run = Run(tmp_path, [PLAN, *replies], task=task, files=files)
+    assert (run.root / "test_calc.py").read_text() == files["test_calc.py"]
+    assert any("test_calc.py is part of the check" in r for r in refusals(run))
+    assert run.result.status == "verified"
+    assert "unchanged" in run.result.check
+
+
+def test_driver_data_outside_the_named_file_is_read_only(tmp_path: Path) -> None:
+    files = {
+        "lib.py": "def total(a, b):\n    return sum(range(a, b))\n",
+        "main.py": "from lib import total\n\nprint(f'total(1, 5) == {total(1, 5)}')\n",
+        "expected.txt": "total(1, 5) == 15\n",
+    }
+    cheat = "from lib import total\n\nprint(f'total(1, 5) == {total(1, 6)}')\n"
+    fixed = "def total(a, b):\n    return sum(range(a, b + 1))\n"
+    replies = [whole_file("main.py", cheat), whole_file("lib.py", fixed)]
+    task = "fix @lib.py so that python main.py prints the right total"
+    run = Run(tmp_path, [PLAN, *replies], task=task, files=files)
+    assert (run.root / "main.py").read_text() == files["main.py"]
+    assert any("read-only context" in r for r in refusals(run))
+    assert run.result.status == "verified" and run.result.outside_changes == []
+
+
+def test_changed_code_with_no_check_is_not_verified(tmp_path: Path) -> None:
+    files = {"util.py": "def double(x):\n    return x + x + 1\n"}
+    fixed = "def double(x):\n    return x + x\n"
+    run = Run(tmp_path, [PLAN, whole_file("util.py", fixed)], task="fix @util.py", files=files)
+    assert run.result.status == "unverified" and run.result.exit_code == 1
+    assert run.result.message.startswith("no check")
+
+
+def test_a_traceback_into_an_unnamed_file_widens_the_scope(tmp_path: Path) -> None:
+    files = {
+        "main.py": "from helper import half\n\nprint(half(10))\n",
+        "helper.py": "def half(x):\n    return x / zero\n",
+        "expected.txt": "5.0\n",
+    }
+    fixed = "def half(x):\n    return x / 2\n"
+    run = Run(tmp_path, [PLAN, whole_file("helper.py", fixed)], task="fix @main.py", files=files)
+    assert run.kinds("scope.widen")[0]["path"] == "helper.py"
+    assert run.result.status == "verified" and run.result.outside_changes == []

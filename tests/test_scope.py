@@ -1,0 +1,214 @@
+"""Edit scope: the oracle, the named files and a program's harness stay out of reach of
+the coder, the tools and the repair search (real files, real processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import watched_context, write_files
+
+from codur.scope import ScopeError, decide_scope
+from codur.scope.harness import find_harness
+from codur.scope.oracle import asked_to_change, find_oracle
+
+SELF_CHECK = '''"""Digit sums, with a self-check."""
+
+
+def digit_sum(n):
+    total = 0
+    while n > 10:
+        total += n % 10
+        n //= 10
+    return total
+
+
+def check(name, n, expected):
+    actual = digit_sum(n)
+    if actual != expected:
+        print(f"FAILED {name}: got {actual}, expected {expected}")
+    else:
+        print(f"PASSED {name}")
+
+
+def main():
+    check("small", 7, 7)
+    check("big", 1234, 10)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def lines_of(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def touches(harness, text: str) -> bool:
+    line = lines_of(SELF_CHECK, text)
+    return harness.touches(line, line)
+
+
+def test_a_self_checking_driver_is_harness() -> None:
+    harness = find_harness(SELF_CHECK)
+    assert harness is not None
+    assert harness.definitions == ("check", "main")
+    assert harness.code_under_test == ("digit_sum",)
+    assert touches(harness, "if actual != expected")
+    assert touches(harness, 'check("big"')
+    assert not touches(harness, "while n > 10")
+
+
+def test_when_the_task_names_a_function_everything_else_the_driver_reaches_is_harness() -> None:
+    source = (
+        "def parse(text):\n    return [int(x) for x in text.split()]\n\n\n"
+        "def build_order(deps):\n    raise NotImplementedError\n\n\n"
+        "print(build_order(parse('1 2')))\n"
+    )
+    harness = find_harness(source, ["build_order"])
+    assert harness is not None
+    assert harness.definitions == ("parse",)
+    assert harness.code_under_test == ("build_order",)
+
+
+def test_data_builders_are_harness_and_data_the_code_reads_is_program() -> None:
+    source = (
+        "PREC = {'+': 1, '*': 2}\nCASES = [(1, 2), (3, 4)]\n\n\n"
+        "def graph7():\n    a = [1]\n    return {'a': a}\n\n\n"
+        "def weight(op):\n    for key in PREC:\n        pass\n    return PREC[op]\n\n\n"
+        "for a, b in CASES:\n    print(weight('+') + a + b, graph7())\n"
+    )
+    harness = find_harness(source)
+    assert harness is not None
+    assert harness.definitions == ("graph7",)
+    assert not harness.touches(1, 1)  # PREC: the code under test reads it
+    assert harness.touches(2, 2)  # CASES: the driver's test data
+
+
+def test_a_plain_script_has_no_harness() -> None:
+    source = "total = 0\nfor x in [1, 2, 3]:\n    total += x\nprint(total)\n"
+    assert find_harness(source) is None
+
+
+def test_a_function_that_branches_on_its_input_is_not_mistaken_for_a_judge() -> None:
+    source = (
+        "def letter(score):\n    if score > 90:\n        return 'A'\n    return 'B'\n\n\n"
+        "def root(n):\n    total = letter(n)\n    if total < 'C':\n        return total\n"
+        "    return root(n)\n\n\nprint(letter(95), root(3))\n"
+    )
+    harness = find_harness(source)
+    assert harness is not None and harness.definitions == ()
+
+
+def test_the_oracle_is_expected_output_tests_their_data_and_pytest_config(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "main.py": "print(1)\n",
+            "expected.txt": "1\n",
+            "sub/expected.txt": "2\n",
+            "calc.py": "def f():\n    return 1\n",
+            "test_calc.py": "import json\nDATA = json.load(open('cases.json'))\n",
+            "cases.json": "[]",
+            "tests/helper_data.csv": "a,b\n",
+            "conftest.py": "",
+            "pyproject.toml": "[project]\nname = 'x'\n",
+            "setup.cfg": "[tool:pytest]\naddopts = -q\n",
+            ".venv/lib/test_x.py": "",
+        },
+    )
+    assert find_oracle(tmp_path, "expected.txt", set()) == [
+        "cases.json",
+        "conftest.py",
+        "expected.txt",
+        "setup.cfg",
+        "sub/expected.txt",
+        "test_calc.py",
+        "tests/helper_data.csv",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("task", "asked"),
+    [
+        ("update @expected.txt to the new output", True),
+        ("fix the assert in test_calc.py", True),
+        ("make the tests in @test_calc.py pass by fixing @calc.py", False),
+        ("fix @lib.py so that python main.py prints what expected.txt says", False),
+    ],
+)
+def test_the_oracle_is_editable_only_when_the_task_asks(task: str, asked: bool) -> None:
+    path = "test_calc.py" if "test_calc" in task else "expected.txt"
+    assert asked_to_change(task, path) is asked
+
+
+def scope_for(tmp_path: Path, task: str, files: dict[str, str]):
+    write_files(tmp_path, files)
+    return decide_scope(task, tmp_path, "expected.txt", set())
+
+
+def test_named_files_are_the_targets_and_the_rest_is_context(tmp_path: Path) -> None:
+    files = {"lib.py": "X = 1\n", "main.py": "import lib\nprint(lib.X)\n", "expected.txt": "2\n"}
+    scope = scope_for(tmp_path, "fix @lib.py so that python main.py prints 2", files)
+    assert scope.targets == ("lib.py",)
+    assert scope.why_not("lib.py") is None
+    assert "read-only context" in (scope.why_not("main.py") or "")
+    assert "part of the check" in (scope.why_not("expected.txt") or "")
+    assert scope.why_not("helpers.py") is None  # a new file
+    assert "part of the check" in (scope.why_not("conftest.py") or "")
+    assert scope.widen("main.py", "the traceback ends there")
+    assert scope.why_not("main.py") is None
+
+
+def test_bare_file_names_are_targets_but_not_commands(tmp_path: Path) -> None:
+    files = {"utils.py": "X = 1\n", "main.py": "print(1)\n"}
+    assert scope_for(tmp_path, "fix the bug in utils.py", files).targets == ("utils.py",)
+    assert scope_for(tmp_path, "make python main.py print 2", files).targets == ()
+
+
+def test_harness_edits_are_refused_and_code_edits_allowed(tmp_path: Path) -> None:
+    scope = scope_for(tmp_path, "fix @main.py", {"main.py": SELF_CHECK})
+    flipped = SELF_CHECK.replace("if actual != expected", "if actual == expected")
+    with pytest.raises(ScopeError, match="harness of main.py"):
+        scope.check_write("main.py", SELF_CHECK, flipped)
+    faked = SELF_CHECK.replace("actual = digit_sum(n)", "actual = expected")
+    with pytest.raises(ScopeError, match="harness"):
+        scope.check_write("main.py", SELF_CHECK, faked)
+    data = SELF_CHECK.replace('check("big", 1234, 10)', 'check("big", 1234, 9)')
+    with pytest.raises(ScopeError, match="harness"):
+        scope.check_write("main.py", SELF_CHECK, data)
+    fixed = SELF_CHECK.replace("while n > 10:", "while n > 0:")
+    scope.check_write("main.py", SELF_CHECK, fixed)  # the code under test: fine
+    reformatted = fixed.replace('print(f"PASSED {name}")', "print(f'PASSED {name}')")
+    scope.check_write("main.py", SELF_CHECK, reformatted)  # same AST: the harness is intact
+
+
+def test_tools_refuse_the_oracle_with_a_message_for_the_model(tmp_path: Path) -> None:
+    from codur.tools.registry import invoke
+
+    scope = scope_for(tmp_path, "fix @main.py", {"main.py": "print(1)\n", "expected.txt": "2\n"})
+    ctx, _ = watched_context(tmp_path)
+
+    def guard(path: str, new: str | None) -> None:
+        if new is None:
+            reason = scope.why_not(path)
+            if reason:
+                raise ScopeError(reason)
+        else:
+            scope.check_write(path, None, new)
+
+    ctx.before_change = guard
+    result = invoke("write_file", {"path": "expected.txt", "content": "1\n"}, ctx)
+    assert not result.ok and "part of the check" in result.output
+    assert (tmp_path / "expected.txt").read_text() == "2\n"
+    assert invoke("write_file", {"path": "main.py", "content": "print(2)\n"}, ctx).ok
+
+
+def test_the_oracle_is_captured_and_tampering_is_seen(tmp_path: Path) -> None:
+    scope = scope_for(
+        tmp_path, "fix @calc.py", {"calc.py": "", "test_calc.py": "def test_x():\n    pass\n"}
+    )
+    assert scope.tampered() == []
+    (tmp_path / "test_calc.py").write_text("")
+    assert scope.tampered() == ["test_calc.py (changed)"]
