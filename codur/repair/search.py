@@ -9,7 +9,6 @@ tried goes out as a `repair.candidate` event (and so into the debug log).
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -21,12 +20,12 @@ from codur.events import EventBus
 from codur.repair.locate import executed_lines, rank
 from codur.repair.mutations import Edit, apply_edits, mutations, overlaps
 from codur.repair.scratch import Scratch
+from codur.repair.trial import Trial
 from codur.tools.context import ToolContext
-from codur.verify.agent import run_plan, verification_context
+from codur.verify.agent import verification_context
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
 from codur.verify.target import SKIP_DIRS, is_test, python_files
-from codur.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -86,38 +85,16 @@ def _pairs(singles: list[Edit], pool: int) -> Iterator[Candidate]:
 
 
 class _Search:
-    def __init__(
-        self,
-        ctx: ToolContext,
-        scratch: Scratch,
-        plans: list[VerificationPlan],
-        originals: dict[str, str],
-        bus: EventBus,
-    ) -> None:
-        self.ctx, self.scratch, self.plans = ctx, scratch, plans
-        self.originals, self.bus = originals, bus
+    def __init__(self, trial: Trial, originals: dict[str, str], bus: EventBus) -> None:
+        self.trial, self.originals, self.bus = trial, originals, bus
 
     def check(self, candidate: Candidate) -> tuple[bool, float, str]:
-        start = time.perf_counter()
         try:
             sources = candidate.sources(self.originals)
-            for text in sources.values():
-                compile(text, "<candidate>", "exec")
-        except (SyntaxError, ValueError) as exc:
-            return False, 0.0, f"does not compile: {exc}"
-        with self.scratch.lease() as folder:
-            ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
-            try:
-                for path, text in sources.items():
-                    (folder / path).write_text(text, encoding="utf-8")
-                for plan in self.plans:  # the quick check, then the full one
-                    result = run_plan(plan, ctx)
-                    if not result.passed:
-                        return False, time.perf_counter() - start, result.evidence[-1].summary
-                return True, time.perf_counter() - start, "passed"
-            finally:
-                for path in sources:
-                    (folder / path).write_text(self.originals[path], encoding="utf-8")
+        except ValueError as exc:
+            return False, 0.0, f"cannot apply: {exc}"
+        result = self.trial(sources)
+        return result.passed, result.duration_s, result.why
 
     def run(
         self,
@@ -214,7 +191,7 @@ def search(
         vctx = verification_context(ctx, vcfg, timeout)
         quick = plan.narrowed(failing.evidence)
         plans = [quick] if quick == plan else [quick, plan]
-        runner = _Search(vctx, scratch, plans, originals, ctx.bus)
+        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus)
         best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
         if best is None and cfg.max_depth >= 2 and not late:
             best, more, late = runner.run(_pairs(ranked, cfg.pair_pool), cfg.workers, deadline)

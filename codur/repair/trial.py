@@ -1,0 +1,70 @@
+"""Trying proposed file contents: write them into a scratch copy of the workspace, run
+the checks there, put the copy back. The user's files are never touched. Used by the
+repair search (mutations) and by sampling (model candidates)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+from codur.events import EventBus
+from codur.repair.scratch import Scratch
+from codur.tools.context import ToolContext
+from codur.verify.agent import run_plan
+from codur.verify.plan import VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    passed: bool
+    duration_s: float
+    why: str
+    """"passed", or the first failing check's summary (or why it could not run)."""
+    verdict: VerificationResult | None = None
+    """The last plan's verdict (None: the sources did not compile)."""
+
+
+@dataclass
+class Trial:
+    """Checks proposed sources (path -> text) under `plans` (a quick plan, then the full
+    one), each trial in a scratch copy leased from `scratch`."""
+
+    ctx: ToolContext
+    scratch: Scratch
+    plans: list[VerificationPlan]
+
+    def __call__(self, sources: dict[str, str]) -> TrialResult:
+        start = time.perf_counter()
+        try:
+            for path, text in sources.items():
+                if path.endswith(".py"):
+                    compile(text, path, "exec")
+        except (SyntaxError, ValueError) as exc:
+            return TrialResult(False, 0.0, f"does not compile: {exc}")
+        with self.scratch.lease() as folder:
+            ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
+            before = {p: _read(folder / p) for p in sources}
+            try:
+                for path, text in sources.items():
+                    (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                    (folder / path).write_text(text, encoding="utf-8")
+                verdict = None
+                for plan in self.plans:
+                    verdict = run_plan(plan, ctx)
+                    if not verdict.passed:
+                        why = verdict.failed[0].summary
+                        return TrialResult(False, time.perf_counter() - start, why, verdict)
+                return TrialResult(True, time.perf_counter() - start, "passed", verdict)
+            finally:
+                for path, text in before.items():
+                    if text is None:
+                        (folder / path).unlink(missing_ok=True)
+                    else:
+                        (folder / path).write_text(text, encoding="utf-8")
+
+
+def _read(path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
