@@ -76,7 +76,15 @@ def run(
     profile: Profile = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
     max_iterations: Annotated[int | None, typer.Option(help="Max edit/verify rounds.")] = None,
-    max_llm_calls: Annotated[int | None, typer.Option(help="Max model calls in this run.")] = None,
+    max_llm_calls: Annotated[
+        int | None, typer.Option(help="Max model calls in this run (0: no model).")
+    ] = None,
+    no_model: Annotated[
+        bool,
+        typer.Option(
+            "--no-model", help="Use no model: file operations and the repair search only."
+        ),
+    ] = False,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Don't ask before destructive actions.")
     ] = False,
@@ -89,7 +97,7 @@ def run(
 
     flags = {
         "--max-iterations": ("runtime.max_iterations", max_iterations),
-        "--max-llm-calls": ("runtime.max_llm_calls", max_llm_calls),
+        "--max-llm-calls": ("runtime.max_llm_calls", 0 if no_model else max_llm_calls),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(

@@ -51,6 +51,11 @@ class Session:
         if self.restore is None:
             self.restore = RestorePoint(self.ws, self.run_id)
 
+    @property
+    def model_allowed(self) -> bool:
+        """False with `--no-model` / `--max-llm-calls 0`: the model is never loaded."""
+        return self.config.runtime.max_llm_calls > 0
+
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
         if self._tools is None:

@@ -159,3 +159,20 @@ def test_a_traceback_into_an_unnamed_file_widens_the_scope(tmp_path: Path) -> No
     run = Run(tmp_path, [PLAN, whole_file("helper.py", fixed)], task="fix @main.py", files=files)
     assert run.kinds("scope.widen")[0]["path"] == "helper.py"
     assert run.result.status == "verified" and run.result.outside_changes == []
+
+
+def test_no_model_runs_the_repair_search_and_never_loads_a_model(tmp_path: Path) -> None:
+    from helpers import BUGGY, FIXED, run_cli
+
+    (tmp_path / "main.py").write_text(BUGGY)
+    (tmp_path / "expected.txt").write_text("10\n")
+    flags = ["-o", "llm.profiles.local.model_file=/nonexistent.gguf"]  # loading would fail
+    fixed = run_cli(["fix @main.py", "--no-model", *flags], cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert (tmp_path / "main.py").read_text() == FIXED
+    (tmp_path / "main.py").write_text(SELF_CHECK)
+    (tmp_path / "expected.txt").write_text(PASSED)
+    zero = run_cli([TASK, "--max-llm-calls", "0", "-o", "repair.max_depth=1", *flags], tmp_path)
+    assert zero.returncode == 1, zero.stderr
+    assert "no model (--no-model): the repair search found no fix" in zero.stderr + zero.stdout
+    assert "model.load" not in (tmp_path / "codur_debug.log").read_text()

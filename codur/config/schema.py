@@ -100,8 +100,9 @@ class RuntimeConfig(_Section):
     """Maximum review -> retry loops before the run ends unverified."""
     max_tool_iterations: int = Field(5, gt=0)
     """Maximum tool-call rounds within one agent execution."""
-    max_llm_calls: int = Field(50, gt=0)
-    """Hard cap on model calls in one run."""
+    max_llm_calls: int = Field(50, ge=0)
+    """Hard cap on model calls in one run. 0: no model at all (phase 0 and the repair
+    search only; the model is never loaded), as `--no-model`."""
     recursion_limit: int = Field(300, gt=0)
     """LangGraph recursion limit (graph steps) for one run."""
     detect_tool_calls_from_text: bool = True

@@ -29,7 +29,8 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         agent = default
     repair = cfg.repair
     first = not state.get("attempts") and not state.get("repairs_tried")
-    check_first = repair.enabled and repair.before_first_attempt and first
+    search_first = repair.enabled and repair.before_first_attempt
+    check_first = first and (search_first or not runtime.context.model_allowed)
     return {
         "selected_agent": agent,
         "agent_outcome": {"agent": agent, "status": "delegated"},

@@ -68,6 +68,11 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     default = session.config.agents.preferences.default_agent
     choices = agent_choices(session.config)
+    if not session.model_allowed:  # --no-model: the default agent's check and repair only
+        session.bus.emit(
+            "plan.decision", action="delegate", agent=default, reasoning="no model (--no-model)"
+        )
+        return {"next_action": "delegate", "selected_agent": default}
     if state.get("context_files") and len(choices) == 1:  # a code task, one agent: no choice
         session.bus.emit(
             "plan.decision",

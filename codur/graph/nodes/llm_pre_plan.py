@@ -25,7 +25,7 @@ DIRECT = {"greeting", "question", "file_operation"}
 @traced("llm_pre_plan")
 def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
-    if state.get("context_files"):
+    if state.get("context_files") or not session.model_allowed:
         return {"next_action": "continue_to_llm_plan"}
     client = session.client()
     reply = client.invoke([SystemMessage(prompt("pre_plan.md")), HumanMessage(state["task"])])

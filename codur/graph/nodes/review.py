@@ -26,6 +26,8 @@ def _end(status: str, message: str, **extra: Any) -> dict[str, Any]:
 
 def _again(state: AgentState, session: Session, text: str | None, **extra: Any) -> dict[str, Any]:
     """Loop for another attempt (feedback `text`, or None to just sample again)."""
+    if not session.model_allowed:
+        return _no_model(state, **extra)
     iterations = state.get("iterations", 0) + 1
     limit = session.config.runtime.max_iterations
     if iterations >= limit:
@@ -128,7 +130,16 @@ def _before_first_attempt(
     """Search a repair if the files already fail their check; else the agent runs."""
     if verdict is not None and not verdict.passed and _repairable(verdict, state, session):
         return {"next_action": "repair"}
+    if not session.model_allowed:
+        if verdict is not None and verdict.passed and verdict.strategy != "static":
+            return _end("verified", "the check already passes; nothing was changed")
+        return _no_model(state)
     return {"next_action": "execute"}
+
+
+def _no_model(state: AgentState, **extra: Any) -> dict[str, Any]:
+    found = "the repair search found no fix" if state.get("repairs_tried") else "no repair"
+    return _end("unverified", f"no model (--no-model): {found}", **extra)
 
 
 def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
