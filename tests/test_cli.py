@@ -141,7 +141,7 @@ def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
 
 
 def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path) -> None:
-    slow = "import time\ntime.sleep(60)\nprint(10)\n"
+    slow = FIXED.replace("print(", "import time\n\ntime.sleep(60)\nprint(")
     flags = scripted_profile(tmp_path, [whole_file("main.py", slow)])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
