@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from codur.edits import EditError, check_syntax, parse_edits
+from codur.edits import EDIT_FORMATS, EditError, check_syntax, parse_edits
 from codur.task import file_refs
 
 FILES = {"main.py": "def f():\n    return 1 - 2\n", "util/helpers.py": "X = 1\n"}
+SCRIPTS = {"main.py": "print(0)\n", "util/helpers.py": "X = 1\n"}
 
 
 def test_whole_file_by_label_and_lone_block() -> None:
     reply = "Fix:\n\n**util/helpers.py**\n```python\nX = 2\n```\n\nmain.py:\n```\nprint(1)\n```\n"
-    edits = {e.path: e.content for e in parse_edits(reply, FILES, "whole_file")}
+    edits = {e.path: e.content for e in parse_edits(reply, SCRIPTS, "whole_file")}
     assert edits == {"util/helpers.py": "X = 2\n", "main.py": "print(1)\n"}
     lone = parse_edits("```python\nprint(2)\n```", {"main.py": ""}, "whole_file")
     assert [(e.path, e.content) for e in lone] == [("main.py", "print(2)\n")]
-    info = parse_edits("```python main.py\nprint(3)\n```", FILES, "whole_file")
+    info = parse_edits("```python main.py\nprint(3)\n```", SCRIPTS, "whole_file")
     assert info[0].path == "main.py"
     # a small model's habit: the path and a second fence repeated inside the block
-    echo = parse_edits("```python\nmain.py\n```python\nprint(4)\n```\n", FILES, "whole_file")
+    echo = parse_edits("```python\nmain.py\n```python\nprint(4)\n```\n", SCRIPTS, "whole_file")
     assert [(e.path, e.content) for e in echo] == [("main.py", "print(4)\n")]
 
 
@@ -49,13 +50,21 @@ def test_file_refs() -> None:
     assert file_refs("explain (@a.py)") == ["a.py"]
 
 
-def test_whole_file_fragment_is_rejected() -> None:
-    original = "".join(f"line_{n} = {n}\n" for n in range(20))
-    with pytest.raises(EditError, match="has 1 lines but the file has 20"):
-        parse_edits("main.py\n```python\nline_3 = 4\n```", {"main.py": original}, "whole_file")
-    whole = original.replace("line_3 = 3", "line_3 = 4")
-    edits = parse_edits(f"main.py\n```python\n{whole}```", {"main.py": original}, "whole_file")
-    assert edits[0].content == whole
+def test_a_block_is_a_whole_file_or_a_fragment_by_its_definitions() -> None:
+    original = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\nprint(f() + g())\n"
+    files = {"main.py": original}
+    # only g: a fragment, merged by name; the rest of the file stays
+    merged = parse_edits("main.py\n```python\ndef g():\n    return 3\n```", files, "whole_file")
+    assert merged[0].content == original.replace("return 2", "return 3")
+    assert merged[0].how == "merged" and merged[0].replaced == ["g"]
+    # every definition and the driver: the whole new file, however short
+    whole = "def f():\n    return 1\ndef g():\n    return 3\nprint(f() + g())\n"
+    edits = parse_edits(f"main.py\n```python\n{whole}```", files, "whole_file")
+    assert edits[0].content == whole and edits[0].how == "whole_file"
+    # a file with no definitions has nothing to merge into: the block is the new file
+    script = "".join(f"line_{n} = {n}\n" for n in range(20))
+    edits = parse_edits("main.py\n```python\nline_3 = 4\n```", {"main.py": script}, "whole_file")
+    assert edits[0].content == "line_3 = 4\n" and edits[0].how == "whole_file"
 
 
 def test_a_path_comment_on_top_is_an_echo_unless_the_file_had_it() -> None:
@@ -66,3 +75,64 @@ def test_a_path_comment_on_top_is_an_echo_unless_the_file_had_it() -> None:
     assert kept[0].content == "# main.py\nprint(1)\n"
     other = parse_edits("```python\n# helper\nprint(1)\n```", {"main.py": ""}, "whole_file")
     assert other[0].content == "# helper\nprint(1)\n"
+
+
+PROGRAM = "def f():\n    return 1 - 2\n\n\ndef g():\n    return 0\n\n\nprint(f() + g())\n"
+SEARCH = "<<<<<<< SEARCH\n    return 1 - 2\n=======\n    return 1 + 2\n>>>>>>> REPLACE\n"
+FIXED = PROGRAM.replace("1 - 2", "1 + 2")
+
+
+@pytest.mark.parametrize("fmt", ["whole_file", "search_replace", "functions"])
+def test_every_format_takes_every_reply_shape(fmt: str) -> None:
+    files = {"main.py": PROGRAM}
+    function = "def f():\n    return 1 + 2\n"
+    shapes = {
+        "merged": f"The sign is wrong.\n\nmain.py\n```python\n{function}```\n",
+        "whole_file": f"The sign is wrong.\n\n```python\n{FIXED}```\n",
+        "search_replace": f"The sign is wrong.\n\nmain.py\n{SEARCH}",
+    }
+    for how, reply in shapes.items():
+        (edit,) = parse_edits(reply, files, fmt)
+        assert (edit.path, edit.content, edit.how) == ("main.py", FIXED, how)
+
+
+def test_a_fenced_search_replace_block_is_not_a_file() -> None:
+    files = {"main.py": PROGRAM, "notes.md": "# Notes\n"}
+    fenced = f"main.py\n```python\n{SEARCH}```\n"
+    for fmt in ("whole_file", "search_replace"):
+        (edit,) = parse_edits(fenced, files, fmt)
+        assert (edit.content, edit.how) == (FIXED, "search_replace")
+    # a fence inside a SEARCH/REPLACE block (a markdown file's) is not a block either
+    markdown = "notes.md\n<<<<<<< SEARCH\n# Notes\n=======\n# Notes\n```\nx\n```\n>>>>>>> REPLACE\n"
+    (edit,) = parse_edits(markdown, files, "whole_file")
+    assert edit.content == "# Notes\n```\nx\n```\n"
+
+
+def test_a_block_shown_beside_search_replace_for_the_same_file_is_an_illustration() -> None:
+    reply = f"The current code:\n\n```python\ndef f():\n    return 1 - 2\n```\n\nmain.py\n{SEARCH}"
+    (edit,) = parse_edits(reply, {"main.py": PROGRAM}, "search_replace")
+    assert edit.content == FIXED
+    # other files' blocks still apply
+    both = f"{reply}\nutil/helpers.py\n```python\nX = 2\n```\n"
+    edits = {e.path: e.how for e in parse_edits(both, {**FILES, "main.py": PROGRAM}, "whole_file")}
+    assert edits == {"main.py": "search_replace", "util/helpers.py": "whole_file"}
+
+
+def test_non_python_blocks_are_whole_files() -> None:
+    files = {"notes.md": "# Notes\n\ndef f():\n    pass\n"}
+    (edit,) = parse_edits("notes.md\n```\ndef g():\n    pass\n```\n", files, "functions")
+    assert (edit.content, edit.how) == ("def g():\n    pass\n", "whole_file")
+
+
+def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
+    from typing import get_args
+
+    from codur.agents.coder import EDIT_PROMPTS
+    from codur.config.schema import LLMProfile
+    from codur.resources import prompt
+
+    allowed = get_args(LLMProfile.model_fields["edit_format"].annotation)
+    assert set(EDIT_FORMATS) == set(EDIT_PROMPTS) == set(allowed)
+    assert all(prompt(name).startswith("Answer format:") for name in EDIT_PROMPTS.values())
+    with pytest.raises(ValueError, match="unknown edit format 'diff'"):
+        parse_edits("", FILES, "diff")

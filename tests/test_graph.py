@@ -152,6 +152,15 @@ def test_unchanged_replies_are_not_replayed(tmp_path: Path) -> None:
     assert "Actual output:\n```\n6\n```" in second["messages"][1]["content"]  # evidence again
 
 
+def test_the_fixed_function_alone_is_merged(tmp_path: Path) -> None:
+    function = FIXED.split("\n\n")[0] + "\n"
+    reply = whole_file("main.py", function + "\nprint(total([1]))\n", "Only the function.")
+    run = Run(tmp_path, [PLAN, reply], overrides=["llm.profiles.s.edit_format=functions"])
+    assert run.result.status == "verified" and run.result.model_calls == 2
+    assert (run.root / "main.py").read_text() == FIXED  # the file's own driver stayed
+    assert "ONLY the functions" in run.kinds("model.request")[1]["messages"][1]["content"]
+
+
 def test_rejected_edit_is_fed_back(tmp_path: Path) -> None:
     broken = whole_file("main.py", "def total(xs:\n    pass\n")
     run = Run(tmp_path, [PLAN, broken, whole_file("main.py", FIXED)])

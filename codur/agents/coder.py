@@ -23,7 +23,11 @@ if TYPE_CHECKING:
     from codur.config.schema import AgentConfig
     from codur.session import Session
 
-EDIT_PROMPTS = {"whole_file": "edit_whole_file.md", "search_replace": "edit_search_replace.md"}
+EDIT_PROMPTS = {
+    "whole_file": "edit_whole_file.md",
+    "search_replace": "edit_search_replace.md",
+    "functions": "edit_functions.md",
+}
 
 
 def task_message(request: AgentRequest, edit_format: str) -> str:

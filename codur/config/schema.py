@@ -47,8 +47,11 @@ class LLMProfile(_Section):
     agent_tools: bool = True
     """Offer tools to agents running on this profile. Small embedded models do better
     with the relevant files given up front and no tool list to read."""
-    edit_format: Literal["whole_file", "search_replace"] = "whole_file"
-    """How this model is asked to edit files. Small models do best with whole files."""
+    edit_format: Literal["whole_file", "search_replace", "functions"] = "whole_file"
+    """How this model is asked to edit files: the complete file (whole_file), SEARCH/REPLACE
+    blocks (search_replace), or only the changed functions/classes, merged into the file by
+    name (functions). Any of these shapes in a reply is applied, whichever was asked for.
+    Small models do best with whole files or functions."""
     model_file: str | None = None
     """local: path to a GGUF file. Unset means the packaged weights named by `weights`."""
     weights: str | None = None

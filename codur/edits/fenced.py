@@ -1,0 +1,70 @@
+"""Fenced code blocks in a reply, and the file each one is for.
+
+A block is for the path on the line before it (`main.py`, `**main.py**`, `File: main.py`),
+in its info string (```python main.py) or echoed as its first line; with one file shown,
+an unnamed block (the longest, when there are several) is for that file.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+_PATH_DECOR = re.compile(r"^[#*`>\s]*(?:file(?:name)?\s*:\s*)?|[*`:\s]*$", re.IGNORECASE)
+MASK = "\x00"
+"""Replaces the text of SEARCH/REPLACE blocks before fences are read: a fence around one
+holds a SEARCH/REPLACE edit, not a file."""
+
+
+def path_hint(line: str, known: list[str]) -> str | None:
+    """The path a line names: one of `known`, or anything that looks like a file name."""
+    candidate = _PATH_DECOR.sub("", line.strip())
+    for path in known:
+        if candidate == path or candidate.endswith("/" + path) or path.endswith("/" + candidate):
+            return path
+    return candidate if re.fullmatch(r"[\w./-]+\.\w+", candidate) else None
+
+
+def _strip_echo(body: str, known: list[str]) -> str:
+    """Drop a path line and a stray fence opener that small models repeat inside a block."""
+    lines = body.split("\n")
+    while lines and (lines[0].strip() in known or re.fullmatch(r"```[\w+-]*", lines[0].strip())):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
+    """(path, body) for each fenced block that names a path, in reply order; if none
+    does and one file is known, the longest unnamed block for that file."""
+    named: list[tuple[str, str]] = []
+    unnamed: list[str] = []
+    for match in _FENCE.finditer(reply):
+        info, raw = match.group(1).strip(), match.group(2)
+        if MASK in raw:
+            continue
+        body = _strip_echo(raw, known)
+        before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        words = info.split()
+        echoed = raw.split("\n", 1)[0].strip()
+        path = (
+            (path_hint(words[-1], known) if len(words) > 1 else None)
+            or path_hint(before, known)
+            or (echoed if echoed in known else None)
+        )
+        if path:
+            named.append((path, body))
+        else:
+            unnamed.append(body)
+    if not named and unnamed and len(known) == 1:
+        return [(known[0], max(unnamed, key=len))]
+    return named
+
+
+def drop_path_comment(path: str, body: str, original: str | None) -> str:
+    """A `# main.py` line the model put on top of the file it was shown is an echo of the
+    path, not code (unless the file already started with it)."""
+    first, _, rest = body.partition("\n")
+    named = first.lstrip().startswith("#") and path_hint(first, [path]) == path
+    if named and (original or "").split("\n", 1)[0] != first:
+        return rest
+    return body

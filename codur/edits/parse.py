@@ -1,0 +1,82 @@
+"""Reading a model's reply into file edits, whatever shape the reply took."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from codur.edits.base import Edit, EditError
+from codur.edits.fenced import drop_path_comment, fenced_blocks
+from codur.edits.merge import merge_python
+from codur.edits.search_replace import apply_search_replace, mask_search_replace
+from codur.edits.spans import layout
+
+EDIT_FORMATS = ("whole_file", "search_replace", "functions")
+
+
+def is_python(path: str) -> bool:
+    return path.endswith(".py")
+
+
+def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edit]:
+    """The edits in `reply` (none is an empty list; EditError when a block cannot be
+    applied). `edit_format` is what the model was asked for, but a right answer in another
+    shape is used too: SEARCH/REPLACE blocks are applied first, then fenced blocks for the
+    other files (whole files, or Python definitions merged by name; several blocks for
+    one file in turn). A fenced block for a file that SEARCH/REPLACE blocks changed, or a
+    Python block that defines nothing beside one for the same file that does, is taken
+    for an illustration and skipped (the latter is named in `Edit.kept`)."""
+    if edit_format not in EDIT_FORMATS:
+        raise ValueError(f"unknown edit format {edit_format!r}")
+    edits = {e.path: e for e in apply_search_replace(reply, files)}
+    searched = set(edits)
+    blocks = fenced_blocks(mask_search_replace(reply), list(files))
+    defining = {path for path, body in blocks if _defines(path, body) is True}
+    examples: dict[str, list[str]] = {}
+    for path, body in blocks:
+        if path in searched:
+            continue
+        if path in defining and _defines(path, body) is False:
+            examples.setdefault(path, []).append(body.strip().split("\n", 1)[0])
+            continue
+        before = edits.get(path)
+        current = before.content if before else files.get(path)
+        body = drop_path_comment(path, body, current)
+        edit = merge_python(path, current, body) if is_python(path) else Edit(path, body)
+        edits[path] = _after(before, edit) if before else edit
+    for path, firsts in examples.items():
+        edits[path] = replace(edits[path], kept=edits[path].kept + firsts)
+    return list(edits.values())
+
+
+def _defines(path: str, body: str) -> bool | None:
+    """Does a Python block define a function or class (None: not Python, or no parse)?
+    Beside a block for the same file that does, one that does not is an example of use."""
+    if not is_python(path):
+        return None
+    try:
+        return bool(layout(body).definitions)
+    except SyntaxError:
+        return None
+
+
+def _after(first: Edit, second: Edit) -> Edit:
+    """Two blocks for one file, applied in turn: what both did."""
+    if second.how == "whole_file":
+        return second
+    return replace(
+        second,
+        replaced=first.replaced + second.replaced,
+        added=first.added + second.added,
+        imports=first.imports + second.imports,
+        kept=first.kept + second.kept,
+    )
+
+
+def check_syntax(edit: Edit) -> None:
+    """Reject a Python edit that does not compile (the error goes back to the model)."""
+    if not is_python(edit.path):
+        return
+    try:
+        compile(edit.content, edit.path, "exec")
+    except SyntaxError as exc:
+        raise EditError(f"{edit.path}:{exc.lineno}: syntax error: {exc.msg}") from None
