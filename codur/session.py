@@ -88,13 +88,27 @@ class Session:
         except WorkspaceError:
             return None  # not text: no harness to compare
 
-    def write_file(self, path: str, text: str, by: str) -> None:
-        """Change a user's file: checked against the edit scope, the original goes to the
-        restore point first; the write is atomic and announced as a `file.write` event
-        (`by`: the agent or the repair)."""
-        self.guard(path, text)
+    def write_file(self, path: str, text: str, by: str) -> str:
+        """Change a user's file: admitted by the edit scope (a change to a program's
+        harness is left out, the rest kept: see EditScope.admit), the original goes to
+        the restore point first; the write is atomic and announced as a `file.write`
+        event (`by`: the agent or the repair). Returns the text written."""
+        if self.scope is not None:
+            try:
+                admitted = self.scope.admit(path, self._current(path), text)
+            except ScopeError as exc:
+                self.bus.emit("scope.refused", path=path, reason=str(exc))
+                raise
+            if admitted != text:
+                harness = self.scope.harness(path)
+                kept = harness.describe() if harness else "the harness"
+                self.bus.emit("scope.kept_harness", path=path, kept=kept, by=by)
+            text = admitted
+        if self.restore is not None:
+            self.restore.save(path)
         self.ws.write_text(path, text)
         self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
+        return text
 
     def close(self) -> None:
         """Release what the run opened (MCP servers)."""

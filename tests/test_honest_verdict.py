@@ -176,3 +176,13 @@ def test_no_model_runs_the_repair_search_and_never_loads_a_model(tmp_path: Path)
     assert zero.returncode == 1, zero.stderr
     assert "no model (--no-model): the repair search found no fix" in zero.stderr + zero.stdout
     assert "model.load" not in (tmp_path / "codur_debug.log").read_text()
+
+
+def test_a_fix_that_also_touches_the_harness_keeps_the_fix_and_the_harness(
+    tmp_path: Path,
+) -> None:
+    both = HONEST.replace("if actual != expected", "if actual == expected")
+    run = self_check_run(tmp_path, [whole_file("main.py", both)], repair=False)
+    assert (run.root / "main.py").read_text() == HONEST
+    assert run.kinds("scope.kept_harness")[0]["path"] == "main.py"
+    assert run.result.status == "verified"

@@ -142,10 +142,15 @@ def apply_edits(
         if target.is_file() and target.read_text(encoding="utf-8") == edit.content:
             continue
         try:
-            session.write_file(edit.path, edit.content, by="coder")
+            written = session.write_file(edit.path, edit.content, by="coder")
         except ScopeError as exc:
             refused.append(f"{edit.path} was not changed: {exc}")
             continue
+        if written != edit.content:
+            refused.append(
+                f"only the code under test in {edit.path} was changed; your changes to its "
+                "harness (the code that sets up inputs and checks results) were left out"
+            )
         changed.append(edit.path)
     if refused and not changed:
         return AgentResult(text, error="\n".join(refused))

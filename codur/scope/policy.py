@@ -102,6 +102,22 @@ class EditScope:
                 f"code under test instead ({', '.join(harness.code_under_test) or 'the functions'})"
             )
 
+    def admit(self, path: str, old: str | None, new: str) -> str:
+        """The text to write for an edit of `path` from `old` to `new`: `new` itself, or,
+        when it also changes the harness, `old` with only the edit's changes to the code
+        under test (the harness kept as it was). ScopeError when nothing is left."""
+        try:
+            self.check_write(path, old, new)
+            return new
+        except ScopeError:
+            harness = self.harness(path) if old is not None else None
+            if harness is None or old is None:
+                raise
+            kept = _without_harness_changes(path, old, new, harness)
+            if kept is None or kept == old or _harness_changed(old, kept, harness):
+                raise
+            return kept
+
     def widen(self, path: str, why: str) -> bool:
         """Make a context file editable (returns whether anything changed)."""
         if path in self.widened or not self.targets or path in self.targets:
@@ -206,6 +222,33 @@ def _harness_changed(old: str, new: str, harness: Harness) -> bool:
         return _segments(old, harness) != _segments(new, harness)
     except SyntaxError:
         return False  # a syntax error is rejected on its own terms
+
+
+def _without_harness_changes(path: str, old: str, new: str, harness: Harness) -> str | None:
+    """`old` with `new`'s versions of the definitions that are not harness (and its new
+    imports) merged in by name; None when that cannot be done."""
+    from codur.edits import EditError, definitions, merge_python
+
+    try:
+        tree = ast.parse(new)
+        spans = definitions(new)
+    except SyntaxError:
+        return None
+    lines = new.splitlines(keepends=True)
+    pieces = [
+        "".join(lines[node.lineno - 1 : node.end_lineno])
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    for name, span in spans.items():
+        if "." not in name and name not in harness.definitions:
+            pieces.append("".join(lines[span.start - 1 : span.end]) + "\n")
+    if not any("def " in p or "class " in p for p in pieces):
+        return None
+    try:
+        return merge_python(path, old, "\n".join(pieces)).content
+    except EditError:
+        return None
 
 
 def decide_scope(
