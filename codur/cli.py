@@ -172,19 +172,11 @@ def challenges_list(paths: Paths = None) -> int:
 
 @challenges_app.command("check")
 def challenges_check(paths: Paths = None) -> int:
-    """Check each challenge: the buggy program fails and its solution/ passes."""
-    from codur.challenges.judge import check
-    from codur.ui import IO
+    """Check each challenge: the buggy program fails, its solution/ passes and changes only
+    editable files."""
+    from codur.challenges.commands import check_all
 
-    results = [check(c) for c in _challenges(paths)]
-    rows = [
-        [r.name, "yes" if r.buggy_fails else "NO", "yes" if r.solution_passes else "NO"]
-        for r in results
-    ]
-    IO().table("Challenge check", ["name", "bug shows", "solution passes"], rows)
-    bad = [r.name for r in results if not r.ok]
-    IO().info(f"{len(results) - len(bad)}/{len(results)} challenges are sound")
-    return ExitCode.NOT_VERIFIED if bad else ExitCode.OK
+    return check_all(_challenges(paths))
 
 
 @challenges_app.command("run")
@@ -197,43 +189,50 @@ def challenges_run(
         typer.Option(help="Parallel runs (default: 1 for the embedded model, else the cores)."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds one Codur run may take.")] = 900.0,
-    attempts: Annotated[int, typer.Option(help="Tries per challenge; the first pass counts.")] = 1,
+    attempts: Annotated[
+        int, typer.Option(help="Tries per challenge and seed; the first pass counts.")
+    ] = 1,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            help="Run each challenge with seeds 1..N (the profile's `seed`); the report "
+            "counts passes per seed, with every seed and with at least one."
+        ),
+    ] = None,
+    seed_list: Annotated[
+        str | None, typer.Option(help="Seeds to run with instead of 1..N, e.g. 3,7,11.")
+    ] = None,
+    codur_command: Annotated[
+        str | None,
+        typer.Option(
+            help="Command that runs Codur in each working copy, split as a shell would "
+            "(default: this Python with -m codur); to score another checkout: "
+            "'env PYTHONPATH=/tmp/before python -m codur'."
+        ),
+    ] = None,
     max_iterations: Annotated[int | None, typer.Option(help="Passed on to each run.")] = None,
     out: Annotated[
         Path, typer.Option(help="Folder for report.json, report.md and the logs.")
     ] = Path("challenge-results"),
 ) -> int:
-    """Run Codur on each challenge in a temporary copy and report what passed."""
-    import os
+    """Run Codur on each challenge in a temporary copy and report what passed: the
+    challenge's own check, with no change to a file outside its `editable` ones."""
+    from codur.challenges.commands import RunOptions, run_challenges
 
-    from codur.challenges.runner import run_all
-    from codur.ui import IO
-
-    challenges = _challenges(paths)
+    options = RunOptions(
+        profile=profile,
+        overrides=overrides or [],
+        jobs=jobs,
+        timeout_s=timeout,
+        attempts=attempts,
+        seeds=seeds,
+        seed_list=seed_list,
+        codur_command=codur_command,
+        max_iterations=max_iterations,
+        out=out,
+    )
     cfg = _load(Path("."), None, overrides).config
-    name, prof = cfg.profile(profile)
-    codur_args = [*(f"-o{o}" for o in overrides or []), "--profile", name]
-    if max_iterations:
-        codur_args += ["--max-iterations", str(max_iterations)]
-    jobs = jobs or (1 if prof.provider == "local" else os.cpu_count() or 1)
-    io = IO()
-    with io.progress(len(challenges), "challenges") as advance:
-        outcomes = run_all(challenges, out.resolve(), codur_args, jobs, timeout, attempts, advance)
-    rows = [
-        [
-            o.name,
-            "pass" if o.passed else "FAIL",
-            o.status,
-            str(o.model_calls),
-            f"{o.prompt_tokens}+{o.completion_tokens}",
-            str(o.wall_s),
-        ]
-        for o in outcomes
-    ]
-    io.table("Results", ["challenge", "result", "status", "calls", "tokens", "wall s"], rows)
-    passed = sum(o.passed for o in outcomes)
-    io.info(f"passed {passed}/{len(outcomes)}; report: {out / 'report.md'}")
-    return ExitCode.OK if passed == len(outcomes) else ExitCode.NOT_VERIFIED
+    return run_challenges(_challenges(paths), cfg, options)
 
 
 @app.command()

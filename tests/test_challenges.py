@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,16 +19,22 @@ def test_repo_challenge_is_sound(challenge) -> None:  # noqa: ANN001 - pytest pa
     result = check(challenge)
     assert result.buggy_fails, "the buggy program already gives the expected result"
     assert result.solution_passes, "the reference solution does not give the expected result"
+    assert not result.solution_violations, "the reference solution edits a protected file"
 
 
 def make(
-    root: Path, name: str, files: dict[str, str], entry: str = "main.py", timeout_s: float = 5
+    root: Path,
+    name: str,
+    files: dict[str, str],
+    entry: str = "main.py",
+    timeout_s: float = 5,
+    prompt: str | None = None,
 ) -> None:
     folder = root / name
     folder.mkdir(parents=True)
     for path, text in files.items():
         (folder / path).write_text(text)
-    (folder / "prompt.txt").write_text(f"fix @{entry}\n")
+    (folder / "prompt.txt").write_text((prompt or f"fix @{entry}") + "\n")
     (folder / "challenge.yaml").write_text(
         f"entry: [python, {entry}]\nexpected: expected.txt\ntimeout_s: {timeout_s}\ntags: [test]\n"
     )
@@ -78,7 +86,7 @@ def test_runner_judges_pass_fail_timeout_and_crash(tmp_path: Path) -> None:
     assert not by_name["c_timeout"]["passed"] and not by_name["d_crash"]["passed"]
     assert report["summary"]["passed"] == 1 and report["summary"]["total"] == 4
     assert Path(by_name["a_pass"]["log"]).is_file()
-    assert "| a_pass | pass | verified |" in (out / "report.md").read_text()
+    assert "| a_pass | - | pass | verified |" in (out / "report.md").read_text()
     assert (root / "a_pass" / "main.py").read_text() == "print(9)\n"  # never modified
     assert "passed 1/4" in result.stdout
 
@@ -90,3 +98,111 @@ def test_check_reports_an_unsound_challenge(tmp_path: Path) -> None:
     (root / "no_bug" / "solution" / "main.py").write_text("print(10)\n")
     result = run_cli(["challenges", "check", str(root)], cwd=tmp_path)
     assert result.returncode == 1 and "0/1 challenges are sound" in result.stdout
+
+
+def run_challenges(tmp_path: Path, root: Path, flags: list[str], *extra: str):  # noqa: ANN201
+    out = tmp_path / "out"
+    result = run_cli(
+        ["challenges", "run", str(root), *flags, "--max-iterations", "1", "--out", str(out)]
+        + list(extra),
+        cwd=tmp_path,
+        timeout=300,
+    )
+    report = (
+        json.loads((out / "report.json").read_text()) if (out / "report.json").is_file() else {}
+    )
+    return result, report, out
+
+
+def test_a_run_that_edits_a_protected_file_fails_though_its_output_matches(tmp_path: Path) -> None:
+    root = tmp_path / "challenges"
+    files = {
+        "main.py": "from limits import LIMIT\nprint(LIMIT)\n",
+        "limits.py": "LIMIT = 9\n",
+        "expected.txt": "10\n",
+    }
+    make(root, "a_protected", files)  # the prompt names main.py only
+    make(root, "b_editable", files, prompt="fix @limits.py")
+    flags = scripted_profile(tmp_path, [whole_file("limits.py", "LIMIT = 10\n")])
+    result, report, out = run_challenges(tmp_path, root, flags, "--jobs", "2")
+    assert result.returncode == 1, result.stdout + result.stderr
+    protected, editable = report["challenges"]
+    assert protected["output_ok"] and not protected["passed"]
+    assert protected["violations"] == ["modified protected file limits.py"]
+    assert protected["result"] == "FAIL (protected)"
+    assert editable["passed"] and editable["violations"] == []
+    assert report["summary"]["protected"] == 1 and report["summary"]["passed"] == 1
+    md = (out / "report.md").read_text()
+    assert "| a_protected | - | FAIL (protected) |" in md and "| b_editable | - | pass |" in md
+    assert "- modified protected file limits.py" in md
+
+
+def seed_of(log: Path) -> int:
+    start = next(json.loads(line) for line in log.read_text().splitlines())
+    assert start["event"] == "run.start"
+    return start["config"]["llm"]["profiles"]["s"]["seed"]
+
+
+def test_seeds_run_each_challenge_once_per_seed(tmp_path: Path) -> None:
+    root = tmp_path / "challenges"
+    make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    make(root, "b_fail", {"main.py": "print(8)\n", "expected.txt": "11\n"})
+    flags = scripted_profile(tmp_path, [whole_file("main.py", "print(10)\n")])
+    result, report, out = run_challenges(
+        tmp_path, root, flags, "--seeds", "2", "--attempts", "2", "--jobs", "2"
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    runs = [(c["name"], c["seed"], c["passed"], c["attempts"]) for c in report["challenges"]]
+    assert runs == [
+        ("a_pass", 1, True, 1),
+        ("a_pass", 2, True, 1),
+        ("b_fail", 1, False, 2),
+        ("b_fail", 2, False, 2),
+    ]
+    logs = sorted((out / "logs").glob("*.log"))
+    assert [log.name for log in logs] == [
+        "a_pass.seed1.1.log",
+        "a_pass.seed2.1.log",
+        "b_fail.seed1.1.log",
+        "b_fail.seed1.2.log",
+        "b_fail.seed2.1.log",
+        "b_fail.seed2.2.log",
+    ]
+    assert [seed_of(log) for log in logs] == [1, 2, 1, 1, 2, 2]  # the seed reached each run
+    summary = report["summary"]
+    assert summary["per_seed"] == {"1": 1, "2": 1} and summary["total"] == 4
+    assert summary["passed_every_seed"] == 1 and summary["passed_any_seed"] == 1
+    md = (out / "report.md").read_text()
+    assert "Per seed: seed 1: 1/2, seed 2: 1/2." in md
+    assert "Passed with every seed: 1/2; with at least one seed: 1/2." in md
+    assert "- a_pass: 1, 2 (2/2)" in md and "- b_fail: none (0/2)" in md
+    assert "| a_pass | 2 | pass |" in md
+
+
+def test_codur_command_runs_the_given_build(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    wrapper = tmp_path / "other_build.py"
+    wrapper.write_text(
+        "import json, os, sys\n"
+        f"with open({str(calls)!r}, 'a') as f:\n"
+        "    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'codur', *sys.argv[1:]])\n"
+    )
+    root = tmp_path / "challenges"
+    make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    flags = scripted_profile(tmp_path, [whole_file("main.py", "print(10)\n")])
+    command = shlex.join([sys.executable, str(wrapper)])
+    result, report, _ = run_challenges(
+        tmp_path, root, flags, "--codur-command", command, "--seed-list", "7"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (argv,) = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert argv[0] == "fix @main.py" and argv[-2:] == ["-o", "llm.profiles.s.seed=7"]
+    assert report["challenges"][0]["passed"] and report["challenges"][0]["seed"] == 7
+
+
+def test_seeds_and_seed_list_exclude_each_other(tmp_path: Path) -> None:
+    root = tmp_path / "challenges"
+    make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    result, report, _ = run_challenges(tmp_path, root, [], "--seeds", "2", "--seed-list", "3")
+    assert result.returncode == 2 and "not both" in result.stderr and report == {}

@@ -1,4 +1,5 @@
-"""Run Codur on challenges, each in its own temporary copy, and judge every result."""
+"""Run Codur on challenges, each run in its own temporary copy, and judge every result: the
+challenge's own check, and no change to a file outside the editable ones."""
 
 from __future__ import annotations
 
@@ -9,32 +10,42 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from codur.challenges.judge import passes
+from codur.challenges.judge import judge
+from codur.challenges.outcome import Outcome
+from codur.challenges.report import write_reports
+from codur.challenges.scope import scope_for
+from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge
 from codur.verify.process import run_process
 
 OUTPUT_LIMIT = 5_000_000
+DEFAULT_COMMAND = (sys.executable, "-m", "codur")
+"""The Codur run in each working copy unless `--codur-command` names another build."""
 
 
-@dataclass
-class Outcome:
-    name: str
-    passed: bool
-    """Judged by re-running the challenge's entry command, not by Codur's own verdict."""
-    status: str
-    exit_code: int | None
-    attempts: int
-    wall_s: float
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    iterations: int = 0
-    diff: str = ""
-    log: str = ""
-    error: str = ""
+@dataclass(frozen=True)
+class RunSettings:
+    codur_args: tuple[str, ...]
+    """Arguments after the prompt (`-o` overrides, `--profile`, ...), for every run."""
+    profile: str
+    """The profile the runs use; `seeds` go to its `seed`."""
+    log_path: str
+    """Codur's debug log (`log.path`), read for the run's figures and kept; an artefact."""
+    timeout_s: float
+    """Seconds one Codur run may take."""
+    attempts: int = 1
+    """Tries per challenge and seed; the first pass counts."""
+    seeds: tuple[int | None, ...] = (None,)
+    """Each challenge runs once per seed; None: the profile's own seed."""
+    codur_command: tuple[str, ...] = DEFAULT_COMMAND
+    """The command that runs Codur (the prompt and `codur_args` follow)."""
+
+    def command(self, prompt: str, seed: int | None) -> list[str]:
+        seeded = [] if seed is None else ["-o", f"llm.profiles.{self.profile}.seed={seed}"]
+        return [*self.codur_command, prompt, *self.codur_args, *seeded]
 
 
 def _last_run_end(log: Path) -> dict:
@@ -45,29 +56,39 @@ def _last_run_end(log: Path) -> dict:
 
 
 def attempt(
-    challenge: Challenge, codur_args: list[str], timeout_s: float, logs: Path, number: int
+    challenge: Challenge, settings: RunSettings, seed: int | None, logs: Path, number: int
 ) -> Outcome:
-    """One isolated run: copy, `codur PROMPT` in a subprocess, judge, keep the log."""
+    """One isolated run: copy, hash every file, Codur in a subprocess, compare the hashes
+    under the edit scope, judge the output, keep the log."""
+    scope = scope_for(challenge, settings.log_path)
     with tempfile.TemporaryDirectory(prefix="codur-challenge-") as tmp:
         work = challenge.copy_to(Path(tmp))
-        command = [sys.executable, "-m", "codur", challenge.prompt, *codur_args]
+        before = snapshot(work, scope)
         start = time.perf_counter()
-        result = run_process(command, work, timeout_s, OUTPUT_LIMIT)
+        result = run_process(
+            settings.command(challenge.prompt, seed), work, settings.timeout_s, OUTPUT_LIMIT
+        )
         wall = round(time.perf_counter() - start, 2)
-        end = _last_run_end(work / "codur_debug.log")
-        log = logs / f"{challenge.name}.{number}.log"
-        if (work / "codur_debug.log").is_file():
-            shutil.copy(work / "codur_debug.log", log)
+        judgement = judge(challenge, work, before, scope)
+        debug_log = work / Path(settings.log_path).expanduser()
+        end = _last_run_end(debug_log)
+        seed_part = "" if seed is None else f".seed{seed}"
+        log = logs / f"{challenge.name}{seed_part}.{number}.log"
+        if debug_log.is_file():
+            shutil.copy(debug_log, log)
         error = "timed out" if result.timed_out else ""
         if not end and not error:
             error = (result.stderr.strip().splitlines() or ["no run.end in the debug log"])[-1]
         return Outcome(
             name=challenge.name,
-            passed=passes(challenge, work),
+            passed=judgement.passed,
             status=end.get("status", "timeout" if result.timed_out else "error"),
             exit_code=result.exit_code,
             attempts=number,
             wall_s=wall,
+            seed=seed,
+            output_ok=judgement.output_ok,
+            violations=list(judgement.violations),
             model_calls=end.get("model_calls", 0),
             prompt_tokens=end.get("prompt_tokens", 0),
             completion_tokens=end.get("completion_tokens", 0),
@@ -79,12 +100,12 @@ def attempt(
 
 
 def run_challenge(
-    challenge: Challenge, codur_args: list[str], timeout_s: float, logs: Path, attempts: int
+    challenge: Challenge, settings: RunSettings, seed: int | None, logs: Path
 ) -> Outcome:
-    """Up to `attempts` tries; the first pass ends it. Wall time and calls add up."""
+    """Up to `settings.attempts` tries; the first pass ends it. Wall time and calls add up."""
     total_wall = total_calls = 0
-    for number in range(1, attempts + 1):
-        outcome = attempt(challenge, codur_args, timeout_s, logs, number)
+    for number in range(1, settings.attempts + 1):
+        outcome = attempt(challenge, settings, seed, logs, number)
         total_wall += outcome.wall_s
         total_calls += outcome.model_calls
         if outcome.passed:
@@ -96,61 +117,22 @@ def run_challenge(
 def run_all(
     challenges: list[Challenge],
     out: Path,
-    codur_args: list[str],
+    settings: RunSettings,
     jobs: int,
-    timeout_s: float,
-    attempts: int,
     on_done: Callable[[Outcome], None] = lambda o: None,
 ) -> list[Outcome]:
+    """Every challenge with every seed, `jobs` runs at a time; writes the reports to `out`."""
     logs = out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    runs = [(c, seed) for c in challenges for seed in settings.seeds]
 
-    def one(challenge: Challenge) -> Outcome:
-        outcome = run_challenge(challenge, codur_args, timeout_s, logs, attempts)
+    def one(run: tuple[Challenge, int | None]) -> Outcome:
+        challenge, seed = run
+        outcome = run_challenge(challenge, settings, seed, logs)
         on_done(outcome)
         return outcome
 
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        outcomes = list(pool.map(one, challenges))
+        outcomes = list(pool.map(one, runs))
     write_reports(outcomes, out)
     return outcomes
-
-
-def write_reports(outcomes: list[Outcome], out: Path) -> None:
-    """report.json (everything) and report.md (a readable table with the diffs)."""
-    walls = sorted(o.wall_s for o in outcomes)
-    summary = {
-        "passed": sum(o.passed for o in outcomes),
-        "total": len(outcomes),
-        "wall_s_total": round(sum(walls), 2),
-        "wall_s_median": walls[len(walls) // 2] if walls else 0,
-        "model_calls": sum(o.model_calls for o in outcomes),
-    }
-    data = {"summary": summary, "challenges": [asdict(o) for o in outcomes]}
-    (out / "report.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
-    lines = [
-        f"# Challenge report: {summary['passed']}/{summary['total']} passed",
-        "",
-        f"Wall time: total {summary['wall_s_total']} s, median {summary['wall_s_median']} s; "
-        f"model calls: {summary['model_calls']}.",
-        "",
-        "| challenge | result | status | attempts | model calls | tokens | iterations | wall s |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for o in outcomes:
-        lines.append(
-            f"| {o.name} | {'pass' if o.passed else 'FAIL'} | {o.status} | {o.attempts} | "
-            f"{o.model_calls} | {o.prompt_tokens}+{o.completion_tokens} | {o.iterations} | "
-            f"{o.wall_s} |"
-        )
-    for o in outcomes:
-        if o.diff or o.error:
-            lines += [
-                "",
-                f"## {o.name}",
-                "",
-                f"log: `{o.log}`" + (f"; error: {o.error}" if o.error else ""),
-            ]
-            if o.diff:
-                lines += ["", "```diff", o.diff.rstrip(), "```"]
-    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

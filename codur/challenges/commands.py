@@ -1,0 +1,113 @@
+"""`codur challenges check` and `codur challenges run` after the command line is parsed:
+the run settings from the options, the runs, the result table and the exit code."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from codur.challenges.judge import check
+from codur.challenges.outcome import seed_label
+from codur.challenges.runner import DEFAULT_COMMAND, RunSettings, run_all
+from codur.challenges.spec import Challenge
+from codur.config.schema import CodurConfig
+from codur.errors import ExitCode, UsageError
+from codur.ui import IO
+
+
+def check_all(challenges: list[Challenge]) -> int:
+    """Each challenge: the bug shows, its solution/ passes and changes only editable files."""
+    results = [check(c) for c in challenges]
+    rows = [
+        [
+            r.name,
+            "yes" if r.buggy_fails else "NO",
+            "yes" if r.solution_passes else "NO",
+            "NO: " + "; ".join(r.solution_violations) if r.solution_violations else "yes",
+        ]
+        for r in results
+    ]
+    columns = ["name", "bug shows", "solution passes", "solution edits only editable files"]
+    IO().table("Challenge check", columns, rows)
+    bad = [r.name for r in results if not r.ok]
+    IO().info(f"{len(results) - len(bad)}/{len(results)} challenges are sound")
+    return ExitCode.NOT_VERIFIED if bad else ExitCode.OK
+
+
+def seeds_from(count: int | None, listed: str | None) -> tuple[int | None, ...]:
+    """`--seeds N` -> 1..N; `--seed-list 3,7,11` -> those; neither -> the profile's own."""
+    if count is not None and listed is not None:
+        raise UsageError("give --seeds or --seed-list, not both")
+    if count is not None:
+        if count < 1:
+            raise UsageError(f"--seeds {count}: give at least 1")
+        return tuple(range(1, count + 1))
+    if listed is None:
+        return (None,)
+    try:
+        seeds = tuple(dict.fromkeys(int(part) for part in listed.split(",") if part.strip()))
+    except ValueError:
+        raise UsageError(f"--seed-list {listed}: expected integers such as 3,7,11") from None
+    if not seeds:
+        raise UsageError("--seed-list: no seeds given")
+    return seeds
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of `codur challenges run`, as given."""
+
+    profile: str | None
+    overrides: list[str]
+    jobs: int | None
+    timeout_s: float
+    attempts: int
+    seeds: int | None
+    seed_list: str | None
+    codur_command: str | None
+    max_iterations: int | None
+    out: Path
+
+
+def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOptions) -> int:
+    name, prof = cfg.profile(options.profile)
+    codur_args = [*(f"-o{o}" for o in options.overrides), "--profile", name]
+    if options.max_iterations:
+        codur_args += ["--max-iterations", str(options.max_iterations)]
+    if options.attempts < 1:
+        raise UsageError(f"--attempts {options.attempts}: give at least 1")
+    command = shlex.split(options.codur_command) if options.codur_command else DEFAULT_COMMAND
+    if not command:
+        raise UsageError("--codur-command: empty command")
+    settings = RunSettings(
+        codur_args=tuple(codur_args),
+        profile=name,
+        log_path=cfg.log.path,
+        timeout_s=options.timeout_s,
+        attempts=options.attempts,
+        seeds=seeds_from(options.seeds, options.seed_list),
+        codur_command=tuple(command),
+    )
+    jobs = options.jobs or (1 if prof.provider == "local" else os.cpu_count() or 1)
+    io = IO()
+    with io.progress(len(challenges) * len(settings.seeds), "runs") as advance:
+        outcomes = run_all(challenges, options.out.resolve(), settings, jobs, advance)
+    rows = [
+        [
+            o.name,
+            seed_label(o.seed),
+            o.result,
+            o.status,
+            str(o.model_calls),
+            f"{o.prompt_tokens}+{o.completion_tokens}",
+            str(o.wall_s),
+        ]
+        for o in outcomes
+    ]
+    columns = ["challenge", "seed", "result", "status", "calls", "tokens", "wall s"]
+    io.table("Results", columns, rows)
+    passed = sum(o.passed for o in outcomes)
+    io.info(f"passed {passed}/{len(outcomes)}; report: {options.out / 'report.md'}")
+    return ExitCode.OK if passed == len(outcomes) else ExitCode.NOT_VERIFIED
