@@ -13,4 +13,4 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     """Decide how to verify (from what is in the folder, never by keywords) and run it."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
     changed = list(session.restore.saved) if session.restore else []
-    return verify_task(session.tool_context(), session.config.verify, refs, changed)
+    return verify_task(session.tool_context(), session.config.verify, refs, changed, state["task"])

@@ -4,7 +4,9 @@ checks through the registry's tools, and returns a typed verdict.
 - an entry point with a known expected output -> run it and compare (output)
 - tests present -> pytest, only the tests that import the changed code when it can tell
 - both -> hybrid (both must pass)
-- neither -> static: syntax, imports of library modules, the configured linter
+- neither -> checks derived from the task (a stated output, claims about calls) and from
+  docstring examples (generate.py); none of those either -> static: syntax, imports of
+  library modules, the configured linter
 Nothing is assumed: the entry point comes from config, the task's references, the
 folder's conventional or only script, or `discover_entry_points`.
 """
@@ -19,7 +21,8 @@ from codur.config.schema import VerifyConfig
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence
-from codur.verify.plan import OutputCheck, StaticCheck, TestCheck, VerificationPlan
+from codur.verify.generate import derived_checks
+from codur.verify.plan import Check, OutputCheck, StaticCheck, TestCheck, VerificationPlan
 from codur.verify.result import VerificationResult
 from codur.verify.target import entry_point, is_test, python_files
 
@@ -41,11 +44,11 @@ def verification_context(
 
 
 def decide(
-    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str], task: str = ""
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why."""
     ws = ctx.ws
-    checks: list[OutputCheck | TestCheck | StaticCheck] = []
+    checks: list[Check] = []
     reasons: list[str] = []
     entry, why = _entry(ctx, cfg, refs)
     expected = _expected_for(ctx, cfg, entry) if entry else None
@@ -61,6 +64,9 @@ def decide(
         else:
             checks.append(TestCheck())
             reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
+    if not checks and task:
+        checks, why = derived_checks(task, ws, refs, cfg)
+        reasons += [why] if checks else []
     if not checks:
         files = [
             f
@@ -155,11 +161,11 @@ def run_plan(plan: VerificationPlan, ctx: ToolContext) -> VerificationResult:
 
 
 def verify_task(
-    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str]
+    ctx: ToolContext, cfg: VerifyConfig, refs: list[str], changed: list[str], task: str = ""
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed), vctx)
+    result = run_plan(decide(vctx, cfg, refs, changed, task), vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

@@ -12,26 +12,46 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from codur.resources import prompt
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.check import emit_run, failure_message, judge
+from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Evidence, exception_names, locations
 from codur.verify.process import ProcessResult, run_process
 from codur.verify.target import Target, runs_something
 
 
 class OutputCheck(BaseModel):
-    """Run the entry point; its stdout must equal the expected file."""
+    """Run the entry point; its stdout must equal the expected output: the text of
+    `expected_file`, or `expected_text` given inline (stated in the task)."""
 
     kind: Literal["output"] = "output"
     entry: str
-    expected_file: str
+    expected_file: str | None = None
+    expected_text: str | None = None
+    expected_origin: str = "the output stated in the task"
+    """What `expected_text` is, for messages."""
+
+    @model_validator(mode="after")
+    def _one_expectation(self) -> OutputCheck:
+        if (self.expected_file is None) == (self.expected_text is None):
+            raise ValueError("an output check needs exactly one of expected_file, expected_text")
+        return self
+
+    @property
+    def against(self) -> str:
+        return self.expected_file or self.expected_origin
+
+    def _expected(self, ctx: ToolContext) -> str:
+        if self.expected_file is not None:
+            return ctx.ws.read_text(self.expected_file)
+        return self.expected_text or ""
 
     def run(self, ctx: ToolContext) -> Evidence:
-        shown = f"python {self.entry}, compared with {self.expected_file}"
+        shown = f"python {self.entry}, compared with {self.against}"
         call = invoke("run_python_file", {"path": self.entry}, ctx)
         if not call.ok:
             return Evidence(
@@ -52,8 +72,8 @@ class OutputCheck(BaseModel):
             timed_out="timeout" in report.stopped,
             truncated=bool(report.stopped) and "timeout" not in report.stopped,
         )
-        target = Target(result.command, self.entry, self.expected_file)
-        verdict = judge(target, result, ctx.ws.read_text(self.expected_file))
+        target = Target(result.command, self.entry, self.against)
+        verdict = judge(target, result, self._expected(ctx))
         emit_run(ctx.bus, verdict)
         if verdict.passed:
             summary = f"{shown}: same output"
@@ -219,7 +239,7 @@ def _importable(path: Path) -> bool:
     return path.suffix == ".py" and path.stem.isidentifier() and not runs_something(path)
 
 
-Check = Annotated[OutputCheck | TestCheck | StaticCheck, Field(discriminator="kind")]
+Check = Annotated[OutputCheck | TestCheck | StaticCheck | DerivedCheck, Field(discriminator="kind")]
 
 
 class VerificationPlan(BaseModel):
@@ -230,7 +250,8 @@ class VerificationPlan(BaseModel):
 
     @property
     def strategy(self) -> str:
-        kinds = {c.kind for c in self.checks}
+        """A derived check is a (generated) pytest run: its strategy is tests."""
+        kinds = {"tests" if c.kind == "derived" else c.kind for c in self.checks}
         dynamic = kinds & {"output", "tests"}
         if len(dynamic) > 1:
             return "hybrid"
