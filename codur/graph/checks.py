@@ -17,7 +17,9 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     changed = list(session.restore.saved) if session.restore else []
     scope = session.scope
     oracle = scope.oracle if scope else None
-    verdict = verify_task(session.tool_context(), session.config.verify, refs, changed, oracle)
+    verdict = verify_task(
+        session.tool_context(), session.config.verify, refs, changed, state["task"], oracle
+    )
     if scope is not None:
         if restored := scope.restore_oracle():
             session.bus.emit("scope.restored", files=restored, reason="changed by a program run")

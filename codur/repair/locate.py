@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from codur.repair.mutations import Edit
+from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Location
 from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
 from codur.verify.process import run_process
@@ -43,10 +44,13 @@ Executed = dict[str, dict[int, int]]
 """Path -> executed line -> output lines printed before that line first ran."""
 
 
-def _command(check: OutputCheck | TestCheck, out: Path, root: Path) -> list[str]:
+def _command(check: OutputCheck | TestCheck | DerivedCheck, out: Path, root: Path) -> list[str]:
     head = [sys.executable, str(TRACER), str(out), str(root)]
     if isinstance(check, OutputCheck):
         return [*head, "path", check.entry]
+    if isinstance(check, DerivedCheck):  # its test file goes next to the trace, outside root
+        test_file = check.write(out.parent)
+        return [*head, "module", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
     pytest = ["-q", "-p", "no:cacheprovider", *check.paths]
     return [*head, "module", "pytest", *pytest, *(["-k", check.keyword] if check.keyword else [])]
 
@@ -56,12 +60,13 @@ def executed_lines(
 ) -> Executed | None:
     """Lines (by workspace path) the plan's programs ran, or None if tracing failed."""
     executed: Executed = {}
-    dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck)]
+    dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck | DerivedCheck)]
     for check in dynamic:
         with tempfile.TemporaryDirectory(prefix="codur-trace-") as tmp:
             out = Path(tmp) / "lines.json"
             memory = memory_mb * 1024 * 1024 if memory_mb else None
-            run_process(_command(check, out, root), root, timeout_s, 1_000_000, memory)
+            env = check.env(root) if isinstance(check, DerivedCheck) else None
+            run_process(_command(check, out, root), root, timeout_s, 1_000_000, memory, env=env)
             if not out.is_file():
                 return None
             for path, lines in json.loads(out.read_text(encoding="utf-8")).items():

@@ -140,17 +140,26 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
         if not target.exists():
             raise ToolError(f"no such file or folder: {one}")
         rels.append(ctx.rel(target))
-    command = [_python(ctx), "-m", "pytest", "-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
+    command = [_python(ctx), "-m", "pytest", *PYTEST_FLAGS]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
-    run = _run(ctx, command, timeout)
+    return summarize_pytest(ctx, _run(ctx, command, timeout), timeout)
+
+
+PYTEST_FLAGS = ("-q", "-rfE", "--color=no", "-p", "no:cacheprovider")
+"""Quiet, failing ids in a short summary (what `parse_pytest` reads), no cache folder."""
+
+
+def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> PytestSummary:
+    """A pytest run's counts, failing ids and output tail; ToolError if pytest could not
+    run at all (internal or usage error, pytest not installed)."""
     output = run.stdout + run.stderr
     if run.exit_code in (3, 4) or "No module named pytest" in output:
         raise ToolError(f"pytest could not run (exit code {run.exit_code}): {output[-1500:]}")
     return PytestSummary(
         **parse_pytest(run.stdout),  # type: ignore[arg-type]
         exit_code=run.exit_code,
-        stopped=_stopped(ctx, run, timeout),
+        stopped=_stopped(ctx, run, timeout_s),
         output_tail=output[-TAIL_CHARS:],
     )
 

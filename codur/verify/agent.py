@@ -4,7 +4,9 @@ checks through the registry's tools, and returns a typed verdict.
 - an entry point with a known expected output -> run it and compare (output)
 - tests present -> pytest, only the tests that import the changed code when it can tell
 - both -> hybrid (both must pass)
-- neither -> static: syntax, imports of library modules, the configured linter
+- neither -> checks derived from the task (a stated output, claims about calls) and from
+  docstring examples (generate.py); none of those either -> static: syntax, imports of
+  library modules, the configured linter
 Nothing is assumed: the entry point comes from config, the task's references, the
 folder's conventional or only script, or `discover_entry_points`.
 """
@@ -21,6 +23,7 @@ from codur.config.schema import VerifyConfig
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence
+from codur.verify.generate import derived_checks
 from codur.verify.plan import (
     Check,
     OracleCheck,
@@ -54,6 +57,7 @@ def decide(
     cfg: VerifyConfig,
     refs: list[str],
     changed: list[str],
+    task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
@@ -78,6 +82,9 @@ def decide(
         else:
             checks.append(TestCheck())
             reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
+    if not checks and task:
+        checks, why = derived_checks(task, ws, refs, cfg)
+        reasons += [why] if checks else []
     if not checks:
         files = [
             f
@@ -185,11 +192,12 @@ def verify_task(
     cfg: VerifyConfig,
     refs: list[str],
     changed: list[str],
+    task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed, oracle), vctx)
+    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle), vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from codur.resources import prompt
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.check import emit_run, failure_message, judge
+from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Evidence, exception_names, locations
 from codur.verify.process import ProcessResult, run_process
 from codur.verify.target import Target, runs_something
@@ -26,18 +27,39 @@ from codur.verify.target import Target, runs_something
 
 class OutputCheck(BaseModel):
     """Run the entry point; its stdout must equal the expected output: the text captured
-    from the expected file when the run started (so a program or an edit that rewrites
-    the file changes nothing), else the file as it is now."""
+    from `expected_file` when the run started (so a program or an edit that rewrites the
+    file changes nothing), the file as it is now when nothing was captured, or text
+    stated in the task (`expected_text` alone)."""
 
     kind: Literal["output"] = "output"
     entry: str
-    expected_file: str
+    expected_file: str | None = None
     expected_text: str | None = None
-    """The expected output as captured at the start of the run."""
+    """The expected output: captured from `expected_file` at the start of the run, or
+    stated in the task."""
+    expected_origin: str = "the output stated in the task"
+    """What `expected_text` is when there is no file, for messages."""
+
+    @model_validator(mode="after")
+    def _an_expectation(self) -> OutputCheck:
+        if self.expected_file is None and self.expected_text is None:
+            raise ValueError("an output check needs expected_file or expected_text")
+        return self
+
+    @property
+    def against(self) -> str:
+        if self.expected_file is None:
+            return self.expected_origin
+        captured = " (as captured at the start)" if self.expected_text is not None else ""
+        return self.expected_file + captured
+
+    def _expected(self, ctx: ToolContext) -> str:
+        if self.expected_text is not None:
+            return self.expected_text
+        return ctx.ws.read_text(self.expected_file or "")
 
     def run(self, ctx: ToolContext) -> Evidence:
-        captured = " (as captured at the start)" if self.expected_text is not None else ""
-        shown = f"python {self.entry}, compared with {self.expected_file}{captured}"
+        shown = f"python {self.entry}, compared with {self.against}"
         call = invoke("run_python_file", {"path": self.entry}, ctx)
         if not call.ok:
             return Evidence(
@@ -58,11 +80,8 @@ class OutputCheck(BaseModel):
             timed_out="timeout" in report.stopped,
             truncated=bool(report.stopped) and "timeout" not in report.stopped,
         )
-        target = Target(result.command, self.entry, self.expected_file)
-        expected = self.expected_text
-        if expected is None:
-            expected = ctx.ws.read_text(self.expected_file)
-        verdict = judge(target, result, expected)
+        target = Target(result.command, self.entry, self.against)
+        verdict = judge(target, result, self._expected(ctx))
         emit_run(ctx.bus, verdict)
         if verdict.passed:
             summary = f"{shown}: same output"
@@ -262,7 +281,10 @@ class OracleCheck(BaseModel):
         )
 
 
-Check = Annotated[OutputCheck | TestCheck | StaticCheck | OracleCheck, Field(discriminator="kind")]
+Check = Annotated[
+    OutputCheck | TestCheck | StaticCheck | DerivedCheck | OracleCheck,
+    Field(discriminator="kind"),
+]
 
 
 class VerificationPlan(BaseModel):
@@ -273,7 +295,8 @@ class VerificationPlan(BaseModel):
 
     @property
     def strategy(self) -> str:
-        kinds = {c.kind for c in self.checks} - {"oracle"}
+        """A derived check is a (generated) pytest run: its strategy is tests."""
+        kinds = {"tests" if c.kind == "derived" else c.kind for c in self.checks} - {"oracle"}
         dynamic = kinds & {"output", "tests"}
         if len(dynamic) > 1:
             return "hybrid"

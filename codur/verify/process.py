@@ -46,10 +46,12 @@ def run_process(
     output_limit: int,
     memory_limit: int | None = None,
     stdin: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> ProcessResult:
-    """Run `command` in `cwd`. Killed (with its process group) on timeout or output flood."""
+    """Run `command` in `cwd`. Killed (with its process group) on timeout or output flood.
+    `env`: variables set on top of this process's environment."""
     start = time.perf_counter()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.Popen(
         command,
         cwd=cwd,

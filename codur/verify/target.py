@@ -18,7 +18,9 @@ NOT_ENTRY_POINTS = {"setup.py", "conftest.py", "noxfile.py"}
 @dataclass(frozen=True)
 class Target:
     """A verification: run `command` in the workspace; compare stdout with `expected_file`
-    when there is one, else success is exit code 0 (e.g. a pytest run)."""
+    when there is one, else success is exit code 0 (e.g. a pytest run). For messages only:
+    `expected_file` names what the output is compared with (a file, or where an expected
+    output given inline came from)."""
 
     command: list[str]
     entry: str

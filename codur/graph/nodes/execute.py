@@ -11,6 +11,7 @@ from codur.graph.checks import verify_now
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.session import Session
+from codur.verify.derived import DerivedCheck
 from codur.verify.plan import OutputCheck
 from codur.verify.result import VerificationResult
 from codur.verify.target import is_test
@@ -52,7 +53,10 @@ def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
 
 
 def _files_to_show(verdict: VerificationResult) -> list[str]:
-    """With no files named in the task: the entry point, else the code the failure ran."""
-    entries = [c.entry for c in verdict.plan.checks if isinstance(c, OutputCheck)]
+    """With no files named in the task: the entry point or the files a derived check
+    checks, else the code the failure ran."""
+    checks = verdict.plan.checks
+    entries = [c.entry for c in checks if isinstance(c, OutputCheck)]
+    entries += [f for c in checks if isinstance(c, DerivedCheck) for f in c.files]
     code = [loc.path for loc in verdict.locations if not is_test(loc.path)]
     return list(dict.fromkeys(p for p in [*entries, *code] if p.endswith(".py")))[:3]

@@ -1,0 +1,168 @@
+"""What a task and the folder's docstrings state about the program, read conservatively:
+only explicit statements become checks; when unsure, nothing does.
+
+Stated output (`stated_output`): a requirement phrase, then the output.
+- Phrases: `the output should|must be`, `expected output is|:`, `should|must|needs to|
+  has to|to print|output|display`, `make it print`, `so (that) it prints`. A bare `prints X`
+  is not one: it usually describes what the program does now.
+- The output: a fenced block after the phrase (multi-line), or a quoted value ('...',
+  "...", `...`) ending its sentence, or the rest of the line up to the sentence's end
+  (a final `.` is the sentence's, not the output's). Unquoted text counts only when it
+  looks like output, not prose: a Python literal, or no word made of letters alone
+  (`total(1, 5) == 15`, `Total: 15`, `[1, 2]` do; `the sum of the list` does not).
+- Several statements that disagree: None.
+
+Stated calls (`stated_calls`): the claims about calls of the folder's functions
+(`total(1, 5) should return 15`, `is_leap(1900) is False`), by the rules of claims.py.
+Text inside a stated output is output, not a claim.
+
+Docstring examples (`doctest_examples`): the `>>>` examples (stdlib `doctest` parser) of
+the named functions, classes and methods (or all of them in the given sources); and, in the
+rest of a function's docstring, HumanEval-style lines (`f(x) == y`, `f(x) ➞ y`, `f(x) -> y`
+...: the claims of claims.py) whose callee is that function. Not accepted: doctest-like
+lines without `>>>` (`f(x)` on one line, `y` on the next), prose (`for x = 3 the output
+should be 9`), claims about methods.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+from dataclasses import dataclass
+
+from codur.verify.claims import TASK, CallClaim, find_claims
+
+__all__ = ["CallClaim", "DocExample", "doctest_examples", "stated_calls", "stated_output"]
+
+
+@dataclass(frozen=True)
+class DocExample:
+    """The `index`-th `>>>` example of `docstring` (of `function` in `path`), which starts
+    at `line` of the file; earlier examples of the docstring are its setup."""
+
+    path: str
+    function: str
+    docstring: str
+    index: int
+    line: int
+    source: str
+    want: str
+
+
+# --- stated output --------------------------------------------------------------------
+
+_OUTPUT_PHRASE = re.compile(
+    r"\b(?:(?:the\s+)?output\s+(?:should|must)\s+be"
+    r"|expected\s+output(?:\s+is|\s*(?=:))"
+    r"|(?:should|must|needs\s+to|has\s+to|to)\s+(?:print|output|display)"
+    r"|make\s+\w+\s+print|so\s+(?:that\s+)?\w+\s+prints)\b[ \t]*:?",
+    re.IGNORECASE,
+)
+_FENCE = re.compile(r"[ \t]*\n?[ \t]*```[\w+-]*[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
+_FENCED = re.compile(r"```.*?```", re.DOTALL)
+_QUOTED = re.compile(r"[ \t]*(```|[`'\"])(.+?)\1(?=[ \t]*(?:[.,;!?)]|$))", re.MULTILINE)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s+\S)|\.?[ \t]*$", re.MULTILINE)
+
+
+def _output_statements(task: str) -> list[tuple[tuple[int, int], str | None]]:
+    """Each output phrase's span (phrase and value) and its value (None: not output)."""
+    found: list[tuple[tuple[int, int], str | None]] = []
+    code = [range(*m.span()) for m in _FENCED.finditer(task)]
+    for phrase in _OUTPUT_PHRASE.finditer(task):
+        if any(phrase.start() in block for block in code):
+            continue  # a phrase inside a code block is code, not a statement
+        at = phrase.end()
+        if match := _FENCE.match(task, at) or _QUOTED.match(task, at):
+            found.append(((phrase.start(), match.end()), match.group(match.lastindex or 1)))
+            continue
+        end = _SENTENCE_END.search(task, at)
+        stop = end.start() if end else len(task)
+        text = task[at:stop].strip()
+        found.append(((phrase.start(), stop), text if _looks_like_output(text) else None))
+    return found
+
+
+def _looks_like_output(text: str) -> bool:
+    if "\n" in text or not any(ch.isalnum() for ch in text):
+        return False
+    try:
+        ast.literal_eval(text)
+        return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return all(not word.isalpha() for word in text.split())
+
+
+def stated_output(task: str) -> str | None:
+    """The program output `task` states explicitly, or None."""
+    values = {value for _, value in _output_statements(task)}
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+# --- stated calls and docstring examples ---------------------------------------------
+
+
+def stated_calls(task: str, defined: dict[str, str]) -> list[CallClaim]:
+    """The claims `task` makes about calls of the folder's functions (`defined`: function
+    name -> the file defining it)."""
+    outputs = [range(*span) for span, _ in _output_statements(task)]
+    return find_claims(task, defined, TASK, outputs)
+
+
+def _documented(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    """(qualified name, node) of every function and class, methods included."""
+    found: list[tuple[str, ast.AST]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.append((prefix + node.name, node))
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return found
+
+
+def _docstring(node: ast.AST) -> tuple[str, int] | None:
+    """The raw docstring (as doctest reads it) and the line it starts on."""
+    body = getattr(node, "body", None)
+    first = body[0] if body else None
+    value = first.value if isinstance(first, ast.Expr) else None
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value, value.lineno
+    return None
+
+
+def doctest_examples(
+    sources: dict[str, str], names: list[str] | None = None
+) -> list[DocExample | CallClaim]:
+    """The examples in the docstrings of `names` (qualified or bare names; None: every
+    function and class) in `sources` (path -> code)."""
+    parser = doctest.DocTestParser()
+    found: list[DocExample | CallClaim] = []
+    for path, code in sources.items():
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue  # broken code documents nothing we can read; the check run shows it
+        for qualname, node in _documented(tree):
+            bare = qualname.rsplit(".", 1)[-1]
+            doc = _docstring(node)
+            if doc is None or (names is not None and not {qualname, bare} & set(names)):
+                continue
+            text, line = doc
+            examples = parser.get_examples(text, f"{path}:{qualname}")
+            found += [
+                DocExample(path, qualname, text, i, line + e.lineno, e.source, e.want)
+                for i, e in enumerate(examples)
+            ]
+            if isinstance(node, ast.ClassDef) or "." in qualname:
+                continue  # a call `push(1)` is not how a method or class is called
+            masked = text.split("\n")
+            for e in examples:
+                lines = e.source.count("\n") + e.want.count("\n")
+                masked[e.lineno : e.lineno + lines] = [""] * lines
+            origin = f"example in the docstring of {qualname}, {path}"
+            found += find_claims("\n".join(masked), {bare: path}, origin)
+    return found

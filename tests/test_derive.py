@@ -1,0 +1,167 @@
+"""Reading what a task and the docstrings state: only explicit statements, else nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from codur.verify.derive import CallClaim, DocExample, doctest_examples, stated_calls, stated_output
+
+
+@pytest.mark.parametrize(
+    ("task", "output"),
+    [
+        ("fix @main.py: the output should be total(1, 5) == 15", "total(1, 5) == 15"),
+        ("fix @main.py: the output should be `total(1, 5) == 15`.", "total(1, 5) == 15"),
+        ("make it print 'Hello, World!'", "Hello, World!"),
+        ('it should print "done"', "done"),
+        ("It should output Total: 15. Also rename x.", "Total: 15"),
+        ("expected output: 42", "42"),
+        ("The expected output is [1, 2, 3]", "[1, 2, 3]"),
+        ("so that it prints 3.5.", "3.5"),
+        ("Expected output:\n```\n1\n2\n3\n```\nthanks", "1\n2\n3"),
+        ("the program must print:\n```text\nA\nB\n```", "A\nB"),
+        ("it should print True", "True"),
+    ],
+)
+def test_stated_output(task: str, output: str) -> None:
+    assert stated_output(task) == output
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "it should print the sum of the list",  # a description, not output
+        "the script prints 14",  # what it does now, not a requirement
+        "should print 15, not 14",  # prose around it: unsure
+        "the output should be 15 and it should print 16",
+        "the output should be 15. It should print 16.",  # two statements disagree
+        "```python\nprint('to print')\n```",  # a phrase inside code is code
+        "Expected output:\n15",  # a value on the next line needs a fenced block
+        "fix the bug in @main.py",
+    ],
+)
+def test_no_stated_output(task: str) -> None:
+    assert stated_output(task) is None
+
+
+DEFINED = {"total": "main.py", "is_leap": "dates/leap.py"}
+
+
+@pytest.mark.parametrize(
+    ("task", "claims"),
+    [
+        ("total(1, 5) should return 15", [("total(1, 5)", "15", "==")]),
+        ("total(1, 5) must be equal to 15", [("total(1, 5)", "15", "==")]),
+        ("Make sure total(1, 5) == 15.", [("total(1, 5)", "15", "==")]),
+        ("total(1, 5) returns 15", [("total(1, 5)", "15", "==")]),
+        ("total(1, 5) ➞ 15", [("total(1, 5)", "15", "==")]),
+        ("total([1, 2.5], b=3) -> 6.5", [("total([1, 2.5], b=3)", "6.5", "==")]),
+        ("total(0, 0) = 'none'", [("total(0, 0)", "'none'", "==")]),
+        ("is_leap(1900) is False", [("is_leap(1900)", "False", "is")]),
+        ("is_leap(2000) should be True", [("is_leap(2000)", "True", "==")]),
+        (
+            "total(1, 5) == 15 and total(2, 3) == 5",
+            [("total(1, 5)", "15", "=="), ("total(2, 3)", "5", "==")],
+        ),
+        # a description of the bug, corrected in the same or the next sentence
+        ("total(1, 5) returns 14 but should return 15", [("total(1, 5)", "15", "==")]),
+        ("total(1, 5) returns 14. It should return 15.", [("total(1, 5)", "15", "==")]),
+        ("is_leap(1900) returns True; it must be False", [("is_leap(1900)", "False", "==")]),
+        # requirements win over descriptions
+        ("total(1, 5) should be 15; today total(1, 5) gives 14.", [("total(1, 5)", "15", "==")]),
+    ],
+)
+def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
+    found = stated_calls(task, DEFINED)
+    assert [(c.call, c.expected, c.op) for c in found] == claims
+    assert all(c.path == DEFINED[c.call.split("(")[0]] for c in found)
+    assert all(c.origin == "stated in the task" for c in found)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "the output should be total(1, 5) == 15",  # output text, not a claim
+        "total(1, 5) returns 14 instead of 15",  # which one is wanted? unsure
+        "is_leap(1900) is True, but 1900 is not a leap year",
+        "total(1, 5) returns 14. It should be faster.",
+        "total(a, b) should return the sum",  # not literal: nothing to evaluate
+        "total(1, 5) should return 1 + 14",  # an expression, not a value
+        "print(1, 5) should return 15",  # not a function of the folder
+        "obj.total(1, 5) == 15",  # a method of something
+        "total(1, 5) should be 15, total(1, 5) should be 16",  # they disagree
+    ],
+)
+def test_no_stated_calls(task: str) -> None:
+    assert stated_calls(task, DEFINED) == []
+
+
+STATS = '''"""Statistics."""
+
+
+def mean(xs):
+    """The mean.
+
+    >>> mean([1, 2, 3])
+    2.0
+    >>> data = [2, 4]
+    >>> mean(data)
+    3.0
+    """
+    return sum(xs) / len(xs)
+
+
+def median(xs):
+    """The middle value.
+
+    For example:
+        median([3, 1, 2]) == 2
+        median([1, 2, 3, 4]) ➞ 2.5
+        median([5]) -> 5
+    but median(xs) is not defined for an empty list.
+    """
+    return sorted(xs)[len(xs) // 2]
+
+
+class Stack:
+    def push(self, x):
+        """Add x.
+
+        >>> s = Stack()
+        >>> s.push(1)
+        >>> s.items
+        [1]
+        """
+'''
+
+
+def test_docstring_examples_of_named_functions() -> None:
+    found = doctest_examples({"stats.py": STATS}, ["mean"])
+    assert all(isinstance(e, DocExample) and e.function == "mean" for e in found)
+    assert [(e.source, e.want, e.index, e.line) for e in found] == [
+        ("mean([1, 2, 3])\n", "2.0\n", 0, 7),
+        ("data = [2, 4]\n", "", 1, 9),
+        ("mean(data)\n", "3.0\n", 2, 10),
+    ]
+    assert found[0].docstring.startswith("The mean.")
+    methods = doctest_examples({"stats.py": STATS}, ["Stack.push"])
+    assert [(e.function, e.source) for e in methods][-1] == ("Stack.push", "s.items\n")
+
+
+def test_humaneval_style_lines_in_a_docstring() -> None:
+    found = doctest_examples({"stats.py": STATS}, ["median"])
+    assert found == [
+        CallClaim("stats.py", call, value, "==", "example in the docstring of median, stats.py")
+        for call, value in [
+            ("median([3, 1, 2])", "2"),
+            ("median([1, 2, 3, 4])", "2.5"),
+            ("median([5])", "5"),
+        ]
+    ]
+
+
+def test_no_names_means_every_function_of_the_sources() -> None:
+    functions = {getattr(e, "function", "median") for e in doctest_examples({"s.py": STATS})}
+    assert functions == {"mean", "median", "Stack.push"}
+    assert doctest_examples({"s.py": STATS}, ["variance"]) == []
+    assert doctest_examples({"broken.py": "def f(:\n"}) == []

@@ -1,0 +1,211 @@
+"""Checks derived from the task and the docstrings, run for real: real folders, real pytest
+subprocesses, nothing of Codur's left in the user's folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import watched_context, write_files
+
+from codur.config.schema import RepairConfig, VerifyConfig
+from codur.repair.locate import executed_lines
+from codur.repair.search import search
+from codur.tools.context import ToolContext
+from codur.verify.agent import run_plan, verify_task
+from codur.verify.derived import DerivedCheck
+from codur.verify.plan import OutputCheck, VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.workspace import Workspace
+
+TOTAL = (
+    "def total(a, b):\n"
+    "    s = 0\n"
+    "    for i in range(a, b):\n"
+    "        s += i\n"
+    "    return s\n\n\n"
+    'print(f"total(1, 5) == {total(1, 5)}")\n'
+)
+TOTAL_FIXED = TOTAL.replace("range(a, b)", "range(a, b + 1)")
+STATS = '''def mean(xs):
+    """The mean.
+
+    >>> mean([2, 4])
+    3.0
+    >>> mean([])
+    0.0
+    """
+    return sum(xs) / len(xs)
+
+
+def spread(xs):
+    """Largest minus smallest.
+
+    >>> spread([1, 5, 2])
+    4
+    """
+    return max(xs) - min(xs)
+'''
+EVENS = '''def evens(n):
+    """The even numbers below n.
+
+    For example:
+        evens(5) == [0, 2, 4]
+        evens(1) ➞ [0]
+    """
+'''
+
+
+def verify(root: Path, task: str, files: dict[str, str] | None = None) -> VerificationResult:
+    write_files(root, files or {})
+    ctx, _ = watched_context(root)
+    refs = [w[1:] for w in task.split() if w.startswith("@")]
+    return verify_task(ctx, VerifyConfig(), refs, [], task)
+
+
+def listing(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def test_output_stated_in_words_is_compared(tmp_path: Path) -> None:
+    task = "fix @main.py: the output should be total(1, 5) == 15"
+    result = verify(tmp_path, task, {"main.py": TOTAL})
+    assert (result.passed, result.strategy) == (False, "output")
+    assert result.plan.checks == [OutputCheck(entry="main.py", expected_text="total(1, 5) == 15")]
+    assert result.reasoning == (
+        "no expected output and no tests; checks derived from the task statement: "
+        "the output of main.py should be 'total(1, 5) == 15'"
+    )
+    failed = result.failed[0]
+    assert failed.summary == (
+        "python main.py, compared with the output stated in the task: output differs"
+    )
+    assert "compared with the output stated in the task" in failed.feedback
+    assert "Expected output:\n```\ntotal(1, 5) == 15\n```" in failed.feedback
+    assert failed.hint == "output line 1 is 'total(1, 5) == 10', expected 'total(1, 5) == 15'"
+    assert verify(tmp_path, task, {"main.py": TOTAL_FIXED}).passed
+    assert listing(tmp_path) == {"main.py"}
+
+
+def test_a_stated_call_claim(tmp_path: Path) -> None:
+    task = "total(1, 5) should return 15 but it returns 10"
+    result = verify(tmp_path, task, {"main.py": TOTAL})
+    assert (result.passed, result.strategy) == (False, "tests")
+    check = result.plan.checks[0]
+    assert isinstance(check, DerivedCheck) and (check.source, check.files) == ("task", ["main.py"])
+    assert VerificationPlan.model_validate_json(result.plan.model_dump_json()) == result.plan
+    assert "checks derived from the task statement: total(1, 5) should return 15" in (
+        result.reasoning
+    )
+    failed = result.failed[0]
+    assert failed.check == "derived"
+    assert failed.failing_tests == ["test_codur_task.py::test_total_1"]
+    assert failed.hint == "total(1, 5) should return 15 (stated in the task): got 10"
+    assert "- total(1, 5) should return 15 (stated in the task): got 10" in failed.feedback
+    assert "not files in the folder" in failed.feedback
+    assert verify(tmp_path, task, {"main.py": TOTAL_FIXED}).passed
+    assert listing(tmp_path) == {"main.py"}  # no test file, no __pycache__
+
+
+def test_docstring_examples_of_a_named_function(tmp_path: Path) -> None:
+    result = verify(tmp_path, "mean crashes on an empty list, fix it", {"stats.py": STATS})
+    check = result.plan.checks[0]
+    assert isinstance(check, DerivedCheck) and check.source == "doctest"
+    assert check.description == ">>> mean([2, 4]); >>> mean([])"  # spread is not named
+    assert "checks derived from the docstring examples of mean" in result.reasoning
+    failed = result.failed[0]
+    assert failed.failing_tests == ["test_codur_doctest.py::test_mean_2"]  # 1 passed
+    assert "1 passed, 1 failed" in failed.summary
+    assert failed.hint.startswith(
+        ">>> mean([]) should give 0.0 (example in the docstring of mean, stats.py line 6): "
+        "raised ZeroDivisionError: division by zero"
+    )
+    assert [(loc.path, loc.line, loc.function) for loc in failed.locations] == [
+        ("stats.py", 9, "mean")
+    ]
+    assert "it fails at stats.py line 9 in mean (ZeroDivisionError)" in result.suggestions
+    fixed = STATS.replace("return sum(xs) / len(xs)", "return sum(xs) / len(xs) if xs else 0.0")
+    assert verify(tmp_path, "fix mean", {"stats.py": fixed}).passed
+    assert listing(tmp_path) == {"stats.py"}
+
+
+def test_humaneval_style_examples_of_a_function_to_implement(tmp_path: Path) -> None:
+    result = verify(tmp_path, "implement @evens.py", {"evens.py": EVENS})
+    assert not result.passed
+    assert result.plan.checks[0].description == (
+        "evens(5) should return [0, 2, 4]; evens(1) should return [0]"
+    )
+    assert result.failed[0].hint == (
+        "evens(5) should return [0, 2, 4] (example in the docstring of evens, evens.py): got None"
+    )
+    done = EVENS + "    return list(range(0, n, 2))\n"
+    assert verify(tmp_path, "implement @evens.py", {"evens.py": done}).passed
+
+
+def test_the_script_around_a_function_does_not_run(tmp_path: Path) -> None:
+    script = (
+        TOTAL_FIXED + "while True:\n    print(input())\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    result = verify(tmp_path, "total(2, 3) should return 5", {"main.py": script})
+    assert result.passed, result.feedback
+
+
+def test_nothing_derivable_falls_back_to_static_checks(tmp_path: Path) -> None:
+    files = {"lib.py": "def add(a, b):\n    return a + b\n"}
+    write_files(tmp_path, files)
+    ctx, _ = watched_context(tmp_path)
+    task = "make add faster; it should print the sum"
+    result = verify_task(ctx, VerifyConfig(), [], ["lib.py"], task)
+    assert (result.passed, result.strategy) == (True, "static")
+    assert result.reasoning == "no expected output and no tests: static checks of the changed code"
+
+
+def test_checks_in_the_folder_come_first(tmp_path: Path) -> None:
+    files = {"main.py": TOTAL, "expected.txt": "total(1, 5) == 10\n"}
+    result = verify(tmp_path, "total(1, 5) should return 15", files)
+    assert result.passed and [c.kind for c in result.plan.checks] == ["output"]
+
+
+def test_a_derived_check_runs_in_a_copy_of_the_workspace(tmp_path: Path) -> None:
+    task = "total(1, 5) should return 15"
+    failing = verify(tmp_path / "ws", task, {"main.py": TOTAL})
+    copy = Path(shutil.copytree(tmp_path / "ws", tmp_path / "copy"))
+    (copy / "main.py").write_text(TOTAL_FIXED)
+    assert run_plan(failing.plan, ToolContext(Workspace(copy))).passed
+    assert not run_plan(failing.plan, ToolContext(Workspace(tmp_path / "ws"))).passed
+    assert listing(copy) == {"main.py"}
+
+
+def test_the_repair_search_fixes_code_against_a_derived_check(tmp_path: Path) -> None:
+    task = "total(1, 5) should return 15"
+    failing = verify(tmp_path, task, {"main.py": TOTAL})
+    # traced: the function ran, the script around it (line 8) did not
+    lines = executed_lines(failing.plan, tmp_path, 30)["main.py"]
+    assert {1, 2, 3, 4, 5} <= set(lines) and 8 not in lines
+    ctx, _ = watched_context(tmp_path)
+    result = search(failing.plan, failing, ctx, RepairConfig(max_depth=1), VerifyConfig())
+    assert result.reason == "repaired" and "range(a, b + 1)" in result.sources["main.py"]
+    assert (tmp_path / "main.py").read_text() == TOTAL
+
+
+def test_a_model_written_test_file_runs_as_given(tmp_path: Path) -> None:
+    write_files(
+        tmp_path, {"pkg/__init__.py": "", "pkg/calc.py": "def sub(a, b):\n    return a + b\n"}
+    )
+    test = "from pkg.calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
+    check = DerivedCheck(source="model", description="sub(5, 3) is 2", test=test)
+    evidence = check.run(ToolContext(Workspace(tmp_path)))
+    assert not evidence.passed and evidence.failing_tests == ["test_codur_model.py::test_sub"]
+    assert "tests the model wrote from the task" in evidence.feedback
+    assert "assert 8 == 2" in evidence.feedback  # no message of its own: pytest's report
+    (tmp_path / "pkg/calc.py").write_text("def sub(a, b):\n    return a - b\n")
+    assert check.run(ToolContext(Workspace(tmp_path))).passed
+    assert listing(tmp_path) == {"pkg", "pkg/__init__.py", "pkg/calc.py"}
+
+
+def test_an_output_check_needs_exactly_one_expectation() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        OutputCheck(entry="main.py")
+    with pytest.raises(ValueError, match="exactly one"):
+        OutputCheck(entry="main.py", expected_file="expected.txt", expected_text="1")
