@@ -123,8 +123,14 @@ def test_a_run_that_edits_a_protected_file_fails_though_its_output_matches(tmp_p
     }
     make(root, "a_protected", files)  # the prompt names main.py only
     make(root, "b_editable", files, prompt="fix @limits.py")
-    flags = scripted_profile(tmp_path, [whole_file("limits.py", "LIMIT = 10\n")])
-    result, report, out = run_challenges(tmp_path, root, flags, "--jobs", "2")
+    # an agent that edits limits.py whatever it is asked (Codur itself refuses to: the
+    # judge must not depend on that)
+    agent = tmp_path / "agent.py"
+    agent.write_text("open('limits.py', 'w').write('LIMIT = 10\\n')\n")
+    command = shlex.join([sys.executable, str(agent)])
+    result, report, out = run_challenges(
+        tmp_path, root, [], "--jobs", "2", "--codur-command", command
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     protected, editable = report["challenges"]
     assert protected["output_ok"] and not protected["passed"]

@@ -204,8 +204,8 @@ def test_a_model_written_test_file_runs_as_given(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"pkg", "pkg/__init__.py", "pkg/calc.py"}
 
 
-def test_an_output_check_needs_exactly_one_expectation() -> None:
-    with pytest.raises(ValueError, match="exactly one"):
+def test_an_output_check_needs_an_expectation_and_prefers_the_captured_text() -> None:
+    with pytest.raises(ValueError, match="expected_file or expected_text"):
         OutputCheck(entry="main.py")
-    with pytest.raises(ValueError, match="exactly one"):
-        OutputCheck(entry="main.py", expected_file="expected.txt", expected_text="1")
+    both = OutputCheck(entry="main.py", expected_file="expected.txt", expected_text="1")
+    assert both.against == "expected.txt (as captured at the start)"
