@@ -124,12 +124,21 @@ def run_bare(problem: dict, bare: Bare, args: argparse.Namespace) -> dict:
     }
 
 
-def last_run_end(log: Path) -> dict:
-    """The last run.end event of a Codur debug log (empty if there is none)."""
+def run_end(log: Path) -> dict:
+    """The last run.end event of a Codur debug log. A run without one (killed on timeout)
+    gets its model calls and tokens counted from the model.response events."""
     if not log.is_file():
         return {}
-    ends = [json.loads(line) for line in log.read_text().splitlines() if '"run.end"' in line]
-    return ends[-1] if ends else {}
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    ends = [e for e in events if e["event"] == "run.end"]
+    if ends:
+        return ends[-1]
+    replies = [e for e in events if e["event"] == "model.response"]
+    return {
+        "model_calls": len(replies),
+        "prompt_tokens": sum(e.get("prompt_tokens", 0) for e in replies),
+        "completion_tokens": sum(e.get("completion_tokens", 0) for e in replies),
+    }
 
 
 def codur_command(args: argparse.Namespace, seed: int) -> list[str]:
@@ -148,14 +157,14 @@ def run_codur(problem: dict, seed: int, args: argparse.Namespace) -> dict:
         start = time.perf_counter()
         done = run(codur_command(args, seed), folder, args.timeout)
         wall = round(time.perf_counter() - start, 2)
-        end = last_run_end(folder / "codur_debug.log")
+        end = run_end(folder / "codur_debug.log")
         verdict = judge(folder / "solution.py", problem, args.judge_timeout)
         keep.mkdir(parents=True, exist_ok=True)
         for name in ("solution.py", "codur_debug.log"):
             if (folder / name).is_file():
                 shutil.copy(folder / name, keep / name)
     error = "timed out" if done.timed_out else ""
-    if not end and not error:
+    if "status" not in end and not error:
         error = (done.stderr.strip().splitlines() or ["no run.end in the debug log"])[-1]
     return {
         "task_id": problem["task_id"],

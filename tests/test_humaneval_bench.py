@@ -145,3 +145,18 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
     assert second.returncode == 0, second.stdout + second.stderr
     assert len((out / "runs.jsonl").read_text().splitlines()) == 4
     assert json.loads((out / "report.json").read_text())["summary"] == summary
+
+
+def test_a_killed_run_counts_its_model_calls_from_the_log(tmp_path: Path) -> None:
+    from humaneval import run_end
+
+    log = tmp_path / "codur_debug.log"
+    events = [
+        {"event": "model.response", "prompt_tokens": 200, "completion_tokens": 50},
+        {"event": "model.response", "prompt_tokens": 300, "completion_tokens": 60},
+    ]
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert run_end(log) == {"model_calls": 2, "prompt_tokens": 500, "completion_tokens": 110}
+    end = {"event": "run.end", "status": "verified", "model_calls": 2}
+    log.write_text(log.read_text() + json.dumps(end) + "\n")
+    assert run_end(log) == end
