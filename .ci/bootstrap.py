@@ -2,7 +2,7 @@
 """Set up Codur from a checkout with nothing but python3, then run the demo or the tests.
 
     python3 .ci/bootstrap.py demo   # venv + codur[local], then fix a sample challenge
-    python3 .ci/bootstrap.py test   # venv + codur[local,dev], then the test suite
+    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench], then the test suite
 
 Standard library only: this runs before anything is installed. llama-cpp-python has no
 wheel on PyPI, so the first setup compiles it (~10 minutes on 2 cores); progress is shown
@@ -113,13 +113,13 @@ def demo() -> int:
 
 
 def test() -> int:
-    setup(["local", "dev"])
+    setup(["local", "dev", "bench"])
     args = sys.argv[2:] or []
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
 if __name__ == "__main__":
-    commands = {"demo": demo, "test": test, "setup": lambda: setup(["local", "dev"]) or 0}
+    commands = {"demo": demo, "test": test, "setup": lambda: setup(["local", "dev", "bench"]) or 0}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(f"usage: python3 .ci/bootstrap.py {{{'|'.join(commands)}}} [pytest args]")
     sys.exit(commands[sys.argv[1]]())

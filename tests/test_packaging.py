@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -51,6 +52,8 @@ def test_installed_copy_finds_its_data_outside_the_checkout(wheel: Path, tmp_pat
     zipfile.ZipFile(wheel).extractall(site)
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()
+    # a PYTHONPATH pointing at a checkout (a worktree run) would shadow the wheel
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = subprocess.run(
         [
             str(venv / "bin" / "python"),
@@ -59,6 +62,7 @@ def test_installed_copy_finds_its_data_outside_the_checkout(wheel: Path, tmp_pat
             "print(codur.__file__); print(r.default_config_file())",
         ],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
     )
@@ -68,6 +72,7 @@ def test_installed_copy_finds_its_data_outside_the_checkout(wheel: Path, tmp_pat
     show = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "codur", "config", "show"],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
     )
