@@ -1,8 +1,9 @@
 """Fenced code blocks in a reply, and the file each one is for.
 
 A block is for the path on the line before it (`main.py`, `**main.py**`, `File: main.py`),
-in its info string (```python main.py) or echoed as its first line; with one file shown,
-an unnamed block (the longest, when there are several) is for that file.
+in its info string (```python main.py), echoed as its first line, or in a block of its
+own just before it (```\nmain.py\n```); with one file shown, an unnamed block (the
+longest, when there are several) is for that file. An empty block is never an edit.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
     does and one file is known, the longest unnamed block for that file."""
     named: list[tuple[str, str]] = []
     unnamed: list[str] = []
+    label: str | None = None  # a block holding only a path names the next block
     for match in _FENCE.finditer(reply):
         info, raw = match.group(1).strip(), match.group(2)
         if MASK in raw:
@@ -46,11 +48,16 @@ def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
         before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         words = info.split()
         echoed = raw.split("\n", 1)[0].strip()
+        if not body.strip():
+            label = (echoed if echoed in known else path_hint(echoed, known)) or label
+            continue
         path = (
             (path_hint(words[-1], known) if len(words) > 1 else None)
             or path_hint(before, known)
             or (echoed if echoed in known else None)
+            or label
         )
+        label = None
         if path:
             named.append((path, body))
         else:
