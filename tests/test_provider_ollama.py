@@ -14,7 +14,7 @@ from codur.config.schema import LLMProfile
 from codur.errors import ModelError, ModelUnreachable
 from codur.events import Event, EventBus
 from codur.models import ollama as provider
-from codur.models.client import ModelClient
+from codur.models.client import ModelClient, finish_reason, truncated
 
 
 @tool
@@ -142,6 +142,43 @@ def test_usage_reaches_the_response_event(ollama_server: OllamaServer) -> None:
 
     response = next(e for e in events if e.kind == "model.response")
     assert (response.data["prompt_tokens"], response.data["completion_tokens"]) == (42, 5)
+
+
+def test_per_call_sampling_goes_into_the_options(ollama_server: OllamaServer) -> None:
+    ollama_server.script(Reply("a"), Reply("b"))
+    client, _ = make_client(ollama_server.url)
+
+    client.invoke([HumanMessage("hi")])
+    client.invoke([HumanMessage("hi")], **client.sampling(3), max_tokens=50)
+
+    first, second = (r.body["options"] for r in ollama_server.requests)
+    assert (first["temperature"], first["seed"], first["num_predict"]) == (0.1, 7, 300)
+    assert (second["temperature"], second["seed"], second["num_predict"]) == (0.8, 10, 50)
+    assert "num_ctx" not in first  # no context_window: the server's default
+
+
+def test_reply_cut_by_the_token_limit_is_reported(ollama_server: OllamaServer) -> None:
+    ollama_server.script(Reply("all of it"), Reply("def f(:", finish_reason="length"))
+    client, events = make_client(ollama_server.url)
+
+    whole = client.invoke([HumanMessage("hi")])
+    cut = client.invoke([HumanMessage("hi")])
+
+    assert (finish_reason(whole), truncated(whole)) == ("stop", False)
+    assert (finish_reason(cut), truncated(cut)) == ("length", True)
+    responses = [e.data for e in events if e.kind == "model.response"]
+    assert [r["finish_reason"] for r in responses] == ["stop", "length"]
+
+
+def test_context_window_is_sent_as_num_ctx(ollama_server: OllamaServer) -> None:
+    ollama_server.script(Reply("ok"))
+    client, _ = make_client(ollama_server.url, context_window=8192)
+
+    client.invoke([HumanMessage("hi")])
+
+    assert ollama_server.requests[0].body["options"]["num_ctx"] == 8192
+    assert client.context_window == 8192
+    assert client.count_tokens([HumanMessage("y" * 35)]) == 10  # 35 characters / 3.5
 
 
 @pytest.mark.parametrize(

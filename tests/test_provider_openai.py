@@ -16,7 +16,7 @@ from codur.config.schema import LLMProfile
 from codur.errors import ConfigError, ModelError, ModelUnreachable
 from codur.events import Event, EventBus
 from codur.log import JsonlLog, Redactor, secret_values
-from codur.models.client import ModelClient
+from codur.models.client import ModelClient, finish_reason, truncated
 
 KEY_VAR = "CODUR_TEST_API_KEY"
 KEY = "sk-test-0123456789abcdef"
@@ -234,14 +234,62 @@ def test_openai_itself_keeps_max_completion_tokens() -> None:
     assert provider.endpoint(LLMProfile(provider="openai")) == "https://api.openai.com/v1"
 
 
-def test_per_call_output_cap_and_retry_sampling(openai_server: OpenAIServer) -> None:
-    openai_server.script(Reply("a"), Reply("b"))
-    client, _ = make_client(openai_server.base_url, max_tokens=2048, seed=7)
+def test_per_call_output_cap_and_sampling(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply("a"), Reply("b"), Reply("c"))
+    client, events = make_client(openai_server.base_url, max_tokens=2048, seed=7)
 
     client.invoke([HumanMessage("hi")], max_tokens=300)
-    client.invoke([HumanMessage("hi")], variation=2)
+    client.invoke([HumanMessage("hi")], **client.sampling(2))
+    client.invoke([HumanMessage("hi")], temperature=1.3, seed=42, max_tokens=4096)
 
-    first, second = (r.body for r in openai_server.requests)
-    assert first["max_tokens"] == 300 and first["temperature"] == client.profile.temperature
+    first, second, third = (r.body for r in openai_server.requests)
+    assert first["max_tokens"] == 300
+    assert (first["temperature"], first["seed"]) == (client.profile.temperature, 7)
     assert second["max_tokens"] == 2048
     assert (second["temperature"], second["seed"]) == (client.profile.retry_temperature, 9)
+    assert (third["temperature"], third["seed"], third["max_tokens"]) == (1.3, 42, 2048)
+    requests = [e.data for e in events if e.kind == "model.request"]
+    assert [(r["temperature"], r["seed"], r["max_tokens"]) for r in requests] == [
+        (client.profile.temperature, 7, 300),
+        (client.profile.retry_temperature, 9, 2048),
+        (1.3, 42, 2048),
+    ]
+
+
+def test_reply_cut_by_the_token_limit_is_reported(openai_server: OpenAIServer) -> None:
+    openai_server.script(Reply("def f(:"), Reply("done", finish_reason="length"))
+    client, events = make_client(openai_server.base_url)
+
+    whole = client.invoke([HumanMessage("hi")])
+    cut = client.invoke([HumanMessage("hi")], max_tokens=3)
+
+    assert (finish_reason(whole), truncated(whole)) == ("stop", False)
+    assert (finish_reason(cut), truncated(cut)) == ("length", True)
+    responses = [e.data for e in events if e.kind == "model.response"]
+    assert [r["finish_reason"] for r in responses] == ["stop", "length"]
+
+
+def test_cached_prompt_tokens_are_counted(openai_server: OpenAIServer) -> None:
+    openai_server.script(
+        Reply("a", prompt_tokens=1200, cached_tokens=0),
+        Reply("b", prompt_tokens=1250, cached_tokens=1024),
+    )
+    client, events = make_client(openai_server.base_url)
+
+    client.invoke([HumanMessage("hi")])
+    client.invoke([HumanMessage("hi")])
+
+    assert [e.data["cached_tokens"] for e in events if e.kind == "model.response"] == [0, 1024]
+    assert (client.usage.prompt_tokens, client.usage.cached_prompt_tokens) == (2450, 1024)
+
+
+def test_context_window_and_estimated_token_count(openai_server: OpenAIServer) -> None:
+    client, _ = make_client(openai_server.base_url, context_window=128_000)
+    unknown, _ = make_client(openai_server.base_url)
+    text = "x" * 700
+
+    assert (client.context_window, unknown.context_window) == (128_000, None)
+    assert client.count_tokens([HumanMessage(text)]) == 200  # 700 characters / 3.5
+    assert client.count_tokens([HumanMessage(text + "y")]) == 201  # rounded up
+    assert client.count_tokens([HumanMessage(text)], tools=[read_file]) > 200
+    assert openai_server.requests == []  # counted without a call

@@ -79,7 +79,7 @@ class CoderAgent:
         before = set(session.restore.saved) if session.restore else set()
         for round_no in range(rounds + 1):
             reply = client.invoke(
-                base + new, tools=tools, variation=session.usage.calls, max_tokens=budget
+                base + new, tools=tools, **client.sampling(session.usage.calls), max_tokens=budget
             )
             text = reply.content if isinstance(reply.content, str) else str(reply.content)
             calls: list[dict[str, Any]] = list(reply.tool_calls)

@@ -61,7 +61,13 @@ class LLMProfile(_Section):
     n_threads: int | None = Field(None, gt=0)
     """local: CPU threads for inference (unset: the number of cores)."""
     seed: int = 0
-    """local: sampling seed, so runs are reproducible."""
+    """Sampling seed, so runs are reproducible; attempt k after a failed one uses seed + k
+    (local and ollama; OpenAI-compatible servers get it too, some ignore it)."""
+    context_window: int | None = Field(None, gt=0)
+    """openai/ollama/scripted: the model's context window in tokens (prompt plus reply),
+    for fitting prompts into it; unset means unknown. Ollama also gets it as `num_ctx`, so
+    the server loads the model with that window instead of its small default, which
+    silently drops the start of longer prompts. local: `n_ctx` is the window."""
     script: str | None = None
     """scripted: path to a YAML/JSON file of responses to replay in order."""
 

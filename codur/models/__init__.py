@@ -1,8 +1,9 @@
 """Model providers, registered in one place: a provider is one module and one line here.
 
-A provider module defines three functions (see `codur.models.base.Provider`):
+A provider module defines five functions (see `codur.models.base.Provider`):
 `build(name, profile)` -> a LangChain chat model, `classify(exc)` -> whether an error is
-worth retrying, and `endpoint(profile)` -> the URL or file shown in error messages.
+worth retrying, `endpoint(profile)` -> the URL or file shown in error messages,
+`context_window(profile)` and `count_tokens(model, messages, tools)` for fitting prompts.
 Modules are imported only when a profile uses them, so `codur --help` stays fast.
 """
 

@@ -1,9 +1,11 @@
 """ModelClient: the one place model calls go through.
 
-It builds the profile's chat model once, binds tools, retries transient failures with
-exponential backoff, turns provider errors into ModelUnreachable / ModelError naming the
-profile and endpoint, enforces the run's LLM-call budget, and emits model.* events with
-token counts and timings for the debug log and --verbose.
+It builds the profile's chat model once, applies per-call sampling (temperature, seed,
+output cap), binds tools, retries transient failures with exponential backoff, turns
+provider errors into ModelUnreachable / ModelError naming the profile and endpoint,
+enforces the run's LLM-call budget, and emits model.* events with token counts, cached
+prompt tokens, the finish reason and timings for the debug log and --verbose. It also
+offers the primitives for fitting a prompt: `context_window` and `count_tokens`.
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ if TYPE_CHECKING:
     from codur.config.schema import LLMProfile
 
 
-_MAX_TOKEN_FIELDS = ("max_tokens", "num_predict")
-"""Output-cap fields of the chat models (OpenAI and local; Ollama)."""
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "temperature": ("temperature",),
+    "seed": ("seed",),
+    "max_tokens": ("max_tokens", "num_predict"),  # OpenAI and local; Ollama
+}
+"""Where each per-call setting lives on the chat models; a model without the field (the
+scripted one) ignores the setting."""
 
 
 @dataclass
@@ -35,6 +42,8 @@ class Usage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Of `prompt_tokens`, those the provider did not evaluate again (a cached prefix)."""
     max_calls: int | None = None
 
 
@@ -64,39 +73,51 @@ class ModelClient:
                     ) from exc
         return self._model
 
-    def variant(self, variation: int) -> BaseChatModel:
-        """The model for the `variation`-th new attempt: retry temperature, another seed.
+    @property
+    def context_window(self) -> int | None:
+        """Tokens the model attends to (prompt plus reply); None when unknown."""
+        return provider(self.profile.provider).context_window(self.profile)
 
-        Variation 0 is the profile as configured; providers without these fields are used
-        as they are.
-        """
-        fields = type(self.model).model_fields
-        if variation == 0 or "temperature" not in fields:
-            return self.model
-        update: dict[str, Any] = {"temperature": self.profile.retry_temperature}
-        if "seed" in fields:
-            update["seed"] = self.profile.seed + variation
-        return self.model.model_copy(update=update)
+    def count_tokens(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> int:
+        """Prompt tokens of `invoke(messages, tools)`: the model's own tokenizer for the
+        embedded model (loads it), an estimate elsewhere (`codur.models.base`)."""
+        prov = provider(self.profile.provider)
+        return prov.count_tokens(lambda: self.model, messages, tools)
+
+    def sampling(self, attempt: int) -> dict[str, Any]:
+        """`invoke` settings for the `attempt`-th try at the same request: the profile's
+        temperature and seed for attempt 0, then `retry_temperature` and seed + attempt, so
+        each new attempt samples a different answer instead of repeating a failed one."""
+        if attempt <= 0:
+            return {"temperature": self.profile.temperature, "seed": self.profile.seed}
+        return {"temperature": self.profile.retry_temperature, "seed": self.profile.seed + attempt}
 
     def invoke(
         self,
         messages: Sequence[BaseMessage],
         tools: Sequence[Any] = (),
-        variation: int = 0,
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
         max_tokens: int | None = None,
     ) -> AIMessage:
         """One model call (with retries); returns the AIMessage.
 
-        `variation` > 0 asks for a differently sampled answer (see `variant`);
+        `temperature` and `seed` replace the profile's for this call (see `sampling`);
         `max_tokens` lowers the profile's output cap for this call (a reply that runs on
-        past what the answer can need is a model stuck repeating itself).
+        past what the answer can need is a model stuck repeating itself). None keeps the
+        profile's value. `finish_reason(reply)` says whether the cap cut the reply.
         """
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
             raise LimitReached(f"LLM call limit reached ({self.usage.max_calls} calls)")
-        model = self.variant(variation)
-        cap_field = next((f for f in _MAX_TOKEN_FIELDS if f in type(model).model_fields), None)
-        if max_tokens is not None and cap_field and max_tokens < self.profile.max_tokens:
-            model = model.model_copy(update={cap_field: max_tokens})
+        settings: dict[str, Any] = {
+            "temperature": self.profile.temperature if temperature is None else temperature,
+            "seed": self.profile.seed if seed is None else seed,
+            "max_tokens": self.profile.max_tokens
+            if max_tokens is None
+            else min(max_tokens, self.profile.max_tokens),
+        }
+        model = self._configured(settings)
         model = model.bind_tools(list(tools)) if tools else model
         prov = provider(self.profile.provider)
         self.usage.calls += 1
@@ -104,7 +125,7 @@ class ModelClient:
             "model.request",
             profile=self.name,
             call=self.usage.calls,
-            variation=variation,
+            **settings,
             messages=[_render(m) for m in messages],
             tools=[getattr(t, "name", str(t)) for t in tools],
         )
@@ -138,8 +159,10 @@ class ModelClient:
         usage = getattr(reply, "usage_metadata", None) or {}
         prompt_tokens = int(usage.get("input_tokens", 0))
         completion_tokens = int(usage.get("output_tokens", 0))
+        cached_tokens = int((usage.get("input_token_details") or {}).get("cache_read", 0))
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
+        self.usage.cached_prompt_tokens += cached_tokens
         self.bus.emit(
             "model.response",
             profile=self.name,
@@ -148,9 +171,36 @@ class ModelClient:
             tool_calls=[{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            cached_tokens=cached_tokens,
+            finish_reason=finish_reason(reply),
             duration_s=round(time.perf_counter() - start, 3),
         )
         return reply
+
+    def _configured(self, settings: dict[str, Any]) -> BaseChatModel:
+        """The profile's model with `settings` applied to the fields it has."""
+        fields = type(self.model).model_fields
+        update = {}
+        for name, value in settings.items():
+            field_name = next((f for f in _FIELDS[name] if f in fields), None)
+            if field_name and getattr(self.model, field_name) != value:
+                update[field_name] = value
+        return self.model.model_copy(update=update) if update else self.model
+
+
+def finish_reason(reply: AIMessage) -> str | None:
+    """Why the model stopped, the same way for every provider: "stop" (done), "length"
+    (cut by the output cap), "tool_calls", or None when the provider does not say.
+    OpenAI-compatible servers and the embedded model report `finish_reason`, Ollama
+    `done_reason`, a script item `finish_reason` (default "stop")."""
+    meta = reply.response_metadata or {}
+    reason = meta.get("finish_reason") or meta.get("done_reason")
+    return str(reason) if reason else None
+
+
+def truncated(reply: AIMessage) -> bool:
+    """Whether the output cap cut the reply short (its edits are incomplete)."""
+    return finish_reason(reply) == "length"
 
 
 def _render(message: BaseMessage) -> dict[str, Any]:

@@ -10,11 +10,9 @@ chat template handles the tool role unreliably.
 
 from __future__ import annotations
 
-import atexit
 import os
-import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -33,50 +31,15 @@ from codur.models.local_actions import (
     to_llama_messages,
     tool_prompts,
 )
+from codur.models.local_llama import (
+    GENERATE_LOCK,
+    close_all,
+    decoded_tokens,
+    load_llama,
+    prompt_tokens,
+)
 
-_REMINDER_MARK = "--- reminder ---"
-_MAX_REQUEST = 400  # characters of the user's request repeated after a tool result
-_LLAMAS: dict[tuple[str, int, int], Any] = {}
-_LOCK = threading.Lock()  # guards _LLAMAS
-_GENERATE_LOCK = threading.Lock()  # a llama.cpp context runs one generation at a time
-
-
-def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
-    """The process-wide llama.cpp model for (path, n_ctx, n_threads), loaded once."""
-    key = (path, n_ctx, n_threads)
-    with _LOCK:
-        if key in _LLAMAS:
-            return _LLAMAS[key]
-        try:
-            from llama_cpp import Llama
-        except ImportError:
-            raise ModelUnreachable(
-                "the embedded model needs the local extra: pip install 'codur[local]'"
-            ) from None
-        try:
-            llama = Llama(
-                model_path=path,
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                seed=seed,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
-        if not _LLAMAS:
-            atexit.register(close_all)
-        _LLAMAS[key] = llama
-        return llama
-
-
-def close_all() -> None:
-    """Free the loaded models while llama.cpp is still whole (its own finaliser fails when
-    it runs during interpreter shutdown, after the library's globals are gone)."""
-    with _LOCK:
-        for llama in _LLAMAS.values():
-            llama.close()
-        _LLAMAS.clear()
+__all__ = ["LocalChatModel", "close_all", "load_llama"]
 
 
 class LocalChatModel(BaseChatModel):
@@ -106,6 +69,13 @@ class LocalChatModel(BaseChatModel):
         formatted = [convert_to_openai_tool(t) for t in tools]
         return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 
+    def count_tokens(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> int:
+        """Prompt tokens of a call with `messages` (and `tools` bound): exact, by the
+        model's own chat template and tokenizer."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        request = chat_request(messages, formatted or None, None)
+        return len(prompt_tokens(self.llama, request["messages"]))
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -120,22 +90,18 @@ class LocalChatModel(BaseChatModel):
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),
             "seed": self.seed,
             "stop": stop,
+            **chat_request(messages, tools, tool_choice),
         }
-        if tools and tool_choice != "none":
-            forced = tool_choice not in (None, "auto", "none")
-            if isinstance(tool_choice, str) and forced and tool_choice not in ("any", "required"):
-                tools = [t for t in tools if t["function"]["name"] == tool_choice] or tools
-            schema = action_schema(tools, allow_final=not forced)
-            request["response_format"] = {"type": "json_object", "schema": schema}
-            request["messages"] = to_llama_messages(messages, *tool_prompts(tools))
-        else:
-            request["messages"] = to_llama_messages(messages)
         llama = self.llama
-        with _GENERATE_LOCK:
+        with GENERATE_LOCK:
+            before = decoded_tokens(llama)
             try:
                 out = llama.create_chat_completion(**request)
             except (RuntimeError, ValueError) as exc:
                 raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
+            # the KV cache now holds the prompt and the reply's tokens; those llama.cpp
+            # did not decode during this call were already cached (a prefix of the prompt)
+            cached = llama.n_tokens - (decoded_tokens(llama) - before)
         choice = out["choices"][0]
         text = choice["message"].get("content") or ""
         usage = out.get("usage") or {}
@@ -144,10 +110,12 @@ class LocalChatModel(BaseChatModel):
             "finish_reason": choice.get("finish_reason"),
         }
         message = self._reply(text, tools if "response_format" in request else None, meta)
+        prompt = int(usage.get("prompt_tokens", 0))
         message.usage_metadata = {
-            "input_tokens": int(usage.get("prompt_tokens", 0)),
+            "input_tokens": prompt,
             "output_tokens": int(usage.get("completion_tokens", 0)),
             "total_tokens": int(usage.get("total_tokens", 0)),
+            "input_token_details": {"cache_read": cached},
         }
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -166,6 +134,24 @@ class LocalChatModel(BaseChatModel):
         return AIMessage(
             content="", tool_calls=[{**call, "type": "tool_call"}], response_metadata=meta
         )
+
+
+def chat_request(
+    messages: Sequence[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: Any
+) -> dict[str, Any]:
+    """The `messages` (and, with tools, the `response_format`) of a llama.cpp chat call:
+    with tools bound the reply is constrained to one action and the tools are described
+    in the system message."""
+    if not tools or tool_choice == "none":
+        return {"messages": to_llama_messages(messages)}
+    forced = tool_choice not in (None, "auto", "none")
+    if isinstance(tool_choice, str) and forced and tool_choice not in ("any", "required"):
+        tools = [t for t in tools if t["function"]["name"] == tool_choice] or tools
+    schema = action_schema(tools, allow_final=not forced)
+    return {
+        "response_format": {"type": "json_object", "schema": schema},
+        "messages": to_llama_messages(messages, *tool_prompts(tools)),
+    }
 
 
 def model_path(profile: LLMProfile) -> str:
@@ -200,3 +186,13 @@ def classify(exc: BaseException) -> ErrorKind | None:
 
 def endpoint(profile: LLMProfile) -> str:
     return profile.model_file or f"packaged weights {profile.weights}"
+
+
+def context_window(profile: LLMProfile) -> int | None:
+    return profile.n_ctx
+
+
+def count_tokens(
+    model: Callable[[], Any], messages: Sequence[BaseMessage], tools: Sequence[Any]
+) -> int:
+    return int(model().count_tokens(messages, tools))

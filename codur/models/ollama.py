@@ -14,7 +14,7 @@ Message has no such field), so the model cannot tell which tool a result came fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_ollama import ChatOllama
 
 from codur.config.schema import LLMProfile
-from codur.models.base import ErrorKind
+from codur.models.base import ErrorKind, estimate_tokens
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 _IN_STREAM_ERROR = -1
@@ -53,6 +53,7 @@ def build(name: str, profile: LLMProfile) -> CodurChatOllama:
         temperature=profile.temperature,
         num_predict=profile.max_tokens,
         seed=profile.seed,
+        num_ctx=profile.context_window,  # None: the server's default window
         client_kwargs={"timeout": profile.timeout_s},
     )
 
@@ -70,3 +71,11 @@ def classify(exc: BaseException) -> ErrorKind | None:
 
 def endpoint(profile: LLMProfile) -> str:
     return profile.base_url or DEFAULT_BASE_URL
+
+
+def context_window(profile: LLMProfile) -> int | None:
+    return profile.context_window
+
+
+def count_tokens(model: Callable[[], Any], messages: Sequence[Any], tools: Sequence[Any]) -> int:
+    return estimate_tokens(messages, tools)

@@ -15,6 +15,7 @@ ModelClient does the retrying, so the OpenAI SDK's own retries are off.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
@@ -24,7 +25,7 @@ from langchain_openai import ChatOpenAI
 
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError
-from codur.models.base import ErrorKind
+from codur.models.base import ErrorKind, estimate_tokens
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"
@@ -78,6 +79,7 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
         base_url=base_url,
         api_key=api_key(name, profile),
         temperature=profile.temperature,
+        seed=profile.seed,
         max_tokens=profile.max_tokens,
         timeout=profile.timeout_s,
         max_retries=0,
@@ -97,3 +99,11 @@ def classify(exc: BaseException) -> ErrorKind | None:
 
 def endpoint(profile: LLMProfile) -> str:
     return profile.base_url or DEFAULT_BASE_URL
+
+
+def context_window(profile: LLMProfile) -> int | None:
+    return profile.context_window
+
+
+def count_tokens(model: Callable[[], Any], messages: Sequence[Any], tools: Sequence[Any]) -> int:
+    return estimate_tokens(messages, tools)

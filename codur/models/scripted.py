@@ -1,13 +1,15 @@
 """The `scripted` provider: replays a file of responses in order (tests, reproducible demos).
 
 The script is YAML (or JSON) holding a list; each item is either a string (the reply text)
-or a mapping with `content` and/or `tool_calls: [{name, args}]`. Running past the end is a
-fatal model error, so a test that makes more calls than it scripted fails loudly.
+or a mapping with `content`, `tool_calls: [{name, args}]` and `finish_reason` (`stop`, the
+default; `length` for a reply cut by the output cap; `tool_calls`). Running past the end
+is a fatal model error, so a test that makes more calls than it scripted fails loudly.
+Per-call temperature and seed are ignored: the script decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError
-from codur.models.base import ErrorKind
+from codur.models.base import ErrorKind, estimate_tokens
+
+ITEM_KEYS = {"content", "tool_calls", "finish_reason"}
+FINISH_REASONS = ("stop", "length", "tool_calls")
 
 
 class ScriptExhausted(RuntimeError):
@@ -48,9 +53,16 @@ class ScriptedChatModel(GenericFakeChatModel):
 def to_message(item: Any, index: int) -> AIMessage:
     """One script item as an AIMessage."""
     if isinstance(item, str):
-        return AIMessage(content=item)
-    if not isinstance(item, dict) or not set(item) <= {"content", "tool_calls"}:
-        raise ConfigError(f"script item {index + 1}: expected text or {{content, tool_calls}}")
+        return AIMessage(content=item, response_metadata={"finish_reason": "stop"})
+    if not isinstance(item, dict) or not set(item) <= ITEM_KEYS:
+        raise ConfigError(
+            f"script item {index + 1}: expected text or {{content, tool_calls, finish_reason}}"
+        )
+    reason = item.get("finish_reason", "stop")
+    if reason not in FINISH_REASONS:
+        raise ConfigError(
+            f"script item {index + 1}: finish_reason must be one of {', '.join(FINISH_REASONS)}"
+        )
     calls = [
         {
             "name": c["name"],
@@ -60,7 +72,11 @@ def to_message(item: Any, index: int) -> AIMessage:
         }
         for n, c in enumerate(item.get("tool_calls") or [])
     ]
-    return AIMessage(content=item.get("content", ""), tool_calls=calls)
+    return AIMessage(
+        content=item.get("content", ""),
+        tool_calls=calls,
+        response_metadata={"finish_reason": reason},
+    )
 
 
 def load_script(path: Path) -> list[AIMessage]:
@@ -90,3 +106,11 @@ def classify(exc: BaseException) -> ErrorKind | None:
 
 def endpoint(profile: LLMProfile) -> str:
     return f"script {profile.script}"
+
+
+def context_window(profile: LLMProfile) -> int | None:
+    return profile.context_window
+
+
+def count_tokens(model: Callable[[], Any], messages: Sequence[Any], tools: Sequence[Any]) -> int:
+    return estimate_tokens(messages, tools)

@@ -1,0 +1,126 @@
+"""The embedded model's llama.cpp side: each model loaded once per process, one generation
+at a time, and what Codur measures on it: the exact prompt tokens of a chat request and
+how many tokens llama.cpp actually evaluated (the rest of the prompt came from its KV
+cache: llama-cpp-python keeps the longest common prefix with the previous call).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from codur.errors import ModelUnreachable
+
+_LLAMAS: dict[tuple[str, int, int], Any] = {}
+_LOCK = threading.Lock()  # guards _LLAMAS
+GENERATE_LOCK = threading.Lock()
+"""A llama.cpp context runs one generation at a time (and the decode counters read around
+a generation must see only that one)."""
+
+
+def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
+    """The process-wide llama.cpp model for (path, n_ctx, n_threads), loaded once."""
+    key = (path, n_ctx, n_threads)
+    with _LOCK:
+        if key in _LLAMAS:
+            return _LLAMAS[key]
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelUnreachable(
+                "the embedded model needs the local extra: pip install 'codur[local]'"
+            ) from None
+        try:
+            llama = Llama(
+                model_path=path,
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
+        _prime_counters(llama)
+        if not _LLAMAS:
+            atexit.register(close_all)
+        _LLAMAS[key] = llama
+        return llama
+
+
+def close_all() -> None:
+    """Free the loaded models while llama.cpp is still whole (its own finaliser fails when
+    it runs during interpreter shutdown, after the library's globals are gone)."""
+    with _LOCK:
+        for llama in _LLAMAS.values():
+            llama.close()
+        _LLAMAS.clear()
+
+
+def decoded_tokens(llama: Any) -> int:
+    """Tokens llama.cpp has evaluated in this context so far: its perf counters for
+    batches (n_p_eval) and single tokens (n_eval), read after waiting for queued decodes
+    (they are counted only once the context synchronizes)."""
+    import llama_cpp
+
+    llama_cpp.llama_synchronize(llama.ctx)
+    perf = llama_cpp.llama_perf_context(llama.ctx)
+    return int(perf.n_p_eval) + int(perf.n_eval)
+
+
+def _prime_counters(llama: Any) -> None:
+    """llama.cpp reports a perf counter that is still 0 as 1, which would put the first
+    deltas off by one: evaluate a 2-token batch and then a single token so both counters
+    are past 0, then forget them (the next prompt is evaluated from position 0)."""
+    import llama_cpp
+
+    token = llama.tokenize(b"\n", add_bos=False, special=False)[0]
+    for batch in ([token, token], [token]):
+        llama.eval(batch)
+        llama_cpp.llama_synchronize(llama.ctx)  # decodes queued together count as one batch
+    llama.reset()
+
+
+class _PromptReady(Exception):
+    """Raised by `_Probe` with the prompt tokens a chat handler built."""
+
+    def __init__(self, tokens: list[int]) -> None:
+        super().__init__(f"{len(tokens)} prompt tokens")
+        self.tokens = tokens
+
+
+class _Probe:
+    """Stands in for the Llama inside its chat handler: formats and tokenizes exactly as a
+    real call would, then stops where generation would start."""
+
+    def __init__(self, llama: Any) -> None:
+        self._llama = llama
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llama, name)
+
+    def create_completion(self, prompt: list[int], **kwargs: Any) -> Any:
+        raise _PromptReady(list(prompt))
+
+
+def chat_handler(llama: Any) -> Callable[..., Any]:
+    """The chat handler `create_chat_completion` uses (same lookup order)."""
+    from llama_cpp import llama_chat_format
+
+    return (
+        llama.chat_handler
+        or llama._chat_handlers.get(llama.chat_format)
+        or llama_chat_format.get_chat_completion_handler(llama.chat_format)
+    )
+
+
+def prompt_tokens(llama: Any, messages: list[dict[str, Any]]) -> list[int]:
+    """The prompt tokens `llama.create_chat_completion(messages=messages)` evaluates: the
+    model's chat template rendered and tokenized by llama-cpp-python's own handler."""
+    try:
+        chat_handler(llama)(llama=_Probe(llama), messages=messages)
+    except _PromptReady as ready:
+        return ready.tokens
+    raise RuntimeError(f"chat format {llama.chat_format!r} did not build a completion prompt")
