@@ -71,12 +71,15 @@ def run_task(session: Session, task: str) -> RunResult:
     from codur.graph.build import build_graph
     from codur.scope import decide_scope
     from codur.scope.snapshot import changed_since, snapshot
+    from codur.task import file_refs
+    from codur.verify.generate import derived_checks
 
     start = time.perf_counter()
     cfg = session.config
     ignore = set(cfg.tools.ignore)
     if session.scope is None:
         session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
+        session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
     session.bus.emit("scope", **session.scope.summary())
     before = snapshot(session.ws.root, ignore)
     graph = build_graph()

@@ -94,6 +94,8 @@ def scripted_profile(
         name,
         "-o",
         f"repair.enabled={str(repair).lower()}",
+        "-o",
+        "sampling.candidates=0",  # one scripted reply per attempt
     ]
 
 

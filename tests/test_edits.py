@@ -127,7 +127,7 @@ def test_non_python_blocks_are_whole_files() -> None:
 def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
     from typing import get_args
 
-    from codur.agents.coder import EDIT_PROMPTS
+    from codur.agents.prompting import EDIT_PROMPTS
     from codur.config.schema import LLMProfile
     from codur.resources import prompt
 

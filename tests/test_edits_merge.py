@@ -268,8 +268,8 @@ def test_an_example_block_beside_the_fixed_function_is_not_an_edit() -> None:
 def test_a_block_holding_only_the_path_names_the_next_block() -> None:
     from codur.edits import parse_edits
 
-    original = "def below_zero(ops):\n    \"\"\"doc\"\"\"\n"
-    body = "def below_zero(ops):\n    \"\"\"doc\"\"\"\n    return min(ops) < 0\n"
+    original = 'def below_zero(ops):\n    """doc"""\n'
+    body = 'def below_zero(ops):\n    """doc"""\n    return min(ops) < 0\n'
     reply = f"Implemented.\n\n```\nsolution.py\n```\n\n```python\n{body}```\n"
     (edit,) = parse_edits(reply, {"solution.py": original, "other.py": ""}, "whole_file")
     assert edit.path == "solution.py" and edit.content == body

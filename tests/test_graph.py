@@ -45,6 +45,7 @@ class Run:
             "llm.default_profile=s",
             "agents.configs.reviewer.description=Reviews code",  # two agents: a real choice
             "repair.enabled=false",  # the model's part is tested here; repair in test_repair_*
+            "sampling.candidates=0",  # one reply per attempt; sampling in test_attempts.py
             *overrides,
         ]
         config = load_config(self.root, overrides=flags, environ={}).config
@@ -87,9 +88,10 @@ def test_fails_verification_then_fixed_on_retry(tmp_path: Path) -> None:
     run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", FIXED)])
     assert run.result.status == "verified" and run.result.iterations == 2
     retry = run.kinds("model.request")[2]
-    assert retry["messages"][-2]["role"] == "ai"  # its own failed attempt
-    assert "Expected output:\n```\n10\n```" in retry["messages"][-1]["content"]
-    assert "Actual output:\n```\n3\n```" in retry["messages"][-1]["content"]
+    assert len(retry["messages"]) == 2  # a fresh prompt, not a replay of its own reply
+    prompt = retry["messages"][-1]["content"]
+    assert "Expected output:\n```\n10\n```" in prompt and "Actual output:\n```\n3\n```" in prompt
+    assert "- changed main.py; the check still failed: output line 1 is '3'" in prompt
     # the retry goes straight back to the agent: no second planning call
     assert run.nodes.count("llm_plan") == 1 and run.nodes.count("textual_pre_plan") == 2
 
@@ -189,9 +191,9 @@ def test_rejected_edit_is_fed_back(tmp_path: Path) -> None:
     broken = whole_file("main.py", "def total(xs:\n    pass\n")
     run = Run(tmp_path, [PLAN, broken, whole_file("main.py", FIXED)])
     assert run.result.status == "verified"
-    retry = run.kinds("model.request")[2]
-    assert retry["messages"][-2] == {"role": "ai", "content": broken}
-    assert "Your edit was rejected: main.py:1: syntax error" in retry["messages"][-1]["content"]
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "- rejected: main.py:1: syntax error" in retry
+    assert "Actual output:\n```\n6\n```" in retry  # the failure is still in the prompt
 
 
 @pytest.mark.parametrize(

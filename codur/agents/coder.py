@@ -2,8 +2,10 @@
 
 Tools are called natively (`bind_tools`) when the profile supports it, otherwise read
 from the reply text; results go back to the model, failures as observations. The final
-reply's edits (whole files or SEARCH/REPLACE blocks, per the profile's edit_format) are
-syntax-checked and written atomically after a restore point.
+reply becomes a proposal (`codur.agents.proposal`): its edits parsed in whatever shape
+they came, syntax-checked and admitted by the edit scope; a reply cut at the token limit,
+or one identical to an earlier reply, is not applied. `run` writes the proposal;
+`propose` only makes it (sampling tries several before writing one).
 """
 
 from __future__ import annotations
@@ -11,40 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from codur.agents.prompting import build_messages
+from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.agents.tool_detection import detect_tool_calls
-from codur.edits import EditError, check_syntax, parse_edits
+from codur.models.client import truncated
 from codur.resources import prompt
-from codur.scope import ScopeError
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
     from codur.config.schema import AgentConfig
     from codur.session import Session
-
-EDIT_PROMPTS = {
-    "whole_file": "edit_whole_file.md",
-    "search_replace": "edit_search_replace.md",
-    "functions": "edit_functions.md",
-}
-
-
-def task_message(request: AgentRequest, edit_format: str) -> str:
-    """The first user turn: files, what a check showed, the task, the answer format."""
-    shown = "\n\n".join(
-        f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
-        for path, text in request.files.items()
-    )
-    evidence = (
-        prompt("coder_evidence.md").format(failure=request.evidence) if request.evidence else ""
-    )
-    return prompt("coder_task.md").format(
-        files=shown or "(no files given)",
-        evidence=evidence,
-        task=request.task,
-        edit_rules=prompt(EDIT_PROMPTS[edit_format]),
-    )
 
 
 @dataclass
@@ -53,7 +33,26 @@ class CoderAgent:
     profile: str | None
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+        before = set(session.restore.saved) if session.restore else set()
+        proposal, messages = self.propose(request, session)
+        after = set(session.restore.saved) if session.restore else set()
+        result = AgentResult(proposal.reply, messages=messages, notes=proposal.notes)
+        result.digest, result.truncated = proposal.digest, proposal.truncated
+        if proposal.digest in request.seen:
+            result.duplicate = True
+        elif proposal.error is not None:
+            result.error = proposal.error
+        else:
+            result.files_changed = write(proposal, session)
+        result.files_changed = sorted(set(result.files_changed) | (after - before))
+        return result
+
+    def propose(
+        self, request: AgentRequest, session: Session, sample: int | None = None
+    ) -> tuple[Proposal, list[BaseMessage]]:
+        """One attempt: the tool loop, then the final reply read as a proposal. `sample`:
+        the k-th differently sampled reply (None: the run's next call decides)."""
+        from langchain_core.messages import AIMessage
 
         from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
 
@@ -67,19 +66,14 @@ class CoderAgent:
             from codur.tools.registry import prompt_section
 
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
-        base: list[BaseMessage] = [
-            SystemMessage(system),
-            HumanMessage(task_message(request, client.profile.edit_format)),
-            *request.history,
-        ]
+        base, budget, edit_format = build_messages(request, client, system)
         tools = langchain_tools(task_types) if native else []
         new: list[BaseMessage] = []
         rounds = session.config.runtime.max_tool_iterations
-        budget = reply_budget(request.files)
-        before = set(session.restore.saved) if session.restore else set()
+        variation = session.usage.calls if sample is None else sample
         for round_no in range(rounds + 1):
             reply = client.invoke(
-                base + new, tools=tools, **client.sampling(session.usage.calls), max_tokens=budget
+                base + new, tools=tools, **client.sampling(variation), max_tokens=budget
             )
             text = reply.content if isinstance(reply.content, str) else str(reply.content)
             calls: list[dict[str, Any]] = list(reply.tool_calls)
@@ -88,17 +82,9 @@ class CoderAgent:
             if not calls or round_no == rounds:
                 break
             new += run_tools(reply, text, calls, session)
-        after = set(session.restore.saved) if session.restore else set()
-        result = apply_edits(text, request.files, client.profile.edit_format, session)
-        result.messages = [*new, AIMessage(text)]
-        result.files_changed = sorted(set(result.files_changed) | (after - before))
-        return result
-
-
-def reply_budget(files: dict[str, str]) -> int:
-    """Output tokens a reply can need: every file in full (~3 characters a token, with
-    room to grow) plus some prose. Past that a small model is only repeating itself."""
-    return 400 + int(sum(len(text) for text in files.values()) / 3 * 1.5)
+            variation = session.usage.calls
+        proposal = read_reply(text, request.files, edit_format, session, truncated(reply))
+        return proposal, [*new, AIMessage(text)]
 
 
 def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Session) -> list:
@@ -124,37 +110,6 @@ def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Sessi
         for c, r in zip(calls, results, strict=True)
     )
     return [AIMessage(text), HumanMessage(shown)]
-
-
-def apply_edits(
-    text: str, files: dict[str, str], edit_format: str, session: Session
-) -> AgentResult:
-    """Write the reply's edits (only real changes); an unusable edit becomes the error."""
-    try:
-        edits = parse_edits(text, files, edit_format)
-        for edit in edits:
-            check_syntax(edit)
-    except EditError as exc:
-        return AgentResult(text, error=str(exc))
-    changed, refused = [], []
-    for edit in edits:
-        target = session.ws.resolve(edit.path)
-        if target.is_file() and target.read_text(encoding="utf-8") == edit.content:
-            continue
-        try:
-            written = session.write_file(edit.path, edit.content, by="coder")
-        except ScopeError as exc:
-            refused.append(f"{edit.path} was not changed: {exc}")
-            continue
-        if written != edit.content:
-            refused.append(
-                f"only the code under test in {edit.path} was changed; your changes to its "
-                "harness (the code that sets up inputs and checks results) were left out"
-            )
-        changed.append(edit.path)
-    if refused and not changed:
-        return AgentResult(text, error="\n".join(refused))
-    return AgentResult(text, files_changed=changed, notes=refused)
 
 
 @register("coder")

@@ -26,13 +26,20 @@ _MODULES = ("codur.agents.coder",)
 
 @dataclass
 class AgentRequest:
-    """What an agent is asked: the task, the files in context, and the conversation so far
-    (earlier attempts and the verification feedback on them)."""
+    """What an agent is asked: the task, the files as they are now, how the check fails
+    on them, and one line for each earlier attempt that did not work."""
 
     task: str
     files: dict[str, str]
-    history: list[BaseMessage] = field(default_factory=list)
     evidence: str | None = None
+    """The current failure (expected / actual / error / where to look), if any."""
+    attempts: tuple[str, ...] = ()
+    edit_format: str | None = None
+    """Overrides the profile's edit format (changed functions only after a cut reply)."""
+    hot_lines: dict[str, set[int]] = field(default_factory=dict)
+    """Lines the failure went through, per file (kept when a prompt must be shortened)."""
+    seen: frozenset[str] = frozenset()
+    """Digests of earlier replies: a reply identical to one of them is not applied."""
 
 
 @dataclass
@@ -47,6 +54,12 @@ class AgentResult:
     notes: list[str] = field(default_factory=list)
     """Parts of the reply that were not applied (an edit outside the scope), for the
     next attempt to read even though other edits went through."""
+    digest: str = ""
+    """Identifies the reply's content (see codur.agents.proposal.digest)."""
+    duplicate: bool = False
+    """The reply repeated an earlier one: nothing was applied."""
+    truncated: bool = False
+    """The reply was cut at the token limit: nothing was applied."""
 
 
 class Agent(Protocol):

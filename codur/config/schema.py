@@ -172,6 +172,15 @@ class RepairConfig(_Section):
     """...but never sooner than this (and never later than verify.timeout_s)."""
 
 
+class SamplingConfig(_Section):
+    candidates: int = Field(4, ge=0)
+    """After the first model attempt fails, each further attempt draws this many replies
+    (profile `retry_temperature`, a new seed each) and tries them in scratch copies; the
+    smallest that passes is written. 0: one reply per attempt, written and checked."""
+    workers: int = Field(2, ge=1)
+    """Candidates checked at once, each in its own scratch copy, while the next is drawn."""
+
+
 class LogConfig(_Section):
     path: str = "codur_debug.log"
     """Debug log (JSON lines), relative to the working folder unless absolute."""
@@ -273,6 +282,8 @@ class CodurConfig(_Section):
     """How results are verified."""
     repair: RepairConfig = RepairConfig()
     """Repair search: model-free fixes tried when verification fails."""
+    sampling: SamplingConfig = SamplingConfig()
+    """Sample and verify: several model replies tried in scratch copies per attempt."""
     log: LogConfig = LogConfig()
     """The debug log."""
     tools: ToolsConfig = ToolsConfig()

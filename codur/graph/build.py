@@ -6,7 +6,9 @@ textual_pre_plan -> llm_pre_plan -> llm_plan -> delegate -> execute -> verify ->
                     repair before any model call; review then sends the task to execute;
         review -> repair (a new failure: search small edits without a model),
                   textual_pre_plan (continue), execute (after the first check) or END;
-        repair -> verify (a repair was applied) or review (none found).
+        repair -> verify (a repair was applied) or review (none found);
+        review -> sample (after the first model attempt failed: k candidates tried in
+                  scratch copies) -> verify (one passed) or review (none did).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
 from codur.graph.nodes.repair import repair
 from codur.graph.nodes.review import review
+from codur.graph.nodes.sample import sample
 from codur.graph.nodes.textual_pre_plan import textual_pre_plan
 from codur.graph.nodes.tool import tool
 from codur.graph.nodes.verify import verify
@@ -39,6 +42,7 @@ def build_graph() -> CompiledStateGraph:
     graph.add_node("verify", verify)
     graph.add_node("review", review)
     graph.add_node("repair", repair)
+    graph.add_node("sample", sample)
 
     graph.add_edge(START, "textual_pre_plan")
     graph.add_conditional_edges("textual_pre_plan", routing.after_textual_pre_plan)
@@ -50,6 +54,7 @@ def build_graph() -> CompiledStateGraph:
     graph.add_edge("tool", "review")
     graph.add_conditional_edges("review", routing.after_review)
     graph.add_conditional_edges("repair", routing.after_repair)
+    graph.add_conditional_edges("sample", routing.after_sample)
     return graph.compile()
 
 

@@ -17,8 +17,15 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     changed = list(session.restore.saved) if session.restore else []
     scope = session.scope
     oracle = scope.oracle if scope else None
+    derived = scope.derived if scope else None
     verdict = verify_task(
-        session.tool_context(), session.config.verify, refs, changed, state["task"], oracle
+        session.tool_context(),
+        session.config.verify,
+        refs,
+        changed,
+        state["task"],
+        oracle,
+        derived,
     )
     if scope is not None:
         if restored := scope.restore_oracle():

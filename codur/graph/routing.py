@@ -35,13 +35,23 @@ def after_delegate(state: AgentState) -> Literal["execute", "verify"]:
     return "verify" if state.get("next_action") == "verify" else "execute"
 
 
-_AFTER_REVIEW = {"continue": "textual_pre_plan", "repair": "repair", "execute": "execute"}
+_AFTER_REVIEW = {
+    "continue": "textual_pre_plan",
+    "repair": "repair",
+    "execute": "execute",
+    "sample": "sample",
+}
 
 
 def after_review(
     state: AgentState,
-) -> Literal["textual_pre_plan", "repair", "execute", "__end__"]:
+) -> Literal["textual_pre_plan", "repair", "execute", "sample", "__end__"]:
     return _AFTER_REVIEW.get(state.get("next_action", ""), END)  # type: ignore[return-value]
+
+
+def after_sample(state: AgentState) -> Literal["verify", "review"]:
+    """A candidate that passed in a scratch copy is verified on the real files."""
+    return "verify" if state.get("next_action") == "verify" else "review"
 
 
 def after_repair(state: AgentState) -> Literal["verify", "review"]:

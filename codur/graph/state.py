@@ -21,6 +21,7 @@ NextAction = Literal[
     "end",
     "continue",
     "repair",
+    "sample",
     "verify",
     "review",
     "execute",
@@ -41,15 +42,30 @@ class AgentOutcome(TypedDict, total=False):
     reply: str
     files_changed: list[str]
     error: str
+    notes: list[str]
+    """Parts of the reply left out (outside the edit scope), for the next prompt."""
+    digest: str
+    duplicate: bool
+    truncated: bool
+    candidates: list[str]
+    """Sampling: one line per candidate tried (how it failed)."""
+    fingerprints: list[str]
+    """Sampling: the failures of the candidates that ran."""
 
 
-class Attempt(TypedDict):
-    """One edit -> verify round, kept so later rounds (and pruning) can see what failed."""
+class Attempt(TypedDict, total=False):
+    """One attempt (a model reply, a repair, a sampling round), kept so later rounds can
+    see what failed and the next prompt can say so."""
 
     iteration: int
     agent: str
     files_changed: list[str]
     outcome: str
+    """passed, failed, rejected, cut (at the token limit), duplicate, no edit, sampled."""
+    summary: str
+    """One line for the next prompt ("rejected: ...", "changed main.py; still: ...")."""
+    digest: str
+    """The reply's digest (a repeated reply is recognised by it)."""
 
 
 class AgentState(TypedDict, total=False):

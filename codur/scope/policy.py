@@ -42,6 +42,9 @@ class EditScope:
     widened: dict[str, str] = field(default_factory=dict)
     """Context files made editable during the run, and why."""
     reasons: list[str] = field(default_factory=list)
+    derived: tuple[list, str] | None = None
+    """Checks derived from the task and the docstrings as the run found them (used when
+    the folder has no expected output and no tests), and what they came from."""
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
 
     # --- what may change -----------------------------------------------------------
@@ -177,6 +180,7 @@ class EditScope:
             "targets": list(self.targets) or "every file but the oracle",
             "oracle": sorted(self.oracle),
             "oracle_editable": list(self.oracle_editable),
+            "derived": self.derived[1] if self.derived else "",
             "reasons": self.reasons,
         }
 

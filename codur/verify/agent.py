@@ -59,9 +59,12 @@ def decide(
     changed: list[str],
     task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
+    derived: tuple[list[Check], str] | None = None,
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
-    by, as captured at the start of the run (compared with them, and kept unchanged)."""
+    by, as captured at the start of the run (compared with them, and kept unchanged);
+    `derived`: the checks derived from the task and the docstrings at the start of the
+    run (so an edit that drops a docstring's examples does not drop its check)."""
     ws = ctx.ws
     oracle = oracle or {}
     checks: list[Check] = []
@@ -82,8 +85,9 @@ def decide(
         else:
             checks.append(TestCheck())
             reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
-    if not checks and task:
-        checks, why = derived_checks(task, ws, refs, cfg)
+    if not checks and (task or derived):
+        checks, why = derived if derived is not None else derived_checks(task, ws, refs, cfg)
+        checks = list(checks)
         reasons += [why] if checks else []
     if not checks:
         files = [
@@ -194,10 +198,11 @@ def verify_task(
     changed: list[str],
     task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
+    derived: tuple[list[Check], str] | None = None,
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle), vctx)
+    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle, derived), vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

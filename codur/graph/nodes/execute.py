@@ -1,4 +1,5 @@
-"""Execute: run the delegated agent (its tool loop and edits) on the task."""
+"""Execute: run the delegated agent (its tool loop and edits) on the task, with the
+files as they are now and how the check fails on them."""
 
 from __future__ import annotations
 
@@ -6,57 +7,38 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from codur.agents.registry import AgentRequest, resolve
+from codur.agents.registry import resolve
+from codur.graph.attempts import build_request
 from codur.graph.checks import verify_now
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.session import Session
-from codur.verify.derived import DerivedCheck
-from codur.verify.plan import OutputCheck
-from codur.verify.result import VerificationResult
-from codur.verify.target import is_test
 
 
 @traced("execute")
 def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     agent_ref = state["selected_agent"]
-    files = dict(state.get("context_files", {}))
-    history = list(state.get("messages", []))[1:]
     verdict = state.get("verification")
+    first = not state.get("attempts")
     checked = verdict is not None and state.get("agent_outcome", {}).get("status") == "delegated"
-    if not history and not checked:  # no feedback yet: see how the check fails now
+    if first and not checked:  # no check yet: see how it fails now
         verdict = verify_now(state, session)
-    if not files and verdict is not None:
-        files = dict.fromkeys(_files_to_show(verdict))
-    files = {path: session.ws.read_text(path) for path in files}  # as they are now
-    evidence = verdict.feedback if not history and verdict and not verdict.passed else None
-    request = AgentRequest(
-        task=state["task"],
-        files=files,
-        history=history,
-        evidence=evidence,
-    )
+    request = build_request(state, session, verdict)
     result = resolve(agent_ref, session.config).build().run(request, session)
-    for path in result.files_changed:
-        if path in files or session.ws.resolve(path).is_file():
-            files[path] = session.ws.read_text(path)
-    outcome = {
+    outcome: dict[str, Any] = {
         "agent": agent_ref,
-        "status": "failed" if result.error else "completed",
+        "status": "failed" if result.error or result.duplicate or result.truncated else "completed",
         "reply": result.reply,
         "files_changed": result.files_changed,
+        "notes": result.notes,
+        "digest": result.digest,
+        "duplicate": result.duplicate,
+        "truncated": result.truncated,
     }
     if result.error:
         outcome["error"] = result.error
-    return {"agent_outcome": outcome, "messages": result.messages, "context_files": files}
-
-
-def _files_to_show(verdict: VerificationResult) -> list[str]:
-    """With no files named in the task: the entry point or the files a derived check
-    checks, else the code the failure ran."""
-    checks = verdict.plan.checks
-    entries = [c.entry for c in checks if isinstance(c, OutputCheck)]
-    entries += [f for c in checks if isinstance(c, DerivedCheck) for f in c.files]
-    code = [loc.path for loc in verdict.locations if not is_test(loc.path)]
-    return list(dict.fromkeys(p for p in [*entries, *code] if p.endswith(".py")))[:3]
+    update: dict[str, Any] = {"agent_outcome": outcome, "messages": result.messages}
+    if verdict is not None and not checked and first:
+        update["verification"] = verdict
+    return update

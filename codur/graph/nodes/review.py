@@ -1,51 +1,61 @@
-"""Review: decide on the verification agent's verdict: end (verified, stuck, unverified,
-done), run the repair search on a new failure, or loop for another model attempt.
+"""Review: decide on the last attempt and the verdict: end (verified, stuck, unverified,
+done), run the repair search on a new failure, sample candidates, or try again.
 
-The same failure twice means stuck; a failure goes back to the agent as structured
-feedback (expected / actual / error, where it fails); old rounds are pruned.
+Every model attempt leaves an Attempt record whose one-line summary goes into the next
+prompt (beside the current failure, which every prompt carries). Stuck: the same failure
+twice, a rejected reply repeated, or replies that keep repeating earlier ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import RemoveMessage
 from langgraph.runtime import Runtime
 
+from codur.graph.attempts import attempt, failure_line
 from codur.graph.nodes import traced
 from codur.graph.pruning import feedback, prune
-from codur.graph.state import AgentState
-from codur.resources import prompt
+from codur.graph.state import AgentState, Attempt
 from codur.session import Session
 from codur.verify.result import VerificationResult
+
+MAX_REPEATS = 2
+"""Replies identical to an earlier one (each dropped) before the run is stuck."""
 
 
 def _end(status: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"next_action": "end", "status": status, "status_message": message, **extra}
 
 
-def _again(state: AgentState, session: Session, text: str | None, **extra: Any) -> dict[str, Any]:
-    """Loop for another attempt (feedback `text`, or None to just sample again)."""
+def _again(
+    state: AgentState, session: Session, record: Attempt | None, text: str | None = None
+) -> dict[str, Any]:
+    """Another attempt, after `record` (feedback `text` is kept in the conversation log;
+    the next prompt is built afresh from the files, the failure and the attempts)."""
+    attempts = [*state.get("attempts", []), *([record] if record else [])]
     if not session.model_allowed:
-        return _no_model(state, **extra)
+        return _no_model(state, attempts=attempts)
     iterations = state.get("iterations", 0) + 1
     limit = session.config.runtime.max_iterations
     if iterations >= limit:
-        return _end(
-            "unverified",
-            f"no verification passed in {limit} iterations",
-            iterations=iterations,
-            **extra,
-        )
-    messages: list[Any] = []
-    if text is not None:
-        messages.append(feedback(text))
-    else:  # an unchanged reply teaches nothing; replaying it invites a copy
-        last = state.get("messages", [])[-1:]
-        messages += [RemoveMessage(id=m.id) for m in last if m.type == "ai" and m.id]
-    history = [*state.get("messages", []), *messages]
-    messages += prune(history, session.config.planning.keep_feedback_messages)
-    return {"next_action": "continue", "iterations": iterations, "messages": messages, **extra}
+        message = f"no verification passed in {limit} iterations"
+        return _end("unverified", message, iterations=iterations, attempts=attempts)
+    messages: list[Any] = [feedback(text)] if text else []
+    messages += prune(
+        [*state.get("messages", []), *messages], session.config.planning.keep_feedback_messages
+    )
+    sampling = session.config.sampling.candidates > 0 and _has_failed_once(attempts)
+    return {
+        "next_action": "sample" if sampling else "continue",
+        "iterations": iterations,
+        "messages": messages,
+        "attempts": attempts,
+    }
+
+
+def _has_failed_once(attempts: list[Attempt]) -> bool:
+    """Sampling starts after the first model attempt failed (it was the greedy one)."""
+    return any(a.get("agent") not in ("repair", "") for a in attempts)
 
 
 @traced("review")
@@ -56,30 +66,27 @@ def review(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
 def _review(state: AgentState, session: Session) -> dict[str, Any]:
     outcome = state.get("agent_outcome", {})
     iteration = state.get("iterations", 0) + 1
+    attempts = state.get("attempts", [])
     if outcome.get("agent") == "tool":
         status = "done" if outcome.get("status") == "completed" else "unverified"
         return _end(status, "tool calls finished", iterations=iteration)
+    if outcome.get("truncated"):
+        summary = "the reply was cut off at the length limit; nothing of it was applied"
+        return _again(state, session, attempt(state, "cut", summary))
+    if outcome.get("duplicate"):
+        return _repeated(state, session, attempts, outcome.get("digest", ""), iteration)
     if outcome.get("error"):
-        return _again(state, session, prompt("edit_rejected.md").format(error=outcome["error"]))
+        error = outcome["error"]
+        record = attempt(state, "rejected", f"rejected: {error.splitlines()[0]}")
+        return _again(state, session, record, f"Your edit was rejected: {error}")
     verdict = state.get("verification")
     if outcome.get("status") == "delegated":  # the check before any agent ran
         return _before_first_attempt(verdict, state, session)
     if verdict is None or verdict.strategy == "none":
-        return _unchecked(
-            session,
-            outcome,
-            iteration,
-            "nothing in the folder or the task says what the program should do",
-        )
-    attempts = state.get("attempts", [])
+        why = "nothing in the folder or the task says what the program should do"
+        return _unchecked(session, outcome, iteration, why)
     if state.get("next_action") != "review":  # not back from a repair that found nothing
-        attempt = {
-            "iteration": iteration,
-            "agent": outcome.get("agent", ""),
-            "files_changed": outcome.get("files_changed", []),
-            "outcome": "passed" if verdict.passed else verdict.fingerprint[:200],
-        }
-        attempts = [*attempts, attempt]
+        attempts = [*attempts, _applied(state, outcome, verdict)]
     if verdict.passed:
         checks = "; ".join(e.summary for e in verdict.evidence)
         if verdict.strategy == "static":
@@ -88,20 +95,49 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
         return _end("verified", checks, attempts=attempts, iterations=iteration)
     if _repairable(verdict, state, session):
         return {"next_action": "repair", "attempts": attempts}
-    if not outcome.get("files_changed"):
-        return _again(state, session, None, attempts=attempts)
+    state = {**state, "attempts": attempts}
     seen = state.get("error_fingerprints", [])
-    if verdict.fingerprint in seen:
-        return _end(
-            "stuck", "the same failure came back twice", attempts=attempts, iterations=iteration
-        )
-    return _again(
-        state,
-        session,
-        verdict.feedback,
-        attempts=attempts,
-        error_fingerprints=[*seen, verdict.fingerprint],
-    )
+    new = [f for f in outcome.get("fingerprints", [verdict.fingerprint]) if f not in seen]
+    if outcome.get("files_changed") and verdict.fingerprint in seen:
+        return _end("stuck", "the same failure came back twice", attempts=attempts)
+    if outcome.get("agent") == "sample" and not new:
+        message = "every sampled candidate failed in a way seen before"
+        return _end("stuck", message, attempts=attempts)
+    update = _again(state, session, None, verdict.feedback)
+    return {**update, "error_fingerprints": [*seen, *new]}
+
+
+def _applied(state: AgentState, outcome: dict, verdict: VerificationResult) -> Attempt:
+    """The record of an attempt whose edits were applied and checked."""
+    changed = outcome.get("files_changed", [])
+    notes = "; ".join(outcome.get("notes", []))
+    if outcome.get("agent") == "sample":
+        tried = "; ".join(outcome.get("candidates", []))
+        return attempt(state, "sampled", f"sampled fixes that failed: {tried}")
+    if verdict.passed:
+        return attempt(state, "passed", "passed")
+    if not changed:
+        summary = "the reply changed no file" + (f" ({notes})" if notes else "")
+        return attempt(state, "no edit", summary)
+    what = f"changed {', '.join(changed)}; the check still failed: {failure_line(verdict)}"
+    return attempt(state, "failed", what + (f" ({notes})" if notes else ""))
+
+
+def _repeated(
+    state: AgentState, session: Session, attempts: list[Attempt], digest: str, iteration: int
+) -> dict[str, Any]:
+    """A reply identical to an earlier one: dropped; stuck if that one was rejected or
+    replies keep repeating."""
+    earlier = [a for a in attempts if a.get("digest") == digest]
+    repeats = sum(a.get("outcome") == "duplicate" for a in attempts) + 1
+    record = attempt(state, "duplicate", "repeated an earlier reply word for word")
+    if any(a.get("outcome") == "rejected" for a in earlier):
+        message = "the model repeated a reply that was rejected"
+        return _end("stuck", message, attempts=[*attempts, record], iterations=iteration)
+    if repeats >= MAX_REPEATS:
+        message = f"the model repeated earlier replies {repeats} times"
+        return _end("stuck", message, attempts=[*attempts, record], iterations=iteration)
+    return _again(state, session, record)
 
 
 def _unchecked(

@@ -14,6 +14,7 @@ from codur.session import Session
 
 @traced("verify")
 def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
-    if state.get("agent_outcome", {}).get("error"):
-        return {"verification": None}  # the edit was refused: nothing new to judge
+    outcome = state.get("agent_outcome", {})
+    if outcome.get("error") or outcome.get("duplicate") or outcome.get("truncated"):
+        return {}  # nothing was applied: the last verdict still describes the files
     return {"verification": verify_now(state, runtime.context)}

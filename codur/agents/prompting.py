@@ -1,0 +1,83 @@
+"""The coder's prompt: the files as they are now, how the check fails on them, what
+earlier attempts did, the task and the answer format; fitted into the context window.
+
+Every attempt gets a fresh prompt (the failure evidence is always in it), rather than a
+replay of earlier replies a small model would copy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codur.agents.fit import Prompt, fit
+from codur.resources import prompt
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+    from codur.agents.registry import AgentRequest
+    from codur.models.client import ModelClient
+
+EDIT_PROMPTS = {
+    "whole_file": "edit_whole_file.md",
+    "search_replace": "edit_search_replace.md",
+    "functions": "edit_functions.md",
+}
+
+
+def reply_budget(files: dict[str, str], edit_format: str) -> int:
+    """Output tokens a reply can need: every file in full (~3 characters a token, with
+    room to grow) plus some prose; a third of that for changed functions only. Past that
+    a small model is only repeating itself."""
+    size = sum(len(text) for text in files.values()) / 3 * 1.5
+    return 400 + int(size / 3 if edit_format == "functions" else size)
+
+
+def task_message(task: str, parts: Prompt, edit_format: str) -> str:
+    """The user turn: files, how the check fails, earlier attempts, task, answer format."""
+    shown = "\n\n".join(
+        f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
+        for path, text in parts.files.items()
+    )
+    evidence = prompt("coder_evidence.md").format(failure=parts.evidence) if parts.evidence else ""
+    attempts = ""
+    if parts.attempts:
+        listed = "\n".join(f"- {line}" for line in parts.attempts)
+        attempts = prompt("coder_attempts.md").format(attempts=listed)
+    notes = "\n".join(f"(Note: {n}.)" for n in parts.notes)
+    return (
+        prompt("coder_task.md")
+        .format(
+            files=shown or "(no files given)",
+            evidence=evidence,
+            attempts=attempts,
+            notes=notes,
+            task=task,
+            edit_rules=prompt(EDIT_PROMPTS[edit_format]),
+        )
+        .strip()
+        + "\n"
+    )
+
+
+def build_messages(
+    request: AgentRequest, client: ModelClient, system: str
+) -> tuple[list[BaseMessage], int, str]:
+    """The messages for `request`, fitted to the model's window; the reply budget; and
+    the edit format asked for (changed functions only when files are shown in part)."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    edit_format = request.edit_format or client.profile.edit_format
+    parts = Prompt(files=request.files, evidence=request.evidence or "", attempts=request.attempts)
+
+    def render(p: Prompt) -> list[BaseMessage]:
+        fmt = "functions" if p.partial_files and edit_format == "whole_file" else edit_format
+        return [SystemMessage(system), HumanMessage(task_message(request.task, p, fmt))]
+
+    budget = min(client.profile.max_tokens, reply_budget(request.files, edit_format))
+    fitted, budget = fit(
+        parts, render, client.count_tokens, client.context_window, budget, request.hot_lines
+    )
+    if fitted.partial_files and edit_format == "whole_file":
+        edit_format = "functions"
+    return render(fitted), budget, edit_format

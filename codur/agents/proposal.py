@@ -1,0 +1,110 @@
+"""A proposal: what one model reply offers, read and admitted but not yet written.
+
+The reply's edits are parsed (any shape: whole files, functions merged by name,
+SEARCH/REPLACE), syntax-checked and passed through the edit scope, giving the new text
+of each file. A reply cut at the token limit is never read; a reply identical to an
+earlier one is marked. The coder writes a proposal; sampling tries several in scratch
+copies first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from codur.edits import EditError, check_syntax, parse_edits
+from codur.scope import ScopeError
+
+if TYPE_CHECKING:
+    from codur.session import Session
+
+
+@dataclass
+class Proposal:
+    reply: str
+    sources: dict[str, str] = field(default_factory=dict)
+    """Path -> the new text of each file the reply changes (only real changes)."""
+    error: str | None = None
+    """Why the reply is unusable (goes back to the model)."""
+    notes: list[str] = field(default_factory=list)
+    """Parts left out (an edit outside the scope, a harness change), for the next prompt."""
+    truncated: bool = False
+    digest: str = ""
+    """Identifies the reply's content, so a repeated reply is recognised."""
+
+    @property
+    def usable(self) -> bool:
+        return self.error is None and bool(self.sources)
+
+    def size(self, originals: dict[str, str]) -> int:
+        """Changed lines against `originals` (smaller is a more focused fix)."""
+        import difflib
+
+        total = 0
+        for path, text in self.sources.items():
+            before = originals.get(path, "").splitlines()
+            for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+                None, before, text.splitlines(), autojunk=False
+            ).get_opcodes():
+                if tag != "equal":
+                    total += max(i2 - i1, j2 - j1)
+        return total
+
+
+def digest(text: str) -> str:
+    normal = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return hashlib.sha256(normal.encode()).hexdigest()[:16]
+
+
+def read_reply(
+    text: str, files: dict[str, str], edit_format: str, session: Session, truncated: bool
+) -> Proposal:
+    """The proposal in a reply to a prompt that showed `files`."""
+    proposal = Proposal(text, digest=digest(text), truncated=truncated)
+    if truncated:
+        proposal.error = (
+            "your reply was cut off at the length limit before it was complete, so nothing "
+            "of it was applied; give only the function(s) you change, each complete"
+        )
+        return proposal
+    try:
+        edits = parse_edits(text, files, edit_format)
+        for edit in edits:
+            check_syntax(edit)
+    except EditError as exc:
+        proposal.error = str(exc)
+        return proposal
+    refused = []
+    for edit in edits:
+        target = session.ws.resolve(edit.path)
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current == edit.content:
+            continue
+        scope = session.scope
+        try:
+            admitted = scope.admit(edit.path, current, edit.content) if scope else edit.content
+        except ScopeError as exc:
+            session.bus.emit("scope.refused", path=edit.path, reason=str(exc))
+            refused.append(f"{edit.path} was not changed: {exc}")
+            continue
+        if admitted != edit.content:
+            session.bus.emit("scope.kept_harness", path=edit.path, by="coder")
+            proposal.notes.append(
+                f"only the code under test in {edit.path} was changed; your changes to its "
+                "harness (the code that sets up inputs and checks results) were left out"
+            )
+        proposal.sources[edit.path] = admitted
+    proposal.notes += refused
+    if refused and not proposal.sources:
+        proposal.error = "\n".join(refused)
+    return proposal
+
+
+def write(proposal: Proposal, session: Session) -> list[str]:
+    """Write the proposal's files (restore point first, atomically); the paths written."""
+    written = []
+    for path, text in proposal.sources.items():
+        session.write_file(path, text, by="coder")
+        written.append(path)
+    return written

@@ -1,0 +1,112 @@
+"""Sample and verify: draw k differently sampled replies to the same prompt, try each in
+a scratch copy (the repair search's machinery) while the next is generated, and keep the
+smallest that passes the check. The user's files change only if one passes.
+
+Generation stops early once a candidate has passed (on a CPU every reply costs seconds);
+candidates already generated are still checked, and the smallest passing one wins.
+Repeated replies are tried once; cut, rejected and repeated ones are reported.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from codur.agents.proposal import Proposal
+from codur.repair.scratch import Scratch
+from codur.repair.trial import Trial, TrialResult
+from codur.verify.agent import verification_context
+from codur.verify.target import SKIP_DIRS
+
+if TYPE_CHECKING:
+    from codur.agents.coder import CoderAgent
+    from codur.agents.registry import AgentRequest
+    from codur.session import Session
+    from codur.verify.result import VerificationResult
+
+
+@dataclass
+class Candidate:
+    index: int
+    proposal: Proposal
+    status: str = "pending"
+    """passed, failed, rejected, cut, duplicate."""
+    why: str = ""
+    size: int = 0
+    fingerprint: str = ""
+
+
+@dataclass
+class SampleRound:
+    chosen: Candidate | None
+    candidates: list[Candidate] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def lines(self) -> list[str]:
+        """One line per candidate, for the next prompt and the log."""
+        return [f"#{c.index + 1} {c.status}: {c.why}" for c in self.candidates]
+
+
+def sample(
+    agent: CoderAgent,
+    request: AgentRequest,
+    failing: VerificationResult,
+    session: Session,
+    k: int,
+) -> SampleRound:
+    """One round of k candidates for `request`, checked under `failing`'s plan."""
+    start = time.monotonic()
+    cfg = session.config
+    ctx = session.tool_context()
+    vctx = verification_context(ctx, cfg.verify)
+    quick = failing.plan.narrowed(failing.evidence)
+    plans = [quick] if quick == failing.plan else [quick, failing.plan]
+    originals = {p: session.ws.read_text(p) for p in request.files}
+    seen = set(request.seen)
+    candidates: list[Candidate] = []
+    running: dict[Future[TrialResult], Candidate] = {}
+    workers = cfg.sampling.workers
+    ignore = {*SKIP_DIRS, *cfg.tools.ignore}
+    with Scratch(session.ws.root, workers, ignore) as scratch, ThreadPoolExecutor(workers) as pool:
+        trial = Trial(vctx, scratch, plans)
+        for index in range(k):
+            if any(f.done() and f.result().passed for f in running):
+                break
+            if (
+                session.usage.max_calls is not None
+                and session.usage.calls >= session.usage.max_calls
+            ):
+                break
+            proposal, _ = agent.propose(request, session, sample=session.usage.calls)
+            candidate = Candidate(index, proposal)
+            candidates.append(candidate)
+            if proposal.truncated or proposal.error is not None:
+                candidate.status = "cut" if proposal.truncated else "rejected"
+                candidate.why = (proposal.error or "").splitlines()[0] if proposal.error else ""
+            elif proposal.digest in seen or not proposal.sources:
+                candidate.status = "duplicate" if proposal.digest in seen else "rejected"
+                candidate.why = "same as an earlier reply" if proposal.digest in seen else "no edit"
+            else:
+                candidate.size = proposal.size(originals)
+                running[pool.submit(trial, proposal.sources)] = candidate
+            seen.add(proposal.digest)
+        for future, candidate in running.items():
+            result = future.result()
+            candidate.status = "passed" if result.passed else "failed"
+            candidate.why = result.why
+            if result.verdict is not None and not result.passed:
+                candidate.fingerprint = result.verdict.fingerprint
+    for candidate in candidates:
+        session.bus.emit(
+            "sample.candidate",
+            index=candidate.index,
+            status=candidate.status,
+            why=candidate.why,
+            size=candidate.size,
+            digest=candidate.proposal.digest,
+        )
+    passing = [c for c in candidates if c.status == "passed"]
+    chosen = min(passing, key=lambda c: (c.size, c.index)) if passing else None
+    return SampleRound(chosen, candidates, round(time.monotonic() - start, 3))

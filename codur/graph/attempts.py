@@ -1,0 +1,72 @@
+"""Attempts: one record per model attempt (what happened, in one line for the next
+prompt), and the request the coder gets from the state: the files as they are now, how
+the check fails on them, what earlier attempts did."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codur.agents.registry import AgentRequest
+from codur.graph.state import AgentState, Attempt
+from codur.session import Session
+from codur.verify.derived import DerivedCheck
+from codur.verify.plan import OutputCheck
+from codur.verify.result import VerificationResult
+from codur.verify.target import is_test
+
+
+def attempt(state: AgentState, outcome: str, summary: str, **extra: Any) -> Attempt:
+    """The record of the attempt that just ended (see Attempt.outcome)."""
+    last = state.get("agent_outcome", {})
+    return {
+        "iteration": state.get("iterations", 0) + 1,
+        "agent": last.get("agent", ""),
+        "files_changed": list(last.get("files_changed", [])),
+        "outcome": outcome,
+        "summary": summary,
+        "digest": last.get("digest", ""),
+        **extra,
+    }
+
+
+def failure_line(verdict: VerificationResult) -> str:
+    """The failure in one line: the first suggestion, else the first failed check."""
+    if verdict.suggestions:
+        return verdict.suggestions[0]
+    failed = verdict.failed
+    return failed[0].summary if failed else "the check failed"
+
+
+def build_request(
+    state: AgentState, session: Session, verdict: VerificationResult | None
+) -> AgentRequest:
+    """What the coder is asked now."""
+    files = dict(state.get("context_files", {}))
+    if not files and verdict is not None:
+        files = dict.fromkeys(files_to_show(verdict))
+    shown = {p: session.ws.read_text(p) for p in files if session.ws.resolve(p).is_file()}
+    attempts = state.get("attempts", [])
+    hot: dict[str, set[int]] = {}
+    if verdict is not None:
+        for loc in verdict.locations:
+            hot.setdefault(loc.path, set()).add(loc.line)
+    cut = bool(attempts) and attempts[-1].get("outcome") == "cut"
+    return AgentRequest(
+        task=state["task"],
+        files=shown,
+        evidence=verdict.feedback if verdict is not None and not verdict.passed else None,
+        attempts=tuple(a["summary"] for a in attempts if a.get("summary")),
+        edit_format="functions" if cut else None,
+        hot_lines=hot,
+        seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
+    )
+
+
+def files_to_show(verdict: VerificationResult) -> list[str]:
+    """With no files named in the task: the entry point or the files a derived check
+    checks, else the code the failure ran."""
+    checks = verdict.plan.checks
+    entries = [c.entry for c in checks if isinstance(c, OutputCheck)]
+    entries += [f for c in checks if isinstance(c, DerivedCheck) for f in c.files]
+    code = [loc.path for loc in verdict.locations if not is_test(loc.path)]
+    return list(dict.fromkeys(p for p in [*entries, *code] if p.endswith(".py")))[:3]

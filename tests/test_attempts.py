@@ -1,0 +1,119 @@
+"""Keeping the model's right answers: function-only replies are merged, cut replies are
+never applied, repeated replies are dropped (then stuck), every retry carries the
+failure, and sampled candidates are tried in scratch copies (whole-graph runs, a
+scripted model, real files and processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import BUGGY, FIXED, WRONG, whole_file
+from test_graph import PLAN, Run
+
+DOC = '''"""Digit sums.
+
+A long module docstring the model does not repeat.
+"""
+
+
+def digit_sum(n):
+    # add the last digit, then the rest
+    return n % 10 + digit_sum(n // 10)
+
+
+for number in [7, 38, 493193]:
+    print(number, digit_sum(number))
+'''
+DOC_FIXED = DOC.replace(
+    "    # add the last", "    if n < 10:\n        return n\n    # add the last"
+)
+FUNCTION_ONLY = (
+    "def digit_sum(n):\n    if n < 10:\n        return n\n"
+    "    # add the last digit, then the rest\n    return n % 10 + digit_sum(n // 10)\n"
+)
+DOC_EXPECTED = "7 7\n38 11\n493193 29\n"
+NO_SAMPLING = ["sampling.candidates=0"]
+
+
+def doc_run(tmp_path: Path, replies: list, overrides: list[str] = NO_SAMPLING) -> Run:
+    files = {"main.py": DOC, "expected.txt": DOC_EXPECTED}
+    return Run(tmp_path, [PLAN, *replies], files=files, overrides=overrides)
+
+
+def test_a_function_only_reply_is_merged_and_verified(tmp_path: Path) -> None:
+    run = doc_run(tmp_path, [whole_file("main.py", FUNCTION_ONLY)])
+    assert run.result.status == "verified" and run.result.model_calls == 2
+    assert (run.root / "main.py").read_text() == DOC_FIXED
+
+
+def test_a_cut_reply_is_not_applied_and_the_retry_asks_for_functions(tmp_path: Path) -> None:
+    cut = {"content": whole_file("main.py", DOC_FIXED)[:120], "finish_reason": "length"}
+    run = doc_run(tmp_path, [cut, whole_file("main.py", FUNCTION_ONLY)])
+    assert run.result.status == "verified" and run.result.iterations == 2
+    assert [w["by"] for w in run.kinds("file.write")] == ["coder"]  # only the second reply
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "ONLY the functions" in retry
+    assert "cut off at the length limit" in retry
+    assert "Actual output:" in retry  # the failure is in every prompt
+
+
+def test_a_repeated_reply_is_dropped_and_repeats_end_the_run_as_stuck(tmp_path: Path) -> None:
+    wrong = whole_file("main.py", WRONG)
+    run = Run(tmp_path, [PLAN, wrong, wrong, wrong], overrides=NO_SAMPLING)
+    assert run.result.status == "stuck" and "repeated earlier replies 2 times" in run.result.message
+    assert [w["by"] for w in run.kinds("file.write")] == ["coder"]  # the copies were dropped
+    assert run.result.model_calls == 4
+
+
+def test_the_same_rejected_reply_twice_is_stuck(tmp_path: Path) -> None:
+    nothing = whole_file("main.py", "def unrelated():\n    return 1\n")
+    run = Run(tmp_path, [PLAN, nothing, nothing], overrides=NO_SAMPLING)
+    assert (
+        run.result.status == "stuck" and "repeated a reply that was rejected" in run.result.message
+    )
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "rejected: the block for main.py defines unrelated()" in retry
+    assert "Expected output:\n```\n10\n```" in retry and "Actual output:\n```\n6\n```" in retry
+
+
+def test_sampled_candidates_are_tried_in_scratch_and_the_smallest_passing_is_kept(
+    tmp_path: Path,
+) -> None:
+    bigger = FIXED.replace("    s = 0\n", "    s = 0\n    # count every item\n")
+    other = WRONG.replace("- 2)", "- 3)")
+    replies = [
+        whole_file("main.py", WRONG),  # the first (greedy) attempt fails
+        whole_file("main.py", other),  # candidate 1 fails in its scratch copy
+        whole_file("main.py", bigger),  # candidate 2 passes, with more changed lines
+        whole_file("main.py", FIXED),  # candidate 3 passes, smaller
+    ]
+    run = Run(tmp_path, [PLAN, *replies], overrides=["sampling.candidates=3"])
+    assert run.result.status == "verified"
+    assert (run.root / "main.py").read_text() == FIXED
+    statuses = [c["status"] for c in run.kinds("sample.candidate")]
+    assert statuses[0] == "failed" and statuses.count("passed") >= 1
+    assert run.nodes[-3:] == ["sample", "verify", "review"]
+    assert [w["by"] for w in run.kinds("file.write")] == ["coder", "coder"]
+
+
+def test_a_sampling_round_where_nothing_new_fails_is_stuck(tmp_path: Path) -> None:
+    wrong = whole_file("main.py", WRONG)
+    same_failure = whole_file(
+        "main.py", WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
+    )
+    run = Run(tmp_path, [PLAN, wrong, same_failure, wrong], overrides=["sampling.candidates=2"])
+    assert run.result.status == "stuck"
+    assert "every sampled candidate failed in a way seen before" in run.result.message
+    assert (run.root / "main.py").read_text() == WRONG  # no failing candidate was written
+    assert [c["status"] for c in run.kinds("sample.candidate")] == ["failed", "duplicate"]
+
+
+def test_unchanged_file_text_is_not_an_edit(tmp_path: Path) -> None:
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("main.py", BUGGY), whole_file("main.py", FIXED)],
+        overrides=NO_SAMPLING,
+    )
+    assert run.result.status == "verified"
+    second = run.kinds("model.request")[2]
+    assert "the reply changed no file" in second["messages"][-1]["content"]
