@@ -70,7 +70,9 @@ class CoderAgent:
         tools = langchain_tools(task_types) if native else []
         new: list[BaseMessage] = []
         rounds = session.config.runtime.max_tool_iterations
-        variation = session.usage.calls if sample is None else sample
+        if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
+            sample = session.usage.calls if request.attempts else 0
+        variation = sample
         for round_no in range(rounds + 1):
             reply = client.invoke(
                 base + new, tools=tools, **client.sampling(variation), max_tokens=budget
