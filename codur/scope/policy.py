@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codur.scope.harness import Harness, find_harness
+from codur.scope.harness_edits import harness_changed, without_harness_changes
 from codur.scope.oracle import asked_to_change, capture, find_oracle, looks_like_oracle
 from codur.task import code_mentions, file_mentions, file_refs
 
@@ -98,7 +99,7 @@ class EditScope:
         if reason is not None:
             raise ScopeError(reason)
         harness = self.harness(path) if old is not None else None
-        if harness is not None and _harness_changed(old or "", new, harness):
+        if harness is not None and harness_changed(old or "", new, harness):
             raise ScopeError(
                 f"the edit changes the harness of {path} ({harness.describe()}): the code "
                 "that sets up the inputs and checks the results stays as it is. Change the "
@@ -116,8 +117,8 @@ class EditScope:
             harness = self.harness(path) if old is not None else None
             if harness is None or old is None:
                 raise
-            kept = _without_harness_changes(path, old, new, harness)
-            if kept is None or kept == old or _harness_changed(old, kept, harness):
+            kept = without_harness_changes(path, old, new, harness)
+            if kept is None or kept == old or harness_changed(old, kept, harness):
                 raise
             return kept
 
@@ -192,67 +193,6 @@ def _top_level_names(source: str) -> list[str]:
         return []
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return [n.name for n in tree.body if isinstance(n, kinds)]
-
-
-def _segments(source: str, harness: Harness) -> list[str]:
-    """The harness as comparable pieces: each harness definition and each module-level
-    statement that is not code under test, as an AST dump (formatting does not count)."""
-    tree = ast.parse(source)
-    keep = set(harness.definitions)
-    pieces = []
-    for node in tree.body:
-        name = getattr(node, "name", None)
-        if name in keep:
-            pieces.append(ast.dump(node))
-        elif name is None and not isinstance(node, ast.Import | ast.ImportFrom):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-                continue  # a docstring
-            assigned = _assigned(node)
-            if not (assigned and assigned <= harness.program_names):
-                pieces.append(ast.dump(node))
-    return pieces
-
-
-def _assigned(node: ast.stmt) -> set[str]:
-    if isinstance(node, ast.Assign):
-        return {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    if isinstance(node, ast.AnnAssign | ast.AugAssign) and isinstance(node.target, ast.Name):
-        return {node.target.id}
-    return set()
-
-
-def _harness_changed(old: str, new: str, harness: Harness) -> bool:
-    try:
-        return _segments(old, harness) != _segments(new, harness)
-    except SyntaxError:
-        return False  # a syntax error is rejected on its own terms
-
-
-def _without_harness_changes(path: str, old: str, new: str, harness: Harness) -> str | None:
-    """`old` with `new`'s versions of the definitions that are not harness (and its new
-    imports) merged in by name; None when that cannot be done."""
-    from codur.edits import EditError, definitions, merge_python
-
-    try:
-        tree = ast.parse(new)
-        spans = definitions(new)
-    except SyntaxError:
-        return None
-    lines = new.splitlines(keepends=True)
-    pieces = [
-        "".join(lines[node.lineno - 1 : node.end_lineno])
-        for node in tree.body
-        if isinstance(node, ast.Import | ast.ImportFrom)
-    ]
-    for name, span in spans.items():
-        if "." not in name and name not in harness.definitions:
-            pieces.append("".join(lines[span.start - 1 : span.end]) + "\n")
-    if not any("def " in p or "class " in p for p in pieces):
-        return None
-    try:
-        return merge_python(path, old, "\n".join(pieces)).content
-    except EditError:
-        return None
 
 
 def decide_scope(

@@ -24,9 +24,9 @@ from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence
 from codur.verify.generate import derived_checks
+from codur.verify.oracle import OracleCheck
 from codur.verify.plan import (
     Check,
-    OracleCheck,
     OutputCheck,
     StaticCheck,
     TestCheck,

@@ -8,7 +8,6 @@ workspace is the copy.
 from __future__ import annotations
 
 import ast
-import hashlib
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -21,6 +20,7 @@ from codur.tools.registry import invoke
 from codur.verify.check import emit_run, failure_message, judge
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.oracle import OracleCheck
 from codur.verify.process import ProcessResult, run_process
 from codur.verify.target import Target, runs_something
 
@@ -245,40 +245,6 @@ def _importable(path: Path) -> bool:
     except (SyntaxError, UnicodeDecodeError, OSError):
         return False
     return path.suffix == ".py" and path.stem.isidentifier() and not runs_something(path)
-
-
-class OracleCheck(BaseModel):
-    """The files checks judge by are as they were at the start of the run (sha256 each;
-    None: too large to capture, so it must only still exist). Run last, after the
-    programs, so a program that rewrites a test or an expected file is caught."""
-
-    kind: Literal["oracle"] = "oracle"
-    files: dict[str, str | None]
-
-    def run(self, ctx: ToolContext) -> Evidence:
-        changed = []
-        for path, digest in sorted(self.files.items()):
-            target = ctx.ws.root / path
-            if not target.is_file():
-                changed.append(f"{path} was deleted")
-            elif digest is not None and hashlib.sha256(target.read_bytes()).hexdigest() != digest:
-                changed.append(f"{path} was changed")
-        shown = f"the {len(self.files)} file(s) the checks judge by are unchanged"
-        if not changed:
-            return Evidence(check="oracle", passed=True, command=shown, summary=shown)
-        text = "; ".join(changed)
-        return Evidence(
-            check="oracle",
-            passed=False,
-            command=shown,
-            summary=f"protected files changed during the run: {text}",
-            feedback=(
-                f"Files the check judges by changed during the run: {text}. Expected "
-                "output, tests and their data must stay as they are; a program must not "
-                "write them, and edits to them do not count."
-            ),
-            fingerprint=f"oracle|{text}",
-        )
 
 
 Check = Annotated[
