@@ -33,6 +33,8 @@ class RunResult:
     check: str = ""
     """What the verdict rests on: the checks that ran (empty: none)."""
     outside_changes: list[str] = field(default_factory=list)
+    model_test: str = ""
+    """The test the model wrote when nothing else could check the task (shown)."""
     """Files changed during the run, by Codur or by the programs it ran, outside the code
     under test (none, in an honest pass)."""
 
@@ -117,5 +119,6 @@ def run_task(session: Session, task: str) -> RunResult:
         state.get("final_response", ""),
         check=verdict.rests_on if verdict is not None else "",
         outside_changes=session.scope.outside(touched),
+        model_test=session.scope.model_test or "",
     )
     return result

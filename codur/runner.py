@@ -100,6 +100,9 @@ def _report(io: IO, result, log_path: Path | None) -> None:
         io.success(line)
     else:
         io.info(line)
+    if result.model_test:
+        io.info("checked with this test the model wrote from the task (kept outside the folder):")
+        io.raw(result.model_test)
     if result.check:
         outside = ", ".join(result.outside_changes) or "none"
         io.info(f"checked by: {result.check} | changed outside the code under test: {outside}")

@@ -142,9 +142,11 @@ def test_driver_data_outside_the_named_file_is_read_only(tmp_path: Path) -> None
 
 
 def test_changed_code_with_no_check_is_not_verified(tmp_path: Path) -> None:
+    """The model gives no usable test, so nothing checks the edit."""
     files = {"util.py": "def double(x):\n    return x + x + 1\n"}
     fixed = "def double(x):\n    return x + x\n"
-    run = Run(tmp_path, [PLAN, whole_file("util.py", fixed)], task="fix @util.py", files=files)
+    replies = [PLAN, "No test needed.", whole_file("util.py", fixed)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files)
     assert run.result.status == "unverified" and run.result.exit_code == 1
     assert run.result.message.startswith("no check")
 
@@ -186,3 +188,30 @@ def test_a_fix_that_also_touches_the_harness_keeps_the_fix_and_the_harness(
     assert (run.root / "main.py").read_text() == HONEST
     assert run.kinds("scope.kept_harness")[0]["path"] == "main.py"
     assert run.result.status == "verified"
+
+
+MODEL_TEST = (
+    "```python\nfrom util import double\n\n\ndef test_double():\n    assert double(3) == 6\n```\n"
+)
+
+
+def test_with_nothing_to_check_the_model_writes_a_test_that_must_show_the_fix(
+    tmp_path: Path,
+) -> None:
+    files = {"util.py": "def double(x):\n    return x + x + 1\n"}
+    fixed = "def double(x):\n    return x + x\n"
+    replies = [PLAN, MODEL_TEST, whole_file("util.py", fixed)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    assert run.result.status == "verified", run.result.message
+    assert "double(3) == 6" in run.result.model_test
+    assert "test_double" not in "".join(p.name for p in run.root.rglob("*"))  # outside the folder
+    first = run.kinds("verify.result")[-2]
+    assert not first["passed"]  # it failed on the code as the run found it
+
+
+def test_a_model_test_that_passes_before_the_change_does_not_verify(tmp_path: Path) -> None:
+    files = {"util.py": "def double(x):\n    return x + x\n"}
+    tidy = "def double(x):\n    return 2 * x\n"
+    replies = [PLAN, MODEL_TEST, whole_file("util.py", tidy)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    assert run.result.status == "unverified" and "does not show a fix" in run.result.message

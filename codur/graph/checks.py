@@ -9,6 +9,38 @@ from codur.verify.agent import verify_task
 from codur.verify.result import VerificationResult
 
 
+def _needs_model_test(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
+    """Nothing checks behaviour (no expected output, tests, or derivable claims) in a run
+    that is to change code, with a model at hand, and no test was asked for yet."""
+    scope = session.scope
+    return (
+        scope is not None
+        and scope.model_test is None
+        and verdict.strategy in ("static", "none")
+        and state.get("intent", "change") == "change"
+        and session.model_allowed
+    )
+
+
+def _add_model_test(state: AgentState, session: Session, refs: list[str]) -> bool:
+    from codur.verify.model_test import write_test
+    from codur.verify.target import python_files
+
+    scope = session.scope
+    assert scope is not None
+    files = [r for r in refs if r.endswith(".py")] or sorted(python_files(session.ws.root))[:5]
+    scope.model_test = ""  # asked once per run, whatever comes back
+    check = write_test(session, state["task"], files)
+    if check is None:
+        return False
+    scope.model_test = check.test
+    scope.derived = (
+        [check],
+        "no expected output, no tests, nothing stated: a test the model wrote",
+    )
+    return True
+
+
 def verify_now(state: AgentState, session: Session) -> VerificationResult:
     """Decide how to verify (from what is in the folder, never by keywords) and run it;
     put back oracle files a program changed, and open a file the task did not name to
@@ -17,16 +49,24 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     changed = list(session.restore.saved) if session.restore else []
     scope = session.scope
     oracle = scope.oracle if scope else None
-    derived = scope.derived if scope else None
-    verdict = verify_task(
-        session.tool_context(),
-        session.config.verify,
-        refs,
-        changed,
-        state["task"],
-        oracle,
-        derived,
-    )
+
+    def run() -> VerificationResult:
+        derived = scope.derived if scope else None
+        return verify_task(
+            session.tool_context(),
+            session.config.verify,
+            refs,
+            changed,
+            state["task"],
+            oracle,
+            derived,
+        )
+
+    verdict = run()
+    if _needs_model_test(verdict, state, session) and _add_model_test(state, session, refs):
+        verdict = run()
+        if scope is not None and scope.model_test_failed_first is None:
+            scope.model_test_failed_first = not verdict.passed
     if scope is not None:
         if restored := scope.restore_oracle():
             session.bus.emit("scope.restored", files=restored, reason="changed by a program run")

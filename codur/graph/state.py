@@ -89,3 +89,5 @@ class AgentState(TypedDict, total=False):
     """Fingerprints of the failures the repair search has already been run on."""
     status: Status
     status_message: str
+    intent: Literal["change", "answer"]
+    """answer: the task asks for an explanation (it edits nothing and gets no check)."""

@@ -46,6 +46,10 @@ class EditScope:
     derived: tuple[list, str] | None = None
     """Checks derived from the task and the docstrings as the run found them (used when
     the folder has no expected output and no tests), and what they came from."""
+    model_test: str | None = None
+    """The test the model wrote for this run, when it came to that (see model_test.py)."""
+    model_test_failed_first: bool | None = None
+    """Whether that test failed on the files as the run found them (it must, to show a fix)."""
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
 
     # --- what may change -----------------------------------------------------------

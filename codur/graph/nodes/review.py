@@ -92,6 +92,9 @@ def _review(state: AgentState, session: Session) -> dict[str, Any]:
         if verdict.strategy == "static":
             why = f"only static checks ran ({checks})"
             return _unchecked(session, outcome, iteration, why, attempts=attempts)
+        if _unshown_fix(session, verdict):
+            why = "the test the model wrote passed before the change too, so it does not show a fix"
+            return _end("unverified", f"no check: {why}", attempts=attempts, iterations=iteration)
         return _end("verified", checks, attempts=attempts, iterations=iteration)
     if _repairable(verdict, state, session):
         return {"next_action": "repair", "attempts": attempts}
@@ -138,6 +141,15 @@ def _repeated(
         message = f"the model repeated earlier replies {repeats} times"
         return _end("stuck", message, attempts=[*attempts, record], iterations=iteration)
     return _again(state, session, record)
+
+
+def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
+    """The only behavioural check is a model-written test that already passed on the
+    files as the run found them."""
+    scope = session.scope
+    if scope is None or not scope.model_test or scope.model_test_failed_first is not False:
+        return False
+    return all(e.check in ("derived", "oracle") for e in verdict.evidence)
 
 
 def _unchecked(

@@ -47,5 +47,6 @@ def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, 
         **update,
         "context_files": files,
         "next_action": "delegate",
+        "intent": "answer",
         "selected_agent": session.config.agents.preferences.default_agent,
     }
