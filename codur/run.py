@@ -27,6 +27,8 @@ class RunResult:
     diff: str = ""
     model_calls: int = 0
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
     completion_tokens: int = 0
     wall_s: float = 0.0
     final_response: str = ""
@@ -120,5 +122,6 @@ def run_task(session: Session, task: str) -> RunResult:
         check=verdict.rests_on if verdict is not None else "",
         outside_changes=session.scope.outside(touched),
         model_test=session.scope.model_test or "",
+        cached_prompt_tokens=session.usage.cached_prompt_tokens,
     )
     return result

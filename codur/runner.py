@@ -77,6 +77,7 @@ def run_command(
             diff=result.diff,
             model_calls=result.model_calls,
             prompt_tokens=result.prompt_tokens,
+            cached_prompt_tokens=result.cached_prompt_tokens,
             completion_tokens=result.completion_tokens,
             wall_s=result.wall_s,
             check=result.check,
@@ -109,7 +110,8 @@ def _report(io: IO, result, log_path: Path | None) -> None:
     io.info(
         f"files changed: {', '.join(result.files_changed) or 'none'} | iterations: "
         f"{result.iterations} | model calls: {result.model_calls} | tokens: "
-        f"{result.prompt_tokens}+{result.completion_tokens} | wall time: {result.wall_s}s"
+        f"{result.prompt_tokens}+{result.completion_tokens} ({result.cached_prompt_tokens} "
+        f"prompt tokens cached) | wall time: {result.wall_s}s"
     )
     if log_path is not None:
         io.info(f"debug log: {log_path}")
