@@ -27,8 +27,6 @@ class RunResult:
     diff: str = ""
     model_calls: int = 0
     prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
     completion_tokens: int = 0
     wall_s: float = 0.0
     final_response: str = ""
@@ -37,6 +35,8 @@ class RunResult:
     outside_changes: list[str] = field(default_factory=list)
     model_test: str = ""
     """The test the model wrote when nothing else could check the task (shown)."""
+    cached_prompt_tokens: int = 0
+    """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
     """Files changed during the run, by Codur or by the programs it ran, outside the code
     under test (none, in an honest pass)."""
 
