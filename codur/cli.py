@@ -13,17 +13,42 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir
+from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
+from codur.undo.cli import diff, undo
 
 
 class DefaultToRun(TyperGroup):
-    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task."""
+    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task.
+    Options may come before the command (`codur -C DIR undo`): the command is moved first."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        first = next((a for a in args if not a.startswith("-")), None)
-        if first is not None and first not in self.commands:
+        first = self._first_word(args)
+        if first is not None and args[first] in self.commands:
+            args = [args[first], *args[:first], *args[first + 1 :]]
+        elif first is not None:
             args = ["run", *args]
         return super().parse_args(ctx, args)
+
+    def _first_word(self, args: list[str]) -> int | None:
+        """The index of the first argument that is neither an option nor its value."""
+        valued = {
+            name
+            for command in self.commands.values()
+            for param in command.params
+            if getattr(param, "param_type_name", "") == "option" and not param.is_flag
+            for name in param.opts
+        }
+        index = 0
+        while index < len(args):
+            arg = args[index]
+            if arg == "--":
+                return index + 1 if index + 1 < len(args) else None
+            if not arg.startswith("-") or arg == "-":
+                return index
+            index += 2 if arg in valued else 1
+        return None
 
 
 app = typer.Typer(
@@ -44,28 +69,6 @@ Paths = Annotated[
     list[Path] | None, typer.Argument(help="Challenge folders (default: ./challenges).")
 ]
 
-WorkDir = Annotated[
-    Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")
-]
-ConfigFile = Annotated[Path | None, typer.Option("--config", help="Extra config file (YAML).")]
-Overrides = Annotated[
-    list[str] | None,
-    typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable)."),
-]
-Profile = Annotated[
-    str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")
-]
-
-
-def _load(
-    workdir: Path, config: Path | None, overrides: list[str] | None, flags: dict | None = None
-):
-    from codur.config import load_config
-
-    if not workdir.is_dir():
-        raise UsageError(f"-C {workdir}: not a folder")
-    return load_config(workdir.resolve(), config, overrides or [], flags=flags)
-
 
 @app.command()
 def run(
@@ -85,8 +88,17 @@ def run(
             "--no-model", help="Use no model: file operations and the repair search only."
         ),
     ] = False,
+    approval: Annotated[
+        str | None,
+        typer.Option(
+            "--approval",
+            help="What needs your yes: suggest (every edit, shown as a diff, and every "
+            "program), auto-edit (programs and destructive actions; the default) or "
+            "full-auto (nothing).",
+        ),
+    ] = None,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Don't ask before destructive actions.")
+        bool, typer.Option("--yes", "-y", help="Ask nothing: the same as --approval full-auto.")
     ] = False,
     json_mode: Annotated[
         bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
@@ -95,9 +107,12 @@ def run(
     """Run TASK in the current folder (the default command)."""
     from codur.runner import run_command
 
+    if yes and approval not in (None, "full-auto"):
+        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
     flags = {
         "--max-iterations": ("runtime.max_iterations", max_iterations),
         "--max-llm-calls": ("runtime.max_llm_calls", 0 if no_model else max_llm_calls),
+        "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(
@@ -107,8 +122,11 @@ def run(
         profile=profile,
         verbose=verbose,
         json_mode=json_mode,
-        assume_yes=yes,
     )
+
+
+app.command()(undo)
+app.command()(diff)
 
 
 @config_app.command("show")

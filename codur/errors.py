@@ -22,6 +22,11 @@ class ExitCode(IntEnum):
     """The model provider could not be reached or the model could not be loaded."""
     ERROR = 4
     """Any other failure inside Codur (a bug: please report it with the debug log)."""
+    APPROVAL_NEEDED = 5
+    """An action needed the user's approval and nobody could give it (no terminal, or
+    --json): the run stopped before doing it."""
+    UNDO_REFUSED = 6
+    """`codur undo` refused to overwrite files changed since the run ended (--force)."""
     INTERRUPTED = 130
     """Interrupted by the user (Ctrl-C)."""
 
@@ -66,3 +71,31 @@ class WorkspaceError(CodurError):
     """A path outside the workspace, or an unreadable/unwritable file."""
 
     exit_code = ExitCode.USAGE
+
+
+class ApprovalRequired(CodurError):
+    """An action needs the user's yes under the approval mode, and nobody can be asked:
+    the run stops before the action (never blocks waiting for input)."""
+
+    exit_code = ExitCode.APPROVAL_NEEDED
+
+    def __init__(self, what: str, mode: str, allow_with: str) -> None:
+        super().__init__(
+            f"needs approval to {what} (approval mode {mode}, and no terminal to ask); "
+            f"run it in a terminal to be asked, or allow it with --approval {allow_with}"
+        )
+        self.what = what
+
+
+class EditDeclined(CodurError):
+    """The user said no to an edit (approval mode suggest); the model is told."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"the user declined this edit to {path}")
+        self.path = path
+
+
+class UndoRefused(CodurError):
+    """Undo would overwrite files the user changed after the run ended."""
+
+    exit_code = ExitCode.UNDO_REFUSED

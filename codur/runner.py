@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -22,7 +23,6 @@ def run_command(
     profile: str | None,
     verbose: bool,
     json_mode: bool,
-    assume_yes: bool,
 ) -> int:
     from codur.run import RunResult, run_task
     from codur.session import Session
@@ -40,7 +40,6 @@ def run_command(
         Workspace(workdir),
         bus,
         profile=profile,
-        assume_yes=assume_yes,
         confirm=io.confirm if interactive else None,
     )
     log = None
@@ -82,17 +81,18 @@ def run_command(
             wall_s=result.wall_s,
             check=result.check,
             outside_changes=result.outside_changes,
+            run_changes=result.run_changes,
             exit_code=int(result.exit_code),
         )
     finally:
         if log is not None:
             log.close()
-    _report(io, result, log.path if log else None)
+    _report(io, result, log.path if log else None, workdir)
     return result.exit_code
 
 
-def _report(io: IO, result, log_path: Path | None) -> None:
-    """The final summary: status, diff, files, counts, time."""
+def _report(io: IO, result, log_path: Path | None, workdir: Path) -> None:
+    """The final summary: status, diff, files, counts, time, and how to undo the run."""
     if result.final_response:
         io.raw(result.final_response)
     io.diff(result.diff)
@@ -113,5 +113,9 @@ def _report(io: IO, result, log_path: Path | None) -> None:
         f"{result.prompt_tokens}+{result.completion_tokens} ({result.cached_prompt_tokens} "
         f"prompt tokens cached) | wall time: {result.wall_s}s"
     )
+    if result.run_changes:
+        here = workdir == Path.cwd().resolve()
+        undo = "codur undo" + ("" if here else f" -C {shlex.quote(str(workdir))}")
+        io.info(f"run {result.run_id}: {len(result.run_changes)} file(s) changed | undo: {undo}")
     if log_path is not None:
         io.info(f"debug log: {log_path}")

@@ -1,30 +1,27 @@
-"""The run context handed to everything a run does: config, workspace, events, models.
+"""The run context handed to everything a run does: config, workspace, events, models,
+and the one place every change of Codur's passes (edit scope, approval, snapshots).
 
 (This is what the LangGraph runtime context will carry; nothing reads globals.)
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
-from codur.errors import WorkspaceError
+from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.models.client import ModelClient, Usage
-from codur.restore import RestorePoint
 from codur.scope import EditScope, ScopeError
+from codur.undo.diff import text_diff
+from codur.undo.records import new_run_id
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
     from codur.tools.context import ToolContext
-
-
-def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    from codur.undo.snapshot import RunSnapshot
 
 
 @dataclass
@@ -35,21 +32,23 @@ class Session:
     run_id: str = field(default_factory=new_run_id)
     profile: str | None = None
     """Profile chosen on the command line (--profile); else llm.default_profile."""
-    assume_yes: bool = False
-    """--yes: destructive actions need no confirmation."""
-    confirm: Callable[[str], bool] | None = None
-    """Asks the user a yes/no question (None: nobody to ask, so the answer is no)."""
+    confirm: Ask | None = None
+    """Asks the user a yes/no question, showing a diff first (None: nobody to ask, so an
+    action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
-    restore: RestorePoint | None = None
+    snapshot: RunSnapshot | None = None
+    """The workspace before the run, and what Codur changed since (set by run_task before
+    anything runs; None in a session made by hand)."""
     scope: EditScope | None = None
     """What the run may change (decided at its start; None: no limits, as in unit tests)."""
+    gate: Gate = field(init=False)
+    """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _tools: ToolContext | None = None
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
-        if self.restore is None:
-            self.restore = RestorePoint(self.ws, self.run_id)
+        self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
 
     @property
     def model_allowed(self) -> bool:
@@ -59,28 +58,43 @@ class Session:
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
         if self._tools is None:
-            from codur.tools.context import ToolContext, refuse
+            from codur.tools.context import ToolContext
 
-            self._tools = ToolContext.from_session(self, self.confirm or refuse)
+            self._tools = ToolContext.from_session(self)
         return self._tools
 
     def guard(self, path: str, new: str | None = None) -> None:
-        """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope, else
-        save its original in the restore point. `new` is the text about to be written
-        (None: the file is removed, or replaced by a copy or a move)."""
-        if self.scope is not None:
-            try:
-                if new is None:
-                    reason = self.scope.why_not(path)
-                    if reason is not None:
-                        raise ScopeError(reason)
-                else:
-                    self.scope.check_write(path, self._current(path), new)
-            except ScopeError as exc:
-                self.bus.emit("scope.refused", path=path, reason=str(exc))
-                raise
-        if self.restore is not None:
-            self.restore.save(path)
+        """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope. `new`
+        is the text about to be written (None: the file is removed, or replaced by a
+        copy or a move)."""
+        if self.scope is None:
+            return
+        try:
+            if new is None:
+                reason = self.scope.why_not(path)
+                if reason is not None:
+                    raise ScopeError(reason)
+            else:
+                self.scope.check_write(path, self._current(path), new)
+        except ScopeError as exc:
+            self.bus.emit("scope.refused", path=path, reason=str(exc))
+            raise
+
+    def note_change(self, path: str) -> None:
+        """`path` is about to be changed by Codur: the run's record of its edits."""
+        if self.snapshot is not None:
+            self.snapshot.note(path)
+
+    def written(self) -> list[str]:
+        """The paths Codur changed in this run (by edits or tools), sorted."""
+        return sorted(self.snapshot.saved) if self.snapshot is not None else []
+
+    def made_in_run(
+        self, path: str, created_only: bool = False
+    ) -> Literal["created", "changed"] | None:
+        """Whether `path` was created or changed during this run, by anyone
+        (`created_only`: only whether it was created, which reads no file)."""
+        return self.snapshot.made(path, created_only) if self.snapshot is not None else None
 
     def _current(self, path: str) -> str | None:
         try:
@@ -90,12 +104,14 @@ class Session:
 
     def write_file(self, path: str, text: str, by: str) -> str:
         """Change a user's file: admitted by the edit scope (a change to a program's
-        harness is left out, the rest kept: see EditScope.admit), the original goes to
-        the restore point first; the write is atomic and announced as a `file.write`
-        event (`by`: the agent or the repair). Returns the text written."""
+        harness is left out, the rest kept: see EditScope.admit), approved (in suggest
+        mode the user sees the diff; EditDeclined if they say no), recorded, written
+        atomically and announced as a `file.write` event (`by`: the agent or the
+        repair). Returns the text written."""
+        current = self._current(path)
         if self.scope is not None:
             try:
-                admitted = self.scope.admit(path, self._current(path), text)
+                admitted = self.scope.admit(path, current, text)
             except ScopeError as exc:
                 self.bus.emit("scope.refused", path=path, reason=str(exc))
                 raise
@@ -104,8 +120,10 @@ class Session:
                 kept = harness.describe() if harness else "the harness"
                 self.bus.emit("scope.kept_harness", path=path, kept=kept, by=by)
             text = admitted
-        if self.restore is not None:
-            self.restore.save(path)
+        shown = lambda: text_diff(path, current, text)  # noqa: E731  made only when asking
+        if not self.gate.approve(Action.EDIT, f"write {path}", shown):
+            raise EditDeclined(path)
+        self.note_change(path)
         self.ws.write_text(path, text)
         self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
         return text

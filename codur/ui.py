@@ -68,6 +68,12 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"from {d['candidates']} single edits, {d['duration_s']}s)"
     ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
+    "snapshot": lambda d: (
+        f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
+    ),
+    "approval": lambda d: (
+        f"approval ({d['mode']}): {d['what']} -> {'yes' if d['approved'] else 'no'}"
+    ),
     "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",
     "node.start": lambda d: f"-> {d['node']} (iteration {d.get('iteration', '-')})",
     "node.end": lambda d: (
@@ -107,6 +113,9 @@ class IO:
             }
             sys.stdout.write(json.dumps(record, default=str) + "\n")
             sys.stdout.flush()
+        if event.kind == "warning":  # one line, whatever the mode
+            self.warn(self.redact(event.data.get("message", "")))
+            return
         if self.verbose or event.kind in PROGRESS:
             data = self.redact(event.data, 2000)
             render = VERBOSE.get(event.kind)
@@ -150,10 +159,14 @@ class IO:
             table.add_row(*(escape(cell) for cell in row))
         self.out.print(table)
 
-    def confirm(self, question: str) -> bool:
-        """Ask on the terminal (stderr); the default answer is no."""
+    def confirm(self, question: str, detail: str = "") -> bool:
+        """Ask on the terminal (stderr), after showing `detail` (a diff); the default
+        answer is no."""
         from rich.prompt import Confirm
+        from rich.syntax import Syntax
 
+        if detail:
+            self.err.print(Syntax(detail, "diff", theme="ansi_dark", background_color="default"))
         return Confirm.ask(question, console=self.err, default=False)
 
     @contextmanager

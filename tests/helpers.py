@@ -102,3 +102,50 @@ def scripted_profile(
 def whole_file(path: str, code: str, note: str = "Here is the fix.") -> str:
     """A reply in the whole-file edit format."""
     return f"{note}\n\n{path}\n```python\n{code}```\n"
+
+
+def run_in_process(
+    root: Path,
+    responses: list[Any],
+    task: str = "fix @main.py",
+    overrides: list[str] | tuple[str, ...] = (),
+    confirm: Any = None,
+) -> tuple[Any, list[Any], Any]:
+    """One in-process run on the existing folder `root` with a scripted model (one agent,
+    no repair search, one reply per attempt): (RunResult, events, Session). `confirm`:
+    the user's answers, as `(question, detail) -> bool` (None: nobody to ask)."""
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.run import run_task
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    script = root.parent / f"{root.name}-script.yaml"
+    script.write_text(yaml.safe_dump(responses, sort_keys=False))
+    flags = [
+        "llm.profiles.s.provider=scripted",
+        f"llm.profiles.s.script={script}",
+        "llm.default_profile=s",
+        "repair.enabled=false",
+        "sampling.candidates=0",
+        *overrides,
+    ]
+    config = load_config(root, overrides=flags, environ={}).config
+    events: list[Any] = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+    session = Session(config, Workspace(root), bus, confirm=confirm)
+    return run_task(session, task), events, session
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """A scripted reply that calls tools natively: tool_calls(("read_file", {"path": "a"}))."""
+    return {"content": "", "tool_calls": [{"name": n, "args": a} for n, a in calls]}
+
+
+CLEANUP = (
+    "import os\n"
+    "os.remove('data.csv')\n"
+    "with open('out.txt', 'w') as fh:\n    fh.write('made by a program\\n')\n"
+)
+"""A program a model might write: deletes data.csv, creates out.txt."""

@@ -178,7 +178,9 @@ def test_phase_0_file_operation_and_refused_delete(challenge: Path) -> None:
     assert read.returncode == 0 and "range(len(xs) - 1)" in read.stdout
     assert "model calls: 0" in read.stdout
     refused = run_cli(["delete main.py"], cwd=challenge)  # no terminal to ask, no --yes
-    assert refused.returncode == 1 and (challenge / "main.py").exists()
-    assert "refused to delete" in refused.stdout
+    assert refused.returncode == 5 and (challenge / "main.py").exists()
+    assert "approval: needs approval to delete main.py (approval mode auto-edit" in refused.stdout
+    end = log_records(challenge)[-1]
+    assert end["event"] == "run.end" and end["status"] == "approval" and end["exit_code"] == 5
     allowed = run_cli(["delete main.py", "--yes"], cwd=challenge)
     assert allowed.returncode == 0 and not (challenge / "main.py").exists()

@@ -198,7 +198,7 @@ def test_tools_refuse_the_oracle_with_a_message_for_the_model(tmp_path: Path) ->
         else:
             scope.check_write(path, None, new)
 
-    ctx.before_change = guard
+    ctx.check_change = guard
     result = invoke("write_file", {"path": "expected.txt", "content": "1\n"}, ctx)
     assert not result.ok and "part of the check" in result.output
     assert (tmp_path / "expected.txt").read_text() == "2\n"

@@ -6,7 +6,9 @@ import os
 
 import pytest
 
+from codur.approval import Gate
 from codur.config.schema import ToolsConfig
+from codur.errors import ApprovalRequired
 
 
 def test_read_file_whole_and_by_line_range(call, tool_ws) -> None:
@@ -76,30 +78,48 @@ def test_replace_in_file_exact_unique_or_all(call, tool_ws) -> None:
     assert not call("replace_in_file", path="m.py", old="", new="x").ok
 
 
-def test_delete_needs_confirmation(call, tool_ctx, tool_ws) -> None:
+def asking(tool_ctx, answer: bool, mode: str = "auto-edit") -> list[tuple[str, str]]:
+    """Give `tool_ctx` a gate in `mode` that answers `answer`; the questions it was asked."""
+    asked: list[tuple[str, str]] = []
+    tool_ctx.gate = Gate(mode, lambda q, d: asked.append((q, d)) or answer, tool_ctx.bus)
+    return asked
+
+
+def test_delete_needs_approval(call, tool_ctx, tool_ws) -> None:
     (tool_ws / "a.txt").write_text("a")
-    refused = call("delete_file", path="a.txt")
-    assert not refused.ok and "not confirmed" in refused.output and "--yes" in refused.output
+    tool_ctx.gate = Gate("auto-edit", None, tool_ctx.bus)  # nobody to ask: the run stops
+    with pytest.raises(ApprovalRequired, match="needs approval to delete a.txt"):
+        call("delete_file", path="a.txt")
     assert (tool_ws / "a.txt").exists()
-    questions = []
-    tool_ctx.confirm = lambda q: questions.append(q) or True
+    asking(tool_ctx, False)
+    refused = call("delete_file", path="a.txt")
+    assert not refused.ok and "the user declined this edit: delete a.txt" in refused.output
+    assert (tool_ws / "a.txt").exists()
+    questions = asking(tool_ctx, True)
     assert call("delete_file", path="a.txt").ok and not (tool_ws / "a.txt").exists()
-    assert questions == ["Allow the agent to delete a.txt?"]
-    confirm_event = [e for e in tool_ctx.events if e.kind == "tool.confirm"][-1]
-    assert confirm_event.data == {"action": "delete a.txt", "approved": True}
+    assert questions == [("Allow the agent to delete a.txt?", "")]
+    approval = [e for e in tool_ctx.events if e.kind == "approval"][-1]
+    assert approval.data == {
+        "action": "destructive",
+        "what": "delete a.txt",
+        "approved": True,
+        "mode": "auto-edit",
+    }
     (tool_ws / "sub").mkdir()
     assert "is a folder" in call("delete_file", path="sub").output
 
 
-@pytest.mark.parametrize("how", ["assume_yes", "config"])
-def test_yes_flag_or_config_allow_destructive(call, tool_ctx, tool_ws, how: str) -> None:
-    (tool_ws / "a.txt").write_text("a")
-    if how == "assume_yes":
-        tool_ctx.assume_yes = True
-    else:
-        tool_ctx.config = ToolsConfig(allow_destructive=True)
-    tool_ctx.confirm = lambda q: pytest.fail("must not ask")
-    assert call("delete_file", path="a.txt").ok
+def test_full_auto_asks_nothing_and_suggest_asks_every_edit(call, tool_ctx, tool_ws) -> None:
+    (tool_ws / "a.txt").write_text("a\n")
+    tool_ctx.gate = Gate("full-auto", lambda q, d: pytest.fail("must not ask"), tool_ctx.bus)
+    assert call("write_file", path="b.txt", content="b\n").ok
+    assert call("delete_file", path="b.txt").ok
+    asked = asking(tool_ctx, False, "suggest")
+    refused = call("write_file", path="a.txt", content="changed\n")
+    assert not refused.ok and "the user declined this edit: write a.txt" in refused.output
+    assert (tool_ws / "a.txt").read_text() == "a\n"
+    question, diff = asked[0]
+    assert question == "Allow the agent to write a.txt?" and "-a\n+changed\n" in diff
 
 
 def test_copy_file(call, tool_ctx, tool_ws) -> None:
@@ -111,11 +131,12 @@ def test_copy_file(call, tool_ctx, tool_ws) -> None:
     assert (tool_ws / "b/c.sh").stat().st_mode & 0o777 == 0o750
     assert call("copy_file", source="a.sh", destination="b").output == "Copied a.sh to b/a.sh"
     (tool_ws / "d.sh").write_text("keep")
+    asked = asking(tool_ctx, False)  # auto-edit: copying to a new file is an edit, not asked
     over = call("copy_file", source="a.sh", destination="d.sh")
-    assert not over.ok and "copy over the existing file d.sh" in over.output
-    assert (tool_ws / "d.sh").read_text() == "keep"
+    assert not over.ok and "copy a.sh to d.sh over the existing file" in over.output
+    assert (tool_ws / "d.sh").read_text() == "keep" and len(asked) == 1
     assert "same file" in call("copy_file", source="a.sh", destination="a.sh").output
-    tool_ctx.assume_yes = True
+    asking(tool_ctx, True)
     assert call("copy_file", source="a.sh", destination="d.sh").ok
     assert (tool_ws / "d.sh").read_text() == "echo a\n"
 
@@ -127,10 +148,11 @@ def test_move_file_and_folder(call, tool_ctx, tool_ws) -> None:
     assert call("move_file", source="sub", destination="moved").ok
     assert (tool_ws / "moved/b.txt").exists()
     (tool_ws / "c.txt").write_text("c")
+    asked = asking(tool_ctx, False)
     over = call("move_file", source="c.txt", destination="moved/b.txt")
-    assert not over.ok and "move over the existing file moved/b.txt" in over.output
-    assert (tool_ws / "moved/b.txt").read_text() == "a"
-    tool_ctx.confirm = lambda q: True
+    assert not over.ok and "move c.txt to moved/b.txt over the existing file" in over.output
+    assert (tool_ws / "moved/b.txt").read_text() == "a" and len(asked) == 1
+    asking(tool_ctx, True)
     assert call("move_file", source="c.txt", destination="moved/b.txt").ok
     assert (tool_ws / "moved/b.txt").read_text() == "c"
     assert "no such file or folder" in call("move_file", source="zz", destination="y").output
@@ -139,8 +161,7 @@ def test_move_file_and_folder(call, tool_ctx, tool_ws) -> None:
 
 def test_changes_are_announced_before_they_happen(call, tool_ctx, tool_ws) -> None:
     seen: list[tuple[str, bool]] = []
-    tool_ctx.before_change = lambda rel, new: seen.append((rel, (tool_ws / rel).exists()))
-    tool_ctx.assume_yes = True
+    tool_ctx.before_change = lambda rel: seen.append((rel, (tool_ws / rel).exists()))
     (tool_ws / "a.txt").write_text("a")
     call("write_file", path="a.txt", content="b")
     call("write_file", path="new.txt", content="n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from codur.approval import Gate
 from codur.config.schema import ToolsConfig
 
 
@@ -28,14 +29,15 @@ def test_status_diff_stage_and_commit(call, tool_ctx, git_repo) -> None:
         "Staged: README.md, new.py"
     )
     assert "+x = 1" in call("git_diff", staged=True).output
+    tool_ctx.gate = Gate("auto-edit", lambda q, d: False, tool_ctx.bus)
     refused = call("git_commit", message="Add more")
     assert (
         not refused.ok
-        and "not confirmed" in refused.output
+        and "the user declined: commit" in refused.output
         and _log(git_repo) == ["initial commit"]
     )
     asked = []
-    tool_ctx.confirm = lambda q: asked.append(q) or True
+    tool_ctx.gate = Gate("auto-edit", lambda q, d: asked.append(q) or True, tool_ctx.bus)
     done = call("git_commit", message="Add more")
     assert done.ok and done.output.startswith("Committed: ") and done.output.endswith("Add more")
     assert asked == ["Allow the agent to commit 2 staged file(s) with message 'Add more'?"]
@@ -44,7 +46,6 @@ def test_status_diff_stage_and_commit(call, tool_ctx, git_repo) -> None:
 
 
 def test_log(call, tool_ctx, git_repo) -> None:
-    tool_ctx.assume_yes = True
     for n in range(3):
         (git_repo / f"f{n}.txt").write_text(str(n))
         call("git_stage_files", paths=[f"f{n}.txt"])
@@ -73,7 +74,7 @@ def test_git_timeout_comes_from_config(call, tool_ctx, git_repo) -> None:
     hook = git_repo / ".git/hooks/pre-commit"
     hook.write_text("#!/bin/sh\nsleep 30\n")
     hook.chmod(0o755)
-    tool_ctx.config = ToolsConfig(git_timeout_s=0.5, allow_destructive=True)
+    tool_ctx.config = ToolsConfig(git_timeout_s=0.5)
     (git_repo / "a.txt").write_text("a")
     call("git_stage_files", paths=["a.txt"])
     result = call("git_commit", message="slow hook")

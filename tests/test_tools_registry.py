@@ -150,21 +150,26 @@ def test_every_tool_takes_ctx_first() -> None:
         assert first == "ctx", spec.name
 
 
-def test_context_from_a_session_uses_its_config_yes_and_restore_point(tmp_path) -> None:
+def test_context_from_a_session_uses_its_config_gate_and_snapshot(tmp_path) -> None:
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
     from codur.tools.context import ToolContext
+    from codur.undo.snapshot import begin
     from codur.workspace import Workspace
 
     ws = tmp_path / "proj"
     ws.mkdir()
     (ws / "a.txt").write_text("before")
-    flags = ["tools.allow_destructive=false", "mcp_servers.srv.command=srv-binary"]
+    flags = ["approval.mode=full-auto", "mcp_servers.srv.command=srv-binary"]
     config = load_config(ws, overrides=flags).config
-    session = Session(config, Workspace(ws), EventBus(), assume_yes=True)
+    session = Session(config, Workspace(ws), EventBus())
+    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
     ctx = ToolContext.from_session(session)
-    assert ctx.config is config.tools and ctx.assume_yes and ctx.bus is session.bus
-    assert ctx.mcp_servers["srv"].command == "srv-binary"
+    assert ctx.config is config.tools and ctx.gate is session.gate and ctx.bus is session.bus
+    assert ctx.gate.mode == "full-auto" and ctx.mcp_servers["srv"].command == "srv-binary"
     assert invoke("write_file", {"path": "a.txt", "content": "after"}, ctx).ok
-    assert session.restore is not None and session.restore.saved == {"a.txt": True}
+    assert invoke("write_file", {"path": "b.txt", "content": "new"}, ctx).ok
+    assert session.snapshot.saved == {"a.txt": True, "b.txt": False}
+    assert session.written() == ["a.txt", "b.txt"] and session.made_in_run("b.txt") == "created"
+    assert session.snapshot.original("a.txt") == "before"

@@ -87,7 +87,7 @@ def test_the_property_covers_every_tool_that_takes_a_path() -> None:
 
 @pytest.fixture
 def arena(tmp_path: Path) -> tuple[ToolContext, Path, Path]:
-    """(context with --yes, workspace, outside folder) with symlinks that lead out."""
+    """(context asking nothing, workspace, outside folder) with symlinks that lead out."""
     outside, ws = tmp_path / "outside", tmp_path / "ws"
     (outside / "sub").mkdir(parents=True)
     ws.mkdir()
@@ -101,7 +101,7 @@ def arena(tmp_path: Path) -> tuple[ToolContext, Path, Path]:
     (ws / "loop_b").symlink_to(ws / "loop_a")
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
     config = ToolsConfig(run_timeout_s=5, grep_timeout_s=5, git_timeout_s=5)
-    return ToolContext(Workspace(ws), config, EventBus(), assume_yes=True), ws, outside
+    return ToolContext(Workspace(ws), config, EventBus()), ws, outside
 
 
 def _snapshot(tmp: Path, ws: Path) -> dict[str, tuple[bytes, int]]:

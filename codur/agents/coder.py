@@ -33,17 +33,20 @@ class CoderAgent:
     profile: str | None
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
-        before = set(session.restore.saved) if session.restore else set()
+        before = set(session.written())
         proposal, messages = self.propose(request, session)
-        after = set(session.restore.saved) if session.restore else set()
-        result = AgentResult(proposal.reply, messages=messages, notes=proposal.notes)
+        after = set(session.written())
+        result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
         result.digest, result.truncated = proposal.digest, proposal.truncated
         if proposal.digest in request.seen:
             result.duplicate = True
         elif proposal.error is not None:
             result.error = proposal.error
         else:
-            result.files_changed = write(proposal, session)
+            result.files_changed, declined = write(proposal, session)
+            result.notes += declined
+            if declined and not result.files_changed:
+                result.error = "; ".join(declined)
         result.files_changed = sorted(set(result.files_changed) | (after - before))
         return result
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
+from codur.errors import EditDeclined
 from codur.scope import ScopeError
 
 if TYPE_CHECKING:
@@ -101,10 +102,15 @@ def read_reply(
     return proposal
 
 
-def write(proposal: Proposal, session: Session) -> list[str]:
-    """Write the proposal's files (restore point first, atomically); the paths written."""
-    written = []
+def write(proposal: Proposal, session: Session) -> tuple[list[str], list[str]]:
+    """Write the proposal's files (each approved, recorded and written atomically); the
+    paths written, and a line for each edit the user declined (for the model)."""
+    written, declined = [], []
     for path, text in proposal.sources.items():
-        session.write_file(path, text, by="coder")
+        try:
+            session.write_file(path, text, by="coder")
+        except EditDeclined as exc:
+            declined.append(str(exc))
+            continue
         written.append(path)
-    return written
+    return written, declined

@@ -73,7 +73,9 @@ class RunOptions:
 
 def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOptions) -> int:
     name, prof = cfg.profile(options.profile)
-    codur_args = [*(f"-o{o}" for o in options.overrides), "--profile", name]
+    # --yes: a disposable copy, judged by its own check and the protected files' hashes;
+    # nobody is there to approve a program run, which would otherwise end the run (exit 5)
+    codur_args = [*(f"-o{o}" for o in options.overrides), "--profile", name, "--yes"]
     if options.max_iterations:
         codur_args += ["--max-iterations", str(options.max_iterations)]
     if options.attempts < 1:

@@ -202,9 +202,6 @@ class ToolsConfig(_Section):
     ]  # fmt: skip
     """File-name globs (or workspace-relative path globs, with a `/`) of secrets files
     that tools neither read nor search unless `allow_secrets` is true."""
-    allow_destructive: bool = False
-    """Destructive tools (delete_file, moving or copying over an existing file,
-    git_commit) run without asking. Otherwise they need a yes at the prompt or `--yes`."""
     ignore: list[str] = [
         ".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
         ".pytest_cache", ".ruff_cache", ".tox",
@@ -250,6 +247,33 @@ class ToolsConfig(_Section):
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 
 
+ApprovalMode = Literal["suggest", "auto-edit", "full-auto"]
+
+
+class ApprovalConfig(_Section):
+    mode: ApprovalMode = "auto-edit"
+    """What Codur asks before doing (`--approval`; `--yes` means full-auto). suggest: shows
+    each edit as a diff and asks before writing it, and asks before running anything but
+    the check; auto-edit: edits freely, asks before running anything but the check and
+    before destructive actions (deleting, overwriting by copy or move, git commit, running
+    code written or changed in this run); full-auto: asks nothing. With nobody to ask (no
+    terminal, --json) an action that needs a yes stops the run (exit code 5)."""
+
+
+class UndoConfig(_Section):
+    keep_runs: int = Field(20, ge=0)
+    """Snapshots of this many recent runs are kept per folder for `codur undo`; older ones
+    are deleted (git refs too) when a run starts. 0: no limit by count."""
+    keep_days: float = Field(14.0, ge=0)
+    """Snapshots older than this many days are deleted when a run starts, in every
+    folder. 0: no limit by age."""
+    max_snapshot_mb: float = Field(200.0, gt=0)
+    """Most file content, in MiB, one snapshot may copy: outside git, the files' total
+    size; in a git repo, untracked and modified files (committed content is already
+    stored). Files that do not fit, largest first, are left out and named in a warning;
+    undo cannot restore them."""
+
+
 class McpServerConfig(_Section):
     command: str | None = None
     """stdio server: the program to start (e.g. `npx`, `uvx`, a path)."""
@@ -290,6 +314,10 @@ class CodurConfig(_Section):
     """The tools the agents call: limits, safety switches, engines."""
     mcp_servers: dict[str, McpServerConfig] = {}
     """MCP servers whose tools and resources the MCP tools reach, by name."""
+    approval: ApprovalConfig = ApprovalConfig()
+    """What needs the user's yes: edits, programs, destructive actions."""
+    undo: UndoConfig = UndoConfig()
+    """Snapshots of the workspace taken before each run, for `codur undo` and `codur diff`."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

@@ -46,7 +46,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     put back oracle files a program changed, and open a file the task did not name to
     edits when the failure happens there."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
-    changed = list(session.restore.saved) if session.restore else []
+    changed = session.written()
     scope = session.scope
     oracle = scope.oracle if scope else None
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -176,9 +177,17 @@ class EditScope:
         except (OSError, UnicodeDecodeError):
             return None
 
-    def outside(self, changed: list[str]) -> list[str]:
-        """Of the files changed during the run, those outside the code under test."""
-        return [p for p in changed if self.why_not(p) is not None or self.protected_oracle(p)]
+    def outside(self, changed: list[str], existed: Collection[str] = ()) -> list[str]:
+        """Of the files changed during the run, those outside the code under test.
+        `existed`: the files there were when the run started (one deleted since counts
+        as the file it was: read-only context unless the task names it)."""
+        return [
+            p
+            for p in changed
+            if self.why_not(p) is not None
+            or self.protected_oracle(p)
+            or (p in existed and self.targets and p not in self.targets and p not in self.widened)
+        ]
 
     def summary(self) -> dict:
         return {

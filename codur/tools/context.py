@@ -1,5 +1,6 @@
 """What every tool call gets: the workspace, the tools config, the event bus and the policy
-for paths, secrets and destructive actions. No tool reads globals.
+for paths, secrets, changes and programs (the edit scope and the approval gate). No tool
+reads globals.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import TYPE_CHECKING, Annotated
 
 from langchain_core.tools import InjectedToolArg
 
+from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
 from codur.errors import CodurError
 from codur.events import EventBus
+from codur.undo.diff import text_diff
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -28,11 +31,6 @@ class ToolError(CodurError):
     """A tool could not do what was asked; the message goes back to the model."""
 
 
-def refuse(question: str) -> bool:
-    """The default confirmation: nobody is there to say yes."""
-    return False
-
-
 @dataclass
 class ToolContext:
     """The run's view of the world for tools; one per run, shared by parallel calls."""
@@ -40,15 +38,25 @@ class ToolContext:
     ws: Workspace
     config: ToolsConfig = field(default_factory=ToolsConfig)
     bus: EventBus = field(default_factory=EventBus)
-    confirm: Callable[[str], bool] = refuse
-    """Asks the user a yes/no question (the UI decides how); used for destructive tools."""
-    assume_yes: bool = False
-    """--yes: destructive tools need no confirmation."""
+    gate: Gate = None  # type: ignore[assignment]  # set in __post_init__ when not given
+    """Decides which changes and runs need the user's yes, and asks (one per run, shared
+    with the Session). Unset: full-auto, nothing asked (a context made by hand, as in
+    tests; a run's context always gets the run's gate from its Session)."""
+    checking: bool = False
+    """This context runs the check itself (the verifier's): its programs run without
+    asking, unless the program was created in this run."""
     mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
-    before_change: Callable[[str, str | None], None] | None = None
+    check_change: Callable[[str, str | None], None] | None = None
     """Called with a workspace-relative path (and the new text, when a tool writes text)
-    before a tool changes or removes it: the run's edit scope may refuse it (ScopeError),
-    and its restore point saves the original."""
+    before a tool changes or removes it: the run's edit scope may refuse it (ScopeError)."""
+    before_change: Callable[[str], None] | None = None
+    """Called with a workspace-relative path once a tool's change to it is approved, just
+    before it happens: the run records what Codur changed."""
+    made_in_run: Callable[[str, bool], str | None] | None = None
+    """Whether a workspace-relative path was "created" or "changed" during this run
+    (with True: only whether it was "created")."""
+    written: Callable[[], list[str]] | None = None
+    """The workspace-relative paths Codur changed in this run."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
     _mcp: McpClients | None = field(default=None, init=False, repr=False)
@@ -62,20 +70,25 @@ class ToolContext:
         return core_schema.is_instance_schema(cls)
 
     def __post_init__(self) -> None:
+        if self.gate is None:
+            self.gate = Gate("full-auto", bus=self.bus)
         if self.config.allow_outside_workspace and not self.ws.allow_outside:
             self.ws = dataclasses.replace(self.ws, allow_outside=True)
 
     @classmethod
-    def from_session(cls, session: Session, confirm: Callable[[str], bool] = refuse) -> ToolContext:
-        """The context for a run: its config, workspace, events, --yes and restore point."""
+    def from_session(cls, session: Session) -> ToolContext:
+        """The context for a run: its config, workspace, events, approval gate, edit scope
+        and snapshots."""
         return cls(
             ws=session.ws,
             config=session.config.tools,
             bus=session.bus,
-            confirm=confirm,
-            assume_yes=session.assume_yes,
+            gate=session.gate,
             mcp_servers=session.config.mcp_servers,
-            before_change=session.guard,
+            check_change=session.guard,
+            before_change=session.note_change,
+            made_in_run=session.made_in_run,
+            written=session.written,
         )
 
     # --- paths -----------------------------------------------------------------------
@@ -104,35 +117,68 @@ class ToolContext:
                 return True
         return False
 
-    def changing(self, target: Path, new: str | None = None) -> None:
-        """Announce that `target` is about to be changed (to `new`) or removed; a change
-        outside the run's edit scope becomes a ToolError for the model to read."""
+    def changing(
+        self,
+        targets: Path | list[Path],
+        new: str | None = None,
+        *,
+        action: str | None = None,
+        destructive: bool = False,
+    ) -> None:
+        """Before a tool changes `targets` (to the text `new`) or removes them: the edit
+        scope may refuse it, the approval mode may ask (a destructive `action` outside
+        full-auto, any change in suggest mode, with the diff), and the run records it.
+        A refusal becomes a ToolError for the model to read."""
         from codur.scope import ScopeError
 
-        if self.before_change is not None and self.ws.contains(target):
+        paths = [targets] if isinstance(targets, Path) else targets
+        inside = [self.rel(p) for p in paths if self.ws.contains(p)]
+        for rel in inside if self.check_change is not None else []:
             try:
-                self.before_change(self.rel(target), new)
+                self.check_change(rel, new)  # type: ignore[misc]
             except ScopeError as exc:
-                raise ToolError(f"refused to change {self.rel(target)}: {exc}") from None
+                raise ToolError(f"refused to change {rel}: {exc}") from None
+        what = action or f"write {self.rel(paths[0])}"
+        kind = Action.DESTRUCTIVE if destructive else Action.EDIT
+        detail = ""
+        if new is not None:
+            target = paths[0]
+            detail = lambda: text_diff(self.rel(target), text_or_none(target), new)  # noqa: E731
+        if not self.gate.approve(kind, what, detail):
+            raise ToolError(f"the user declined this edit: {what}")
+        for rel in inside if self.before_change is not None else []:
+            self.before_change(rel)  # type: ignore[misc]
 
     def write(self, target: Path, text: str) -> None:
-        """Write a tool's new text for `target` (scope check, restore point, atomic)."""
+        """Write a tool's new text for `target` (scope, approval, recorded, atomic)."""
         self.changing(target, text)
         self.ws.write_text(target, text)
 
-    # --- destructive actions ---------------------------------------------------------
+    # --- actions that need approval -----------------------------------------------------
 
     def approve(self, action: str) -> None:
-        """Go ahead with a destructive `action`, or raise ToolError if nobody agreed."""
-        if self.assume_yes or self.config.allow_destructive:
+        """Go ahead with a destructive `action` (not a file change: a git commit), or
+        raise ToolError if the user said no."""
+        if not self.gate.approve(Action.DESTRUCTIVE, action):
+            raise ToolError(f"the user declined: {action}")
+
+    def approve_run(self, action: str, program: Path | None = None) -> None:
+        """Before a tool runs a program, tests or an MCP tool (`action`, e.g. "run python
+        x.py"; `program`: the file it runs). Outside full-auto it needs a yes; running
+        code written or changed in this run is a destructive action. The check itself
+        runs freely, unless its program was created in this run."""
+        rel = self.rel(program) if program is not None and self.ws.contains(program) else None
+        made = self.made_in_run(rel, self.checking) if rel and self.made_in_run else None
+        if self.checking and made != "created":
             return
-        answer = self.confirm(f"Allow the agent to {action}?")
-        self.bus.emit("tool.confirm", action=action, approved=answer)
-        if not answer:
-            raise ToolError(
-                f"refused to {action}: not confirmed "
-                "(run with --yes or set tools.allow_destructive: true to allow)"
-            )
+        code = [p for p in self.written() if p.endswith(".py")] if self.written else []
+        if made:
+            action += f" ({rel}: {'written' if made == 'created' else 'changed'} in this run)"
+        elif code:
+            action += f" (code changed in this run: {', '.join(code[:3])})"
+        kind = Action.DESTRUCTIVE if made or code else Action.RUN
+        if not self.gate.approve(kind, action):
+            raise ToolError(f"the user declined: {action}")
 
     # --- MCP clients, started on first use --------------------------------------------
 
@@ -161,6 +207,14 @@ class ToolContext:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def text_or_none(path: Path) -> str | None:
+    """A file's text, to show what an edit changes (None: absent, or not UTF-8 text)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 Ctx = Annotated[ToolContext, InjectedToolArg]

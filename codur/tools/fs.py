@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
 
-from codur.tools.context import Ctx, ToolContext, ToolError
+from codur.tools.context import Ctx, ToolContext, ToolError, text_or_none
 from codur.tools.registry import TaskType, tool
 from codur.tools.walk import walk
 
@@ -142,13 +142,12 @@ def delete_file(ctx: Ctx, path: str) -> str:
         path: File path, relative to the workspace root.
     """
     target = existing_file(ctx, path)
-    ctx.approve(f"delete {ctx.rel(target)}")
-    ctx.changing(target)
+    ctx.changing(target, action=f"delete {ctx.rel(target)}", destructive=True)
     target.unlink()
     return f"Deleted {ctx.rel(target)}"
 
 
-def _destination(ctx: ToolContext, source: Path, destination: str, action: str) -> Path:
+def _destination(ctx: ToolContext, source: Path, destination: str) -> Path:
     target = ctx.path(destination)
     if target.is_dir():
         target = ctx.path(os.path.join(destination, source.name))
@@ -156,17 +155,12 @@ def _destination(ctx: ToolContext, source: Path, destination: str, action: str) 
         raise ToolError("source and destination are the same file")
     if target.is_dir():
         raise ToolError(f"{ctx.rel(target)} is an existing folder")
-    if target.exists():
-        ctx.approve(f"{action} over the existing file {ctx.rel(target)}")
     return target
 
 
-def _text_or_none(path: Path) -> str | None:
-    """A file's text, for the edit scope to compare (None: not UTF-8 text)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+def _action(ctx: ToolContext, verb: str, src: Path, dst: Path) -> str:
+    over = " over the existing file" if dst.exists() else ""
+    return f"{verb} {ctx.rel(src)} to {ctx.rel(dst)}{over}"
 
 
 @tool(F, writes=True)
@@ -178,8 +172,9 @@ def copy_file(ctx: Ctx, source: str, destination: str) -> str:
         destination: The new path, or an existing folder to copy into.
     """
     src = existing_file(ctx, source)
-    dst = _destination(ctx, src, destination, "copy")
-    ctx.changing(dst, _text_or_none(src) if dst.is_file() else None)
+    dst = _destination(ctx, src, destination)
+    new = text_or_none(src) if dst.is_file() else None
+    ctx.changing(dst, new, action=_action(ctx, "copy", src, dst), destructive=dst.exists())
     dst.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".codur-tmp", dir=dst.parent)
     os.close(fd)
@@ -204,9 +199,8 @@ def move_file(ctx: Ctx, source: str, destination: str) -> str:
         raise ToolError(f"no such file or folder: {source}")
     if src == ctx.ws.root:
         raise ToolError("cannot move the workspace itself")
-    dst = _destination(ctx, src, destination, "move")
-    for path in (src, dst):
-        ctx.changing(path)
+    dst = _destination(ctx, src, destination)
+    ctx.changing([src, dst], action=_action(ctx, "move", src, dst), destructive=dst.exists())
     dst.parent.mkdir(parents=True, exist_ok=True)
     os.replace(src, dst)
     return f"Moved {ctx.rel(src)} to {ctx.rel(dst)}"

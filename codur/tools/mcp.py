@@ -249,6 +249,7 @@ def call_mcp_tool(
         arguments: The tool's arguments.
     """
     ctx.mcp.names(server)
+    ctx.approve_run(f"call the MCP tool {server}/{tool_name}")
     result = ctx.mcp.call(server, lambda c: c.call_tool(tool_name, arguments or {}))
     text = _content_text(result.content)
     if not text and result.structured_content is not None:

@@ -27,8 +27,16 @@ def _python(ctx: ToolContext) -> str:
 
 
 def _run(
-    ctx: ToolContext, command: list[str], timeout_s: float, stdin: str | None = None
+    ctx: ToolContext,
+    command: list[str],
+    timeout_s: float,
+    stdin: str | None = None,
+    *,
+    action: str,
+    program: Path | None = None,
 ) -> ProcessResult:
+    """Run `command` in the workspace once the approval gate agrees to `action`."""
+    ctx.approve_run(action, program)
     memory = ctx.config.memory_limit_mb
     return run_process(
         command,
@@ -78,10 +86,12 @@ def run_python_file(
         arguments: Command-line arguments for the program.
         stdin: Text to send to its standard input.
     """
-    rel = ctx.rel(existing_file(ctx, path))
+    target = existing_file(ctx, path)
+    rel = ctx.rel(target)
     timeout = ctx.config.run_timeout_s
-    run = _run(ctx, [_python(ctx), rel, *(arguments or [])], timeout, stdin)
     shown = " ".join(["python", rel, *(arguments or [])])
+    command = [_python(ctx), rel, *(arguments or [])]
+    run = _run(ctx, command, timeout, stdin, action=f"run `{shown}`", program=target)
     stopped = _stopped(ctx, run, timeout)
     return RunReport(shown, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
 
@@ -143,7 +153,8 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
     command = [_python(ctx), "-m", "pytest", *PYTEST_FLAGS]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
-    return summarize_pytest(ctx, _run(ctx, command, timeout), timeout)
+    action = f"run `pytest {' '.join(rels)}`"
+    return summarize_pytest(ctx, _run(ctx, command, timeout, action=action), timeout)
 
 
 PYTEST_FLAGS = ("-q", "-rfE", "--color=no", "-p", "no:cacheprovider")

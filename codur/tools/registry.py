@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from codur.errors import CodurError
+from codur.errors import ApprovalRequired, CodurError
 from codur.tools.context import ToolContext
 
 if TYPE_CHECKING:
@@ -198,7 +198,8 @@ def langchain_tools(
 
 
 def invoke(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> ToolResult:
-    """Run tool `name` with `args`; never raises for a bad call or a tool failure."""
+    """Run tool `name` with `args`; never raises for a bad call or a tool failure (only
+    ApprovalRequired, when the tool needs a yes nobody can give, stops the run)."""
     preview = ctx.config.event_preview_chars
     shown = json.dumps(args, ensure_ascii=False, default=str)
     ctx.bus.emit("tool.call", tool=name, args=_cut(shown, preview))
@@ -224,6 +225,8 @@ def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[b
     try:
         with lock:
             value = spec.func(ctx, **kwargs)
+    except ApprovalRequired:
+        raise  # nobody can approve it: the run stops (not an observation for the model)
     except CodurError as exc:
         return False, f"{name} failed: {exc}", None
     except OSError as exc:

@@ -40,7 +40,8 @@ def verification_context(
     ctx: ToolContext, cfg: VerifyConfig, timeout_s: float | None = None
 ) -> ToolContext:
     """The tool context checks run in: verification's timeout and output cap; its tool
-    events are tagged by=verify."""
+    events are tagged by=verify; its programs are the check itself (no approval asked,
+    unless one was created in this run: see ToolContext.approve_run)."""
     timeout = timeout_s or cfg.timeout_s
     config = ctx.config.model_copy(
         update={
@@ -49,7 +50,7 @@ def verification_context(
             "output_limit_bytes": cfg.output_limit_bytes,
         }
     )
-    return dataclasses.replace(ctx, config=config, bus=ctx.bus.tagged(by="verify"))
+    return dataclasses.replace(ctx, config=config, bus=ctx.bus.tagged(by="verify"), checking=True)
 
 
 def decide(

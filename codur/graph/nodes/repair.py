@@ -1,5 +1,5 @@
 """Repair: search small AST edits that make the failing checks pass, without a model;
-apply the smallest one found (after the restore point saved the originals)."""
+apply the smallest one found (each file approved and recorded like any edit)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from codur.errors import EditDeclined
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.session import Session
@@ -35,12 +36,19 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     )
     if result.candidate is None:
         return {"repairs_tried": tried, "next_action": "review"}
+    written = []
     for path, text in result.sources.items():
-        session.write_file(path, text, by="repair")  # the scope allowed it: see `allows`
+        try:
+            session.write_file(path, text, by="repair")  # the scope allowed it: see `allows`
+        except EditDeclined:
+            continue  # suggest mode, and the user said no (the gate's event records it)
+        written.append(path)
+    if not written:
+        return {"repairs_tried": tried, "next_action": "review"}
     outcome = {
         "agent": "repair",
         "status": "completed",
         "reply": f"repair search: {result.candidate.description}",
-        "files_changed": list(result.sources),
+        "files_changed": written,
     }
     return {"repairs_tried": tried, "agent_outcome": outcome, "next_action": "verify"}

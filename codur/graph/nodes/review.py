@@ -157,7 +157,7 @@ def _unchecked(
 ) -> dict[str, Any]:
     """No check of the behaviour: an answer that changed nothing is done; changed code
     that nothing could check is not verified (exit 1), whatever the model claims."""
-    changed = session.restore.changed() if session.restore else []
+    changed = session.snapshot.changed() if session.snapshot else []
     reply = outcome.get("reply", "")
     if not changed:
         return _end(

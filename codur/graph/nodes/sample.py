@@ -42,6 +42,9 @@ def sample(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     }
     if result.chosen is not None:
         outcome["reply"] = result.chosen.proposal.reply
-        outcome["files_changed"] = write(result.chosen.proposal, session)
-        outcome["notes"] = result.chosen.proposal.notes
-    return {"agent_outcome": outcome, "next_action": "verify" if result.chosen else "review"}
+        outcome["files_changed"], declined = write(result.chosen.proposal, session)
+        outcome["notes"] = [*result.chosen.proposal.notes, *declined]
+        if declined and not outcome["files_changed"]:
+            outcome.update(status="failed", error="; ".join(declined))
+    ready = bool(outcome["files_changed"])
+    return {"agent_outcome": outcome, "next_action": "verify" if ready else "review"}

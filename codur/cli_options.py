@@ -1,0 +1,34 @@
+"""The options several commands share (-C, --config, -o, --profile), and loading the
+config they name. Light: imported when `codur --help` runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from codur.errors import UsageError
+
+WorkDir = Annotated[
+    Path, typer.Option("-C", "--directory", help="Work in DIR instead of the current folder.")
+]
+ConfigFile = Annotated[Path | None, typer.Option("--config", help="Extra config file (YAML).")]
+Overrides = Annotated[
+    list[str] | None,
+    typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable)."),
+]
+Profile = Annotated[
+    str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")
+]
+
+
+def load(
+    workdir: Path, config: Path | None, overrides: list[str] | None, flags: dict | None = None
+):
+    """The effective config for a command in `workdir` (UsageError if it is no folder)."""
+    from codur.config import load_config
+
+    if not workdir.is_dir():
+        raise UsageError(f"-C {workdir}: not a folder")
+    return load_config(workdir.resolve(), config, overrides or [], flags=flags)

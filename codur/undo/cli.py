@@ -1,0 +1,55 @@
+"""`codur undo` and `codur diff`: the command-line side (the work is in commands.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from codur.cli_options import ConfigFile, Overrides, WorkDir, load
+
+
+def undo(
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run", help="The run to undo (an id, or its end, from --list)."),
+    ] = None,
+    list_runs: Annotated[
+        bool, typer.Option("--list", help="List this folder's recorded runs, newest first.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite files changed since the run ended.")
+    ] = False,
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+) -> int:
+    """Put back what the last run changed (files it changed, created or deleted, by
+    Codur's edits or the programs it ran), as they were before it."""
+    from codur.ui import IO
+    from codur.undo import commands
+    from codur.workspace import Workspace
+
+    loaded = load(directory, config, overrides)
+    ws = Workspace(directory.resolve())
+    if list_runs:
+        return commands.list_runs(ws, IO())
+    return commands.undo(ws, loaded.config, run_id, force, IO())
+
+
+def diff(
+    run_id: Annotated[
+        str | None, typer.Argument(help="The run (default: the last recorded one).")
+    ] = None,
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+) -> int:
+    """Print what a run changed, as a unified diff (programs' changes included)."""
+    from codur.ui import IO
+    from codur.undo import commands
+    from codur.workspace import Workspace
+
+    loaded = load(directory, config, overrides)
+    return commands.diff(Workspace(directory.resolve()), loaded.config, run_id, IO())

@@ -1,0 +1,123 @@
+"""`codur undo`, `codur undo --list` and `codur diff`: read the run records back."""
+
+from __future__ import annotations
+
+from codur.config import CodurConfig
+from codur.errors import ExitCode, UndoRefused, UsageError
+from codur.events import EventBus
+from codur.ui import IO
+from codur.undo import state_root
+from codur.undo.diff import run_diff
+from codur.undo.records import History, RunRecord, new_run_id
+from codur.undo.restore import apply_undo, plan_undo
+from codur.undo.snapshot import begin, open_store
+from codur.workspace import Workspace
+
+SHOWN = 5
+"""Paths named in one line before "and N more"."""
+
+
+def names(paths: list[str], shown: int = SHOWN) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
+
+
+def list_runs(ws: Workspace, io: IO) -> int:
+    history = History(state_root(), ws.root)
+    records = history.records()
+    _warn_damaged(history, io)
+    if not records:
+        io.info(f"no recorded runs in {ws.root}")
+        return ExitCode.OK
+    rows = []
+    for r in records:
+        when = r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        note = (
+            f"undone by {r.undone_by}" if r.undone_by
+            else f"undo of {r.undo_of}" if r.undo_of
+            else "" if r.end else "no end snapshot (Codur was stopped)"
+        )  # fmt: skip
+        changed = f"{len(r.changed)}: {names(r.changed, 3)}" if r.changed else "-"
+        rows.append([r.run_id, when, r.status, _short(r.task), changed, note])
+    columns = ["run", "started", "status", "task", "changed", "note"]
+    io.table(f"Runs in {ws.root} (newest first)", columns, rows)
+    return ExitCode.OK
+
+
+def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
+    history = History(state_root(), ws.root)
+    record = history.find(run) if run else history.last_to_undo()
+    _warn_damaged(history, io)
+    if record is None:
+        raise UsageError(f"nothing to undo in {ws.root} (see codur undo --list)")
+    if record.undone_by:
+        raise UsageError(
+            f"run {record.run_id} was undone already (by {record.undone_by}; "
+            f"codur undo --run {record.undone_by} puts its changes back)"
+        )
+    store = open_store(ws, config, kind=record.kind)
+    plan = plan_undo(store, record)
+    if plan.conflicts and not force:
+        if plan.no_end:
+            raise UndoRefused(
+                f"run {record.run_id} has no end snapshot (Codur was stopped before it "
+                f"ended), so changes made since cannot be told from the run's: "
+                f"{names(plan.conflicts)} (codur undo --force puts them back as before the run)"
+            )
+        raise UndoRefused(
+            f"not undoing run {record.run_id}: changed since it ended: "
+            f"{names(plan.conflicts)} (codur undo --force overwrites them)"
+        )
+    bus = EventBus()
+    bus.subscribe(io.on_event)
+    task = f"undo {record.run_id}"
+    snap = begin(ws, config, new_run_id(), task, bus, undo_of=record.run_id)
+    problems = apply_undo(ws.root, store, plan)
+    snap.finish("incomplete" if problems else "undone")
+    record.undone_by = snap.record.run_id
+    history.save(record)
+    if record.undo_of:  # undoing an undo: the run it undid is back
+        undid = next((r for r in history.records() if r.run_id == record.undo_of), None)
+        if undid is not None and undid.undone_by == record.run_id:
+            undid.undone_by = ""
+            history.save(undid)
+    _report(io, record, plan.put_back, plan.remove, snap.record.run_id)
+    for problem in problems:
+        io.error(f"not restored: {problem}")
+    if record.skipped:
+        io.warn(f"not in the run's snapshots, so not restored: {names(record.skipped)}")
+    return ExitCode.ERROR if problems else ExitCode.OK
+
+
+def _report(io: IO, record: RunRecord, put_back: list[str], removed: list[str], by: str) -> None:
+    if not put_back and not removed:
+        io.info(f"run {record.run_id}: the files are already as before it; nothing to do")
+        return
+    parts = [f"put back {len(put_back)}: {names(put_back)}"] if put_back else []
+    parts += [f"removed {len(removed)} the run created: {names(removed)}"] if removed else []
+    io.success(f"undid run {record.run_id} ({_short(record.task)}): " + "; ".join(parts))
+    io.info(f"this undo is run {by}: codur undo --run {by} redoes it")
+
+
+def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
+    history = History(state_root(), ws.root)
+    records = history.records()
+    _warn_damaged(history, io)
+    record = history.find(run) if run else (records[0] if records else None)
+    if record is None:
+        raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
+    store = open_store(ws, config, kind=record.kind)
+    text = run_diff(store, record)
+    io.info(f"run {record.run_id} ({_short(record.task)}): {len(record.changed)} file(s) changed")
+    io.diff(text)
+    return ExitCode.OK
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _warn_damaged(history: History, io: IO) -> None:
+    if history.damaged:
+        io.warn(f"unreadable run records, ignored: {names([str(p) for p in history.damaged])}")

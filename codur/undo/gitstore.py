@@ -1,0 +1,229 @@
+"""Snapshots in a git repo: commits of the working tree under `refs/codur/runs/<run id>`.
+
+`git add -A` runs with a private index (GIT_INDEX_FILE, a copy of the user's index so
+git's stat cache keeps it fast), then `write-tree` and `commit-tree`; the commit is kept
+by a ref outside refs/heads. The user's branch, index, stash and HEAD are never touched;
+the only trace is the ref (pruned with the run) and the objects it keeps. Untracked files
+are included, ignored ones are not (as `git stash -u`); content goes through the repo's
+filters, and modes are git's (executable or not, symlink), as a checkout restores them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from hashlib import sha1
+from pathlib import Path
+
+from codur.undo.store import SnapshotError
+from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
+
+REF = "refs/codur/runs/"
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Codur",
+    "GIT_AUTHOR_EMAIL": "codur@localhost",
+    "GIT_COMMITTER_NAME": "Codur",
+    "GIT_COMMITTER_EMAIL": "codur@localhost",
+}
+SETTINGS = (
+    "core.fileMode=true",  # record the executable bit even where the repo ignores it
+    "core.hooksPath=/dev/null",  # no user hook runs for Codur's private commits and refs
+    "advice.addEmbeddedRepo=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+)
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+@dataclass
+class GitStore:
+    git: str
+    top: Path
+    """The repository's top folder (git runs there; its paths are relative to it)."""
+    prefix: str
+    """The workspace relative to `top`: "" or "sub/dir/"."""
+    user_index: Path
+    index_dir: Path
+    """Where the private indexes live (the user state folder)."""
+    excluded: Excluded
+    cap_bytes: int
+    timeout_s: float
+    kind: str = "git"
+
+    @classmethod
+    def open(
+        cls, root: Path, index_dir: Path, excluded: Excluded, cap_bytes: int, timeout_s: float
+    ) -> GitStore | None:
+        """The store for a workspace inside a git work tree (None: not in one, git is
+        missing, or the workspace itself is ignored by the repo)."""
+        git = shutil.which("git")
+        if git is None:
+            return None
+        args = ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix"]
+        found = _run([git, *args, "--git-path", "index"], root, timeout_s, "rev-parse")
+        lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if found.returncode != 0 or len(lines) < 4 or lines[0] != "true":
+            return None
+        top, prefix = Path(lines[1]), lines[2]
+        store = cls(git, top, prefix, root / lines[3], index_dir, excluded, cap_bytes, timeout_s)
+        if prefix and store._git("check-ignore", "-q", "--", prefix, check=False)[0] == 0:
+            return None  # an ignored folder: git would snapshot nothing
+        return store
+
+    # --- running git ------------------------------------------------------------------
+
+    def _git(
+        self, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+        check: bool = True,
+    ) -> tuple[int, bytes]:  # fmt: skip
+        command = [self.git, *(part for s in SETTINGS for part in ("-c", s)), *args]
+        run = _run(command, self.top, self.timeout_s, args[0], env, stdin)
+        if check and run.returncode != 0:
+            error = run.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise SnapshotError(f"git {args[0]} failed: {error[-1] if error else run.returncode}")
+        return run.returncode, run.stdout
+
+    def _env(self, index: Path) -> dict[str, str]:
+        return {**os.environ, **IDENTITY, "GIT_INDEX_FILE": str(index)}
+
+    def _index(self, name: str) -> Path:
+        return self.index_dir / f"{name}.index"
+
+    def _spec(self) -> list[str]:
+        """The workspace, minus what no snapshot holds (pathspecs for git)."""
+        base = _glob_escape(self.prefix)
+        specs = [f":(literal){self.prefix}" if self.prefix else "."]
+        for name in sorted(self.excluded.names):
+            name = _glob_escape(name)
+            specs += [f":(exclude,glob){base}**/{name}", f":(exclude,glob){base}**/{name}/**"]
+        specs += [f":(exclude,literal){self.prefix}{p}" for p in sorted(self.excluded.paths)]
+        return specs
+
+    # --- the Store interface ----------------------------------------------------------
+
+    def take(self, name: str, parent: str | None = None) -> Taken:
+        index = self._index(name)
+        if not index.exists():
+            index.parent.mkdir(parents=True, exist_ok=True)
+            if self.user_index.is_file():  # its stat cache spares git re-reading every file
+                shutil.copyfile(self.user_index, index)
+        env = self._env(index)
+        spec = self._spec()
+        skipped = over_cap(self._new_files(env, spec), self.cap_bytes)
+        spec += [f":(exclude,literal){self.prefix}{p}" for p, _ in skipped]
+        self._git(
+            "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul",
+            env=env, stdin=b"\0".join(os.fsencode(s) for s in spec),
+        )  # fmt: skip
+        tree = self._git("write-tree", env=env)[1].decode().strip()
+        message = f"codur run {name}" + (" (end)" if parent else " (start)")
+        parents = ["-p", parent] if parent else []
+        commit = self._git("commit-tree", *parents, "-m", message, "--no-gpg-sign", tree, env=env)
+        snap = commit[1].decode().strip()
+        return Taken(snap, self.tree(snap), skipped)
+
+    def _new_files(self, env: dict[str, str], spec: list[str]) -> list[tuple[str, int]]:
+        """Untracked and modified files (their content is not stored yet), with sizes."""
+        out = self._git("ls-files", "-z", "-m", "-o", "--exclude-standard", "--", *spec, env=env)
+        found = {}
+        for raw in out[1].split(b"\0"):
+            path = os.fsdecode(raw)
+            if path and path not in found:
+                try:
+                    found[path] = (self.top / path).lstat().st_size
+                except OSError:
+                    continue  # deleted (listed as modified): nothing to store
+        return [(p.removeprefix(self.prefix), size) for p, size in found.items()]
+
+    def tree(self, snap: str) -> Tree:
+        args = ["ls-tree", "-r", "-l", "-z", "--full-tree", snap]
+        out = self._git(*args, *(["--", self.prefix] if self.prefix else []))[1]
+        tree: Tree = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, raw = record.split(b"\t", 1)
+            mode, kind, digest, size = meta.decode().split()
+            path = os.fsdecode(raw).removeprefix(self.prefix)
+            if kind == "blob" and not self.excluded(path):
+                tree[path] = Entry(int(mode, 8), digest, int(size))
+        return tree
+
+    def read(self, path: str, entry: Entry) -> bytes:
+        if entry.is_link:
+            return self._git("cat-file", "blob", entry.digest)[1]
+        return self._git("cat-file", "--filters", f"--path={self.prefix}{path}", entry.digest)[1]
+
+    def current(self, paths: Iterable[str]) -> dict[str, Entry | None]:
+        found: dict[str, Entry | None] = {}
+        files: list[str] = []
+        for path in paths:
+            target = self.top / self.prefix / path
+            try:
+                info = target.lstat()
+            except OSError:
+                found[path] = None
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                link = os.fsencode(os.readlink(target))
+                digest = sha1(b"blob %d\0" % len(link) + link).hexdigest()  # noqa: S324
+                found[path] = Entry(0o120000, digest, len(link))
+            elif stat.S_ISREG(info.st_mode):
+                found[path] = Entry(0o100755 if info.st_mode & 0o100 else 0o100644, "")
+                files.append(path)
+            else:
+                found[path] = Entry(stat.S_IFMT(info.st_mode), "")
+        batch = [p for p in files if "\n" not in p]  # --stdin-paths reads one path a line
+        odd = [p for p in files if "\n" in p]
+        listed = b"".join(os.fsencode(self.prefix + p) + b"\n" for p in batch)
+        digests = (
+            self._git("hash-object", "--stdin-paths", stdin=listed)[1].split() if batch else []
+        )
+        digests += [self._git("hash-object", "--", self.prefix + p)[1].strip() for p in odd]
+        for path, digest in zip([*batch, *odd], digests, strict=True):
+            found[path] = Entry(found[path].mode, digest.decode())  # type: ignore[union-attr]
+        return found
+
+    def mode_for(self, entry: Entry, existing: int | None) -> int:
+        if existing is None:
+            mask = os.umask(0)
+            os.umask(mask)
+            existing = 0o666 & ~mask
+        if entry.mode & 0o111:
+            return existing | ((existing & 0o444) >> 2)  # executable where readable
+        return existing & ~0o111
+
+    def keep(self, run_id: str, snap: str) -> None:
+        self._git("update-ref", REF + run_id, snap)
+
+    def drop(self, run_id: str) -> None:
+        self._git("update-ref", "-d", REF + run_id)
+        self.done(run_id)
+
+    def done(self, name: str) -> None:
+        self._index(name).unlink(missing_ok=True)
+
+
+def _run(
+    command: list[str],
+    cwd: Path,
+    timeout_s: float,
+    label: str,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            command, cwd=cwd, env=env, input=stdin, capture_output=True, timeout=timeout_s
+        )
+    except subprocess.TimeoutExpired:
+        raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
+    except OSError as exc:
+        raise SnapshotError(f"cannot run git: {exc.strerror or exc}") from None

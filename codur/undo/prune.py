@@ -1,0 +1,65 @@
+"""Pruning: when a run starts, snapshots beyond `undo.keep_runs` in this folder and older
+than `undo.keep_days` anywhere are deleted, with their git refs and unshared blobs."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from codur.config import CodurConfig
+from codur.events import EventBus
+from codur.undo.filestore import sweep
+from codur.undo.gitstore import GitStore
+from codur.undo.records import History, RunRecord, all_records, remembered
+from codur.undo.tree import Excluded
+
+SWEEP_GRACE_S = 3600.0
+"""Blobs used within this time are never swept: another Codur run may be snapshotting
+now, before its record names them."""
+
+
+def prune(history: History, config: CodurConfig, bus: EventBus) -> list[str]:
+    """Delete the records (and git refs) past the limits; sweep blobs no record needs.
+    Returns the run ids deleted."""
+    keep_runs, keep_days = config.undo.keep_runs, config.undo.keep_days
+    doomed: dict[tuple[str, str], tuple[History, RunRecord]] = {}
+    if keep_runs:  # the run starting now will be one of the last `keep_runs`
+        for record in history.records()[keep_runs - 1 :]:
+            doomed[(record.workspace, record.run_id)] = (history, record)
+    if keep_days:
+        cutoff = datetime.now(timezone.utc) - timedelta(days=keep_days)
+        for owner, record in all_records(history.state):
+            if record.started_at < cutoff:
+                doomed[(record.workspace, record.run_id)] = (owner, record)
+        _legacy_restore_points(history.state.parent / "restore", cutoff.timestamp())
+    for owner, record in doomed.values():
+        if record.kind == "git" and Path(record.workspace).is_dir():
+            git = GitStore.open(
+                Path(record.workspace), history.state / "index", Excluded(), 0,
+                config.tools.git_timeout_s,
+            )  # fmt: skip
+            if git is not None:
+                git.drop(record.run_id)
+        owner.delete(record.run_id)
+    swept = 0
+    if any(r.kind == "files" for _, r in doomed.values()):
+        live = [
+            snap
+            for _, r in all_records(history.state)
+            if r.kind == "files"
+            for snap in (r.start, r.end)
+            if snap
+        ] + remembered(history.state)
+        swept = sweep(history.state / "blobs", live, SWEEP_GRACE_S)
+    if doomed:
+        bus.emit("snapshot.prune", runs=sorted(r.run_id for _, r in doomed.values()), blobs=swept)
+    return sorted(r.run_id for _, r in doomed.values())
+
+
+def _legacy_restore_points(folder: Path, cutoff: float) -> None:
+    """Restore points of Codur before snapshots (one folder per run): kept as long as
+    snapshots are, then deleted."""
+    for point in folder.iterdir() if folder.is_dir() else []:
+        if point.is_dir() and point.stat().st_mtime < cutoff:
+            shutil.rmtree(point)

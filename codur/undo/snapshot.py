@@ -1,0 +1,209 @@
+"""A run's snapshots: the workspace before anything of the run happens and after it ends,
+and the files Codur itself changed in between (for the run's diff and its checks)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from codur.config import CodurConfig
+from codur.events import EventBus
+from codur.undo import state_root
+from codur.undo.filestore import FileStore
+from codur.undo.gitstore import GitStore
+from codur.undo.records import History, RunRecord, now_iso
+from codur.undo.store import SnapshotError, Store
+from codur.undo.tree import Excluded, Taken, Tree, changed
+from codur.workspace import Workspace
+
+MIB = 1024 * 1024
+SHOWN = 5
+"""Files named in a snapshot warning before "and N more"."""
+CLOCK_NS = 2_000_000_000
+"""File times may be this coarse (FAT: 2 s): a file not in the start snapshot whose
+ctime is no older than the run's start minus this was created (or touched) in the run."""
+
+
+def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
+    """What snapshots leave out: the tools' ignore list and Codur's own debug log."""
+    log = config.log_path(ws.root).resolve()
+    paths = {ws.relative(log)} if config.log.enabled and ws.contains(log) else set()
+    return Excluded(frozenset(config.tools.ignore), frozenset(paths))
+
+
+def open_store(
+    ws: Workspace, config: CodurConfig, kind: str | None = None, cache: Tree | None = None
+) -> Store:
+    """The store for `ws`: git when it lies in a git work tree, else the file store.
+    `kind`: the store a record names (SnapshotError if it cannot be opened any more)."""
+    state = state_root()
+    skip = excluded(ws, config)
+    cap = int(config.undo.max_snapshot_mb * MIB)
+    if kind in (None, "git"):
+        git = GitStore.open(ws.root, state / "index", skip, cap, config.tools.git_timeout_s)
+        if git is not None:
+            return git
+        if kind == "git":
+            raise SnapshotError(f"{ws.root} is no longer in a git repository")
+    return FileStore(ws.root, state / "blobs", skip, cap, cache or {})
+
+
+@dataclass
+class RunSnapshot:
+    ws: Workspace
+    store: Store
+    history: History
+    record: RunRecord
+    start: Tree
+    bus: EventBus
+    began_ns: int = 0
+    """When the run started (time.time_ns())."""
+    saved: dict[str, bool] = field(default_factory=dict)
+    """Paths Codur itself changed in this run -> whether they existed before it."""
+    warned: set[str] = field(default_factory=set)
+
+    def note(self, path: str) -> None:
+        """`path` is about to be changed by Codur (an edit, a tool)."""
+        self.saved.setdefault(path, path in self.start)
+
+    def original(self, path: str) -> str | None:
+        """The text `path` had before the run (None: it did not exist, or was too large
+        to be snapshotted)."""
+        entry = self.start.get(path)
+        if entry is None:
+            return None
+        return self.store.read(path, entry).decode("utf-8", errors="replace")
+
+    def changed(self) -> list[str]:
+        """Files Codur changed whose content now differs from before the run, sorted."""
+        now = self.store.current(self.saved)
+        return sorted(p for p in self.saved if now[p] != self.start.get(p))
+
+    def made(self, path: str, created_only: bool = False) -> Literal["created", "changed"] | None:
+        """Whether `path` was created or changed during this run, by anyone
+        (`created_only`: whether it was created; cheaper, nothing is read)."""
+        if path not in self.start:  # new, or never snapshotted (ignored, over the cap)
+            try:
+                since = (self.ws.root / path).lstat().st_ctime_ns >= self.began_ns - CLOCK_NS
+            except FileNotFoundError:
+                return None
+            return "created" if since else None
+        if created_only:
+            return None
+        now = self.store.current([path])[path]
+        if now is None or now == self.start.get(path):
+            return None
+        return "changed" if path in self.start else "created"
+
+    def finish(self, status: str) -> list[str]:
+        """Snapshot the workspace as the run leaves it and record the run; a run that
+        changed nothing leaves no record. Returns the paths the run changed."""
+        started = time.perf_counter()
+        run_id = self.record.run_id
+        taken = self.store.take(run_id, parent=self.record.start)
+        if self.store.kind == "files":
+            self.history.remember(taken.snap)
+        changes = changed(self.start, taken.tree)
+        self.record.end, self.record.ended, self.record.status = taken.snap, now_iso(), status
+        self.record.changed = changes
+        self.record.skipped = sorted({*self.record.skipped, *_left_out(taken)})
+        if changes:
+            self.store.keep(run_id, taken.snap)
+            self.history.save(self.record)
+        else:
+            self.store.drop(run_id)
+            self.history.delete(run_id)
+        self.store.done(run_id)
+        _emit(self.bus, "end", self.store, taken, started, self.warned)
+        return changes
+
+
+def begin(
+    ws: Workspace, config: CodurConfig, run_id: str, task: str, bus: EventBus, undo_of: str = ""
+) -> RunSnapshot:
+    """Prune old snapshots, then snapshot the workspace before the run does anything."""
+    from codur.undo.prune import prune
+
+    history = History(state_root(), ws.root)
+    prune(history, config, bus)
+    store = open_store(ws, config)
+    cache = _cache(store, history.last_snapshot())
+    began_ns = time.time_ns()
+    started = time.perf_counter()
+    try:
+        taken = store.take(run_id)
+    except SnapshotError as exc:
+        if store.kind != "git":
+            raise
+        bus.emit("warning", message=f"snapshot: {exc}; copying the files instead")
+        store = FileStore(ws.root, state_root() / "blobs", excluded(ws, config),
+                          int(config.undo.max_snapshot_mb * MIB), cache)  # fmt: skip
+        taken = store.take(run_id)
+    store.keep(run_id, taken.snap)
+    if store.kind == "files":
+        history.remember(taken.snap)
+    record = RunRecord(
+        run_id, str(ws.root), store.kind, task, now_iso(), taken.snap,
+        skipped=_left_out(taken), undo_of=undo_of,
+    )  # fmt: skip
+    history.save(record)
+    warned: set[str] = set()
+    _emit(bus, "start", store, taken, started, warned)
+    return RunSnapshot(ws, store, history, record, taken.tree, bus, began_ns, warned=warned)
+
+
+def _cache(store: Store, last: str | None) -> Tree:
+    """The workspace's last file-store snapshot, whose stats spare re-reading unchanged
+    files (none: every file is read)."""
+    if not isinstance(store, FileStore) or last is None:
+        return {}
+    try:
+        return store.tree(last)
+    except SnapshotError:
+        return {}  # its manifest is gone (the state folder was cleaned): read every file
+
+
+def _left_out(taken: Taken) -> list[str]:
+    return sorted([*(p for p, _ in taken.skipped), *taken.unreadable])
+
+
+def _emit(
+    bus: EventBus, stage: str, store: Store, taken: Taken, started: float, warned: set[str]
+) -> None:
+    """The snapshot event, and one warning line per kind of file left out (once a run)."""
+    bus.emit(
+        "snapshot",
+        stage=stage,
+        store=store.kind,
+        snapshot=taken.snap,
+        files=len(taken.tree),
+        skipped=_left_out(taken),
+        duration_s=round(time.perf_counter() - started, 3),
+    )
+    big = [(p, size) for p, size in taken.skipped if p not in warned]
+    if big:
+        shown = ", ".join(f"{p} ({_size(size)})" for p, size in big[:SHOWN])
+        more = f" and {len(big) - SHOWN} more" if len(big) > SHOWN else ""
+        bus.emit(
+            "warning",
+            message=f"snapshot: {len(big)} file(s) over the {store.cap_bytes / MIB:.3g} MiB cap "
+            f"(undo.max_snapshot_mb) not saved; undo cannot restore them: {shown}{more}",
+        )
+    unreadable = [p for p in taken.unreadable if p not in warned]
+    if unreadable:
+        shown = ", ".join(unreadable[:SHOWN])
+        more = f" and {len(unreadable) - SHOWN} more" if len(unreadable) > SHOWN else ""
+        bus.emit(
+            "warning",
+            message=f"snapshot: could not read {shown}{more}; undo cannot restore them",
+        )
+    warned.update(p for p, _ in big)
+    warned.update(unreadable)
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1024)):
+        if n >= scale:
+            return f"{n / scale:.0f} {unit}"
+    return f"{n} bytes"

@@ -1,0 +1,124 @@
+"""`codur undo`, `codur undo --list / --run / --force` and `codur diff` outside git: the
+real CLI on real folders, the content-addressed copy in the (test's) user state folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import BUGGY, CLEANUP, FIXED, run_cli, scripted_profile, tool_calls, whole_file
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    (root / "data.csv").write_text("a,b\n1,2\n")
+    return root
+
+
+def fix(work: Path, tmp_path: Path, replies: list, *extra: str) -> str:
+    """Run `fix @main.py` with scripted replies; the run id from the summary."""
+    run = run_cli([*scripted_profile(tmp_path, replies), *extra, "fix @main.py"], cwd=work)
+    assert run.returncode == 0, run.stdout + run.stderr
+    found = re.search(r"^run (\S+): \d+ file\(s\) changed \| undo: codur undo$", run.stdout, re.M)
+    assert found, run.stdout
+    return found.group(1)
+
+
+def test_undo_puts_back_what_a_program_deleted_and_refuses_to_clobber(
+    work: Path, tmp_path: Path
+) -> None:
+    write_and_run = tool_calls(
+        ("write_file", {"path": "cleanup.py", "content": CLEANUP}),
+        ("run_python_file", {"path": "cleanup.py"}),
+    )
+    run_id = fix(work, tmp_path, [write_and_run, whole_file("main.py", FIXED)], "--yes")
+    assert not (work / "data.csv").exists() and (work / "main.py").read_text() == FIXED
+    (work / "main.py").write_text(FIXED + "# the user's own line\n")
+
+    refused = run_cli(["undo"], cwd=work)
+    assert refused.returncode == 6
+    assert refused.stderr.strip() == (
+        f"codur: error: not undoing run {run_id}: changed since it ended: main.py "
+        "(codur undo --force overwrites them)"
+    )
+    assert not (work / "data.csv").exists()  # nothing was touched
+
+    forced = run_cli(["undo", "--force"], cwd=work)
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert (work / "main.py").read_text() == BUGGY
+    assert (work / "data.csv").read_text() == "a,b\n1,2\n"
+    assert not (work / "cleanup.py").exists() and not (work / "out.txt").exists()
+    undo_id = re.search(r"codur undo --run (\S+) redoes it", forced.stdout).group(1)
+
+    again = run_cli(["undo"], cwd=work)
+    assert again.returncode == 2 and "nothing to undo" in again.stderr
+    twice = run_cli(["undo", "--run", run_id], cwd=work)
+    assert twice.returncode == 2 and f"undone already (by {undo_id}" in twice.stderr
+
+    redo = run_cli(["undo", "--run", undo_id], cwd=work)  # --force's victim comes back
+    assert redo.returncode == 0, redo.stdout + redo.stderr
+    assert (work / "main.py").read_text() == FIXED + "# the user's own line\n"
+    assert not (work / "data.csv").exists()
+
+
+def test_list_run_and_diff(work: Path, tmp_path: Path) -> None:
+    first = fix(work, tmp_path, [whole_file("main.py", FIXED)])
+    (work / "main.py").write_text(BUGGY)  # the user starts over by hand
+    second = fix(work, tmp_path / "x", [whole_file("main.py", FIXED + "# second\n")])
+
+    listed = run_cli(["undo", "--list"], cwd=work)
+    assert listed.returncode == 0
+    rows = [ln for ln in listed.stdout.splitlines() if ln.split()[:1] in ([first], [second])]
+    assert [r.split()[0] for r in rows] == [second, first]  # newest first
+    assert all("verified" in r and "fix @main.py" in r and "1: main.py" in r for r in rows)
+    assert listed.stdout.index(second) < listed.stdout.index(first)
+
+    diff = run_cli(["diff"], cwd=work)
+    assert diff.returncode == 0 and f"run {second} (fix @main.py): 1 file(s)" in diff.stdout
+    assert "-    for i in range(len(xs) - 1):\n+    for i in range(len(xs)):" in diff.stdout
+    assert run_cli(["diff", first[-6:]], cwd=work).stdout.startswith(f"run {first}")
+
+    older = run_cli(["undo", "--run", first], cwd=work)  # the second run changed it since
+    assert older.returncode == 6 and "main.py" in older.stderr
+    unknown = run_cli(["undo", "--run", "nope"], cwd=work)
+    assert unknown.returncode == 2 and "no such run" in unknown.stderr
+    assert run_cli(["undo", "--run", second], cwd=work).returncode == 0
+    assert (work / "main.py").read_text() == BUGGY
+
+
+def test_undo_is_a_command_not_a_task(work: Path) -> None:
+    result = run_cli(["undo"], cwd=work)
+    assert result.returncode == 2 and "nothing to undo" in result.stderr
+    assert not (work / "codur_debug.log").exists()  # no run started, no model asked
+    elsewhere = run_cli(["-C", str(work), "undo", "--list"], cwd=work.parent)
+    assert elsewhere.returncode == 0 and "no recorded runs" in elsewhere.stdout
+
+
+def test_a_run_that_changes_nothing_shows_no_undo_and_keeps_no_record(work: Path) -> None:
+    result = run_cli(["read main.py"], cwd=work)
+    assert result.returncode == 0 and "undo:" not in result.stdout
+    assert "no recorded runs" in run_cli(["undo", "--list"], cwd=work).stdout
+
+
+def test_files_over_the_size_cap_are_named_and_not_restored(work: Path) -> None:
+    (work / "big.bin").write_bytes(b"\1" * 300_000)
+    cap = ["-o", "undo.max_snapshot_mb=0.1", "--yes"]
+    result = run_cli([*cap, "delete big.bin"], cwd=work)
+    assert result.returncode == 0 and not (work / "big.bin").exists()
+    warning = [ln for ln in result.stderr.splitlines() if "snapshot:" in ln]
+    assert warning == [
+        "codur: warning: snapshot: 1 file(s) over the 0.1 MiB cap (undo.max_snapshot_mb) "
+        "not saved; undo cannot restore them: big.bin (293 KiB)"
+    ]
+    (work / "main.py").write_text("changed by the user before another run\n")
+    run_cli([*cap, "delete data.csv"], cwd=work)
+    undo = run_cli(["undo"], cwd=work)
+    assert undo.returncode == 0 and (work / "data.csv").exists()
+    first = run_cli(["undo"], cwd=work)  # the run that deleted big.bin changed nothing saved
+    assert first.returncode == 2 and "nothing to undo" in first.stderr
+    assert not (work / "big.bin").exists()

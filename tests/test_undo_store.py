@@ -1,0 +1,122 @@
+"""Both snapshot stores on real folders (one plain, one a git repo): exact modes,
+symlinks, created folders, a run Codur never saw end, files that became folders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codur.config import load_config
+from codur.errors import UndoRefused
+from codur.events import EventBus
+from codur.ui import IO
+from codur.undo import commands, state_root
+from codur.undo.records import History
+from codur.undo.snapshot import begin
+from codur.workspace import Workspace
+
+
+@pytest.fixture(params=["files", "git"])
+def ws(request, tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    if request.param == "git":
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "private.txt").write_text("secret-ish\n")
+    (root / "private.txt").chmod(0o600)
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "link").symlink_to("private.txt")
+    (root / "lib").mkdir()
+    (root / "lib/mod.py").write_text("X = 1\n")
+    return root
+
+
+def state(root: Path) -> dict[str, tuple[str, object, int]]:
+    """Every entry under root (no .git): kind, content or link target, permission bits."""
+    found = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in [*names, *dirs]:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[rel] = ("link", os.readlink(path), 0)
+            elif path.is_dir():
+                found[rel] = ("dir", None, 0)
+            else:
+                found[rel] = ("file", path.read_bytes(), path.stat().st_mode & 0o777)
+    return found
+
+
+def start(root: Path, run_id: str = "r1"):
+    config = load_config(root, environ={}).config
+    return config, begin(Workspace(root), config, run_id, "a run", EventBus())
+
+
+def test_undo_restores_content_modes_links_and_removes_what_was_created(ws: Path) -> None:
+    before = state(ws)
+    config, snap = start(ws)
+    (ws / "private.txt").write_text("overwritten\n")  # a write keeps the mode...
+    (ws / "run.sh").chmod(0o644)  # ...a program may not
+    (ws / "link").unlink()
+    (ws / "lib/mod.py").unlink()
+    (ws / "new/deeper").mkdir(parents=True)
+    (ws / "new/deeper/made.txt").write_text("made\n")
+    (ws / "new_link").symlink_to("run.sh")
+    changed = snap.finish("done")
+    assert changed == [
+        "lib/mod.py", "link", "new/deeper/made.txt", "new_link", "private.txt", "run.sh"
+    ]  # fmt: skip
+    assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
+    assert state(ws) == before
+    assert (ws / "private.txt").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
+    config, snap = start(ws)  # Codur is killed before finish(): no end snapshot
+    (ws / "lib/mod.py").write_text("X = 2\n")
+    assert History(state_root(), ws).records()[0].end == ""
+    with pytest.raises(UndoRefused, match="has no end snapshot .*: lib/mod.py"):
+        commands.undo(Workspace(ws), config, "r1", False, IO())
+    assert (ws / "lib/mod.py").read_text() == "X = 2\n"
+    assert commands.undo(Workspace(ws), config, "r1", True, IO()) == 0
+    assert (ws / "lib/mod.py").read_text() == "X = 1\n"
+    assert commands.list_runs(Workspace(ws), IO()) == 0
+    assert "no end snapshot" not in capsys.readouterr().out.split("undone by")[0]
+
+
+def test_a_file_the_run_made_a_folder_comes_back(ws: Path) -> None:
+    config, snap = start(ws)
+    (ws / "lib/mod.py").unlink()
+    (ws / "lib/mod.py").mkdir()
+    (ws / "lib/mod.py/inside.txt").write_text("x\n")
+    snap.finish("done")
+    assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
+    assert (ws / "lib/mod.py").read_text() == "X = 1\n"
+
+
+def test_a_folder_the_user_made_is_reported_not_clobbered(ws: Path, capsys) -> None:
+    config, snap = start(ws)
+    (ws / "lib/mod.py").unlink()
+    snap.finish("done")
+    (ws / "lib/mod.py").mkdir()  # after the run, by the user
+    (ws / "lib/mod.py/mine.txt").write_text("x\n")
+    with pytest.raises(UndoRefused, match="changed since it ended: lib/mod.py"):
+        commands.undo(Workspace(ws), config, None, False, IO())
+    assert commands.undo(Workspace(ws), config, None, True, IO()) == 4
+    assert "not restored: lib/mod.py: now a folder; left as it is" in capsys.readouterr().err
+    assert (ws / "lib/mod.py/mine.txt").exists()
+
+
+def test_a_damaged_record_is_named_and_the_rest_still_work(ws: Path, capsys) -> None:
+    config, snap = start(ws)
+    (ws / "lib/mod.py").write_text("X = 3\n")
+    snap.finish("done")
+    (History(state_root(), ws).folder / "broken.json").write_text("{not json")
+    assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
+    assert "unreadable run records, ignored: " in capsys.readouterr().err
+    assert (ws / "lib/mod.py").read_text() == "X = 1\n"
