@@ -16,6 +16,7 @@ from codur.errors import WorkspaceError
 from codur.events import EventBus
 from codur.models.client import ModelClient, Usage
 from codur.restore import RestorePoint
+from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
 from codur.workspace import Workspace
 
@@ -45,6 +46,7 @@ class Session:
     """What the run may change (decided at its start; None: no limits, as in unit tests)."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _tools: ToolContext | None = None
+    _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
@@ -55,6 +57,16 @@ class Session:
     def model_allowed(self) -> bool:
         """False with `--no-model` / `--max-llm-calls 0`: the model is never loaded."""
         return self.config.runtime.max_llm_calls > 0
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """How the run's programs are contained (decided once, from the config; the
+        `sandbox` event says how, or why they are not confined)."""
+        if self._sandbox is None:
+            self._sandbox = Sandbox.from_config(self.config)
+            box = self._sandbox
+            self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
+        return self._sandbox
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
@@ -68,6 +80,7 @@ class Session:
         """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope, else
         save its original in the restore point. `new` is the text about to be written
         (None: the file is removed, or replaced by a copy or a move)."""
+        path = self._relative(path)
         if self.scope is not None:
             try:
                 if new is None:
@@ -82,6 +95,12 @@ class Session:
         if self.restore is not None:
             self.restore.save(path)
 
+    def _relative(self, path: str) -> str:
+        """`path` as the workspace-relative path the scope and the restore point know
+        (an absolute path inside the workspace is fine; outside: WorkspaceError), so a
+        restore backup always lands inside the restore folder."""
+        return self.ws.relative(self.ws.resolve(path))
+
     def _current(self, path: str) -> str | None:
         try:
             return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
@@ -93,6 +112,7 @@ class Session:
         harness is left out, the rest kept: see EditScope.admit), the original goes to
         the restore point first; the write is atomic and announced as a `file.write`
         event (`by`: the agent or the repair). Returns the text written."""
+        path = self._relative(path)
         if self.scope is not None:
             try:
                 admitted = self.scope.admit(path, self._current(path), text)

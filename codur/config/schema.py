@@ -32,7 +32,8 @@ class LLMProfile(_Section):
     max_tokens: int = Field(2048, gt=0)
     """Upper bound on tokens generated per model call."""
     timeout_s: float = Field(120.0, gt=0)
-    """Seconds to wait for one model response before treating it as a transient failure."""
+    """Seconds one model request may take as a whole, however its answer trickles in
+    (openai, ollama); then it counts as a transient failure and is retried."""
     retry_temperature: float = Field(0.8, ge=0, le=2)
     """Temperature for a new attempt after a failed one (with a different seed), so the
     model samples a different fix instead of repeating the one that failed."""
@@ -211,6 +212,9 @@ class ToolsConfig(_Section):
     ]  # fmt: skip
     """Names of files and folders that listing and search tools always skip (on top of
     the workspace's .gitignore files)."""
+    max_ref_bytes: int = Field(1_000_000, gt=0)
+    """Largest file a task may name with `@path` (it goes whole into the prompt); a
+    larger one stops the run with a message (exit code 2)."""
     max_read_bytes: int = Field(200_000, gt=0)
     """read_file returns at most this many bytes of a file; ask for a line range to read
     further."""
@@ -248,6 +252,29 @@ class ToolsConfig(_Section):
     """fetch_webpage stops downloading a page past this many bytes."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
+
+
+class SandboxConfig(_Section):
+    confine: Literal["auto", "landlock", "bubblewrap", "off"] = "auto"
+    """Confine the writes of every program Codur runs to its folder (the workspace, or a
+    scratch copy) and a private temporary folder: landlock (the kernel's Landlock, via
+    the landlockpy package), bubblewrap (the `bwrap` program), auto (Landlock, else
+    bubblewrap, else not confined: `-v` says why), or off. A way that is named but not
+    available here stops the run (exit code 2)."""
+    writable: list[str] = []
+    """More folders confined programs may write to (absolute, `~` expanded), e.g. a
+    cache a program needs."""
+    env_allow: list[str] = []
+    """Environment variables (names or globs) programs keep although they look like
+    secrets. Otherwise removed: every profile's `api_key_env`, names containing KEY,
+    TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL, SSH_AUTH_SOCK, and any variable whose
+    value holds one of those secrets."""
+
+
+class DisplayConfig(_Section):
+    max_diff_lines: int = Field(500, gt=0)
+    """The summary prints at most this many lines of the run's diff (then says how many
+    more there were)."""
 
 
 class McpServerConfig(_Section):
@@ -288,6 +315,10 @@ class CodurConfig(_Section):
     """The debug log."""
     tools: ToolsConfig = ToolsConfig()
     """The tools the agents call: limits, safety switches, engines."""
+    display: DisplayConfig = DisplayConfig()
+    """What the terminal shows."""
+    sandbox: SandboxConfig = SandboxConfig()
+    """How the programs Codur runs are contained: environment, confinement."""
     mcp_servers: dict[str, McpServerConfig] = {}
     """MCP servers whose tools and resources the MCP tools reach, by name."""
 

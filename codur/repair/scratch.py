@@ -10,12 +10,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from codur.litter import temp_prefix
+
 
 class Scratch:
     """`workers` copies of `root` (minus ignored folders) in a temporary folder."""
 
     def __init__(self, root: Path, workers: int, ignore: Iterable[str]) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
+        self._tmp = tempfile.TemporaryDirectory(prefix=temp_prefix("scratch"))
         skip = shutil.ignore_patterns(*ignore)
         self.dirs = [
             Path(shutil.copytree(root, Path(self._tmp.name) / str(i), symlinks=True, ignore=skip))

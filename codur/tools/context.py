@@ -17,11 +17,13 @@ from langchain_core.tools import InjectedToolArg
 from codur.config.schema import McpServerConfig, ToolsConfig
 from codur.errors import CodurError
 from codur.events import EventBus
+from codur.sandbox import Sandbox
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
     from codur.session import Session
     from codur.tools.mcp import McpClients
+    from codur.verify.process import ProcessResult
 
 
 class ToolError(CodurError):
@@ -49,6 +51,8 @@ class ToolContext:
     """Called with a workspace-relative path (and the new text, when a tool writes text)
     before a tool changes or removes it: the run's edit scope may refuse it (ScopeError),
     and its restore point saves the original."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """How programs run (environment, confinement); the run's, from its config."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
     _mcp: McpClients | None = field(default=None, init=False, repr=False)
@@ -76,6 +80,7 @@ class ToolContext:
             assume_yes=session.assume_yes,
             mcp_servers=session.config.mcp_servers,
             before_change=session.guard,
+            sandbox=session.sandbox,
         )
 
     # --- paths -----------------------------------------------------------------------
@@ -119,6 +124,32 @@ class ToolContext:
         """Write a tool's new text for `target` (scope check, restore point, atomic)."""
         self.changing(target, text)
         self.ws.write_text(target, text)
+
+    def run(
+        self,
+        command: list[str],
+        timeout_s: float,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        writable: list[Path] | None = None,
+        output_limit: int | None = None,
+    ) -> ProcessResult:
+        """Run a program from the workspace root in the run's sandbox, with the tools'
+        output and memory caps."""
+        from codur.verify.process import run_process
+
+        memory = self.config.memory_limit_mb
+        return run_process(
+            command,
+            self.ws.root,
+            timeout_s,
+            output_limit or self.config.output_limit_bytes,
+            memory_limit=memory * 1024 * 1024 if memory else None,
+            stdin=stdin,
+            env=env,
+            sandbox=self.sandbox,
+            writable=writable or [],
+        )
 
     # --- destructive actions ---------------------------------------------------------
 

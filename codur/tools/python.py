@@ -1,7 +1,8 @@
 """Python tools that run things: a program, the tests, and finding what can be run.
 
-Programs run through `run_process` with the timeout, output cap and memory cap from the
-tools config; a program that hangs or floods is stopped and reported as a result.
+Programs run through `ToolContext.run` (the run's sandbox, the timeout, output cap and
+memory cap from the tools config); a program that hangs or floods is stopped and
+reported as a result.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
 from codur.tools.registry import TaskType, tool
 from codur.tools.walk import walk
-from codur.verify.process import ProcessResult, run_process
+from codur.verify.process import ProcessResult
 
 V, E = TaskType.CODE_VALIDATION, TaskType.EXPLANATION
 TAIL_CHARS = 4000
@@ -29,15 +30,7 @@ def _python(ctx: ToolContext) -> str:
 def _run(
     ctx: ToolContext, command: list[str], timeout_s: float, stdin: str | None = None
 ) -> ProcessResult:
-    memory = ctx.config.memory_limit_mb
-    return run_process(
-        command,
-        ctx.ws.root,
-        timeout_s,
-        ctx.config.output_limit_bytes,
-        memory_limit=memory * 1024 * 1024 if memory else None,
-        stdin=stdin,
-    )
+    return ctx.run(command, timeout_s, stdin=stdin)
 
 
 def _stopped(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
