@@ -14,10 +14,11 @@ from pathlib import Path
 
 from codur import __version__
 from codur.config import CodurConfig, LoadedConfig
+from codur.config.schema import DisplayConfig
 from codur.errors import CodurError, ExitCode, Interrupted, WorkspaceError
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, secret_values
-from codur.ui import IO
+from codur.ui import IO, cut_lines
 from codur.workspace import Workspace
 
 
@@ -115,7 +116,7 @@ def run_command(
     finally:
         if log is not None:
             log.close()
-    _report(io, result, log.path if log else None, cfg.display.max_diff_lines)
+    _report(io, result, log.path if log else None, cfg.display)
     return result.exit_code
 
 
@@ -136,11 +137,12 @@ def log_path(cfg: CodurConfig, ws: Workspace) -> Path:
     return target
 
 
-def _report(io: IO, result, log_file: Path | None, max_diff_lines: int) -> None:
+def _report(io: IO, result, log_file: Path | None, display: DisplayConfig) -> None:
     """The final summary: status, diff, files, counts, time."""
     if result.final_response:
-        io.raw(result.final_response)
-    io.diff(result.diff, max_diff_lines)
+        key = "display.max_reply_lines"
+        io.raw(cut_lines(result.final_response, display.max_reply_lines, "reply", key))
+    io.diff(result.diff, display.max_diff_lines)
     line = f"{result.status}: {result.message}"
     if result.status in ("verified", "done"):
         io.success(line)

@@ -27,15 +27,25 @@ from codur.log import Redactor
 
 _CONTROL = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|[ -/]*[0-~])?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|[ -/]*[0-~])?|\x9b[0-?]*[ -/]*[@-~]|\x9d[^\x07\x9c]*[\x07\x9c]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
-"""ESC sequences (CSI, OSC, DCS/SOS/PM/APC strings, two-character ones) and C0/C1
-control characters except tab and newline."""
+"""ESC sequences (CSI, OSC, DCS/SOS/PM/APC strings, two-character ones), their 8-bit
+forms (CSI 0x9b, OSC 0x9d), and C0/C1 control characters except tab and newline."""
 
 
 def clean(text: str) -> str:
     """`text` without terminal control sequences (see the module docstring)."""
     return _CONTROL.sub("", text)
+
+
+def cut_lines(text: str, max_lines: int | None, what: str, key: str) -> str:
+    """`text` cut after `max_lines` lines, with a line saying how many more there were."""
+    lines = text.split("\n")
+    if max_lines is None or len(lines) <= max_lines:
+        return text
+    more = f"... {what} cut: {len(lines) - max_lines} more lines ({key})"
+    return "\n".join([*lines[:max_lines], more])
 
 
 def _markup(text: str) -> str:
@@ -184,14 +194,8 @@ class IO:
             return
         from rich.syntax import Syntax
 
-        lines = clean(text).split("\n")
-        if max_lines is not None and len(lines) > max_lines:
-            more = len(lines) - max_lines
-            lines = [
-                *lines[:max_lines],
-                f"... diff cut: {more} more lines (display.max_diff_lines)",
-            ]
-        diff = Syntax("\n".join(lines), "diff", theme="ansi_dark", background_color="default")
+        text = cut_lines(clean(text), max_lines, "diff", "display.max_diff_lines")
+        diff = Syntax(text, "diff", theme="ansi_dark", background_color="default")
         self._print(self.out, diff)
 
     def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:

@@ -275,6 +275,8 @@ class DisplayConfig(_Section):
     max_diff_lines: int = Field(500, gt=0)
     """The summary prints at most this many lines of the run's diff (then says how many
     more there were)."""
+    max_reply_lines: int = Field(500, gt=0)
+    """...and at most this many lines of the model's final reply."""
 
 
 class McpServerConfig(_Section):

@@ -174,7 +174,9 @@ def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
         raise ToolError(f"{path} is not a folder")
     found: list[tuple[int, str]] = []
     for entry in walk(ctx, start):
-        if entry.is_dir or entry.path.suffix != ".py" or ctx.is_secret(entry.path):
+        if entry.is_dir or entry.path.suffix != ".py" or not entry.path.is_file():
+            continue  # a FIFO named *.py would block the read
+        if ctx.is_secret(entry.path):
             continue
         try:
             guarded = bool(_MAIN_GUARD.search(entry.path.read_text("utf-8", "replace")))

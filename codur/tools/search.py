@@ -169,6 +169,8 @@ def grep_python(
             continue
         if not ctx.config.allow_secrets and ctx.is_secret(Path(rel)):
             continue
+        if not file.is_file():
+            continue  # a FIFO would block the read; sockets and devices hold no text
         try:
             data = file.read_bytes()
         except OSError:
