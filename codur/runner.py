@@ -14,7 +14,7 @@ from pathlib import Path
 
 from codur import __version__
 from codur.config import CodurConfig, LoadedConfig
-from codur.config.schema import DisplayConfig
+from codur.config.sections import DisplayConfig
 from codur.errors import CodurError, ExitCode, Interrupted, WorkspaceError
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, secret_values

@@ -113,7 +113,8 @@ class Sandbox:
         try:
             prepared = Prepared(list(command))
             if self.confiner is not None:
-                folders = [Path(cwd).resolve(), temp, *self.writable, *writable]
+                extra = [p for p in [*self.writable, *writable] if Path(p).is_dir()]
+                folders = [Path(cwd).resolve(), temp, *extra]
                 prepared = self.confiner.prepare(list(command), Path(cwd), folders)
             try:
                 preexec = _chain(prepared.preexec, memory_limit)
