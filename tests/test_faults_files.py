@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from faults import codur, ended, records, workdir
-from helpers import BUGGY, FIXED, ROOT, scripted_profile, whole_file
+from helpers import FIXED, ROOT, scripted_profile, whole_file
 
 LATIN1 = "caf\xe9 = 'cr\xe8me'\n".encode("latin-1")
 
@@ -54,12 +54,16 @@ def test_edits_outside_the_workspace_are_refused_and_fed_back(tmp_path: Path) ->
 
 
 def test_an_absolute_path_inside_the_workspace_is_the_relative_one(tmp_path: Path) -> None:
-    work = workdir(tmp_path)
-    reply = f"{work / 'main.py'}\n```python\n{FIXED}```\n"
-    result = codur([*scripted_profile(tmp_path, [reply]), "fix @main.py"], work)
-    ended(result, work, 0)
-    backups = list(Path(os.environ["XDG_STATE_HOME"]).rglob("files/main.py"))
-    assert [b.read_text() for b in backups] == [BUGGY]  # inside the restore folder
+    work = workdir(tmp_path, {"hello.py": "print('hello')\n"})
+    reply = f"{work / 'hello.py'}\n```python\nprint('hi')\n```\n"  # a file not shown
+    script = ["{}", '{"action": "delegate"}', reply]
+    result = codur([*scripted_profile(tmp_path, script), "make the greeting say hi"], work)
+    end = ended(result, work, 1)  # changed, and nothing could check it
+    assert (
+        end["files_changed"] == ["hello.py"] and (work / "hello.py").read_text() == "print('hi')\n"
+    )
+    backups = list(Path(os.environ["XDG_STATE_HOME"]).rglob("files/hello.py"))
+    assert [b.read_text() for b in backups] == ["print('hello')\n"]  # in the restore folder
 
 
 def test_a_non_utf8_file_is_not_edited(tmp_path: Path) -> None:
@@ -151,10 +155,11 @@ def test_kill_9_mid_write_leaves_old_or_new_and_no_litter(tmp_path: Path) -> Non
     for trial in range(6):
         fill = "ab"[trial % 2]
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(work), fill], env=env)
-        if trial < 3:  # while the temporary file is being written
+        if trial < 3:  # as soon as the temporary file is there: mid-write
             while not list(work.glob(".main.py.*.codur-tmp")) and proc.poll() is None:
                 time.sleep(0.001)
-        time.sleep(rng.uniform(0, 0.3))
+        else:  # at any moment: before, during or after the write
+            time.sleep(rng.uniform(0, 0.3))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         text = (work / "main.py").read_text()
