@@ -139,7 +139,10 @@ def config_show(
     from codur.config.show import render
     from codur.ui import IO
 
-    IO().raw(render(_load(directory, config, overrides)))
+    loaded = _load(directory, config, overrides)
+    for warning in loaded.warnings:
+        IO().warn(warning)
+    IO().raw(render(loaded))
     return ExitCode.OK
 
 
@@ -284,21 +287,59 @@ def version() -> int:
     return ExitCode.OK
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: the one place exceptions become messages and exit codes."""
+@app.command("trust")
+def trust_command(
+    directory: WorkDir = Path("."),
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="Stop trusting the folder's codur.yaml.")
+    ] = False,
+) -> int:
+    """Trust the folder's codur.yaml as it is now (like `direnv allow`): until then it may
+    not set where API keys go, the log path, confinement, approval, MCP servers or the
+    tools' safety switches. A changed file needs trusting again."""
+    from codur.config import trust
     from codur.ui import IO
 
-    try:
-        code = app(args=argv, standalone_mode=False)
-    except CodurError as exc:
-        IO().error(str(exc))
-        code = exc.exit_code
-    except typer.Exit as exc:
-        code = exc.exit_code
-    except typer.TyperException as exc:  # click's usage errors (typer vendors click)
-        exc.show()
-        code = ExitCode.USAGE
-    except (KeyboardInterrupt, typer.Abort):
-        IO().error("interrupted")
-        code = ExitCode.INTERRUPTED
+    project = (directory / "codur.yaml").resolve()
+    if not project.is_file():
+        raise UsageError(f"{project}: no such file")
+    if revoke:
+        was = trust.revoke(project)
+        IO().info(f"{'no longer trusted' if was else 'was not trusted'}: {project}")
+    else:
+        IO().info(f"trusted {project} (sha256 {trust.trust(project)[:16]}...)")
+    return ExitCode.OK
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: the one place exceptions become messages and exit codes."""
+    from codur.errors import Interrupted
+    from codur.interrupt import output_closed, stop_on_signals, stopped
+    from codur.ui import IO
+
+    with stop_on_signals():
+        try:
+            code = app(args=argv, standalone_mode=False)
+            if (interrupted := stopped()) is not None:  # typer made it an exit code
+                raise interrupted
+        except CodurError as exc:
+            IO().error(str(exc))
+            code = exc.exit_code
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except typer.TyperException as exc:  # click's usage errors (typer vendors click)
+            exc.show()
+            code = ExitCode.USAGE
+        except Interrupted as exc:
+            if not exc.quiet:
+                IO().error(f"interrupted ({exc})")
+            code = exc.exit_code
+        except (KeyboardInterrupt, typer.Abort):
+            IO().error("interrupted")
+            code = ExitCode.INTERRUPTED
+        except BrokenPipeError:  # stdout closed outside IO (typer's own help, ...)
+            code = output_closed().exit_code
+        except Exception as exc:  # noqa: BLE001 - a bug outside a run: one line, exit 4
+            IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
+            code = ExitCode.ERROR
     sys.exit(int(code or 0))

@@ -6,6 +6,7 @@ the mapping lives in one place and is documented in the README.
 
 from __future__ import annotations
 
+import signal
 from enum import IntEnum
 
 
@@ -27,8 +28,14 @@ class ExitCode(IntEnum):
     --json): the run stopped before doing it."""
     UNDO_REFUSED = 6
     """`codur undo` refused to overwrite files changed since the run ended (--force)."""
+    HANGUP = 129
+    """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
     """Interrupted by the user (Ctrl-C)."""
+    OUTPUT_CLOSED = 141
+    """Standard output was closed (`codur --json ... | head -1`); stopped quietly."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (e.g. `timeout`, `kill`); cleaned up like Ctrl-C."""
 
 
 class CodurError(Exception):
@@ -99,3 +106,23 @@ class UndoRefused(CodurError):
     """Undo would overwrite files the user changed after the run ended."""
 
     exit_code = ExitCode.UNDO_REFUSED
+
+
+class Interrupted(KeyboardInterrupt):
+    """Codur was asked to stop: Ctrl-C (SIGINT), SIGTERM, SIGHUP, or its standard output
+    was closed (SIGPIPE's number, though no signal is involved). Every program is killed,
+    scratch copies and MCP servers are cleaned up and the run's end record is written
+    before the exit code 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing to say on a closed output (and nowhere to say it on stdout)."""
+        return self.signum == signal.SIGPIPE

@@ -16,9 +16,14 @@ _SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token
 MIN_SECRET_LEN = 6
 
 
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (API_KEY, TOKEN...)."""
+    return bool(_SECRET_NAME.search(name))
+
+
 def secret_values(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -> set[str]:
     """Values of environment variables that look like secrets, or that config names."""
-    names = {n for n in environ if _SECRET_NAME.search(n)} | set(extra_names)
+    names = {n for n in environ if is_secret_name(n)} | set(extra_names)
     return {environ[n] for n in names if len(environ.get(n, "")) >= MIN_SECRET_LEN}
 
 
@@ -56,7 +61,9 @@ class JsonlLog:
         self.redact = redact
         self.max_field_chars = max_field_chars
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o644)  # never through a symlink (ELOOP)
+        self._fh = open(fd, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
 
     def __call__(self, event: Event) -> None:
         record = {"ts": round(event.ts, 3), "run": self.run_id, "event": event.kind}

@@ -65,6 +65,17 @@ def changes(session: Session) -> tuple[list[str], str]:
     return paths, "".join(parts)
 
 
+def _tidy(session: Session) -> None:
+    """Remove what an interrupted Codur left: temporary files of atomic writes in the
+    workspace, temporary folders of Codur processes that are gone."""
+    from codur.litter import sweep_temp, sweep_workspace
+
+    files = sweep_workspace(session.ws.root, session.config.tools.ignore)
+    temp = [str(p) for p in sweep_temp()]
+    if files or temp:
+        session.bus.emit("litter.removed", files=files, temp=temp)
+
+
 def run_task(session: Session, task: str) -> RunResult:
     from langchain_core.messages import HumanMessage
     from langgraph.errors import GraphRecursionError
@@ -77,6 +88,8 @@ def run_task(session: Session, task: str) -> RunResult:
 
     start = time.perf_counter()
     cfg = session.config
+    _tidy(session)
+    session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(session.ws, cfg, session.run_id, task, session.bus)
     limit = {"recursion_limit": cfg.runtime.recursion_limit}

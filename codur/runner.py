@@ -1,18 +1,32 @@
-"""One `codur TASK` run: wire config, events, log and terminal, run the task, report."""
+"""One `codur TASK` run: wire config, events, log and terminal, run the task, report.
+
+Every way a run can end leaves an end record (`run.end`) in the debug log: a result, a
+typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a closed output)
+or a bug (exit code 4, with the traceback in the log only).
+"""
 
 from __future__ import annotations
 
 import os
 import shlex
 import sys
+import traceback
 from pathlib import Path
 
 from codur import __version__
-from codur.config import LoadedConfig
-from codur.errors import CodurError, ExitCode
+from codur.config import CodurConfig, LoadedConfig
+from codur.config.sections import DisplayConfig
+from codur.errors import CodurError, ExitCode, Interrupted, WorkspaceError
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, secret_values
-from codur.ui import IO
+from codur.ui import IO, cut_lines
+from codur.workspace import Workspace
+
+
+class InternalError(CodurError):
+    """An unexpected exception inside Codur: a bug (the traceback is in the debug log)."""
+
+    exit_code = ExitCode.ERROR
 
 
 def run_command(
@@ -26,25 +40,27 @@ def run_command(
 ) -> int:
     from codur.run import RunResult, run_task
     from codur.session import Session
-    from codur.workspace import Workspace
 
     cfg = loaded.config
     cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
     redact = Redactor(secret_values(os.environ, key_envs))
     io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
+    for warning in loaded.warnings:
+        io.warn(warning)
     bus = EventBus()
     interactive = sys.stdin.isatty() and not json_mode
+    ws = Workspace(workdir)
     session = Session(
         cfg,
-        Workspace(workdir),
+        ws,
         bus,
         profile=profile,
         confirm=io.confirm if interactive else None,
     )
     log = None
     if cfg.log.enabled:
-        log = JsonlLog(cfg.log_path(workdir), session.run_id, redact, cfg.log.max_field_chars)
+        log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
         bus.subscribe(log)
     bus.subscribe(io.on_event)
     try:
@@ -57,16 +73,30 @@ def run_command(
             profile=profile or cfg.llm.default_profile,
             config=cfg.model_dump(mode="json"),
             config_layers=loaded.layers,
+            warnings=loaded.warnings,
         )
         try:
             result: RunResult = run_task(session, task)
         except CodurError as exc:
             bus.emit("run.end", status="error", error=str(exc), exit_code=int(exc.exit_code))
             raise
+        except Interrupted as exc:
+            bus.emit("run.end", status="interrupted", signal=str(exc), exit_code=exc.exit_code)
+            raise
         except KeyboardInterrupt:
             bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
-            io.error("interrupted")
             raise
+        except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            bus.emit(
+                "run.end",
+                status="error",
+                error=error,
+                traceback=traceback.format_exc(),
+                exit_code=int(ExitCode.ERROR),
+            )
+            where = f"; the traceback is in {log.path}" if log else ""
+            raise InternalError(f"{error} (a bug: please report it{where})") from exc
         bus.emit(
             "run.end",
             status=result.status,
@@ -87,15 +117,33 @@ def run_command(
     finally:
         if log is not None:
             log.close()
-    _report(io, result, log.path if log else None, workdir)
+    _report(io, result, log.path if log else None, cfg.display, workdir)
     return result.exit_code
 
 
-def _report(io: IO, result, log_path: Path | None, workdir: Path) -> None:
+def log_path(cfg: CodurConfig, ws: Workspace) -> Path:
+    """Where the debug log goes: `log.path`, confined to the workspace like any write
+    (a path or symlink leading outside is refused; the file itself is never a symlink)."""
+    path = Path(cfg.log.path).expanduser()
+    try:
+        ws.resolve(path)
+    except WorkspaceError as exc:
+        raise WorkspaceError(f"log.path {cfg.log.path!r}: {exc}") from None
+    target = ws.root / path
+    if target.is_symlink():
+        raise WorkspaceError(
+            f"log.path {cfg.log.path!r}: {target} is a symlink; Codur does not write "
+            "through it (remove it, or set log.path)"
+        )
+    return target
+
+
+def _report(io: IO, result, log_file: Path | None, display: DisplayConfig, workdir: Path) -> None:
     """The final summary: status, diff, files, counts, time, and how to undo the run."""
     if result.final_response:
-        io.raw(result.final_response)
-    io.diff(result.diff)
+        key = "display.max_reply_lines"
+        io.raw(cut_lines(result.final_response, display.max_reply_lines, "reply", key))
+    io.diff(result.diff, display.max_diff_lines)
     line = f"{result.status}: {result.message}"
     if result.status in ("verified", "done"):
         io.success(line)
@@ -117,5 +165,5 @@ def _report(io: IO, result, log_path: Path | None, workdir: Path) -> None:
         here = workdir == Path.cwd().resolve()
         undo = "codur undo" + ("" if here else f" -C {shlex.quote(str(workdir))}")
         io.info(f"run {result.run_id}: {len(result.run_changes)} file(s) changed | undo: {undo}")
-    if log_path is not None:
-        io.info(f"debug log: {log_path}")
+    if log_file is not None:
+        io.info(f"debug log: {log_file}")

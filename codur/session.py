@@ -14,6 +14,7 @@ from codur.config import CodurConfig
 from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.models.client import ModelClient, Usage
+from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
 from codur.undo.diff import text_diff
 from codur.undo.records import new_run_id
@@ -45,6 +46,7 @@ class Session:
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _tools: ToolContext | None = None
+    _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
@@ -54,6 +56,16 @@ class Session:
     def model_allowed(self) -> bool:
         """False with `--no-model` / `--max-llm-calls 0`: the model is never loaded."""
         return self.config.runtime.max_llm_calls > 0
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """How the run's programs are contained (decided once, from the config; the
+        `sandbox` event says how, or why they are not confined)."""
+        if self._sandbox is None:
+            self._sandbox = Sandbox.from_config(self.config)
+            box = self._sandbox
+            self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
+        return self._sandbox
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
@@ -69,6 +81,7 @@ class Session:
         copy or a move)."""
         if self.scope is None:
             return
+        path = self._relative(path)
         try:
             if new is None:
                 reason = self.scope.why_not(path)
@@ -83,7 +96,7 @@ class Session:
     def note_change(self, path: str) -> None:
         """`path` is about to be changed by Codur: the run's record of its edits."""
         if self.snapshot is not None:
-            self.snapshot.note(path)
+            self.snapshot.note(self._relative(path))
 
     def written(self) -> list[str]:
         """The paths Codur changed in this run (by edits or tools), sorted."""
@@ -95,6 +108,12 @@ class Session:
         """Whether `path` was created or changed during this run, by anyone
         (`created_only`: only whether it was created, which reads no file)."""
         return self.snapshot.made(path, created_only) if self.snapshot is not None else None
+
+    def _relative(self, path: str) -> str:
+        """`path` as the workspace-relative path the scope and the snapshot know
+        (an absolute path inside the workspace is fine; outside: WorkspaceError), so a
+        snapshot backup always lands inside the snapshot folder."""
+        return self.ws.relative(self.ws.resolve(path))
 
     def _current(self, path: str) -> str | None:
         try:
@@ -108,6 +127,7 @@ class Session:
         mode the user sees the diff; EditDeclined if they say no), recorded, written
         atomically and announced as a `file.write` event (`by`: the agent or the
         repair). Returns the text written."""
+        path = self._relative(path)
         current = self._current(path)
         if self.scope is not None:
             try:

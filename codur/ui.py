@@ -2,12 +2,18 @@
 
 Modes: human (rich; colour only on a terminal and never with NO_COLOR), verbose (every
 event rendered live), and --json (JSONL events on stdout, human output on stderr).
+
+Text that reaches the terminal never carries control sequences (a model's reply or a
+program's output could move the cursor, retitle the window or hide text): escape
+sequences and control characters other than newline and tab are removed. A closed
+output (EPIPE) stops the run quietly (`codur.interrupt.output_closed`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,6 +24,33 @@ from rich.markup import escape
 
 from codur.events import Event
 from codur.log import Redactor
+
+_CONTROL = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|[ -/]*[0-~])?|\x9b[0-?]*[ -/]*[@-~]|\x9d[^\x07\x9c]*[\x07\x9c]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+"""ESC sequences (CSI, OSC, DCS/SOS/PM/APC strings, two-character ones), their 8-bit
+forms (CSI 0x9b, OSC 0x9d), and C0/C1 control characters except tab and newline."""
+
+
+def clean(text: str) -> str:
+    """`text` without terminal control sequences (see the module docstring)."""
+    return _CONTROL.sub("", text)
+
+
+def cut_lines(text: str, max_lines: int | None, what: str, key: str) -> str:
+    """`text` cut after `max_lines` lines, with a line saying how many more there were."""
+    lines = text.split("\n")
+    if max_lines is None or len(lines) <= max_lines:
+        return text
+    more = f"... {what} cut: {len(lines) - max_lines} more lines ({key})"
+    return "\n".join([*lines[:max_lines], more])
+
+
+def _markup(text: str) -> str:
+    """Plain text made safe for rich: no control sequences, no markup."""
+    return escape(clean(text))
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -67,6 +100,14 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         else f"repair search: nothing found ({d['reason']}; {d['tried']} candidates tried "
         f"from {d['candidates']} single edits, {d['duration_s']}s)"
     ),
+    "sandbox": lambda d: (
+        f"programs confined by {d['confine']} (writes: their folder and a private temp folder)"
+        if d.get("confine") != "none"
+        else f"programs are not confined: {d.get('unconfined', '')}"
+    ),
+    "litter.removed": lambda d: (
+        f"removed what an interrupted run left: {', '.join([*d['files'], *d['temp']])}"
+    ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
     "snapshot": lambda d: (
         f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
@@ -111,8 +152,13 @@ class IO:
                 "event": event.kind,
                 **self.redact(event.data, 2000),
             }
-            sys.stdout.write(json.dumps(record, default=str) + "\n")
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(json.dumps(record, default=str) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:
+                from codur.interrupt import output_closed
+
+                raise output_closed() from None
         if event.kind == "warning":  # one line, whatever the mode
             self.warn(self.redact(event.data.get("message", "")))
             return
@@ -124,40 +170,52 @@ class IO:
                 if render
                 else f"{event.kind} " + " ".join(f"{k}={_short(v, 60)}" for k, v in data.items())
             )
-            self.out.print(f"[dim]·[/dim] {escape(text)}")
+            self._print(self.out, f"[dim]·[/dim] {_markup(text)}")
+
+    def _print(self, console: Console, *what: Any, **options: Any) -> None:
+        """Print, or stop the run quietly if the output was closed."""
+        try:
+            console.print(*what, **options)
+        except BrokenPipeError:
+            from codur.interrupt import output_closed
+
+            raise output_closed() from None
 
     # -- human output ---------------------------------------------------------------------
     def info(self, text: str) -> None:
-        self.out.print(escape(text))
+        self._print(self.out, _markup(text))
 
     def heading(self, text: str) -> None:
-        self.out.print(f"[bold]{escape(text)}[/bold]")
+        self._print(self.out, f"[bold]{_markup(text)}[/bold]")
 
     def success(self, text: str) -> None:
-        self.out.print(f"[green]{escape(text)}[/green]")
+        self._print(self.out, f"[green]{_markup(text)}[/green]")
 
     def warn(self, text: str) -> None:
-        self.err.print(f"[yellow]codur: warning:[/yellow] {escape(text)}")
+        self._print(self.err, f"[yellow]codur: warning:[/yellow] {_markup(text)}")
 
     def error(self, text: str) -> None:
-        self.err.print(f"[red]codur: error:[/red] {escape(self.redact(text))}")
+        self._print(self.err, f"[red]codur: error:[/red] {_markup(self.redact(text))}")
 
-    def diff(self, text: str) -> None:
+    def diff(self, text: str, max_lines: int | None = None) -> None:
+        """A unified diff, cut after `max_lines` lines (with a line saying how many more)."""
         if not text:
             return
         from rich.syntax import Syntax
 
-        self.out.print(Syntax(text, "diff", theme="ansi_dark", background_color="default"))
+        text = cut_lines(clean(text), max_lines, "diff", "display.max_diff_lines")
+        diff = Syntax(text, "diff", theme="ansi_dark", background_color="default")
+        self._print(self.out, diff)
 
     def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:
         from rich.table import Table
 
-        table = Table(title=title, title_justify="left", show_edge=False)
+        table = Table(title=clean(title), title_justify="left", show_edge=False)
         for column in columns:
-            table.add_column(column, overflow="fold")
+            table.add_column(clean(column), overflow="fold")
         for row in rows:
-            table.add_row(*(escape(cell) for cell in row))
-        self.out.print(table)
+            table.add_row(*(_markup(cell) for cell in row))
+        self._print(self.out, table)
 
     def confirm(self, question: str, detail: str = "") -> bool:
         """Ask on the terminal (stderr), after showing `detail` (a diff); the default
@@ -179,5 +237,5 @@ class IO:
             yield lambda _item: bar.advance(task)
 
     def raw(self, text: str) -> None:
-        """Text printed exactly as is (e.g. YAML), without markup."""
-        self.out.print(text, markup=False, highlight=False)
+        """Text printed as is (e.g. YAML), without markup (control sequences removed)."""
+        self._print(self.out, clean(text), markup=False, highlight=False)

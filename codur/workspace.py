@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.errors import WorkspaceError
+from codur.litter import TEMP_SUFFIX, write_prefix
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class Workspace:
 
     def read_text(self, path: str | Path) -> str:
         target = self.resolve(path)
+        if target.exists() and not target.is_file():  # a FIFO would block the read forever
+            raise WorkspaceError(f"cannot read {path}: not a regular file")
         try:
             return target.read_text(encoding="utf-8")
         except OSError as exc:
@@ -71,6 +74,8 @@ class Workspace:
         mode = None
         if target.is_dir():
             raise WorkspaceError(f"cannot write {path}: it is a folder")
+        if target.exists() and not target.is_file():
+            raise WorkspaceError(f"cannot write {path}: not a regular file")
         if target.exists():
             try:
                 with open(target, "rb") as fh:
@@ -85,7 +90,7 @@ class Workspace:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(
-                prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent
+                prefix=write_prefix(target.name), suffix=TEMP_SUFFIX, dir=target.parent
             )
         except OSError as exc:
             raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -47,7 +47,30 @@ class Delay:
     then: Reply | Fail | None = None
 
 
-Behaviour = Reply | Fail | Delay
+@dataclass
+class Raw:
+    """Exactly this answer, whatever the protocol says (HTML, cut JSON, `{}`)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass
+class Trickle:
+    """A 200 answer whose body comes one byte every `every_s` seconds (never done
+    within any sensible deadline, though each single read is quick)."""
+
+    every_s: float
+    body: bytes = b'{"id": "x", "choices": []}' * 50
+
+
+@dataclass
+class Hangup:
+    """Close the connection without answering (a server that died mid-request)."""
+
+
+Behaviour = Reply | Fail | Delay | Raw | Trickle | Hangup
 
 
 @dataclass
@@ -97,6 +120,9 @@ class FakeServer:
     def _next(self) -> Behaviour:
         return self.behaviours.popleft() if self.behaviours else self.default
 
+    def peek(self) -> Behaviour:
+        return self.behaviours[0] if self.behaviours else self.default
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -110,6 +136,13 @@ class FakeServer:
                         "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
                     )
                 )
+                behaviour = server.peek()
+                if isinstance(behaviour, Hangup | Trickle):
+                    server.behaviours.popleft() if server.behaviours else None
+                    if isinstance(behaviour, Trickle):
+                        self._trickle(behaviour)
+                    self.close_connection = True
+                    return
                 try:
                     status, content_type, payload = server.respond(self.path, body)
                 except ClientGone:
@@ -122,6 +155,20 @@ class FakeServer:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client timed out and hung up: nothing left to tell it
+
+            def _trickle(self, trickle: Trickle) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(trickle.body)))
+                    self.end_headers()
+                    for i in range(len(trickle.body)):
+                        if server._stopping.wait(trickle.every_s):
+                            return
+                        self.wfile.write(trickle.body[i : i + 1])
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up: what the test wants
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: pytest output stays readable."""
@@ -136,6 +183,8 @@ class FakeServer:
             behaviour = behaviour.then or self._next()
         if isinstance(behaviour, Fail):
             return self.error(behaviour.status, behaviour.message)
+        if isinstance(behaviour, Raw):
+            return behaviour.status, behaviour.content_type, behaviour.body
         return self.reply(path, body, behaviour)
 
     def error(self, status: int, message: str) -> tuple[int, str, bytes]:

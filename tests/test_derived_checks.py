@@ -181,7 +181,7 @@ def test_the_repair_search_fixes_code_against_a_derived_check(tmp_path: Path) ->
     task = "total(1, 5) should return 15"
     failing = verify(tmp_path, task, {"main.py": TOTAL})
     # traced: the function ran, the script around it (line 8) did not
-    lines = executed_lines(failing.plan, tmp_path, 30)["main.py"]
+    lines = executed_lines(failing.plan, ToolContext(Workspace(tmp_path)), 30)["main.py"]
     assert {1, 2, 3, 4, 5} <= set(lines) and 8 not in lines
     ctx, _ = watched_context(tmp_path)
     result = search(failing.plan, failing, ctx, RepairConfig(max_depth=1), VerifyConfig())

@@ -165,9 +165,10 @@ def test_code_that_ran_before_the_first_wrong_line_is_tried_first(tmp_path: Path
     )
     (tmp_path / "main.py").write_text(program)
     (tmp_path / "expected.txt").write_text("1\n4\n")
-    failing = verify_task(ToolContext(Workspace(tmp_path)), VerifyConfig(), [], [])
+    ctx = ToolContext(Workspace(tmp_path))
+    failing = verify_task(ctx, VerifyConfig(), [], [])
     assert failing.failed[0].first_wrong_line == 0
-    executed = executed_lines(failing.plan, tmp_path, 30)
+    executed = executed_lines(failing.plan, ctx, 30)
     assert executed is not None and executed["main.py"][2] == 0 and executed["main.py"][6] == 1
     edits = mutations("main.py", program)
     ranked = rank(edits, {"main.py": program}, executed, [], first_wrong_line=0)

@@ -10,11 +10,11 @@ copies first.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
-from codur.errors import EditDeclined
+from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
 
 if TYPE_CHECKING:
@@ -78,8 +78,13 @@ def read_reply(
         return proposal
     refused = []
     for edit in edits:
-        target = session.ws.resolve(edit.path)
-        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        try:
+            path, current = _target(edit.path, session)
+        except EditError as exc:
+            session.bus.emit("scope.refused", path=edit.path, reason=str(exc))
+            refused.append(f"{edit.path} was not changed: {exc}")
+            continue
+        edit = replace(edit, path=path)
         if current == edit.content:
             continue
         scope = session.scope
@@ -100,6 +105,27 @@ def read_reply(
     if refused and not proposal.sources:
         proposal.error = "\n".join(refused)
     return proposal
+
+
+def _target(path: str, session: Session) -> tuple[str, str | None]:
+    """The workspace-relative path an edit names, and the file's text (None: new);
+    EditError for a path outside the workspace, a secrets file, something that is not a
+    regular file, or a file that is not UTF-8 text."""
+    try:
+        target = session.ws.resolve(path)
+    except WorkspaceError as exc:
+        raise EditError(str(exc)) from None
+    rel = session.ws.relative(target)
+    if session.tool_context().is_secret(target) and not session.config.tools.allow_secrets:
+        raise EditError("it looks like a secrets file, which Codur leaves alone")
+    if target.exists() and not target.is_file():
+        raise EditError(f"{rel} is not a regular file")
+    if not target.exists():
+        return rel, None
+    try:
+        return rel, session.ws.read_text(rel)
+    except WorkspaceError as exc:
+        raise EditError(f"{exc}; Codur edits only UTF-8 text files") from None
 
 
 def write(proposal: Proposal, session: Session) -> tuple[list[str], list[str]]:

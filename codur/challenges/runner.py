@@ -19,6 +19,8 @@ from codur.challenges.report import write_reports
 from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge
+from codur.litter import temp_prefix
+from codur.sandbox import Sandbox
 from codur.verify.process import run_process
 
 OUTPUT_LIMIT = 5_000_000
@@ -61,12 +63,16 @@ def attempt(
     """One isolated run: copy, hash every file, Codur in a subprocess, compare the hashes
     under the edit scope, judge the output, keep the log."""
     scope = scope_for(challenge, settings.log_path)
-    with tempfile.TemporaryDirectory(prefix="codur-challenge-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("challenge")) as tmp:
         work = challenge.copy_to(Path(tmp))
         before = snapshot(work, scope)
         start = time.perf_counter()
-        result = run_process(
-            settings.command(challenge.prompt, seed), work, settings.timeout_s, OUTPUT_LIMIT
+        result = run_process(  # Codur itself: it needs the model's key, it confines its own
+            settings.command(challenge.prompt, seed),
+            work,
+            settings.timeout_s,
+            OUTPUT_LIMIT,
+            sandbox=Sandbox(scrub=False),
         )
         wall = round(time.perf_counter() - start, 2)
         judgement = judge(challenge, work, before, scope)

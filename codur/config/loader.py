@@ -2,7 +2,10 @@
 
 Precedence, later wins: built-in configs/default.yaml < user file (platformdirs) <
 project ./codur.yaml < --config FILE < CODUR_* environment variables < -o key.path=value.
-Environment variables nest with a double underscore: CODUR_RUNTIME__MAX_ITERATIONS=3.
+Environment variables nest with a double underscore: CODUR_RUNTIME__MAX_ITERATIONS=3;
+a CODUR_* variable that names no config key (CODUR_VENV, read by .ci/bootstrap.py) gets a
+warning and is ignored. The project file's protected keys count only once the user
+trusted it (`codur.config.trust`).
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 import yaml
 from pydantic import ValidationError
 
 from codur.config.schema import CodurConfig
+from codur.config.trust import is_trusted, strip_protected
 from codur.errors import ConfigError
 from codur.resources import default_config_file
 
@@ -47,6 +51,8 @@ class LoadedConfig:
     config: CodurConfig
     origins: dict[Key, str]
     layers: list[str]
+    warnings: list[str] = field(default_factory=list)
+    """One line each: settings that were ignored, and why."""
 
     def origin(self, key: Key) -> str:
         """The layer that set `key` itself, else the schema's built-in default."""
@@ -119,17 +125,39 @@ def _nested(key: Key, value: Any) -> dict[str, Any]:
     return out
 
 
-def env_layers(environ: Mapping[str, str]) -> list[Layer]:
-    """One layer per CODUR_* variable, so errors name the variable."""
+def env_layers(environ: Mapping[str, str], warnings: list[str] | None = None) -> list[Layer]:
+    """One layer per CODUR_* variable, so errors name the variable; one that names no
+    config key is left out, with a line in `warnings`."""
     layers = []
     for name in sorted(environ):
         if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX:
             continue
         key = tuple(p.lower() for p in name[len(ENV_PREFIX) :].split("__"))
-        if not all(key):
-            raise ConfigError(f"environment variable {name}: empty key segment")
+        if not all(key) or not is_key(key):
+            if warnings is not None:
+                warnings.append(f"environment variable {name} is not a Codur setting (ignored)")
+            continue
         layers.append(Layer(f"environment variable {name}", _nested(key, _scalar(environ[name]))))
     return layers
+
+
+def is_key(key: Key, model: Any = CodurConfig) -> bool:
+    """Whether `key` names a setting (or a section) of the schema; under a mapping of
+    named entries (profiles, agents, MCP servers) any name is one."""
+    from pydantic import BaseModel
+
+    annotation: Any = model
+    for part in key:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            field_info = annotation.model_fields.get(part)
+            if field_info is None:
+                return False
+            annotation = field_info.annotation
+        elif get_origin(annotation) is dict:
+            annotation = get_args(annotation)[1]
+        else:
+            return False  # below a plain value
+    return True
 
 
 def override_layers(overrides: list[str]) -> list[Layer]:
@@ -174,22 +202,32 @@ def load_config(
     environ: Mapping[str, str] | None = None,
     user_file: Path | None = None,
     flags: dict[str, tuple[str, Any]] | None = None,
+    trust_store: Path | None = None,
 ) -> LoadedConfig:
     """Build the effective config for a run in `workdir`; ConfigError on any bad input.
 
     `flags` maps a command-line flag (its label) to (key.path, value); they apply last.
     """
     environ = os.environ if environ is None else environ
+    warnings: list[str] = []
     layers = [yaml_layer(default_config_file(), "built-in configs/default.yaml")]
     user_file = user_file or user_config_file()
     if user_file.is_file():
         layers.append(yaml_layer(user_file))
     project = workdir / "codur.yaml"
     if project.is_file():
-        layers.append(yaml_layer(project))
+        layer = yaml_layer(project)
+        if not is_trusted(project, trust_store):
+            ignored = strip_protected(layer.values)
+            if ignored:
+                warnings.append(
+                    f"{project} is not trusted, so it may not set {', '.join(ignored)} "
+                    f"(ignored; to allow them: codur trust -C {workdir})"
+                )
+        layers.append(layer)
     if config_file is not None:
         layers.append(yaml_layer(config_file))
-    layers += env_layers(environ)
+    layers += env_layers(environ, warnings)
     layers += override_layers(overrides or [])
     for label, (key, value) in (flags or {}).items():
         if value is not None:
@@ -199,7 +237,7 @@ def load_config(
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origins)) from None
-    return LoadedConfig(config, origins, [layer.label for layer in layers])
+    return LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
 
 
 def _describe(exc: ValidationError, origins: dict[Key, str]) -> str:

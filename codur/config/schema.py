@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from codur.config.sections import DisplayConfig, SandboxConfig
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -32,7 +34,8 @@ class LLMProfile(_Section):
     max_tokens: int = Field(2048, gt=0)
     """Upper bound on tokens generated per model call."""
     timeout_s: float = Field(120.0, gt=0)
-    """Seconds to wait for one model response before treating it as a transient failure."""
+    """Seconds one model request may take as a whole, however its answer trickles in
+    (openai, ollama); then it counts as a transient failure and is retried."""
     retry_temperature: float = Field(0.8, ge=0, le=2)
     """Temperature for a new attempt after a failed one (with a different seed), so the
     model samples a different fix instead of repeating the one that failed."""
@@ -208,6 +211,9 @@ class ToolsConfig(_Section):
     ]  # fmt: skip
     """Names of files and folders that listing and search tools always skip (on top of
     the workspace's .gitignore files)."""
+    max_ref_bytes: int = Field(1_000_000, gt=0)
+    """Largest file a task may name with `@path` (it goes whole into the prompt); a
+    larger one stops the run with a message (exit code 2)."""
     max_read_bytes: int = Field(200_000, gt=0)
     """read_file returns at most this many bytes of a file; ask for a line range to read
     further."""
@@ -312,6 +318,10 @@ class CodurConfig(_Section):
     """The debug log."""
     tools: ToolsConfig = ToolsConfig()
     """The tools the agents call: limits, safety switches, engines."""
+    display: DisplayConfig = DisplayConfig()
+    """What the terminal shows."""
+    sandbox: SandboxConfig = SandboxConfig()
+    """How the programs Codur runs are contained: environment, confinement."""
     mcp_servers: dict[str, McpServerConfig] = {}
     """MCP servers whose tools and resources the MCP tools reach, by name."""
     approval: ApprovalConfig = ApprovalConfig()

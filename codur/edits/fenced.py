@@ -18,11 +18,15 @@ holds a SEARCH/REPLACE edit, not a file."""
 
 
 def path_hint(line: str, known: list[str]) -> str | None:
-    """The path a line names: one of `known`, or anything that looks like a file name."""
+    """The path a line names: one of `known`, anything that looks like a file name, or an
+    absolute, `../` or `~` path even without an extension (`/etc/passwd`: a block labelled
+    so is for that file, which the edit then refuses, never for the file shown)."""
     candidate = _PATH_DECOR.sub("", line.strip())
     for path in known:
         if candidate == path or candidate.endswith("/" + path) or path.endswith("/" + candidate):
             return path
+    if candidate.startswith(("/", "../", "~")) and re.fullmatch(r"[\w./~-]+", candidate):
+        return candidate
     return candidate if re.fullmatch(r"[\w./-]+\.\w+", candidate) else None
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from codur.agents.registry import AgentRequest
+from codur.errors import WorkspaceError
 from codur.graph.state import AgentState, Attempt
 from codur.session import Session
 from codur.verify.derived import DerivedCheck
@@ -37,6 +38,19 @@ def failure_line(verdict: VerificationResult) -> str:
     return failed[0].summary if failed else "the check failed"
 
 
+def _shown(session: Session, path: str) -> str | None:
+    """A file's text for the prompt; None for one that is missing, not a regular UTF-8
+    text file, or a secrets file (never shown to the model)."""
+    target = session.ws.resolve(path)
+    secret = not session.config.tools.allow_secrets and session.tool_context().is_secret(target)
+    if not target.is_file() or secret:
+        return None
+    try:
+        return session.ws.read_text(path)
+    except WorkspaceError:
+        return None  # not UTF-8 text: the model could not edit it anyway
+
+
 def build_request(
     state: AgentState, session: Session, verdict: VerificationResult | None
 ) -> AgentRequest:
@@ -44,7 +58,7 @@ def build_request(
     files = dict(state.get("context_files", {}))
     if not files and verdict is not None:
         files = dict.fromkeys(files_to_show(verdict))
-    shown = {p: session.ws.read_text(p) for p in files if session.ws.resolve(p).is_file()}
+    shown = {p: text for p in files if (text := _shown(session, p)) is not None}
     attempts = state.get("attempts", [])
     hot: dict[str, set[int]] = {}
     if verdict is not None:

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 
 ErrorKind = Literal["transient", "fatal"]
 
+
+class MalformedReply(Exception):
+    """The server answered, but not in its protocol (an HTML page, `{}`, no choices)."""
+
+
 CHARS_PER_TOKEN = 3.5
 """The estimate's ratio: BPE tokenizers of current code models average 3-4 characters a
 token over code and English (Qwen2.5: see `estimate_tokens`)."""

@@ -140,6 +140,8 @@ class ModelClient:
                 reason = _reason(exc)
                 if kind is None:
                     raise
+                if kind == "transient" and time.perf_counter() - start >= self.profile.timeout_s:
+                    reason = f"no complete answer within {self.profile.timeout_s:g} s (timeout_s)"
                 where = f"profile '{self.name}' at {prov.endpoint(self.profile)}"
                 if kind == "fatal":
                     raise ModelError(f"{where}: {reason}") from exc

@@ -1,7 +1,7 @@
 """The `ollama` provider: Ollama's native /api/chat endpoint via langchain-ollama.
 
-ChatOllama always streams (NDJSON) even for `invoke`, so `timeout_s` bounds the wait for
-each chunk rather than the whole reply, and errors surface in two forms: an HTTP status
+ChatOllama always streams (NDJSON) even for `invoke`; `timeout_s` bounds each chunk and,
+through `codur.models.deadline`, the whole reply. Errors surface in two forms: an HTTP status
 (ollama.ResponseError with that status) or an `{"error": ...}` line in the middle of the
 stream (ResponseError with status_code -1, e.g. the model runner crashed). In the
 streaming path the ollama client does not wrap connection errors, so raw httpx errors
@@ -24,6 +24,7 @@ from langchain_ollama import ChatOllama
 
 from codur.config.schema import LLMProfile
 from codur.models.base import ErrorKind, estimate_tokens
+from codur.models.deadline import deadline_hooks
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 _IN_STREAM_ERROR = -1
@@ -54,7 +55,11 @@ def build(name: str, profile: LLMProfile) -> CodurChatOllama:
         num_predict=profile.max_tokens,
         seed=profile.seed,
         num_ctx=profile.context_window,  # None: the server's default window
-        client_kwargs={"timeout": profile.timeout_s},
+        client_kwargs={
+            "timeout": profile.timeout_s,
+            "event_hooks": deadline_hooks(profile.timeout_s),
+            "limits": httpx.Limits(max_keepalive_connections=0),
+        },
     )
 
 

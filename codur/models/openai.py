@@ -14,6 +14,8 @@ ModelClient does the retrying, so the OpenAI SDK's own retries are off.
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,7 +27,8 @@ from langchain_openai import ChatOpenAI
 
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError
-from codur.models.base import ErrorKind, estimate_tokens
+from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
+from codur.models.deadline import deadline_hooks
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"
@@ -35,8 +38,29 @@ insists on some key (and would otherwise read OPENAI_API_KEY behind our back).""
 _TRANSIENT_STATUS = {408, 429}
 
 
+def _http_client(timeout_s: float) -> Any:
+    """The SDK's own HTTP client (httpx, or httpx2 from openai 3 on), with a deadline
+    for each whole request and no kept-alive connections (see codur.models.deadline)."""
+    base = next(
+        c
+        for c in openai.DefaultHttpxClient.__mro__
+        if c.__name__ == "Client" and c.__module__.startswith("httpx")
+    )
+    http = importlib.import_module(base.__module__.split(".")[0])
+    limits = http.Limits(max_connections=100, max_keepalive_connections=0)
+    return openai.DefaultHttpxClient(event_hooks=deadline_hooks(timeout_s), limits=limits)
+
+
 class CompatChatOpenAI(ChatOpenAI):
-    """ChatOpenAI whose chat-completions payload local OpenAI-compatible servers accept."""
+    """ChatOpenAI whose chat-completions payload local OpenAI-compatible servers accept,
+    and which calls an answer that is no chat completion (an HTML page, `{}`) a
+    MalformedReply instead of failing somewhere inside langchain."""
+
+    def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> Any:
+        problem = malformed(response)
+        if problem:
+            raise MalformedReply(f"HTTP 200, but {problem}; is base_url an OpenAI-compatible /v1?")
+        return super()._create_chat_result(response, generation_info)
 
     def _get_request_payload(
         self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
@@ -48,6 +72,23 @@ class CompatChatOpenAI(ChatOpenAI):
         if not _is_openai_host(self.openai_api_base) and "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
         return payload
+
+
+def malformed(response: Any) -> str | None:
+    """What is wrong with a chat-completions answer (None: nothing)."""
+    if isinstance(response, openai.BaseModel):
+        response = response.model_dump()
+    if not isinstance(response, dict):
+        return f"not a JSON object: {str(response)[:80]!r}"
+    if response.get("error"):
+        return f"an error: {str(response['error'])[:200]}"
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices:
+        keys = sorted(k for k, v in response.items() if v is not None)
+        return f"no choices in the answer (keys: {', '.join(keys) or 'none'})"
+    if not all(isinstance(c, dict) and isinstance(c.get("message"), dict) for c in choices):
+        return "a choice without a message"
+    return None
 
 
 def _is_openai_host(base_url: str | None) -> bool:
@@ -83,11 +124,16 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
         max_tokens=profile.max_tokens,
         timeout=profile.timeout_s,
         max_retries=0,
+        http_client=_http_client(profile.timeout_s),
         **options,
     )
 
 
 def classify(exc: BaseException) -> ErrorKind | None:
+    if isinstance(exc, MalformedReply):
+        return "fatal"  # a web page or `{}`: the URL is wrong, asking again will not help
+    if isinstance(exc, json.JSONDecodeError):
+        return "transient"  # cut JSON: the connection broke mid-answer
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
         return "transient"  # refused, reset, timed out (openai.APITimeoutError included)
     if isinstance(exc, openai.RateLimitError | openai.InternalServerError):

@@ -63,15 +63,19 @@ def to_message(item: Any, index: int) -> AIMessage:
         raise ConfigError(
             f"script item {index + 1}: finish_reason must be one of {', '.join(FINISH_REASONS)}"
         )
-    calls = [
-        {
-            "name": c["name"],
-            "args": c.get("args", {}),
-            "id": f"call_{index}_{n}",
-            "type": "tool_call",
-        }
-        for n, c in enumerate(item.get("tool_calls") or [])
-    ]
+    listed = item.get("tool_calls") or []
+    if not isinstance(listed, list):
+        raise ConfigError(f"script item {index + 1}: tool_calls must be a list")
+    calls = []
+    for n, c in enumerate(listed):
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not c["name"]:
+            raise ConfigError(f"script item {index + 1}: tool call {n + 1} has no name")
+        args = c.get("args", {})
+        if not isinstance(args, dict):
+            raise ConfigError(f"script item {index + 1}: tool call {n + 1}: args must be a mapping")
+        calls.append(
+            {"name": c["name"], "args": args, "id": f"call_{index}_{n}", "type": "tool_call"}
+        )
     return AIMessage(
         content=item.get("content", ""),
         tool_calls=calls,

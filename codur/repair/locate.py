@@ -14,13 +14,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from codur.litter import temp_prefix
 from codur.repair.mutations import Edit
+from codur.tools.context import ToolContext
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Location
 from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
-from codur.verify.process import run_process
 
 TRACER = Path(__file__).with_name("tracer.py")
+TRACE_OUTPUT = 1_000_000
+"""Output kept from a traced run (only its trace file is read)."""
 
 PRIORITY = (
     "off_by_one",
@@ -55,18 +58,18 @@ def _command(check: OutputCheck | TestCheck | DerivedCheck, out: Path, root: Pat
     return [*head, "module", "pytest", *pytest, *(["-k", check.keyword] if check.keyword else [])]
 
 
-def executed_lines(
-    plan: VerificationPlan, root: Path, timeout_s: float, memory_mb: int | None = None
-) -> Executed | None:
-    """Lines (by workspace path) the plan's programs ran, or None if tracing failed."""
+def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -> Executed | None:
+    """Lines (by workspace path) the plan's programs ran in `ctx`'s folder (a scratch
+    copy), or None if tracing failed."""
+    root = ctx.ws.root
     executed: Executed = {}
     dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck | DerivedCheck)]
     for check in dynamic:
-        with tempfile.TemporaryDirectory(prefix="codur-trace-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("trace")) as tmp:
             out = Path(tmp) / "lines.json"
-            memory = memory_mb * 1024 * 1024 if memory_mb else None
             env = check.env(root) if isinstance(check, DerivedCheck) else None
-            run_process(_command(check, out, root), root, timeout_s, 1_000_000, memory, env=env)
+            command = _command(check, out, root)
+            ctx.run(command, timeout_s, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
             if not out.is_file():
                 return None
             for path, lines in json.loads(out.read_text(encoding="utf-8")).items():

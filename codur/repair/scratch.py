@@ -10,13 +10,21 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from codur.litter import temp_prefix
+
 
 class Scratch:
     """`workers` copies of `root` (minus ignored folders) in a temporary folder."""
 
     def __init__(self, root: Path, workers: int, ignore: Iterable[str]) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
-        skip = shutil.ignore_patterns(*ignore)
+        self._tmp = tempfile.TemporaryDirectory(prefix=temp_prefix("scratch"))
+        patterns = shutil.ignore_patterns(*ignore)
+
+        def skip(folder: str, names: list[str]) -> set[str]:
+            """Ignored names, and what is neither a file, a folder nor a symlink (a FIFO
+            would block the copy; sockets and devices are no part of a program)."""
+            return set(patterns(folder, names)) | {n for n in names if _special(Path(folder, n))}
+
         self.dirs = [
             Path(shutil.copytree(root, Path(self._tmp.name) / str(i), symlinks=True, ignore=skip))
             for i in range(workers)
@@ -39,3 +47,7 @@ class Scratch:
 
     def __exit__(self, *exc: object) -> None:
         self._tmp.cleanup()
+
+
+def _special(path: Path) -> bool:
+    return not (path.is_symlink() or path.is_dir() or path.is_file())

@@ -9,6 +9,7 @@ tried goes out as a `repair.candidate` event (and so into the debug log).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +27,7 @@ from codur.verify.agent import verification_context
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
 from codur.verify.target import SKIP_DIRS, is_test, python_files
+from codur.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ def search(
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
         trace_s = min(cfg.time_budget_s / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
-        executed = executed_lines(plan, scratch.dirs[0], trace_s, ctx.config.memory_limit_mb)
+        traced = dataclasses.replace(ctx, ws=Workspace(scratch.dirs[0]))
+        executed = executed_lines(plan, traced, trace_s)
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:
             files = [p for p in files if p in executed]

@@ -19,12 +19,14 @@ from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
 from codur.errors import CodurError
 from codur.events import EventBus
+from codur.sandbox import Sandbox
 from codur.undo.diff import text_diff
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
     from codur.session import Session
     from codur.tools.mcp import McpClients
+    from codur.verify.process import ProcessResult
 
 
 class ToolError(CodurError):
@@ -57,6 +59,8 @@ class ToolContext:
     (with True: only whether it was "created")."""
     written: Callable[[], list[str]] | None = None
     """The workspace-relative paths Codur changed in this run."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """How programs run (environment, confinement); the run's, from its config."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
     _mcp: McpClients | None = field(default=None, init=False, repr=False)
@@ -89,6 +93,7 @@ class ToolContext:
             before_change=session.note_change,
             made_in_run=session.made_in_run,
             written=session.written,
+            sandbox=session.sandbox,
         )
 
     # --- paths -----------------------------------------------------------------------
@@ -153,6 +158,32 @@ class ToolContext:
         """Write a tool's new text for `target` (scope, approval, recorded, atomic)."""
         self.changing(target, text)
         self.ws.write_text(target, text)
+
+    def run(
+        self,
+        command: list[str],
+        timeout_s: float,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        writable: list[Path] | None = None,
+        output_limit: int | None = None,
+    ) -> ProcessResult:
+        """Run a program from the workspace root in the run's sandbox, with the tools'
+        output and memory caps."""
+        from codur.verify.process import run_process
+
+        memory = self.config.memory_limit_mb
+        return run_process(
+            command,
+            self.ws.root,
+            timeout_s,
+            output_limit or self.config.output_limit_bytes,
+            memory_limit=memory * 1024 * 1024 if memory else None,
+            stdin=stdin,
+            env=env,
+            sandbox=self.sandbox,
+            writable=writable or [],
+        )
 
     # --- actions that need approval -----------------------------------------------------
 

@@ -28,7 +28,9 @@ def existing_file(ctx: ToolContext, path: str) -> Path:
     if target.is_dir():
         raise ToolError(f"{path} is a folder, not a file (list it with list_files)")
     if not target.is_file():
-        raise ToolError(f"no such file: {path}")
+        raise ToolError(
+            f"{path} is not a regular file" if target.exists() else f"no such file: {path}"
+        )
     return target
 
 

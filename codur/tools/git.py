@@ -9,7 +9,6 @@ import shutil
 
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, tool
-from codur.verify.process import run_process
 
 G = TaskType.GIT
 
@@ -20,7 +19,7 @@ def git(ctx: ToolContext, *args: str) -> str:
     if binary is None:
         raise ToolError("git is not installed")
     command = [binary, "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
-    run = run_process(command, ctx.ws.root, ctx.config.git_timeout_s, ctx.config.output_limit_bytes)
+    run = ctx.run(command, ctx.config.git_timeout_s)
     if run.timed_out:
         raise ToolError(f"git {args[0]} stopped after {ctx.config.git_timeout_s:g} s")
     if run.exit_code != 0 and not run.truncated:

@@ -1,7 +1,8 @@
 """Python tools that run things: a program, the tests, and finding what can be run.
 
-Programs run through `run_process` with the timeout, output cap and memory cap from the
-tools config; a program that hangs or floods is stopped and reported as a result.
+Programs run through `ToolContext.run` (the run's sandbox, the timeout, output cap and
+memory cap from the tools config); a program that hangs or floods is stopped and
+reported as a result.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
 from codur.tools.registry import TaskType, tool
 from codur.tools.walk import walk
-from codur.verify.process import ProcessResult, run_process
+from codur.verify.process import ProcessResult
 
 V, E = TaskType.CODE_VALIDATION, TaskType.EXPLANATION
 TAIL_CHARS = 4000
@@ -37,15 +38,7 @@ def _run(
 ) -> ProcessResult:
     """Run `command` in the workspace once the approval gate agrees to `action`."""
     ctx.approve_run(action, program)
-    memory = ctx.config.memory_limit_mb
-    return run_process(
-        command,
-        ctx.ws.root,
-        timeout_s,
-        ctx.config.output_limit_bytes,
-        memory_limit=memory * 1024 * 1024 if memory else None,
-        stdin=stdin,
-    )
+    return ctx.run(command, timeout_s, stdin=stdin)
 
 
 def _stopped(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
@@ -192,7 +185,9 @@ def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
         raise ToolError(f"{path} is not a folder")
     found: list[tuple[int, str]] = []
     for entry in walk(ctx, start):
-        if entry.is_dir or entry.path.suffix != ".py" or ctx.is_secret(entry.path):
+        if entry.is_dir or entry.path.suffix != ".py" or not entry.path.is_file():
+            continue  # a FIFO named *.py would block the read
+        if ctx.is_secret(entry.path):
             continue
         try:
             guarded = bool(_MAIN_GUARD.search(entry.path.read_text("utf-8", "replace")))

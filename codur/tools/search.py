@@ -18,7 +18,6 @@ from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import SNIFF, capped
 from codur.tools.registry import TaskType, tool
 from codur.tools.walk import walk
-from codur.verify.process import run_process
 
 S, E = TaskType.SEARCH, TaskType.EXPLANATION
 MAX_LINE = 300
@@ -121,9 +120,7 @@ def grep_ripgrep(
         *_excluded_globs(ctx), *([f"--iglob={glob}"] if glob else []),
         "--regexp", pattern, "--", rel,
     ]  # fmt: skip
-    run = run_process(
-        command, ctx.ws.root, ctx.config.grep_timeout_s, ctx.config.output_limit_bytes
-    )
+    run = ctx.run(command, ctx.config.grep_timeout_s)
     if run.exit_code == 2 and not run.stdout:
         if "regex parse error" in run.stderr or "error parsing regex" in run.stderr:
             return None
@@ -172,6 +169,8 @@ def grep_python(
             continue
         if not ctx.config.allow_secrets and ctx.is_secret(Path(rel)):
             continue
+        if not file.is_file():
+            continue  # a FIFO would block the read; sockets and devices hold no text
         try:
             data = file.read_bytes()
         except OSError:

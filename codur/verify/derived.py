@@ -20,11 +20,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from codur.errors import WorkspaceError
+from codur.litter import temp_prefix
 from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PYTEST_FLAGS, PytestSummary, summarize_pytest
 from codur.verify.evidence import Evidence, exception_names, locations
-from codur.verify.process import ProcessResult, run_process
+from codur.verify.process import ProcessResult
 
 ORIGIN = {
     "task": "the task statement",
@@ -84,19 +85,12 @@ class DerivedCheck(BaseModel):
     def run(self, ctx: ToolContext) -> Evidence:
         shown = f"pytest {self.file_name} ({self.description}, from {ORIGIN[self.source]})"
         timeout = ctx.config.pytest_timeout_s
-        memory = ctx.config.memory_limit_mb
-        with tempfile.TemporaryDirectory(prefix="codur-derived-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("derived")) as tmp:
             folder = Path(tmp).resolve()
             if ctx.ws.contains(folder):
                 raise WorkspaceError(f"the temporary folder {folder} is inside the workspace")
-            run = run_process(
-                self.command(ctx.config.python or sys.executable, self.write(folder)),
-                ctx.ws.root,
-                timeout,
-                ctx.config.output_limit_bytes,
-                memory_limit=memory * 1024 * 1024 if memory else None,
-                env=self.env(ctx.ws.root),
-            )
+            command = self.command(ctx.config.python or sys.executable, self.write(folder))
+            run = ctx.run(command, timeout, env=self.env(ctx.ws.root))
         try:
             summary = summarize_pytest(ctx, run, timeout)
         except ToolError as exc:

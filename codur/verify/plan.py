@@ -21,7 +21,7 @@ from codur.verify.check import emit_run, failure_message, judge
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
-from codur.verify.process import ProcessResult, run_process
+from codur.verify.process import ProcessResult
 from codur.verify.target import Target, runs_something
 
 
@@ -233,9 +233,7 @@ class StaticCheck(BaseModel):
         )
 
     def _run(self, ctx: ToolContext, command: list[str]) -> ProcessResult:
-        return run_process(
-            command, ctx.ws.root, ctx.config.run_timeout_s, ctx.config.output_limit_bytes
-        )
+        return ctx.run(command, ctx.config.run_timeout_s)
 
 
 def _importable(path: Path) -> bool:

@@ -1,16 +1,21 @@
-"""Run a program with a timeout, an output cap and a memory cap; never hang, never flood."""
+"""Run a program with a timeout, an output cap and a memory cap; never hang, never flood.
+
+Every program goes through `run_process`, inside a `Sandbox` (codur/sandbox): scrubbed
+environment, own session and process group, confined writes where available, and every
+descendant killed when it ends, on timeout, on an output flood or when Codur stops.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
-import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from codur.sandbox import Sandbox
+from codur.sandbox.reaper import REAPER, kill_tree
 
 CHUNK = 65536
 
@@ -32,13 +37,6 @@ class ProcessResult:
         return self.exit_code == 0 and not self.timed_out and not self.truncated
 
 
-def _limit_memory(max_bytes: int | None) -> None:
-    if max_bytes and sys.platform != "win32":
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
-
-
 def run_process(
     command: list[str],
     cwd: Path,
@@ -47,56 +45,64 @@ def run_process(
     memory_limit: int | None = None,
     stdin: str | None = None,
     env: dict[str, str] | None = None,
+    sandbox: Sandbox | None = None,
+    writable: Sequence[Path] = (),
 ) -> ProcessResult:
-    """Run `command` in `cwd`. Killed (with its process group) on timeout or output flood.
-    `env`: variables set on top of this process's environment."""
+    """Run `command` in `cwd` inside `sandbox` (default: secrets removed from the
+    environment, not confined). `env`: variables set on top of the sandbox's environment;
+    `writable`: folders a confined program may write besides `cwd` and its temp folder."""
     start = time.perf_counter()
-    env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.Popen(
-        command,
-        cwd=cwd,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        start_new_session=True,
-        preexec_fn=(lambda: _limit_memory(memory_limit)) if memory_limit else None,
-    )
-    buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
-    flooded = threading.Event()
+    box = sandbox or Sandbox()
+    with box.launch(command, cwd, env or {}, writable, memory_limit) as launch:
+        proc = REAPER.spawn(
+            launch.tag,
+            args=launch.argv,
+            cwd=cwd,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=launch.env,
+            preexec_fn=launch.preexec,
+        )
+        buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
+        flooded = threading.Event()
 
-    def pump(name: str) -> None:
-        stream = getattr(proc, name)
-        buf = buffers[name]
-        while chunk := stream.read1(CHUNK) if hasattr(stream, "read1") else stream.read(CHUNK):
-            room = output_limit - len(buf)
-            buf.extend(chunk[: max(room, 0)])
-            if len(chunk) > room:
-                flooded.set()
-                _kill(proc)
-                return
+        def pump(name: str) -> None:
+            stream = getattr(proc, name)
+            buf = buffers[name]
+            while chunk := stream.read1(CHUNK):
+                room = output_limit - len(buf)
+                buf.extend(chunk[: max(room, 0)])
+                if len(chunk) > room:
+                    flooded.set()
+                    kill_tree(proc.pid, launch.tag)
+                    return
 
-    threads = [threading.Thread(target=pump, args=(n,), daemon=True) for n in buffers]
-    for t in threads:
-        t.start()
-    if stdin is not None and proc.stdin:
+        def feed() -> None:
+            try:
+                proc.stdin.write((stdin or "").encode())  # type: ignore[union-attr]
+                proc.stdin.close()  # type: ignore[union-attr]
+            except BrokenPipeError:
+                pass  # the program exited without reading its input; its output tells
+
+        threads = [threading.Thread(target=pump, args=(n,), daemon=True) for n in buffers]
+        if stdin is not None:
+            threads.append(threading.Thread(target=feed, daemon=True))
+        timed_out = False
         try:
-            proc.stdin.write(stdin.encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass  # the program exited without reading its input; its output tells the story
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(proc)
-        proc.wait()
-    except KeyboardInterrupt:
-        _kill(proc)  # don't leave the user's program running after Ctrl-C
-        raise
-    for t in threads:
-        t.join(timeout=5)
+            for t in threads:
+                t.start()
+            try:
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        finally:  # ended, timed out, or Codur stopping: nothing of it survives
+            REAPER.end(launch.tag, proc)
+        for t in threads:
+            t.join(timeout_s)  # the pipes closed with the last process that held them
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
     killed = timed_out or flooded.is_set()
     return ProcessResult(
         command=command,
@@ -107,8 +113,3 @@ def run_process(
         timed_out=timed_out,
         truncated=flooded.is_set(),
     )
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):  # already gone
-        os.killpg(proc.pid, signal.SIGKILL)

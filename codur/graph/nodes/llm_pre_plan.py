@@ -35,9 +35,16 @@ def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]
         isinstance(confidence, int | float)
         and confidence >= session.config.planning.pre_plan_confidence
     )
-    if not sure or kind not in DIRECT:
+    if not sure or not isinstance(kind, str) or kind not in DIRECT:
         return {"next_action": "continue_to_llm_plan"}
-    calls = [c for c in data.get("tool_calls") or [] if isinstance(c, dict) and "tool" in c]
+    listed = data.get("tool_calls") or []
+    calls = (
+        [c for c in listed if isinstance(c, dict) and "tool" in c]
+        if isinstance(listed, list)
+        else []
+    )
+    if any(not isinstance(c.get("args") or {}, dict) for c in calls):
+        calls = []  # a call whose arguments are not an object: the planner decides instead
     if kind == "file_operation" and calls:
         tool_calls = [{"tool": str(c["tool"]), "args": dict(c.get("args") or {})} for c in calls]
         return {"next_action": "tool", "tool_calls": tool_calls}

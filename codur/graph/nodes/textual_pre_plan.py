@@ -17,6 +17,31 @@ from codur.session import Session
 from codur.task import file_refs
 
 
+def read_reference(session: Session, path: str, shown: str) -> str:
+    """The text of a file the task names, for the prompt; UsageError (one line, exit 2)
+    when it is missing, not a regular file, a secrets file (`tools.secret_patterns`,
+    unless `tools.allow_secrets`), larger than `tools.max_ref_bytes` or not UTF-8."""
+    tools = session.config.tools
+    target = session.ws.resolve(path)
+    if not target.exists():
+        raise UsageError(f"{shown}: no such file in {session.ws.root}")
+    if not target.is_file():
+        raise UsageError(f"{shown}: not a regular file")
+    if not tools.allow_secrets and session.tool_context().is_secret(target):
+        raise UsageError(
+            f"{shown} looks like a secrets file; Codur does not read it "
+            "(set tools.allow_secrets: true to allow)"
+        )
+    size = target.stat().st_size
+    if size > tools.max_ref_bytes:
+        raise UsageError(
+            f"{shown} is {size:,} bytes; a file given with @ may be at most "
+            f"{tools.max_ref_bytes:,} bytes (tools.max_ref_bytes): name a smaller file, or "
+            "let the agent read parts of it"
+        )
+    return session.ws.read_text(path)
+
+
 @traced("textual_pre_plan")
 def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
@@ -26,9 +51,7 @@ def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, 
     task = state["task"]
     files = dict(state.get("context_files", {}))
     for ref in file_refs(task):
-        if not session.ws.resolve(ref).is_file():
-            raise UsageError(f"@{ref}: no such file in {session.ws.root}")
-        files[ref] = session.ws.read_text(ref)
+        files[ref] = read_reference(session, ref, f"@{ref}")
     decision = fast_path(task, prompt("greeting.md").strip())
     update: dict[str, Any] = {"context_files": files, "iterations": 0}
     if decision is None:
@@ -42,7 +65,8 @@ def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, 
         }
     if decision.kind == "tool":
         return {**update, "next_action": "tool", "tool_calls": decision.tool_calls}
-    files[decision.path] = session.ws.read_text(decision.path)  # explain F: no planning needed
+    # explain F: no planning needed
+    files[decision.path] = read_reference(session, decision.path, decision.path)
     return {
         **update,
         "context_files": files,

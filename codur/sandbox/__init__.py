@@ -1,0 +1,141 @@
+"""How Codur runs programs (the user's program, repair and sample candidates, pytest,
+tools, derived checks): a scrubbed environment, their own session and process group,
+every descendant killed when they end, and, where the OS offers it, writes confined to
+their folder and a private temporary folder. See `env`, `reaper` and `confine`.
+
+`Sandbox()` is what code without a run's config gets: secrets removed by name, not
+confined. `Sandbox.from_config` is a run's: also every profile's key variable removed,
+`sandbox.env_allow` kept, and confined as `sandbox.confine` says.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from codur.litter import temp_prefix
+from codur.sandbox.confine import Prepared, detect
+from codur.sandbox.env import TAG, scrubbed
+from codur.sandbox.reaper import REAPER
+
+if TYPE_CHECKING:
+    from codur.config.schema import CodurConfig
+
+if sys.platform != "win32":
+    import resource  # imported here: the child, between fork and exec, must import nothing
+else:
+    resource = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One program, ready to start: argv, environment, what runs before exec, its tag."""
+
+    argv: list[str]
+    env: dict[str, str]
+    preexec: Callable[[], None] | None
+    tag: str
+    temp: Path
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    key_names: tuple[str, ...] = ()
+    """Environment variables that hold model API keys (every profile's `api_key_env`)."""
+    env_allow: tuple[str, ...] = ()
+    """Names (globs) kept in the environment although they look like secrets."""
+    confiner: Any = None
+    """How writes are confined (`confine.Landlock`, `confine.Bubblewrap`); None: not."""
+    unconfined: str = ""
+    """Why programs are not confined (empty when they are)."""
+    writable: tuple[Path, ...] = ()
+    """Folders confined programs may write besides their own and their temp folder."""
+    scrub: bool = True
+    """False only for Codur running Codur (the challenge runner): the key is needed."""
+
+    @classmethod
+    def from_config(cls, config: CodurConfig) -> Sandbox:
+        """The run's sandbox; ConfigError when `sandbox.confine` names a way that is not
+        available here."""
+        from codur.errors import ConfigError
+
+        choice = config.sandbox.confine
+        confiner, why = detect(choice, config.tools.run_timeout_s)
+        if confiner is None and choice in ("landlock", "bubblewrap"):
+            raise ConfigError(f"sandbox.confine is {choice}, which cannot be used here: {why}")
+        return cls(
+            key_names=tuple(p.api_key_env for p in config.llm.profiles.values() if p.api_key_env),
+            env_allow=tuple(config.sandbox.env_allow),
+            confiner=confiner,
+            unconfined=why,
+            writable=tuple(Path(p).expanduser().resolve() for p in config.sandbox.writable),
+        )
+
+    @property
+    def method(self) -> str:
+        return self.confiner.name if self.confiner is not None else "none"
+
+    def environment(self, extra: Mapping[str, str], temp: Path, tag: str) -> dict[str, str]:
+        base = dict(os.environ)
+        if self.scrub:
+            base, _ = scrubbed(base, self.key_names, self.env_allow)
+        inherited = base.get(TAG, "")
+        return {
+            **base,
+            **extra,
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "TMPDIR": str(temp),
+            "TMP": str(temp),
+            "TEMP": str(temp),
+            TAG: f"{inherited} {tag}".strip(),
+        }
+
+    @contextmanager
+    def launch(
+        self,
+        command: list[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        writable: Sequence[Path] = (),
+        memory_limit: int | None = None,
+    ) -> Iterator[Launch]:
+        """Prepare `command`; its temporary folder is removed when the block ends (after
+        the program and its descendants are gone: `REAPER.end` inside the block)."""
+        temp = Path(tempfile.mkdtemp(prefix=temp_prefix("program")))
+        try:
+            prepared = Prepared(list(command))
+            if self.confiner is not None:
+                extra = [p for p in [*self.writable, *writable] if Path(p).is_dir()]
+                folders = [Path(cwd).resolve(), temp, *extra]
+                prepared = self.confiner.prepare(list(command), Path(cwd), folders)
+            try:
+                preexec = _chain(prepared.preexec, memory_limit)
+                tag = REAPER.new_tag()
+                yield Launch(prepared.argv, self.environment(env, temp, tag), preexec, tag, temp)
+            finally:
+                for release in prepared.release:
+                    release()
+        finally:
+            shutil.rmtree(temp)
+
+
+def _chain(confine: Callable[[], None] | None, memory_limit: int | None):
+    """What the child runs before exec: the memory cap, then confinement."""
+    if not memory_limit and confine is None:
+        return None
+
+    def preexec() -> None:
+        if memory_limit and resource is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        if confine is not None:
+            confine()
+
+    return preexec

@@ -1,0 +1,132 @@
+"""Confining a program's writes: to its folder (the workspace or a scratch copy), its
+private temporary folder and `sandbox.writable`; reading stays open.
+
+- landlock: the kernel's Landlock LSM through the `landlockpy` binding. The ruleset is
+  built in Codur and enforced in the child between fork and exec, so it holds for the
+  program and every descendant. Handled: every kind of write (write, truncate, create,
+  remove, rename, link); also, where the kernel offers it, signals to processes outside
+  the program (it cannot kill Codur). Writable besides the folders: /dev/null, /dev/zero,
+  /dev/full and /dev/shm (POSIX semaphores). Not covered by Landlock: chmod, chown, utime.
+- bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, a
+  fresh /dev and /proc, and a PID namespace (every descendant dies with the program).
+
+`detect` picks one for `sandbox.confine` (auto: Landlock, else bubblewrap) or says why
+neither can be used.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+SHARED_MEMORY = "/dev/shm"
+
+
+@dataclass
+class Prepared:
+    """A command ready to start confined: its argv, what the child runs before exec, and
+    what the parent releases once the child has started."""
+
+    argv: list[str]
+    preexec: Callable[[], None] | None = None
+    release: list[Callable[[], None]] = field(default_factory=list)
+
+
+class Confiner(Protocol):
+    name: str
+
+    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
+        """`argv` confined so that it may write only under `writable`."""
+
+
+class Landlock:
+    name = "landlock"
+
+    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
+        from landlockpy import AccessFS, Ruleset, Scope
+
+        file_writes = AccessFS.WRITE_FILE | AccessFS.TRUNCATE
+        writes = file_writes | AccessFS.REMOVE_DIR | AccessFS.REMOVE_FILE | AccessFS.REFER
+        writes |= AccessFS.MAKE_CHAR | AccessFS.MAKE_DIR | AccessFS.MAKE_REG
+        writes |= AccessFS.MAKE_SOCK | AccessFS.MAKE_FIFO | AccessFS.MAKE_BLOCK
+        writes |= AccessFS.MAKE_SYM
+        ruleset = Ruleset(handled_fs=writes, scoped=Scope.SIGNAL)
+        try:
+            for folder in [*writable, *_existing([SHARED_MEMORY])]:
+                ruleset.allow_path(folder, writes)
+            for device in _existing(DEVICES):
+                ruleset.allow_path(device, file_writes)
+        except BaseException:
+            ruleset.close()
+            raise
+        return Prepared(list(argv), preexec=ruleset.restrict, release=[ruleset.close])
+
+
+@dataclass
+class Bubblewrap:
+    binary: str
+    name: str = "bubblewrap"
+
+    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
+        args = [self.binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for folder in writable:
+            args += ["--bind", str(folder), str(folder)]
+        args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
+        return Prepared([*args, *argv])
+
+
+def _existing(paths: Sequence[str]) -> list[str]:
+    return [p for p in paths if Path(p).exists()]
+
+
+def landlock_unavailable() -> str | None:
+    """Why Landlock cannot confine programs here (None: it can)."""
+    if sys.platform != "linux":
+        return f"Landlock is a Linux feature (this is {sys.platform})"
+    try:
+        import landlockpy
+    except ImportError:
+        return "the landlockpy package is not installed (pip install landlockpy)"
+    if landlockpy.abi_version() < 1:
+        return "the kernel does not offer it (too old, or disabled at boot)"
+    return None
+
+
+def bubblewrap_unavailable(timeout_s: float) -> tuple[str | None, str]:
+    """(why bubblewrap cannot confine programs here or None, the bwrap binary)."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return "bwrap is not installed (e.g. apt-get install bubblewrap)", ""
+    probe = Bubblewrap(binary).prepare([sys.executable, "-c", ""], Path("/"), [])
+    try:
+        done = subprocess.run(probe.argv, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return f"bwrap did not start a program within {timeout_s:g} s", binary
+    if done.returncode != 0:
+        line = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return f"bwrap cannot run here ({line})", binary
+    return None, binary
+
+
+def detect(choice: str, probe_timeout_s: float) -> tuple[Any, str]:
+    """(the confiner for `sandbox.confine` = `choice`, or None; why not, when None)."""
+    if choice == "off":
+        return None, "sandbox.confine is off"
+    reasons = []
+    if choice in ("auto", "landlock"):
+        why = landlock_unavailable()
+        if why is None:
+            return Landlock(), ""
+        reasons.append(f"no Landlock: {why}")
+    if choice in ("auto", "bubblewrap"):
+        why, binary = bubblewrap_unavailable(probe_timeout_s)
+        if why is None:
+            return Bubblewrap(binary), ""
+        reasons.append(f"no bubblewrap: {why}")
+    return None, "; ".join(reasons)

@@ -1,0 +1,92 @@
+"""Stopping Codur: SIGTERM and SIGHUP are handled like Ctrl-C. Every program and its
+descendants are killed, the scratch copies removed, the end record written, and the exit
+code is 128 + the signal. A real `codur` process, real programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+PROGRAM = """
+import os, subprocess, sys, time
+for _ in range(5):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # {marker}"])
+if os.path.basename(os.getcwd()) != "work":  # a repair candidate, in a scratch copy
+    time.sleep(120)  # {marker}
+print(9)
+"""
+
+
+def marked(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(condition, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_the_run_cleanly(tmp_path: Path, signum: int) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = f"codur-test-{uuid.uuid4().hex}"
+    (work / "main.py").write_text(PROGRAM.format(marker=marker))
+    (work / "expected.txt").write_text("10\n")
+    flags = ["--no-model", "-o", "repair.time_budget_s=100", "-o", "verify.timeout_s=90"]
+    flags += ["-o", "repair.min_candidate_timeout_s=60", "-o", "repair.workers=2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codur", *flags, "fix @main.py"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    scratch = Path(tempfile.gettempdir()).glob
+    try:
+        # the repair search runs the program in a scratch copy (tracing it): it sleeps,
+        # and so do its five children
+        copies = f"codur-{proc.pid}-scratch-*"
+        wait_for(lambda: list(scratch(copies)) and len(marked(marker)) >= 5)
+        start = time.monotonic()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert time.monotonic() - start < 10
+    name = signal.Signals(signum).name
+    assert err.strip().splitlines()[-1] == f"codur: error: interrupted ({name})"
+    assert "Traceback" not in err
+    end = json.loads((work / "codur_debug.log").read_text().splitlines()[-1])
+    assert end["event"] == "run.end" and end["status"] == "interrupted"
+    assert end["signal"] == name and end["exit_code"] == 128 + signum
+    wait_for(lambda: not marked(marker), timeout=5)
+    assert not list(scratch(f"codur-{proc.pid}-*"))  # scratch copies, programs' temp
+    assert (work / "main.py").read_text() == PROGRAM.format(marker=marker)
