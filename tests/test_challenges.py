@@ -212,3 +212,30 @@ def test_seeds_and_seed_list_exclude_each_other(tmp_path: Path) -> None:
     make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
     result, report, _ = run_challenges(tmp_path, root, [], "--seeds", "2", "--seed-list", "3")
     assert result.returncode == 2 and "not both" in result.stderr and report == {}
+
+
+def test_an_interrupted_run_continues_from_its_journal(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    agent = tmp_path / "agent.py"  # an "agent" that fixes main.py and notes each call
+    agent.write_text(
+        "import json, sys\n"
+        f"open({str(calls)!r}, 'a').write(json.dumps(sys.argv[-1]) + '\\n')\n"
+        "open('main.py', 'w').write('print(10)\\n')\n"
+    )
+    root = tmp_path / "challenges"
+    for name in ("a_one", "b_two"):
+        make(root, name, {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    command = ["--codur-command", shlex.join([sys.executable, str(agent)])]
+    result, _, out = run_challenges(tmp_path, root, [], *command, "--seed-list", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    journal = (out / "runs.jsonl").read_text().splitlines()
+    (out / "runs.jsonl").write_text(journal[0] + "\n" + journal[1][:20])  # killed mid-line
+    result, report, _ = run_challenges(tmp_path, root, [], *command, "--seed-list", "1,2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    runs = [(c["name"], c["seed"], c["passed"]) for c in report["challenges"]]
+    assert runs == [("a_one", 1, True), ("a_one", 2, True), ("b_two", 1, True), ("b_two", 2, True)]
+    made = [json.loads(line) for line in calls.read_text().splitlines()]
+    first = [m for m in made if m.endswith(".seed=1")]
+    assert len(made) == 2 + 3 and len(first) == 3  # the journalled run was not made again
+    other = run_challenges(tmp_path, root, [], *command, "--seed-list", "1", "--timeout", "99")
+    assert other[0].returncode == 2 and "other settings" in other[0].stderr

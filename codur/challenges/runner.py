@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.challenges.journal import Journal
 from codur.challenges.judge import judge
 from codur.challenges.outcome import Outcome
 from codur.challenges.report import write_reports
@@ -44,6 +45,17 @@ class RunSettings:
     """Each challenge runs once per seed; None: the profile's own seed."""
     codur_command: tuple[str, ...] = DEFAULT_COMMAND
     """The command that runs Codur (the prompt and `codur_args` follow)."""
+
+    def recorded(self) -> dict:
+        """What a journal records of these settings (seeds excepted: adding seeds to an
+        earlier run is fine)."""
+        return {
+            "codur_command": list(self.codur_command),
+            "codur_args": list(self.codur_args),
+            "profile": self.profile,
+            "timeout_s": self.timeout_s,
+            "attempts": self.attempts,
+        }
 
     def command(self, prompt: str, seed: int | None) -> list[str]:
         seeded = [] if seed is None else ["-o", f"llm.profiles.{self.profile}.seed={seed}"]
@@ -127,14 +139,23 @@ def run_all(
     jobs: int,
     on_done: Callable[[Outcome], None] = lambda o: None,
 ) -> list[Outcome]:
-    """Every challenge with every seed, `jobs` runs at a time; writes the reports to `out`."""
+    """Every challenge with every seed, `jobs` runs at a time; writes the reports to `out`.
+    Runs already in out/runs.jsonl (same settings) are not made again."""
     logs = out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    journal = Journal(out, settings.recorded())
+    done = journal.finished()
     runs = [(c, seed) for c in challenges for seed in settings.seeds]
+    for challenge, seed in runs:
+        if (challenge.name, seed) in done:
+            on_done(done[(challenge.name, seed)])
 
     def one(run: tuple[Challenge, int | None]) -> Outcome:
         challenge, seed = run
+        if (challenge.name, seed) in done:
+            return done[(challenge.name, seed)]
         outcome = run_challenge(challenge, settings, seed, logs)
+        journal.add(outcome)
         on_done(outcome)
         return outcome
 
