@@ -41,7 +41,8 @@ def _run(
     return ctx.run(command, timeout_s, stdin=stdin)
 
 
-def _stopped(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
+def stopped_reason(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
+    """Why a program was stopped (timeout, output cap), or "" if it ended by itself."""
     if run.timed_out:
         return f"stopped after {timeout_s:g} s (timeout)"
     if run.truncated:
@@ -85,7 +86,7 @@ def run_python_file(
     shown = " ".join(["python", rel, *(arguments or [])])
     command = [_python(ctx), rel, *(arguments or [])]
     run = _run(ctx, command, timeout, stdin, action=f"run `{shown}`", program=target)
-    stopped = _stopped(ctx, run, timeout)
+    stopped = stopped_reason(ctx, run, timeout)
     return RunReport(shown, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
 
 
@@ -163,7 +164,7 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
     return PytestSummary(
         **parse_pytest(run.stdout),  # type: ignore[arg-type]
         exit_code=run.exit_code,
-        stopped=_stopped(ctx, run, timeout_s),
+        stopped=stopped_reason(ctx, run, timeout_s),
         output_tail=output[-TAIL_CHARS:],
     )
 
