@@ -151,27 +151,26 @@ def profiles(
     directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
 ) -> int:
     """List the configured LLM profiles."""
-    import os
-
+    from codur.catalog import PROFILE_COLUMNS, profile_rows
     from codur.ui import IO
 
     cfg = _load(directory, config, overrides).config
-    rows = []
-    for name, prof in sorted(cfg.llm.profiles.items()):
-        key = prof.api_key_env or ""
-        if key:
-            key += " (set)" if os.environ.get(key) else " (not set)"
-        mark = "*" if name == cfg.llm.default_profile else ""
-        where = (
-            prof.base_url
-            or prof.model_file
-            or prof.script
-            or (f"packaged weights {prof.weights}" if prof.weights else "(provider default)")
-        )
-        rows.append([mark + name, prof.provider, prof.model, where, key])
-    IO().table(
-        "LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows
-    )
+    IO().table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
+    return ExitCode.OK
+
+
+@app.command()
+def agents(
+    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
+) -> int:
+    """List the agents the planner chooses among, and the LLM profiles (no model is loaded)."""
+    from codur.catalog import AGENT_COLUMNS, PROFILE_COLUMNS, agent_rows, profile_rows
+    from codur.ui import IO
+
+    cfg = _load(directory, config, overrides).config
+    io = IO()
+    io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg))
+    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
     return ExitCode.OK
 
 
@@ -258,13 +257,32 @@ def challenges_run(
 
 @app.command()
 def graph(
-    mermaid: Annotated[bool, typer.Option("--mermaid", help="Print Mermaid source.")] = True,
+    mermaid: Annotated[
+        bool, typer.Option("--mermaid", help="Print Mermaid source (the default).")
+    ] = False,
+    ascii_art: Annotated[
+        bool, typer.Option("--ascii", help="Draw it in the terminal (needs codur[graph]).")
+    ] = False,
+    png: Annotated[
+        Path | None,
+        typer.Option(
+            "--png", metavar="FILE", help="Write a PNG, offline (needs codur[graph-png])."
+        ),
+    ] = None,
 ) -> int:
-    """Print the agent graph (Mermaid), as compiled."""
-    from codur.graph.build import build_graph
+    """Print the agent graph, as compiled: Mermaid source, ASCII art, or a PNG file."""
+    from codur.diagram import draw, write_png
     from codur.ui import IO
 
-    IO().raw(build_graph().get_graph().draw_mermaid())
+    chosen = [
+        name for name, on in (("--mermaid", mermaid), ("--ascii", ascii_art), ("--png", png)) if on
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one of {', '.join(chosen)}")
+    if png is not None:
+        IO().info(f"wrote {write_png(png)}")
+    else:
+        IO().raw(draw("ascii" if ascii_art else "mermaid"))
     return ExitCode.OK
 
 

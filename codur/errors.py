@@ -28,6 +28,9 @@ class ExitCode(IntEnum):
     --json): the run stopped before doing it."""
     UNDO_REFUSED = 6
     """`codur undo` refused to overwrite files changed since the run ended (--force)."""
+    MISSING_EXTRA = 7
+    """A command needs an optional package that is not installed (`codur graph --ascii`
+    or `--png`); the message names the pip extra to install."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -106,6 +109,12 @@ class UndoRefused(CodurError):
     """Undo would overwrite files the user changed after the run ended."""
 
     exit_code = ExitCode.UNDO_REFUSED
+
+
+class MissingExtra(CodurError):
+    """An optional package a command needs is not installed."""
+
+    exit_code = ExitCode.MISSING_EXTRA
 
 
 class Interrupted(KeyboardInterrupt):
