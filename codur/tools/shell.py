@@ -15,14 +15,14 @@ import shutil
 
 from codur.tools.context import Ctx, ToolError
 from codur.tools.python import RunReport, stopped_reason
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 
 
 def _shell() -> str:
     return shutil.which("sh") or "/bin/sh"
 
 
-@tool(TaskType.CODE_VALIDATION)
+@register_tool(TaskType.CODE_VALIDATION)
 def run_command(ctx: Ctx, command: str, timeout_s: float | None = None) -> RunReport:
     """Run a shell command from the workspace root; returns its exit code and output.
 
