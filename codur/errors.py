@@ -1,7 +1,7 @@
 """Typed exceptions and the exit codes they map to.
 
-Exceptions carry control flow to one catch site (the CLI); each names its exit code so
-the mapping lives in one place and is documented in the README.
+Exceptions carry control flow to one catch site (the CLI, `codur.cli.main`); each names
+its exit code so the mapping lives in one place, and the README's table documents it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit codes; the README's table is generated from these docstrings."""
+    """Process exit codes. The README's "Exit codes" table explains each one for users;
+    tests/test_errors.py checks that it lists exactly these codes."""
 
     OK = 0
     """The task finished and, where a check applied, was verified."""
