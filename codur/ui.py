@@ -191,9 +191,6 @@ class IO:
     def info(self, text: str) -> None:
         self._print(self.out, _markup(text))
 
-    def heading(self, text: str) -> None:
-        self._print(self.out, f"[bold]{_markup(text)}[/bold]")
-
     def success(self, text: str) -> None:
         self._print(self.out, f"[green]{_markup(text)}[/green]")
 
