@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from codur.challenges.cli import challenges_app
 from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
@@ -61,13 +62,7 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
-challenges_app = typer.Typer(
-    help="Score Codur on sample repos (challenges/).", no_args_is_help=True
-)
 app.add_typer(challenges_app, name="challenges")
-Paths = Annotated[
-    list[Path] | None, typer.Argument(help="Challenge folders (default: ./challenges).")
-]
 
 
 @app.command()
@@ -151,120 +146,57 @@ def profiles(
     directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
 ) -> int:
     """List the configured LLM profiles."""
-    import os
-
+    from codur.catalog import PROFILE_COLUMNS, profile_rows
     from codur.ui import IO
 
     cfg = _load(directory, config, overrides).config
-    rows = []
-    for name, prof in sorted(cfg.llm.profiles.items()):
-        key = prof.api_key_env or ""
-        if key:
-            key += " (set)" if os.environ.get(key) else " (not set)"
-        mark = "*" if name == cfg.llm.default_profile else ""
-        where = (
-            prof.base_url
-            or prof.model_file
-            or prof.script
-            or (f"packaged weights {prof.weights}" if prof.weights else "(provider default)")
-        )
-        rows.append([mark + name, prof.provider, prof.model, where, key])
-    IO().table(
-        "LLM profiles (* = default)", ["name", "provider", "model", "endpoint", "api key"], rows
-    )
+    IO().table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
     return ExitCode.OK
 
 
-def _challenges(paths: list[Path] | None):
-    from codur.challenges.spec import discover
-
-    return discover(paths or [Path("challenges")])
-
-
-@challenges_app.command("list")
-def challenges_list(paths: Paths = None) -> int:
-    """List the challenges with their tags."""
+@app.command()
+def agents(
+    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
+) -> int:
+    """List the agents the planner chooses among, and the LLM profiles (no model is loaded)."""
+    from codur.catalog import AGENT_COLUMNS, PROFILE_COLUMNS, agent_rows, profile_rows
     from codur.ui import IO
 
-    rows = [[c.name, " ".join(c.spec.tags), c.prompt] for c in _challenges(paths)]
-    IO().table("Challenges", ["name", "tags", "prompt"], rows)
+    cfg = _load(directory, config, overrides).config
+    io = IO()
+    io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg))
+    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
     return ExitCode.OK
-
-
-@challenges_app.command("check")
-def challenges_check(paths: Paths = None) -> int:
-    """Check each challenge: the buggy program fails, its solution/ passes and changes only
-    editable files."""
-    from codur.challenges.commands import check_all
-
-    return check_all(_challenges(paths))
-
-
-@challenges_app.command("run")
-def challenges_run(
-    paths: Paths = None,
-    profile: Profile = None,
-    overrides: Overrides = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(help="Parallel runs (default: 1 for the embedded model, else the cores)."),
-    ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds one Codur run may take.")] = 900.0,
-    attempts: Annotated[
-        int, typer.Option(help="Tries per challenge and seed; the first pass counts.")
-    ] = 1,
-    seeds: Annotated[
-        int | None,
-        typer.Option(
-            help="Run each challenge with seeds 1..N (the profile's `seed`); the report "
-            "counts passes per seed, with every seed and with at least one."
-        ),
-    ] = None,
-    seed_list: Annotated[
-        str | None, typer.Option(help="Seeds to run with instead of 1..N, e.g. 3,7,11.")
-    ] = None,
-    codur_command: Annotated[
-        str | None,
-        typer.Option(
-            help="Command that runs Codur in each working copy, split as a shell would "
-            "(default: this Python with -m codur); to score another checkout: "
-            "'env PYTHONPATH=/tmp/before python -m codur'."
-        ),
-    ] = None,
-    max_iterations: Annotated[int | None, typer.Option(help="Passed on to each run.")] = None,
-    out: Annotated[
-        Path, typer.Option(help="Folder for report.json, report.md and the logs.")
-    ] = Path("challenge-results"),
-) -> int:
-    """Run Codur on each challenge in a temporary copy and report what passed: the
-    challenge's own check, with no change to a file outside its `editable` ones."""
-    from codur.challenges.commands import RunOptions, run_challenges
-
-    options = RunOptions(
-        profile=profile,
-        overrides=overrides or [],
-        jobs=jobs,
-        timeout_s=timeout,
-        attempts=attempts,
-        seeds=seeds,
-        seed_list=seed_list,
-        codur_command=codur_command,
-        max_iterations=max_iterations,
-        out=out,
-    )
-    cfg = _load(Path("."), None, overrides).config
-    return run_challenges(_challenges(paths), cfg, options)
 
 
 @app.command()
 def graph(
-    mermaid: Annotated[bool, typer.Option("--mermaid", help="Print Mermaid source.")] = True,
+    mermaid: Annotated[
+        bool, typer.Option("--mermaid", help="Print Mermaid source (the default).")
+    ] = False,
+    ascii_art: Annotated[
+        bool, typer.Option("--ascii", help="Draw it in the terminal (needs codur[graph]).")
+    ] = False,
+    png: Annotated[
+        Path | None,
+        typer.Option(
+            "--png", metavar="FILE", help="Write a PNG, offline (needs codur[graph-png])."
+        ),
+    ] = None,
 ) -> int:
-    """Print the agent graph (Mermaid), as compiled."""
-    from codur.graph.build import build_graph
+    """Print the agent graph, as compiled: Mermaid source, ASCII art, or a PNG file."""
+    from codur.diagram import draw, write_png
     from codur.ui import IO
 
-    IO().raw(build_graph().get_graph().draw_mermaid())
+    chosen = [
+        name for name, on in (("--mermaid", mermaid), ("--ascii", ascii_art), ("--png", png)) if on
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one of {', '.join(chosen)}")
+    if png is not None:
+        IO().info(f"wrote {write_png(png)}")
+    else:
+        IO().raw(draw("ascii" if ascii_art else "mermaid"))
     return ExitCode.OK
 
 

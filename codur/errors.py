@@ -1,7 +1,7 @@
 """Typed exceptions and the exit codes they map to.
 
-Exceptions carry control flow to one catch site (the CLI); each names its exit code so
-the mapping lives in one place and is documented in the README.
+Exceptions carry control flow to one catch site (the CLI, `codur.cli.main`); each names
+its exit code so the mapping lives in one place, and the README's table documents it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit codes; the README's table is generated from these docstrings."""
+    """Process exit codes. The README's "Exit codes" table explains each one for users;
+    tests/test_errors.py checks that it lists exactly these codes."""
 
     OK = 0
     """The task finished and, where a check applied, was verified."""
@@ -28,6 +29,9 @@ class ExitCode(IntEnum):
     --json): the run stopped before doing it."""
     UNDO_REFUSED = 6
     """`codur undo` refused to overwrite files changed since the run ended (--force)."""
+    MISSING_EXTRA = 7
+    """A command needs an optional package that is not installed (`codur graph --ascii`
+    or `--png`); the message names the pip extra to install."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -106,6 +110,12 @@ class UndoRefused(CodurError):
     """Undo would overwrite files the user changed after the run ended."""
 
     exit_code = ExitCode.UNDO_REFUSED
+
+
+class MissingExtra(CodurError):
+    """An optional package a command needs is not installed."""
+
+    exit_code = ExitCode.MISSING_EXTRA
 
 
 class Interrupted(KeyboardInterrupt):

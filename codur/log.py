@@ -73,8 +73,3 @@ class JsonlLog:
 
     def close(self) -> None:
         self._fh.close()
-
-
-def env_secret_values() -> set[str]:
-    """Secrets visible in this process's environment."""
-    return secret_values(os.environ)

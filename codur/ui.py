@@ -122,6 +122,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
 }
 
+ENDINGS_SAID_ONCE = frozenset({"interrupted", "error"})
+"""run.end statuses that `codur.cli.main` reports in its one error line; the verbose trace
+does not say them again."""
+
 # The few events a normal (non-verbose) run shows as progress.
 PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write", "repair.end"}
 
@@ -162,6 +166,8 @@ class IO:
         if event.kind == "warning":  # one line, whatever the mode
             self.warn(self.redact(event.data.get("message", "")))
             return
+        if event.kind == "run.end" and event.data.get("status") in ENDINGS_SAID_ONCE:
+            return
         if self.verbose or event.kind in PROGRESS:
             data = self.redact(event.data, 2000)
             render = VERBOSE.get(event.kind)
@@ -184,9 +190,6 @@ class IO:
     # -- human output ---------------------------------------------------------------------
     def info(self, text: str) -> None:
         self._print(self.out, _markup(text))
-
-    def heading(self, text: str) -> None:
-        self._print(self.out, f"[bold]{_markup(text)}[/bold]")
 
     def success(self, text: str) -> None:
         self._print(self.out, f"[green]{_markup(text)}[/green]")

@@ -166,13 +166,6 @@ def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path)
     assert log_records(challenge)[-1]["status"] == "interrupted"
 
 
-def test_graph_mermaid(tmp_path: Path) -> None:
-    result = run_cli(["graph", "--mermaid"], cwd=tmp_path)
-    assert result.returncode == 0
-    assert result.stdout.startswith("---") or "graph TD" in result.stdout
-    assert "review -.-> textual_pre_plan" in result.stdout
-
-
 def test_phase_0_file_operation_and_refused_delete(challenge: Path) -> None:
     read = run_cli(["read main.py"], cwd=challenge)
     assert read.returncode == 0 and "range(len(xs) - 1)" in read.stdout

@@ -90,3 +90,33 @@ def test_a_signal_stops_the_run_cleanly(tmp_path: Path, signum: int) -> None:
     wait_for(lambda: not marked(marker), timeout=5)
     assert not list(scratch(f"codur-{proc.pid}-*"))  # scratch copies, programs' temp
     assert (work / "main.py").read_text() == PROGRAM.format(marker=marker)
+
+
+def test_ctrl_c_is_reported_once(tmp_path: Path) -> None:
+    """-v traces every event, but the ending is said by the one catch site, once."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text("import time\ntime.sleep(120)\nprint(10)\n")
+    (work / "expected.txt").write_text("10\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codur", "-v", "--no-model", "fix @main.py"],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        log = work / "codur_debug.log"
+        wait_for(lambda: log.exists() and '"tool.call"' in log.read_text())
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["codur: error: interrupted (SIGINT)"]
+    assert "-> verify" in out and "run ended" not in out
+    assert "interrupted" not in out.lower().replace("error: interrupted: sigint", "")
+    end = json.loads(log.read_text().splitlines()[-1])
+    assert end["event"] == "run.end" and end["status"] == "interrupted"

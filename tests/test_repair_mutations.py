@@ -10,9 +10,9 @@ import pytest
 
 from codur.repair.mutations import (
     OPERATORS,
-    Edit,
+    Mutation,
     Source,
-    apply_edits,
+    apply_mutations,
     mutations,
     overlaps,
 )
@@ -21,7 +21,9 @@ from codur.repair.mutations import (
 def mutated(source: str, operator: str | None = None, **kwargs) -> list[str]:
     """Every mutated version of `source` (by one operator, or all)."""
     ops = None if operator is None else [operator]
-    return [apply_edits(source, [e]) for e in mutations("m.py", source, operators=ops, **kwargs)]
+    return [
+        apply_mutations(source, [e]) for e in mutations("m.py", source, operators=ops, **kwargs)
+    ]
 
 
 def code(text: str) -> str:
@@ -310,7 +312,7 @@ SAMPLE = code('''
 def test_every_result_compiles_differs_and_is_unique():
     edits = mutations("m.py", SAMPLE, exception_names=["KeyError"])
     assert {e.operator for e in edits} == set(OPERATORS)
-    results = [apply_edits(SAMPLE, [e]) for e in edits]
+    results = [apply_mutations(SAMPLE, [e]) for e in edits]
     assert len(set(results)) == len(results)
     for result in results:
         assert result != SAMPLE
@@ -321,7 +323,7 @@ def test_formatting_outside_the_edit_is_kept_byte_for_byte():
     lines = SAMPLE.splitlines(keepends=True)
     for edit in mutations("m.py", SAMPLE, exception_names=["KeyError"]):
         assert SAMPLE[edit.start : edit.end] == edit.old
-        new = apply_edits(SAMPLE, [edit]).splitlines(keepends=True)
+        new = apply_mutations(SAMPLE, [edit]).splitlines(keepends=True)
         tail = len(lines) - edit.end_line
         assert new[: edit.line - 1] == lines[: edit.line - 1], edit
         assert new[len(new) - tail :] == lines[len(lines) - tail :], edit
@@ -396,33 +398,33 @@ def test_guard_result_must_compile():
     ]
 
 
-# --- apply_edits / overlaps -----------------------------------------------------------
+# --- apply_mutations / overlaps -----------------------------------------------------------
 
 
-def _edit(start: int, end: int, text: str, path: str = "m.py") -> Edit:
-    return Edit(path, start, end, text, 1, 1, "constant", "test", old="")
+def _edit(start: int, end: int, text: str, path: str = "m.py") -> Mutation:
+    return Mutation(path, start, end, text, 1, 1, "constant", "test", old="")
 
 
 def test_apply_edits_in_any_order():
     src = "a = 1 + 2\n"
     one, two = _edit(4, 5, "10"), _edit(8, 9, "20")
-    assert apply_edits(src, [one, two]) == apply_edits(src, [two, one]) == "a = 10 + 20\n"
-    assert apply_edits(src, []) == src
+    assert apply_mutations(src, [one, two]) == apply_mutations(src, [two, one]) == "a = 10 + 20\n"
+    assert apply_mutations(src, []) == src
 
 
 def test_apply_edits_rejects_overlaps():
     src = "a = 1 + 2\n"
     with pytest.raises(ValueError, match="overlap"):
-        apply_edits(src, [_edit(4, 7, "x"), _edit(6, 9, "y")])
+        apply_mutations(src, [_edit(4, 7, "x"), _edit(6, 9, "y")])
     with pytest.raises(ValueError, match="overlap"):
-        apply_edits(src, [_edit(4, 4, "x"), _edit(4, 4, "y")])  # two inserts at one point
+        apply_mutations(src, [_edit(4, 4, "x"), _edit(4, 4, "y")])  # two inserts at one point
 
 
 def test_apply_edits_checks_the_old_text():
-    edit = Edit("m.py", 0, 1, "b", 1, 1, "constant", "test", old="a")
-    assert apply_edits("a", [edit]) == "b"
+    edit = Mutation("m.py", 0, 1, "b", 1, 1, "constant", "test", old="a")
+    assert apply_mutations("a", [edit]) == "b"
     with pytest.raises(ValueError):
-        apply_edits("z", [edit])
+        apply_mutations("z", [edit])
 
 
 def test_overlaps():
@@ -434,7 +436,7 @@ def test_overlaps():
     negated = next(e for e in edits if e.operator == "negate")
     assert overlaps(compare, negated)
     with pytest.raises(ValueError):
-        apply_edits("if a < b:\n    pass\n", [compare, negated])
+        apply_mutations("if a < b:\n    pass\n", [compare, negated])
 
 
 def test_source_offsets_convert_utf8_columns():
@@ -464,7 +466,7 @@ def test_some_mutation_fixes_an_off_by_one_bug():
     fixes = [
         e
         for e in mutations("m.py", buggy)
-        if _safe_run(apply_edits(buggy, [e]), "total([1, 2, 3])") == 6
+        if _safe_run(apply_mutations(buggy, [e]), "total([1, 2, 3])") == 6
     ]
     assert any(e.operator == "off_by_one" and "range(len(xs))" in e.description for e in fixes)
 

@@ -25,7 +25,7 @@ SEED_TOOLS = {
     "set_value_at_path", "run_python_file", "run_pytest", "discover_entry_points",
     "validate_python_syntax", "python_outline", "find_python_symbol", "replace_python_symbol",
     "git_status", "git_diff", "git_log", "git_stage_files", "git_commit", "list_mcp_tools",
-    "call_mcp_tool", "read_mcp_resource", "fetch_webpage", "duckduckgo_search",
+    "call_mcp_tool", "read_mcp_resource", "fetch_webpage", "duckduckgo_search", "run_command",
 }  # fmt: skip
 
 

@@ -75,6 +75,8 @@ def _tools(p: str) -> list[tuple[str, dict]]:
 NOT_IN_PROPERTY = {
     "run_pytest": "runs a whole test session per call; its path goes through ctx.path like "
     "the others and is checked by test_run_pytest_refuses_hostile_paths",
+    "run_command": "a shell command names paths in its text, which no tool can confine; it "
+    "asks first (approval) and its writes are confined by the sandbox where available",
 }
 PATHLESS = {"git_status", "git_commit", "list_mcp_tools", "call_mcp_tool", "read_mcp_resource",
             "fetch_webpage", "duckduckgo_search"}  # fmt: skip

@@ -119,4 +119,5 @@ def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Sessi
 
 @register("coder")
 def build_coder(config: AgentConfig | None, profile: str | None) -> CoderAgent:
+    """The LLM coding agent: edits files and fixes bugs with a profile's model and tools."""
     return CoderAgent(config, profile or (config.profile if config else None))

@@ -34,10 +34,6 @@ class Proposal:
     digest: str = ""
     """Identifies the reply's content, so a repeated reply is recognised."""
 
-    @property
-    def usable(self) -> bool:
-        return self.error is None and bool(self.sources)
-
     def size(self, originals: dict[str, str]) -> int:
         """Changed lines against `originals` (smaller is a more focused fix)."""
         import difflib

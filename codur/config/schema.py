@@ -237,6 +237,9 @@ class ToolsConfig(_Section):
     """Seconds run_python_file lets a program run before stopping it."""
     pytest_timeout_s: float = Field(300.0, gt=0)
     """Seconds run_pytest lets a test run take before stopping it."""
+    command_timeout_s: float = Field(60.0, gt=0)
+    """Seconds run_command lets a shell command run before stopping it (and its
+    descendants); the model may ask for less, never more."""
     output_limit_bytes: int = Field(200_000, gt=0)
     """Output captured from a program run by a tool; past it the program is stopped."""
     memory_limit_mb: int | None = Field(2048, gt=0)

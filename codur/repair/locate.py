@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from codur.litter import temp_prefix
-from codur.repair.mutations import Edit
+from codur.repair.mutations import Mutation
 from codur.tools.context import ToolContext
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Location
@@ -110,12 +110,12 @@ def _statement_lines(tree: ast.Module) -> dict[int, range]:
 
 
 def rank(
-    edits: list[Edit],
+    edits: list[Mutation],
     sources: dict[str, str],
     executed: Executed | None,
     where: list[Location],
     first_wrong_line: int | None = None,
-) -> list[Edit]:
+) -> list[Mutation]:
     """Drop edits the failing run cannot have reached; order the rest most likely first.
     `first_wrong_line`: index of the first output line that differs from the expected."""
     lines = {(loc.path, loc.line): i for i, loc in enumerate(reversed(where))}
@@ -129,7 +129,7 @@ def rank(
         if span[0] <= loc.line <= span[1]
     }
 
-    def printed_before(edit: Edit) -> int | None:
+    def printed_before(edit: Mutation) -> int | None:
         """Output lines printed before the edited statement first ran (None: never ran)."""
         if executed is None:  # no trace: anything may matter
             return 0
@@ -139,7 +139,7 @@ def rank(
         firsts = [ran[n] for line in edited for n in own.get(line, (line,)) if n in ran]
         return min(firsts) if firsts else None
 
-    def key(edit: Edit) -> tuple[int, int, int, int]:
+    def key(edit: Mutation) -> tuple[int, int, int, int]:
         hits = [
             lines[(edit.path, n)]
             for n in range(edit.line, edit.end_line + 1)

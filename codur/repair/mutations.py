@@ -1,7 +1,7 @@
 """Small program mutations of Python source, each one character span of the original text.
 
 A repair search tries these on failing code. Operators (in `codur.repair.operators`) find
-spots through the AST and describe each change as an `Edit`: one span of the original
+spots through the AST and describe each change as a `Mutation`: one span of the original
 source and its replacement, so the rest of the file keeps its exact formatting. Node
 positions from `ast` are UTF-8 byte columns; `Source` turns them into character offsets.
 """
@@ -25,7 +25,7 @@ _CLIP = 40
 
 
 @dataclass(frozen=True)
-class Edit:
+class Mutation:
     """Replace `source[start:end]` (character offsets) with `text`."""
 
     path: str  # workspace-relative file path, passed through
@@ -48,17 +48,17 @@ class Edit:
         return max(len(old), len(new)) - suffix
 
 
-def _spans_overlap(a: Edit, b: Edit) -> bool:
+def _spans_overlap(a: Mutation, b: Mutation) -> bool:
     """Shared characters, or two changes at one point (their order would be ambiguous)."""
     return a.start == b.start or (a.start < b.end and b.start < a.end)
 
 
-def overlaps(a: Edit, b: Edit) -> bool:
+def overlaps(a: Mutation, b: Mutation) -> bool:
     """Can the two edits not be applied together?"""
     return a.path == b.path and _spans_overlap(a, b)
 
 
-def apply_edits(source: str, edits: Sequence[Edit]) -> str:
+def apply_mutations(source: str, edits: Sequence[Mutation]) -> str:
     """Apply non-overlapping edits (any order given) -> new source. ValueError if they overlap."""
     ordered = sorted(edits, key=lambda e: (e.start, e.end))
     for prev, cur in pairwise(ordered):
@@ -148,7 +148,7 @@ class Source:
 
     def edit(
         self, node: ast.AST, start: int, end: int, text: str, description: str | None = None
-    ) -> Edit:
+    ) -> Mutation:
         """An edit of `start:end` made for `node`; the description shows the node before/after."""
         node_start, node_end = self.span(node)
         lo, hi = min(node_start, start), max(node_end, end)
@@ -157,7 +157,7 @@ class Source:
             after = self.text[lo:start] + text + self.text[end:hi]
             description = f"`{clip(before)}` -> `{clip(after)}`"
         line = self.line_at(lo)
-        return Edit(
+        return Mutation(
             path=self.path,
             start=start,
             end=end,
@@ -169,12 +169,12 @@ class Source:
             old=self.text[start:end],
         )
 
-    def replace(self, node: ast.AST, text: str) -> Edit:
+    def replace(self, node: ast.AST, text: str) -> Mutation:
         """Replace the whole node's text."""
         return self.edit(node, *self.span(node), text)
 
 
-Operator = Callable[[ast.Module, Source], Iterator[Edit]]
+Operator = Callable[[ast.Module, Source], Iterator[Mutation]]
 OPERATORS: dict[str, Operator] = {}
 
 
@@ -183,7 +183,7 @@ def operator(name: str) -> Callable[[Operator], Operator]:
 
     def register(fn: Operator) -> Operator:
         @functools.wraps(fn)
-        def named(tree: ast.Module, src: Source) -> Iterator[Edit]:
+        def named(tree: ast.Module, src: Source) -> Iterator[Mutation]:
             for edit in fn(tree, src):
                 yield dataclasses.replace(edit, operator=name)
 
@@ -238,7 +238,7 @@ class _Checker:
     def _spans(self, stmts: Iterable[ast.stmt]) -> list[tuple[int, int]]:
         return sorted((self._src.line_start(_first_line(s)), self._src.end(s)) for s in stmts)
 
-    def compiles(self, edit: Edit) -> bool:
+    def compiles(self, edit: Mutation) -> bool:
         declared = self._reads.get((edit.start, edit.end))
         if declared is not None and _is_name(edit.text) and not {edit.old, edit.text} & declared:
             return True
@@ -250,7 +250,7 @@ class _Checker:
                 chunk = text[start : edit.start] + edit.text + text[edit.end : end]
                 indented = chunk[:1] in (" ", "\t")
                 return _compiles("if 1:\n" + chunk if indented else chunk, self._src.path)
-        return _compiles(apply_edits(text, [edit]), self._src.path)
+        return _compiles(apply_mutations(text, [edit]), self._src.path)
 
 
 def _is_read(node: ast.AST) -> bool:
@@ -276,7 +276,7 @@ def _outer_functions(tree: ast.Module) -> Iterator[ast.stmt]:
             stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr))
 
 
-def _smaller(edit: Edit, other: Edit) -> bool:
+def _smaller(edit: Mutation, other: Mutation) -> bool:
     return (edit.size, edit.end - edit.start) < (other.size, other.end - other.start)
 
 
@@ -286,7 +286,7 @@ def mutations(
     *,
     operators: Iterable[str] | None = None,
     exception_names: Iterable[str] = (),
-) -> list[Edit]:
+) -> list[Mutation]:
     """Every single mutation of `source` by the named operators (default all).
 
     Each result compiles (see `_Checker`) and differs from the original. Of edits giving
@@ -303,11 +303,11 @@ def mutations(
         raise ValueError(f"unknown mutation operators: {', '.join(unknown)}")
     src = Source(path, source, exception_names)
     checker = _Checker(src, tree)
-    kept: dict[str, Edit] = {}
+    kept: dict[str, Mutation] = {}
     rejected = {source}
     for name in names:
         for edit in OPERATORS[name](tree, src):
-            new = apply_edits(source, [edit])
+            new = apply_mutations(source, [edit])
             if new in rejected:
                 continue
             if new in kept:

@@ -1,5 +1,5 @@
 """Expression operators: off-by-one, comparison, boolean, arithmetic, associativity,
-negation, guards, constants. Each walks a module's AST and yields single-span `Edit`s;
+negation, guards, constants. Each walks a module's AST and yields single-span `Mutation`s;
 `mutations()` drops those that do not compile or change nothing, and duplicates.
 """
 
@@ -9,7 +9,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
 
-from codur.repair.mutations import Edit, Source, operator
+from codur.repair.mutations import Mutation, Source, operator
 from codur.repair.syntax import (
     ARITH_SWAPS,
     BINOP,
@@ -22,14 +22,14 @@ from codur.repair.syntax import (
     is_not,
     is_str,
     nudge,
-    walk,
+    positioned_nodes,
 )
 
 
 @operator("off_by_one")
-def off_by_one(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def off_by_one(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """range() arguments, slice bounds and indices +-1; slice bounds dropped."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id == "range" and not node.keywords:
                 for arg in node.args:
@@ -51,9 +51,9 @@ def off_by_one(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("comparison")
-def comparison(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def comparison(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """Each comparison operator to its near neighbours (`<` -> `<=`, `>`; `in` -> `not in`)."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             for op, (left, right) in zip(node.ops, pairwise(operands), strict=True):
@@ -64,9 +64,9 @@ def comparison(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("boolean")
-def boolean(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def boolean(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """`and` <-> `or` (one position at a time); `not x` -> `x`."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.BoolOp):
             old, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
             for left, right in pairwise(node.values):
@@ -78,9 +78,9 @@ def boolean(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("arithmetic")
-def arithmetic(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def arithmetic(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """Swap arithmetic operators (also in `+=`); replace `a op b` by `a` or by `b`."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.BinOp):
             parts = binop_parts(src, node)
             if parts is None:
@@ -104,9 +104,9 @@ def _is_regroupable(node: ast.AST) -> bool:
 
 
 @operator("associativity")
-def associativity(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def associativity(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """`a op1 b op2 c`: `(a op1 b) op2 c` <-> `a op1 (b op2 c)`, for + - * / // %."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if not _is_regroupable(node) or not (outer := binop_parts(src, node)):
             continue
         (left, _, right), text = outer, src.text
@@ -130,9 +130,9 @@ def associativity(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("negate")
-def negate(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def negate(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """The test of if/elif/while/ternary/assert: `t` -> `not (t)`, `not t` -> `t`."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             test = node.test
             if is_not(test):
@@ -143,10 +143,10 @@ def negate(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("guard")
-def guard(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def guard(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """Remove `if c: continue/break/return`, and turn a lone break/continue into `pass`."""
     exits = (ast.Continue, ast.Break, ast.Return)
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.If) and not node.orelse and len(node.body) == 1:
             if isinstance(node.body[0], exits):
                 yield src.replace(node, "pass")
@@ -176,9 +176,9 @@ _IDENTITIES = {
 
 
 @operator("constant")
-def constant(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def constant(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """Int literals +-1 (unless that makes `x - 0`-like no-ops); True <-> False."""
-    nodes = walk(tree)
+    nodes = positioned_nodes(tree)
     roles = _operand_roles(nodes)
     for node in nodes:
         if not isinstance(node, ast.Constant):

@@ -10,7 +10,7 @@ import tokenize
 from collections.abc import Iterator
 from itertools import pairwise
 
-from codur.repair.mutations import Edit, Source, clip, operator
+from codur.repair.mutations import Mutation, Source, clip, operator
 from codur.repair.syntax import (
     BINOP,
     BUILTINS,
@@ -24,14 +24,14 @@ from codur.repair.syntax import (
     docstrings,
     grouped,
     is_docstring,
-    walk,
+    positioned_nodes,
 )
 
 
 @operator("swap_args")
-def swap_args(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def swap_args(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """Swap adjacent positional call arguments, and the operands of `-`, `/`, `//`, `%`, `**`."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, ast.Call) and len(node.args) >= 2:
             if any(isinstance(arg, ast.Starred) for arg in node.args):
                 continue
@@ -109,10 +109,12 @@ def _params(args: ast.arguments) -> list[str]:
 
 
 @operator("wrong_variable")
-def wrong_variable(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def wrong_variable(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """A variable read -> each other variable its function (or the module) binds."""
     module = _Scope(tree.body, [])
-    functions = [_Scope(n.body, _params(n.args)) for n in walk(tree) if isinstance(n, FUNCTIONS)]
+    functions = [
+        _Scope(n.body, _params(n.args)) for n in positioned_nodes(tree) if isinstance(n, FUNCTIONS)
+    ]
     for scope in [module, *functions]:
         excluded = scope.excluded | module.excluded  # module-level imports, defs, classes
         candidates = [name for name in scope.bound if name not in excluded]
@@ -124,11 +126,11 @@ def wrong_variable(tree: ast.Module, src: Source) -> Iterator[Edit]:
 
 
 @operator("exception")
-def exception(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def exception(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """`except X` -> each traceback exception name and `Exception`; also `except (X, Name)`."""
     seen = [name for name in src.exception_names if DOTTED.fullmatch(name)]
     replacements = list(dict.fromkeys([*seen, "Exception"]))
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if not isinstance(node, ast.ExceptHandler) or node.type is None:
             continue
         types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
@@ -164,9 +166,9 @@ def _string_prefix(literal: str) -> str | None:
 
 
 @operator("fstring")
-def fstring(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def fstring(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """A plain string with `{name}`-like fields -> the same literal as an f-string."""
-    nodes = walk(tree)
+    nodes = positioned_nodes(tree)
     skipped = docstrings(tree) | {
         id(n.func.value)
         for n in nodes
@@ -207,7 +209,9 @@ def _defaults(args: ast.arguments) -> list[tuple[str, ast.expr]]:
     return [(arg.arg, default) for arg, default in pairs]
 
 
-def _none_default(src: Source, fn: ast.FunctionDef, name: str, default: ast.expr) -> Edit | None:
+def _none_default(
+    src: Source, fn: ast.FunctionDef, name: str, default: ast.expr
+) -> Mutation | None:
     """`name=<default>` -> `name=None` plus `if name is None: name = <default>` in the body."""
     body = fn.body[1:] if is_docstring(fn.body[0]) else fn.body
     if not body:
@@ -225,9 +229,9 @@ def _none_default(src: Source, fn: ast.FunctionDef, name: str, default: ast.expr
 
 
 @operator("mutable_default")
-def mutable_default(tree: ast.Module, src: Source) -> Iterator[Edit]:
+def mutable_default(tree: ast.Module, src: Source) -> Iterator[Mutation]:
     """A list/dict/set default -> None, created afresh at the top of the body."""
-    for node in walk(tree):
+    for node in positioned_nodes(tree):
         if isinstance(node, FUNCTIONS):
             for name, default in _defaults(node.args):
                 if _mutable(default) and (edit := _none_default(src, node, name, default)):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from codur.config.schema import RepairConfig, VerifyConfig
 from codur.events import EventBus
 from codur.repair.locate import executed_lines, rank
-from codur.repair.mutations import Edit, apply_edits, mutations, overlaps
+from codur.repair.mutations import Mutation, apply_mutations, mutations, overlaps
 from codur.repair.scratch import Scratch
 from codur.repair.trial import Trial
 from codur.tools.context import ToolContext
@@ -32,7 +32,7 @@ from codur.workspace import Workspace
 
 @dataclass(frozen=True)
 class Candidate:
-    edits: tuple[Edit, ...]
+    edits: tuple[Mutation, ...]
 
     @property
     def size(self) -> int:
@@ -44,7 +44,9 @@ class Candidate:
 
     def sources(self, originals: dict[str, str]) -> dict[str, str]:
         files = dict.fromkeys(e.path for e in self.edits)
-        return {f: apply_edits(originals[f], [e for e in self.edits if e.path == f]) for f in files}
+        return {
+            f: apply_mutations(originals[f], [e for e in self.edits if e.path == f]) for f in files
+        }
 
     def near(self, other: Candidate) -> bool:
         """Changes a line `other` changes (an alternative fix at the same place)."""
@@ -76,7 +78,7 @@ def _diff(originals: dict[str, str], sources: dict[str, str]) -> str:
     )
 
 
-def _pairs(singles: list[Edit], pool: int) -> Iterator[Candidate]:
+def _pairs(singles: list[Mutation], pool: int) -> Iterator[Candidate]:
     """Pairs of the `pool` best single mutations, best-ranked pairs first."""
     best = singles[:pool]
     for total in range(1, 2 * len(best) - 2):

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from codur.repair.mutations import Edit, Source
+from codur.repair.mutations import Mutation, Source
 
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 BINOP = {
@@ -47,7 +47,7 @@ FIELD = re.compile(
 
 
 @lru_cache(maxsize=8)
-def walk(tree: ast.AST) -> tuple[ast.AST, ...]:
+def positioned_nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
     """Positioned nodes in source order, skipping annotations and f-string internals.
 
     Cached per tree (by identity): every operator walks the same module.
@@ -92,7 +92,7 @@ def is_not(node: ast.AST) -> bool:
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
-def drop_not(src: Source, node: ast.UnaryOp) -> Edit:
+def drop_not(src: Source, node: ast.UnaryOp) -> Mutation:
     """`not x` -> `x`, deleting just the keyword (so parentheses around x stay)."""
     start = src.start(node)
     match = NOT.match(src.text, start)
@@ -117,7 +117,10 @@ def grouped(src: Source, node: ast.AST, span: tuple[int, int]) -> str:
 
 def docstrings(tree: ast.Module) -> set[int]:
     """ids of the docstring constants of the module, classes and functions."""
-    owners = [tree, *(n for n in walk(tree) if isinstance(n, (*FUNCTIONS, ast.ClassDef)))]
+    owners = [
+        tree,
+        *(n for n in positioned_nodes(tree) if isinstance(n, (*FUNCTIONS, ast.ClassDef))),
+    ]
     return {id(n.body[0].value) for n in owners if n.body and is_docstring(n.body[0])}
 
 
@@ -149,6 +152,6 @@ def shifted(src: Source, expr: ast.expr, delta: int) -> str:
     return f"{text} + 1" if delta > 0 else f"{text} - 1"
 
 
-def nudge(src: Source, owner: ast.AST, expr: ast.expr) -> Iterator[Edit]:
+def nudge(src: Source, owner: ast.AST, expr: ast.expr) -> Iterator[Mutation]:
     for delta in (1, -1):
         yield src.edit(owner, *src.span(expr), shifted(src, expr, delta))

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codur.litter import temp_prefix
-from codur.sandbox.confine import Prepared, detect
+from codur.sandbox.confine import Confiner, Prepared, detect
 from codur.sandbox.env import TAG, scrubbed
 from codur.sandbox.reaper import REAPER
 
@@ -51,7 +51,7 @@ class Sandbox:
     """Environment variables that hold model API keys (every profile's `api_key_env`)."""
     env_allow: tuple[str, ...] = ()
     """Names (globs) kept in the environment although they look like secrets."""
-    confiner: Any = None
+    confiner: Confiner | None = None
     """How writes are confined (`confine.Landlock`, `confine.Bubblewrap`); None: not."""
     unconfined: str = ""
     """Why programs are not confined (empty when they are)."""

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
 SHARED_MEMORY = "/dev/shm"
@@ -114,7 +114,7 @@ def bubblewrap_unavailable(timeout_s: float) -> tuple[str | None, str]:
     return None, binary
 
 
-def detect(choice: str, probe_timeout_s: float) -> tuple[Any, str]:
+def detect(choice: str, probe_timeout_s: float) -> tuple[Confiner | None, str]:
     """(the confiner for `sandbox.confine` = `choice`, or None; why not, when None)."""
     if choice == "off":
         return None, "sandbox.confine is off"

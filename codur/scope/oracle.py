@@ -48,7 +48,7 @@ def looks_like_oracle(path: str, expected_name: str) -> bool:
     )
 
 
-def walk(root: Path, ignore: set[str]) -> list[str]:
+def all_files(root: Path, ignore: set[str]) -> list[str]:
     """Every file under `root` (workspace-relative, POSIX), skipping caches and venvs."""
     found = []
     for folder, dirs, names in os.walk(root):
@@ -81,7 +81,7 @@ def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
 
 
 def find_oracle(root: Path, expected_name: str, ignore: set[str]) -> list[str]:
-    files = walk(root, ignore)
+    files = all_files(root, ignore)
     chosen = set()
     for path in files:
         name = PurePosixPath(path).name

@@ -77,9 +77,6 @@ class EditScope:
             )
         return None
 
-    def editable_files(self, paths: list[str]) -> list[str]:
-        return [p for p in paths if self.why_not(p) is None]
-
     def harness(self, path: str) -> Harness | None:
         """The harness of `path` as the run found it (computed on first use)."""
         if path not in self._harness:
@@ -137,10 +134,6 @@ class EditScope:
         return True
 
     # --- the captured oracle -------------------------------------------------------
-
-    def captured_text(self, path: str) -> str | None:
-        data = self.oracle.get(path)
-        return None if data is None else data.decode("utf-8", errors="replace")
 
     def tampered(self) -> list[str]:
         """Oracle files that differ from their captured copy (changed or deleted)."""

@@ -193,14 +193,15 @@ class ToolContext:
         if not self.gate.approve(Action.DESTRUCTIVE, action):
             raise ToolError(f"the user declined: {action}")
 
-    def approve_run(self, action: str, program: Path | None = None) -> None:
-        """Before a tool runs a program, tests or an MCP tool (`action`, e.g. "run python
-        x.py"; `program`: the file it runs). Outside full-auto it needs a yes; running
-        code written or changed in this run is a destructive action. The check itself
-        runs freely, unless its program was created in this run."""
+    def approve_run(self, action: str, program: Path | None = None, *, shell: bool = False) -> None:
+        """Before a tool runs a program, tests, a shell command or an MCP tool (`action`,
+        e.g. "run python x.py"; `program`: the file it runs). Outside full-auto it needs a
+        yes; running code written or changed in this run is a destructive action. The
+        check itself runs freely, unless its program was created in this run; a `shell`
+        command is never the check."""
         rel = self.rel(program) if program is not None and self.ws.contains(program) else None
         made = self.made_in_run(rel, self.checking) if rel and self.made_in_run else None
-        if self.checking and made != "created":
+        if self.checking and not shell and made != "created":
             return
         code = [p for p in self.written() if p.endswith(".py")] if self.written else []
         if made:

@@ -16,9 +16,7 @@ import yaml
 
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import read_text
-from codur.tools.registry import TaskType, tool
-
-D, F = TaskType.STRUCTURED_DATA, TaskType.FILE_OPERATION
+from codur.tools.registry import TaskType, register_tool
 
 
 def split_key_path(key_path: str) -> list[str]:
@@ -139,7 +137,7 @@ def _kind(path: str) -> str:
 # --- the tools -----------------------------------------------------------------------
 
 
-@tool(D)
+@register_tool(TaskType.STRUCTURED_DATA)
 def read_json(ctx: Ctx, path: str, key_path: str | None = None) -> Any:
     """Read a JSON file, or the value at one key path in it.
 
@@ -150,7 +148,7 @@ def read_json(ctx: Ctx, path: str, key_path: str | None = None) -> Any:
     return get_at(_parse(ctx, path, "json"), key_path)
 
 
-@tool(D, F, writes=True)
+@register_tool(TaskType.STRUCTURED_DATA, TaskType.FILE_OPERATION, writes=True)
 def write_json(ctx: Ctx, path: str, data: Any) -> str:
     """Write `data` to a JSON file (indented, UTF-8).
 
@@ -161,7 +159,7 @@ def write_json(ctx: Ctx, path: str, data: Any) -> str:
     return _write(ctx, path, data, "json")
 
 
-@tool(D)
+@register_tool(TaskType.STRUCTURED_DATA)
 def read_yaml(ctx: Ctx, path: str, key_path: str | None = None) -> Any:
     """Read a YAML file, or the value at one key path in it.
 
@@ -172,7 +170,7 @@ def read_yaml(ctx: Ctx, path: str, key_path: str | None = None) -> Any:
     return get_at(_parse(ctx, path, "yaml"), key_path)
 
 
-@tool(D, F, writes=True)
+@register_tool(TaskType.STRUCTURED_DATA, TaskType.FILE_OPERATION, writes=True)
 def write_yaml(ctx: Ctx, path: str, data: Any) -> str:
     """Write `data` to a YAML file (comments in an existing file are not kept).
 
@@ -183,7 +181,7 @@ def write_yaml(ctx: Ctx, path: str, data: Any) -> str:
     return _write(ctx, path, data, "yaml")
 
 
-@tool(D)
+@register_tool(TaskType.STRUCTURED_DATA)
 def read_ini(ctx: Ctx, path: str, section: str | None = None) -> Any:
     """Read an INI/CFG file as {section: {key: value}}, or one section.
 
@@ -199,7 +197,7 @@ def read_ini(ctx: Ctx, path: str, section: str | None = None) -> Any:
     return data[section]
 
 
-@tool(D, F, writes=True)
+@register_tool(TaskType.STRUCTURED_DATA, TaskType.FILE_OPERATION, writes=True)
 def write_ini(ctx: Ctx, path: str, data: dict[str, dict[str, Any]]) -> str:
     """Write {section: {key: value}} to an INI file (comments are not kept).
 
@@ -210,7 +208,7 @@ def write_ini(ctx: Ctx, path: str, data: dict[str, dict[str, Any]]) -> str:
     return _write(ctx, path, data, "ini")
 
 
-@tool(D, F, writes=True)
+@register_tool(TaskType.STRUCTURED_DATA, TaskType.FILE_OPERATION, writes=True)
 def set_value_at_path(ctx: Ctx, path: str, key_path: str, value: Any) -> str:
     """Set one value in a JSON, YAML or INI file, creating missing keys on the way.
 

@@ -15,10 +15,9 @@ from itertools import islice
 from pathlib import Path
 
 from codur.tools.context import Ctx, ToolContext, ToolError, text_or_none
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
 
-F, E, EDIT = TaskType.FILE_OPERATION, TaskType.EXPLANATION, TaskType.CODE_EDIT
 SNIFF = 8192
 
 
@@ -60,7 +59,7 @@ def capped(ctx: ToolContext, lines: Iterable[str]) -> list[str]:
     return out
 
 
-@tool(F, E)
+@register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)
 def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = None) -> str:
     """Read a UTF-8 text file, whole or a range of lines.
 
@@ -107,7 +106,7 @@ def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = N
     return text
 
 
-@tool(F, EDIT, writes=True)
+@register_tool(TaskType.FILE_OPERATION, TaskType.CODE_EDIT, writes=True)
 def write_file(ctx: Ctx, path: str, content: str) -> str:
     """Create or overwrite a text file with `content` (folders are created as needed).
 
@@ -122,7 +121,7 @@ def write_file(ctx: Ctx, path: str, content: str) -> str:
     return f"{verb} {ctx.rel(target)} ({content.count(chr(10)) + bool(content)} lines)"
 
 
-@tool(F, EDIT, writes=True)
+@register_tool(TaskType.FILE_OPERATION, TaskType.CODE_EDIT, writes=True)
 def append_file(ctx: Ctx, path: str, content: str) -> str:
     """Add `content` at the end of a text file (created if missing).
 
@@ -136,7 +135,7 @@ def append_file(ctx: Ctx, path: str, content: str) -> str:
     return f"Appended {len(content)} characters to {ctx.rel(target)}"
 
 
-@tool(F, writes=True)
+@register_tool(TaskType.FILE_OPERATION, writes=True)
 def delete_file(ctx: Ctx, path: str) -> str:
     """Delete a file (needs confirmation).
 
@@ -165,7 +164,7 @@ def _action(ctx: ToolContext, verb: str, src: Path, dst: Path) -> str:
     return f"{verb} {ctx.rel(src)} to {ctx.rel(dst)}{over}"
 
 
-@tool(F, writes=True)
+@register_tool(TaskType.FILE_OPERATION, writes=True)
 def copy_file(ctx: Ctx, source: str, destination: str) -> str:
     """Copy a file (overwriting an existing destination needs confirmation).
 
@@ -188,7 +187,7 @@ def copy_file(ctx: Ctx, source: str, destination: str) -> str:
     return f"Copied {ctx.rel(src)} to {ctx.rel(dst)}"
 
 
-@tool(F, writes=True)
+@register_tool(TaskType.FILE_OPERATION, writes=True)
 def move_file(ctx: Ctx, source: str, destination: str) -> str:
     """Move or rename a file or folder (moving over an existing file needs confirmation).
 
@@ -208,7 +207,7 @@ def move_file(ctx: Ctx, source: str, destination: str) -> str:
     return f"Moved {ctx.rel(src)} to {ctx.rel(dst)}"
 
 
-@tool(F, EDIT, writes=True)
+@register_tool(TaskType.FILE_OPERATION, TaskType.CODE_EDIT, writes=True)
 def replace_in_file(ctx: Ctx, path: str, old: str, new: str, replace_all: bool = False) -> str:
     """Replace an exact piece of text in a file.
 
@@ -232,7 +231,7 @@ def replace_in_file(ctx: Ctx, path: str, old: str, new: str, replace_all: bool =
     return f"Replaced {count} occurrence(s) in {ctx.rel(target)}"
 
 
-@tool(F, E)
+@register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)
 def list_files(ctx: Ctx, path: str = ".", recursive: bool = False) -> list[str]:
     """List the files in a folder (skipping what .gitignore ignores).
 
@@ -244,7 +243,7 @@ def list_files(ctx: Ctx, path: str = ".", recursive: bool = False) -> list[str]:
     return capped(ctx, (e.rel for e in entries if not e.is_dir))
 
 
-@tool(F, E)
+@register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)
 def list_dirs(ctx: Ctx, path: str = ".", recursive: bool = False) -> list[str]:
     """List the subfolders of a folder (skipping what .gitignore ignores).
 
@@ -256,7 +255,7 @@ def list_dirs(ctx: Ctx, path: str = ".", recursive: bool = False) -> list[str]:
     return capped(ctx, (e.rel + "/" for e in entries if e.is_dir))
 
 
-@tool(F, E)
+@register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)
 def file_tree(ctx: Ctx, path: str = ".", max_depth: int = 3) -> str:
     """Show the folder tree, indented, skipping what .gitignore ignores.
 

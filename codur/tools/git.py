@@ -8,9 +8,7 @@ from __future__ import annotations
 import shutil
 
 from codur.tools.context import Ctx, ToolContext, ToolError
-from codur.tools.registry import TaskType, tool
-
-G = TaskType.GIT
+from codur.tools.registry import TaskType, register_tool
 
 
 def git(ctx: ToolContext, *args: str) -> str:
@@ -33,13 +31,13 @@ def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:
     return [ctx.rel(ctx.path(p)) for p in paths]
 
 
-@tool(G)
+@register_tool(TaskType.GIT)
 def git_status(ctx: Ctx) -> str:
     """Show the branch and the changed, staged and untracked files (git status --short)."""
     return git(ctx, "status", "--short", "--branch").rstrip() or "(clean)"
 
 
-@tool(G)
+@register_tool(TaskType.GIT)
 def git_diff(ctx: Ctx, path: str | None = None, staged: bool = False) -> str:
     """Show uncommitted changes as a unified diff.
 
@@ -52,7 +50,7 @@ def git_diff(ctx: Ctx, path: str | None = None, staged: bool = False) -> str:
     return out or "(no changes)"
 
 
-@tool(G)
+@register_tool(TaskType.GIT)
 def git_log(ctx: Ctx, max_count: int = 10, path: str | None = None) -> str:
     """Show recent commits: short hash, date, author and subject.
 
@@ -68,7 +66,7 @@ def git_log(ctx: Ctx, max_count: int = 10, path: str | None = None) -> str:
     return out.rstrip() or "(no commits)"
 
 
-@tool(G)
+@register_tool(TaskType.GIT)
 def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
     """Stage files for the next commit (git add).
 
@@ -82,7 +80,7 @@ def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
     return f"Staged: {', '.join(rels)}"
 
 
-@tool(G)
+@register_tool(TaskType.GIT)
 def git_commit(ctx: Ctx, message: str) -> str:
     """Commit the staged changes (needs confirmation).
 

@@ -18,9 +18,8 @@ from typing import Any, TypeVar
 
 from codur.config.schema import McpServerConfig
 from codur.tools.context import Ctx, ToolError
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 
-M = TaskType.MCP
 T = TypeVar("T")
 CONNECTION_CLOSED = -32000
 """The JSON-RPC error code the SDK gives pending requests when the connection drops."""
@@ -220,7 +219,7 @@ def _content_text(blocks: list[Any]) -> str:
     return "\n".join(parts)
 
 
-@tool(M)
+@register_tool(TaskType.MCP)
 def list_mcp_tools(ctx: Ctx, server: str | None = None) -> list[str]:
     """List the tools of the configured MCP servers as `server: tool(args): description`.
 
@@ -237,7 +236,7 @@ def list_mcp_tools(ctx: Ctx, server: str | None = None) -> list[str]:
     return lines
 
 
-@tool(M)
+@register_tool(TaskType.MCP)
 def call_mcp_tool(
     ctx: Ctx, server: str, tool_name: str, arguments: dict[str, Any] | None = None
 ) -> str:
@@ -259,7 +258,7 @@ def call_mcp_tool(
     return text
 
 
-@tool(M)
+@register_tool(TaskType.MCP)
 def read_mcp_resource(ctx: Ctx, server: str, uri: str) -> str:
     """Read a resource (by URI) from an MCP server.
 

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from codur.tools.context import Ctx, ToolError
 from codur.tools.fs import read_text
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 
-V, E, EDIT = TaskType.CODE_VALIDATION, TaskType.EXPLANATION, TaskType.CODE_EDIT
 Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
@@ -40,7 +39,7 @@ def _check(source: str, filename: str) -> SyntaxCheck:
     return SyntaxCheck(True)
 
 
-@tool(V)
+@register_tool(TaskType.CODE_VALIDATION)
 def validate_python_syntax(
     ctx: Ctx, path: str | None = None, code: str | None = None
 ) -> SyntaxCheck:
@@ -86,7 +85,7 @@ def _signature(node: Def) -> str:
     return f"{kind} {node.name}({ast.unparse(node.args)}){returns}"
 
 
-@tool(E)
+@register_tool(TaskType.EXPLANATION)
 def python_outline(ctx: Ctx, path: str) -> str:
     """Outline a Python module: its classes, functions and methods with line numbers.
 
@@ -116,7 +115,7 @@ def _find(ctx: Ctx, path: str, name: str) -> tuple[str, Def]:
     raise ToolError(f"no function or class {name!r} in {path} (defined: {known})")
 
 
-@tool(E)
+@register_tool(TaskType.EXPLANATION)
 def find_python_symbol(ctx: Ctx, path: str, name: str) -> str:
     """Show the source of one function or class (decorators included) with its lines.
 
@@ -130,7 +129,7 @@ def find_python_symbol(ctx: Ctx, path: str, name: str) -> str:
     return f"# {path} lines {start}-{node.end_lineno}\n{body}"
 
 
-@tool(EDIT, writes=True)
+@register_tool(TaskType.CODE_EDIT, writes=True)
 def replace_python_symbol(ctx: Ctx, path: str, name: str, new_source: str) -> str:
     """Replace one function or class (decorators included) with new source code.
 

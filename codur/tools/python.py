@@ -14,11 +14,10 @@ from pathlib import Path
 
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
 from codur.verify.process import ProcessResult
 
-V, E = TaskType.CODE_VALIDATION, TaskType.EXPLANATION
 TAIL_CHARS = 4000
 """pytest output kept in a summary (its end, where the failures are)."""
 
@@ -41,7 +40,8 @@ def _run(
     return ctx.run(command, timeout_s, stdin=stdin)
 
 
-def _stopped(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
+def stopped_reason(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
+    """Why a program was stopped (timeout, output cap), or "" if it ended by itself."""
     if run.timed_out:
         return f"stopped after {timeout_s:g} s (timeout)"
     if run.truncated:
@@ -68,7 +68,7 @@ class RunReport:
         return "\n".join(parts)
 
 
-@tool(V)
+@register_tool(TaskType.CODE_VALIDATION)
 def run_python_file(
     ctx: Ctx, path: str, arguments: list[str] | None = None, stdin: str | None = None
 ) -> RunReport:
@@ -85,7 +85,7 @@ def run_python_file(
     shown = " ".join(["python", rel, *(arguments or [])])
     command = [_python(ctx), rel, *(arguments or [])]
     run = _run(ctx, command, timeout, stdin, action=f"run `{shown}`", program=target)
-    stopped = _stopped(ctx, run, timeout)
+    stopped = stopped_reason(ctx, run, timeout)
     return RunReport(shown, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
 
 
@@ -129,7 +129,7 @@ def parse_pytest(output: str) -> dict[str, int | list[str]]:
     return counts
 
 
-@tool(V)
+@register_tool(TaskType.CODE_VALIDATION)
 def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None) -> PytestSummary:
     """Run the tests with pytest; returns pass/fail counts and the failing test ids.
 
@@ -163,7 +163,7 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
     return PytestSummary(
         **parse_pytest(run.stdout),  # type: ignore[arg-type]
         exit_code=run.exit_code,
-        stopped=_stopped(ctx, run, timeout_s),
+        stopped=stopped_reason(ctx, run, timeout_s),
         output_tail=output[-TAIL_CHARS:],
     )
 
@@ -172,7 +172,7 @@ _MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.M
 _CONVENTIONAL = ("main.py", "app.py", "manage.py", "run.py", "cli.py", "__main__.py")
 
 
-@tool(V, E)
+@register_tool(TaskType.CODE_VALIDATION, TaskType.EXPLANATION)
 def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
     """Find the programs a project can run: files with a `__main__` guard, conventional
     names (main.py, app.py, __main__.py, ...) and [project.scripts] in pyproject.toml.

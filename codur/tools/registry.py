@@ -1,7 +1,7 @@
 """The tool registry: typed functions, their task types, prompts and dispatch.
 
 A tool is a function `name(ctx, arg: type, ...) -> value` with a Google-style docstring
-and one `@tool(TaskType...)` line; its schema is derived from the signature by
+and one `@register_tool(TaskType...)` line; its schema is derived from the signature by
 langchain-core (`ctx` is injected, so it never appears in the schema). Everything calls
 tools through `invoke`, which turns unknown tools, bad arguments and tool failures into
 an error ToolResult the model can read and correct.
@@ -61,8 +61,8 @@ _TITLES = {
     TaskType.MCP: "MCP servers",
 }
 
-_FAMILIES = ("fs", "search", "data", "python", "pyast", "git", "mcp", "web")
-"""The modules whose `@tool` functions make up the registry, imported on first use."""
+_FAMILIES = ("fs", "search", "data", "python", "shell", "pyast", "git", "mcp", "web")
+"""The modules whose `@register_tool` functions make up the registry, imported on first use."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ _load_lock = threading.Lock()
 _loaded = False
 
 
-def tool(*task_types: TaskType, writes: bool = False) -> Callable[[Callable], Callable]:
+def register_tool(*task_types: TaskType, writes: bool = False) -> Callable[[Callable], Callable]:
     """Register the decorated function as a tool for `task_types`."""
     if not task_types:
         raise ValueError("a tool needs at least one TaskType")

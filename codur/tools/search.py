@@ -16,10 +16,9 @@ from pathlib import Path
 
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import SNIFF, capped
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
 
-S, E = TaskType.SEARCH, TaskType.EXPLANATION
 MAX_LINE = 300
 """Characters of a matching line shown in grep results."""
 
@@ -32,7 +31,7 @@ def _name_matcher(pattern: str) -> tuple[bool, str]:
     return "/" in pat.strip("*"), pat
 
 
-@tool(S, E)
+@register_tool(TaskType.SEARCH, TaskType.EXPLANATION)
 def search_files(ctx: Ctx, pattern: str, path: str = ".") -> list[str]:
     """Find files and folders by name: a glob (`*.py`, `tests/*_test.py`) or plain text.
 
@@ -73,7 +72,7 @@ def ripgrep_binary() -> str | None:
     return str(beside) if beside.is_file() else shutil.which("rg")
 
 
-@tool(S, E)
+@register_tool(TaskType.SEARCH, TaskType.EXPLANATION)
 def grep_files(
     ctx: Ctx, pattern: str, path: str = ".", glob: str | None = None, ignore_case: bool = False
 ) -> GrepResult:

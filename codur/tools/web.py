@@ -13,9 +13,8 @@ import time
 from typing import Any
 
 from codur.tools.context import Ctx, ToolContext, ToolError
-from codur.tools.registry import TaskType, tool
+from codur.tools.registry import TaskType, register_tool
 
-W = TaskType.WEB
 NOISE = ["script", "style", "noscript", "template", "svg", "iframe", "nav", "footer", "aside"]
 """Elements dropped before converting a page to text."""
 
@@ -70,7 +69,7 @@ def _download(ctx: ToolContext, url: str) -> tuple[str, bytes, str, bool]:
         raise ToolError(f"could not fetch {url}: {exc} (is the network reachable?)") from None
 
 
-@tool(W)
+@register_tool(TaskType.WEB)
 def fetch_webpage(ctx: Ctx, url: str) -> str:
     """Fetch a web page and return its main content as readable text.
 
@@ -90,7 +89,7 @@ def fetch_webpage(ctx: Ctx, url: str) -> str:
     return f"{final_url}\n\n{text}{note}"
 
 
-@tool(W)
+@register_tool(TaskType.WEB)
 def duckduckgo_search(ctx: Ctx, query: str, max_results: int = 5) -> list[str]:
     """Search the web (DuckDuckGo via ddgs); returns titles, addresses and snippets.
 

@@ -1,0 +1,50 @@
+"""Drawing the compiled agent graph for `codur graph`: Mermaid text, ASCII art, a PNG.
+
+Mermaid needs nothing more than LangGraph. ASCII art needs the `grandalf` package
+(`pip install 'codur[graph]'`). A PNG is drawn offline with Graphviz through `pygraphviz`
+(`pip install 'codur[graph-png]'`, which needs Graphviz's C library to build); LangGraph's
+other PNG methods send the graph to mermaid.ink or drive a headless browser, so Codur
+does not use them. A missing package is a `MissingExtra` (exit code 7) naming what to
+install.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from codur.errors import MissingExtra, UsageError
+
+if TYPE_CHECKING:
+    from langchain_core.runnables.graph import Graph
+
+Format = Literal["mermaid", "ascii"]
+
+
+def _graph() -> Graph:
+    from codur.graph.build import build_graph
+
+    return build_graph().get_graph()
+
+
+def _need(module: str, feature: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtra(f"{feature} needs the {module} package: pip install 'codur[{extra}]'")
+
+
+def draw(fmt: Format) -> str:
+    """The graph as Mermaid source or ASCII art."""
+    if fmt == "ascii":
+        _need("grandalf", "codur graph --ascii", "graph")
+        return _graph().draw_ascii()
+    return _graph().draw_mermaid()
+
+
+def write_png(path: Path) -> Path:
+    """Draw the graph into the PNG file `path` with Graphviz (offline); the path written."""
+    _need("pygraphviz", "codur graph --png", "graph-png")
+    if not path.parent.is_dir():
+        raise UsageError(f"--png {path}: {path.parent} is not a folder")
+    _graph().draw_png(str(path))
+    return path
