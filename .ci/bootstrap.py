@@ -116,9 +116,8 @@ def optional_extras() -> None:
     """codur[graph-png] (`codur graph --png`) builds against Graphviz's C library: installed
     when the system has it (.ci/run installs it where it can), else its test is skipped."""
     if Path("/usr/include/graphviz/cgraph.h").exists():
-        try:
-            pip("-e", f"{ROOT}[graph-png]")
-        except subprocess.CalledProcessError:
+        cmd = [str(PY), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        if subprocess.run([*cmd, "-e", f"{ROOT}[graph-png]"]).returncode != 0:
             say("could not build pygraphviz; the --png test will be skipped")
 
 
