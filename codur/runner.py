@@ -112,6 +112,7 @@ def run_command(
             check=result.check,
             outside_changes=result.outside_changes,
             run_changes=result.run_changes,
+            final_response=result.final_response,
             exit_code=int(result.exit_code),
         )
     finally:
