@@ -13,16 +13,10 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from codur.graph.outcome import Outcome
+from codur.planning.calls import ToolCallSpec
 from codur.verify.result import VerificationResult
 
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
-
-
-class ToolCallSpec(TypedDict):
-    """A tool call decided by planning (not by an agent): registry name and arguments."""
-
-    tool: str
-    args: dict
 
 
 @dataclass(frozen=True)
