@@ -91,8 +91,8 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
     update: dict[str, Any] = {"attempts": attempts}
     if decision.goto == "end":
         update.update(status=decision.status, status_message=decision.message)
-        if outcome is not None:
-            update["iterations"] = iterations
+        if outcome is not None and (outcome.kind != "no_repair" or state.get("attempts")):
+            update["iterations"] = iterations  # a round with an attempt in it counts
         if decision.answer and outcome is not None:
             update["final_response"] = outcome.reply
         return update
