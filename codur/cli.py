@@ -100,7 +100,7 @@ def run(
     ] = False,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
-    from codur.runner import run_command
+    from codur.run import run_command
 
     if yes and approval not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")

@@ -1,53 +1,153 @@
-"""Running a task: invoke the agent graph with the run's session, and sum up the outcome."""
+"""Running a task, the one place: `run_command` wires config, events, the debug log and
+the terminal around `run_task`, which invokes the agent graph with the run's session and
+sums up the outcome (a RunResult).
+
+Every way a run can end leaves an end record (`run.end`) in the debug log: a result, a
+typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a closed output)
+or a bug (exit code 4, with the traceback in the log only).
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 import time
-from dataclasses import dataclass, field
+import traceback
+from pathlib import Path
 
-from codur.errors import ApprovalRequired, ExitCode, LimitReached
+from codur import __version__
+from codur.config import CodurConfig, LoadedConfig
+from codur.errors import (
+    ApprovalRequired,
+    CodurError,
+    ExitCode,
+    Interrupted,
+    LimitReached,
+    WorkspaceError,
+)
+from codur.events import EventBus
+from codur.log import JsonlLog, Redactor, secret_values
+from codur.report import report
+from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
+from codur.ui import IO
 from codur.undo.diff import text_diff
+from codur.workspace import Workspace
 
-EXIT_CODES: dict[str, ExitCode] = {
-    "verified": ExitCode.OK,
-    "done": ExitCode.OK,
-    "unverified": ExitCode.NOT_VERIFIED,
-    "stuck": ExitCode.NOT_VERIFIED,
-    "limit": ExitCode.NOT_VERIFIED,
-    "approval": ExitCode.APPROVAL_NEEDED,
-}
+__all__ = ["EXIT_CODES", "InternalError", "RunResult", "run_command", "run_task"]
 
 
-@dataclass
-class RunResult:
-    status: str
-    message: str
-    iterations: int = 0
-    files_changed: list[str] = field(default_factory=list)
-    diff: str = ""
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    wall_s: float = 0.0
-    final_response: str = ""
-    check: str = ""
-    """What the verdict rests on: the checks that ran (empty: none)."""
-    outside_changes: list[str] = field(default_factory=list)
-    """Files changed during the run, by Codur or by the programs it ran, outside the code
-    under test (none, in an honest pass)."""
-    run_id: str = ""
-    run_changes: list[str] = field(default_factory=list)
-    """Every file the run changed, created or deleted, by Codur or by the programs it ran
-    (its snapshots differ there; `codur undo` puts them back)."""
-    model_test: str = ""
-    """The test the model wrote when nothing else could check the task (shown)."""
-    cached_prompt_tokens: int = 0
-    """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
+class InternalError(CodurError):
+    """An unexpected exception inside Codur: a bug (the traceback is in the debug log)."""
 
-    @property
-    def exit_code(self) -> ExitCode:
-        return EXIT_CODES[self.status]
+    exit_code = ExitCode.ERROR
+
+
+def run_command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    *,
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+) -> int:
+    cfg = loaded.config
+    cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
+    key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
+    redact = Redactor(secret_values(os.environ, key_envs))
+    io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
+    for warning in loaded.warnings:
+        io.warn(warning)
+    bus = EventBus()
+    interactive = sys.stdin.isatty() and not json_mode
+    ws = Workspace(workdir)
+    session = Session(
+        cfg,
+        ws,
+        bus,
+        profile=profile,
+        confirm=io.confirm if interactive else None,
+    )
+    log = None
+    if cfg.log.enabled:
+        log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
+        bus.subscribe(log)
+    bus.subscribe(io.on_event)
+    try:
+        bus.emit(
+            "run.start",
+            run_id=session.run_id,
+            version=__version__,
+            task=task,
+            workdir=str(workdir),
+            profile=profile or cfg.llm.default_profile,
+            config=cfg.model_dump(mode="json"),
+            config_layers=loaded.layers,
+            warnings=loaded.warnings,
+        )
+        try:
+            result: RunResult = run_task(session, task)
+        except CodurError as exc:
+            bus.emit("run.end", status="error", error=str(exc), exit_code=int(exc.exit_code))
+            raise
+        except Interrupted as exc:
+            bus.emit("run.end", status="interrupted", signal=str(exc), exit_code=exc.exit_code)
+            raise
+        except KeyboardInterrupt:
+            bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            bus.emit(
+                "run.end",
+                status="error",
+                error=error,
+                traceback=traceback.format_exc(),
+                exit_code=int(ExitCode.ERROR),
+            )
+            where = f"; the traceback is in {log.path}" if log else ""
+            raise InternalError(f"{error} (a bug: please report it{where})") from exc
+        bus.emit(
+            "run.end",
+            status=result.status,
+            message=result.message,
+            iterations=result.iterations,
+            files_changed=result.files_changed,
+            diff=result.diff,
+            model_calls=result.model_calls,
+            prompt_tokens=result.prompt_tokens,
+            cached_prompt_tokens=result.cached_prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            wall_s=result.wall_s,
+            check=result.check,
+            outside_changes=result.outside_changes,
+            run_changes=result.run_changes,
+            final_response=result.final_response,
+            exit_code=int(result.exit_code),
+        )
+    finally:
+        if log is not None:
+            log.close()
+    report(io, result, log.path if log else None, cfg.display, workdir)
+    return result.exit_code
+
+
+def log_path(cfg: CodurConfig, ws: Workspace) -> Path:
+    """Where the debug log goes: `log.path`, confined to the workspace like any write
+    (a path or symlink leading outside is refused; the file itself is never a symlink)."""
+    path = Path(cfg.log.path).expanduser()
+    try:
+        ws.resolve(path)
+    except WorkspaceError as exc:
+        raise WorkspaceError(f"log.path {cfg.log.path!r}: {exc}") from None
+    target = ws.root / path
+    if target.is_symlink():
+        raise WorkspaceError(
+            f"log.path {cfg.log.path!r}: {target} is a symlink; Codur does not write "
+            "through it (remove it, or set log.path)"
+        )
+    return target
 
 
 def changes(session: Session) -> tuple[list[str], str]:

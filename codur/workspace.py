@@ -11,6 +11,22 @@ from pathlib import Path
 from codur.errors import WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
 
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    "env",
+    "node_modules",
+    "__pycache__",
+    "site-packages",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "build",
+    "dist",
+}
+"""Folders that hold no project tests (virtual environments, caches, build output)."""
+
 
 @dataclass(frozen=True)
 class Workspace:

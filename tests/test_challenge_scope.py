@@ -14,8 +14,8 @@ from codur.challenges.outcome import Outcome, summarize
 from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge, discover, load
+from codur.process import run_process
 from codur.verify.check import normalize
-from codur.verify.process import run_process
 
 
 def challenge(root: Path, prompt: str, files: dict[str, str], yaml: str = "") -> Challenge:

@@ -73,6 +73,8 @@ def test_fixed_on_the_first_try(tmp_path: Path) -> None:
         "llm_pre_plan",
         "llm_plan",
         "delegate",
+        "verify",  # the one verification path: the files are checked before the agent runs
+        "review",
         "execute",
         "verify",
         "review",
@@ -207,7 +209,7 @@ def test_rejected_edit_is_fed_back(tmp_path: Path) -> None:
 def test_phase_0_file_operations_make_no_model_call(tmp_path: Path, task: str, check: Any) -> None:
     run = Run(tmp_path, [], task=task)
     assert run.result.model_calls == 0 and run.result.status == "done"
-    assert run.nodes == ["textual_pre_plan", "tool", "review"]
+    assert run.nodes == ["textual_pre_plan", "tool"]
     assert check(run.root)
     if task.startswith("read"):
         assert "range(len(xs) - 1)" in run.result.final_response
@@ -283,9 +285,12 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "execute --> verify",
         "verify --> review",
         "review -.-> repair",
+        "review -.-> sample",
         "repair -.-> verify",
         "repair -.-> review",
-        "tool --> review",
+        "sample -.-> verify",
+        "tool -.-> llm_plan",
+        "llm_plan -.-> tool",
         "review -.-> textual_pre_plan",
         "review -.-> __end__",
         "textual_pre_plan -.-> tool",

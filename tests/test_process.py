@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from codur.verify.process import run_process
+from codur.process import run_process
 
 
 def py(code: str) -> list[str]:

@@ -13,10 +13,10 @@ import pytest
 from helpers import run_cli, scripted_profile
 
 from codur.config import load_config
+from codur.process import run_process
 from codur.sandbox import Sandbox
 from codur.sandbox.confine import Bubblewrap, Landlock, bubblewrap_unavailable, landlock_unavailable
 from codur.sandbox.env import scrubbed
-from codur.verify.process import run_process
 
 NO_LANDLOCK = landlock_unavailable()
 NO_BWRAP, BWRAP = bubblewrap_unavailable(30)

@@ -123,7 +123,10 @@ def test_discover_entry_points(call, tool_ws) -> None:
     for rel, text in files.items():
         (tool_ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (tool_ws / rel).write_text(text)
-    assert call("discover_entry_points").value == [
+    found = call("discover_entry_points")
+    files = ["main.py", "app.py", "pkg/__main__.py", "tool.py"]
+    assert [p.path for p in found.value.files] == files
+    assert found.output.splitlines() == [
         "main.py (__main__ guard and conventional name)",
         "app.py (conventional name)",
         "pkg/__main__.py (conventional name)",

@@ -38,7 +38,9 @@ class CoderAgent:
         after = set(session.written())
         result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
         result.digest, result.truncated = proposal.digest, proposal.truncated
-        if proposal.digest in request.seen:
+        if request.answer:
+            pass  # an answer: its reply is the result, and nothing in it is written
+        elif proposal.digest in request.seen:
             result.duplicate = True
         elif proposal.error is not None:
             result.error = proposal.error
@@ -62,7 +64,8 @@ class CoderAgent:
         client = session.client(self.profile)
         wanted = self.config.tools if self.config and client.profile.agent_tools else []
         task_types = [TaskType(t) for t in wanted]
-        names = [s.name for s in list_tools_for_tasks(task_types)] if task_types else []
+        specs = list_tools_for_tasks(task_types) if task_types else []
+        names = [s.name for s in specs if not (request.answer and s.writes)]
         native = bool(names) and client.profile.native_tools
         system = prompt("coder_system.md")
         if names and not native:
@@ -70,7 +73,7 @@ class CoderAgent:
 
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
         base, budget, edit_format = build_messages(request, client, system)
-        tools = langchain_tools(task_types) if native else []
+        tools = [t for t in langchain_tools(task_types) if t.name in names] if native else []
         new: list[BaseMessage] = []
         rounds = session.config.runtime.max_tool_iterations
         if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
@@ -86,20 +89,32 @@ class CoderAgent:
                 calls = detect_tool_calls(text, names)
             if not calls or round_no == rounds:
                 break
-            new += run_tools(reply, text, calls, session)
+            new += run_tools(reply, text, calls, session, set(names) if request.answer else None)
             variation = session.usage.calls
         proposal = read_reply(text, request.files, edit_format, session, truncated(reply))
         return proposal, [*new, AIMessage(text)]
 
 
-def run_tools(reply: Any, text: str, calls: list[dict[str, Any]], session: Session) -> list:
-    """Run the calls through the registry; results as ToolMessages (native) or text."""
+def run_tools(
+    reply: Any,
+    text: str,
+    calls: list[dict[str, Any]],
+    session: Session,
+    allowed: set[str] | None = None,
+) -> list:
+    """Run the calls through the registry (with `allowed`, a tool not in it fails as an
+    observation: an answer never writes); results as ToolMessages (native) or text."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from codur.tools.registry import invoke
+    from codur.tools.registry import ToolResult, invoke
 
     ctx = session.tool_context()
-    results = [invoke(c["name"], c["args"], ctx) for c in calls]
+    results = [
+        invoke(c["name"], c["args"], ctx)
+        if allowed is None or c["name"] in allowed
+        else ToolResult(c["name"], False, f"{c['name']} is not available here", None, 0.0)
+        for c in calls
+    ]
     if reply.tool_calls:
         return [reply] + [
             ToolMessage(

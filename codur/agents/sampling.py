@@ -18,7 +18,7 @@ from codur.agents.proposal import Proposal
 from codur.repair.scratch import Scratch
 from codur.repair.trial import Trial, TrialResult
 from codur.verify.agent import verification_context
-from codur.verify.target import SKIP_DIRS
+from codur.workspace import SKIP_DIRS
 
 if TYPE_CHECKING:
     from codur.agents.coder import CoderAgent

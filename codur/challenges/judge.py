@@ -11,8 +11,8 @@ from pathlib import Path
 from codur.challenges.scope import EditScope, scope_for
 from codur.challenges.snapshot import Snapshot, snapshot, violations
 from codur.challenges.spec import Challenge
+from codur.process import run_process
 from codur.verify.check import normalize
-from codur.verify.process import run_process
 
 OUTPUT_LIMIT = 1_000_000
 

@@ -21,8 +21,8 @@ from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge
 from codur.litter import temp_prefix
+from codur.process import run_process
 from codur.sandbox import Sandbox
-from codur.verify.process import run_process
 
 OUTPUT_LIMIT = 5_000_000
 DEFAULT_COMMAND = (sys.executable, "-m", "codur")

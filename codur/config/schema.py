@@ -133,6 +133,10 @@ class PlanningConfig(_Section):
     keep_feedback_messages: int = Field(6, gt=0)
     """Message pruning: the most recent verification-feedback turns (with the attempts
     they answer) kept in the conversation; the original task is always kept."""
+    max_tool_rounds: int = Field(3, ge=0)
+    """Rounds of tool calls the planner may make, each result going back to it, before it
+    must delegate or answer ("list the files, then fix the bug"); past it the run ends
+    with the last results."""
 
 
 class VerifyConfig(_Section):

@@ -18,14 +18,14 @@ from codur.verify.target import is_test
 
 def attempt(state: AgentState, outcome: str, summary: str, **extra: Any) -> Attempt:
     """The record of the attempt that just ended (see Attempt.outcome)."""
-    last = state.get("agent_outcome", {})
+    last = state.get("outcome")
     return {
         "iteration": state.get("iterations", 0) + 1,
-        "agent": last.get("agent", ""),
-        "files_changed": list(last.get("files_changed", [])),
+        "agent": last.agent if last else "",
+        "files_changed": list(last.files_changed) if last else [],
         "outcome": outcome,
         "summary": summary,
-        "digest": last.get("digest", ""),
+        "digest": last.digest if last else "",
         **extra,
     }
 
@@ -73,6 +73,7 @@ def build_request(
         edit_format="functions" if cut else None,
         hot_lines=hot,
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
+        answer=state.get("intent") == "answer",
     )
 
 

@@ -6,51 +6,27 @@ context (`codur.session.Session`), so a checkpoint holds only data.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from codur.graph.outcome import Outcome
+from codur.planning.calls import ToolCallSpec
 from codur.verify.result import VerificationResult
 
-NextAction = Literal[
-    "continue_to_llm_pre_plan",
-    "continue_to_llm_plan",
-    "delegate",
-    "tool",
-    "end",
-    "continue",
-    "repair",
-    "sample",
-    "verify",
-    "review",
-    "execute",
-]
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
 
 
-class ToolCallSpec(TypedDict):
-    """A tool call decided by planning (not by an agent): registry name and arguments."""
+@dataclass(frozen=True)
+class ToolRun:
+    """A planned tool call and its result, shown to planning in its next step."""
 
     tool: str
     args: dict
-
-
-class AgentOutcome(TypedDict, total=False):
-    agent: str
-    status: Literal["delegated", "completed", "failed"]
-    reply: str
-    files_changed: list[str]
-    error: str
-    notes: list[str]
-    """Parts of the reply left out (outside the edit scope), for the next prompt."""
-    digest: str
-    duplicate: bool
-    truncated: bool
-    candidates: list[str]
-    """Sampling: one line per candidate tried (how it failed)."""
-    fingerprints: list[str]
-    """Sampling: the failures of the candidates that ran."""
+    ok: bool
+    output: str
 
 
 class Attempt(TypedDict, total=False):
@@ -59,6 +35,7 @@ class Attempt(TypedDict, total=False):
 
     iteration: int
     agent: str
+    """The agent reference; empty for the repair search."""
     files_changed: list[str]
     outcome: str
     """passed, failed, rejected, cut (at the token limit), duplicate, no edit, sampled."""
@@ -71,12 +48,24 @@ class Attempt(TypedDict, total=False):
 class AgentState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     task: str
-    next_action: NextAction
-    agent_outcome: AgentOutcome
+    outcome: Outcome | None
+    """What the last attempt did; None before the first attempt (the first check)."""
     iterations: int
     final_response: str
+    """What the run answers: a planner's or agent's reply, or planned tools' output."""
     selected_agent: str
+    """The agent planning chose (a reference as written); settled by delegate."""
+    agent: str
+    """The agent that runs the task: resolved once, by delegate, for the whole run."""
     tool_calls: list[ToolCallSpec]
+    """Tool calls planning decided on, not yet run."""
+    tool_calls_by: Literal["task", "planner"]
+    """task: the task itself is the file operation (phase 0), so the run ends with its
+    output; planner: the results go back to planning (llm_plan) for the next step."""
+    tool_results: list[ToolRun]
+    """Planned tool calls that ran and their results, shown to planning."""
+    tool_rounds: int
+    """Rounds of planned tool calls so far (at most planning.max_tool_rounds)."""
     context_files: dict[str, str]
     """Files read into context before any model call (`@file` references)."""
     llm_calls: int
@@ -90,4 +79,5 @@ class AgentState(TypedDict, total=False):
     status: Status
     status_message: str
     intent: Literal["change", "answer"]
-    """answer: the task asks for an explanation (it edits nothing and gets no check)."""
+    """answer: the task asks a question or an explanation: nothing is edited, nothing is
+    checked or repaired, and the agent's reply is the run's answer."""

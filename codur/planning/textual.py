@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from codur.graph.state import ToolCallSpec
+from codur.planning.calls import ToolCallSpec
 
 _Q = r"""(?:"(?P<{0}dq>[^"]*)"|'(?P<{0}sq>[^']*)'|(?P<{0}bare>\S+))"""
 

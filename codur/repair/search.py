@@ -26,8 +26,8 @@ from codur.tools.context import ToolContext
 from codur.verify.agent import verification_context
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
-from codur.verify.target import SKIP_DIRS, is_test, python_files
-from codur.workspace import Workspace
+from codur.verify.target import is_test, python_files
+from codur.workspace import SKIP_DIRS, Workspace
 
 
 @dataclass(frozen=True)

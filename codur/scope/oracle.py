@@ -16,7 +16,7 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from codur.verify.target import SKIP_DIRS
+from codur.workspace import SKIP_DIRS
 
 CHECK_CONFIG = ("pytest.ini", "tox.ini")
 SECTIONED_CONFIG = {"setup.cfg": "[tool:pytest]", "pyproject.toml": "[tool.pytest"}

@@ -24,9 +24,9 @@ from codur.undo.diff import text_diff
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
+    from codur.process import ProcessResult
     from codur.session import Session
     from codur.tools.mcp import McpClients
-    from codur.verify.process import ProcessResult
 
 
 class ToolError(CodurError):
@@ -170,7 +170,7 @@ class ToolContext:
     ) -> ProcessResult:
         """Run a program from the workspace root in the run's sandbox, with the tools'
         output and memory caps."""
-        from codur.verify.process import run_process
+        from codur.process import run_process
 
         memory = self.config.memory_limit_mb
         return run_process(

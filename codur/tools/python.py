@@ -12,11 +12,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.process import ProcessResult
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
 from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
-from codur.verify.process import ProcessResult
 
 TAIL_CHARS = 4000
 """pytest output kept in a summary (its end, where the failures are)."""
@@ -59,6 +59,10 @@ class RunReport:
     stderr: str
     duration_s: float
     stopped: str = ""
+    """Why it was stopped, for people (empty: it ended by itself)."""
+    timed_out: bool = False
+    truncated: bool = False
+    """Its output went past the cap and it was stopped."""
 
     def __str__(self) -> str:
         status = self.stopped or f"exit code {self.exit_code}"
@@ -86,7 +90,16 @@ def run_python_file(
     command = [_python(ctx), rel, *(arguments or [])]
     run = _run(ctx, command, timeout, stdin, action=f"run `{shown}`", program=target)
     stopped = stopped_reason(ctx, run, timeout)
-    return RunReport(shown, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
+    return RunReport(
+        shown,
+        run.exit_code,
+        run.stdout,
+        run.stderr,
+        run.duration_s,
+        stopped,
+        timed_out=run.timed_out,
+        truncated=run.truncated,
+    )
 
 
 @dataclass(frozen=True)
@@ -100,7 +113,9 @@ class PytestSummary:
     failing: list[str] = field(default_factory=list)
     exit_code: int | None = None
     stopped: str = ""
+    """Why pytest was stopped, for people (empty: it ended by itself)."""
     output_tail: str = ""
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -165,6 +180,7 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
         exit_code=run.exit_code,
         stopped=stopped_reason(ctx, run, timeout_s),
         output_tail=output[-TAIL_CHARS:],
+        timed_out=run.timed_out,
     )
 
 
@@ -172,18 +188,21 @@ _MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.M
 _CONVENTIONAL = ("main.py", "app.py", "manage.py", "run.py", "cli.py", "__main__.py")
 
 
-@register_tool(TaskType.CODE_VALIDATION, TaskType.EXPLANATION)
-def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
-    """Find the programs a project can run: files with a `__main__` guard, conventional
-    names (main.py, app.py, __main__.py, ...) and [project.scripts] in pyproject.toml.
+@dataclass(frozen=True)
+class EntryPoint:
+    """A program the project can run: its path and why it counts as one."""
 
-    Args:
-        path: Folder to look in, relative to the workspace root.
-    """
-    start = ctx.path(path)
-    if not start.is_dir():
-        raise ToolError(f"{path} is not a folder")
-    found: list[tuple[int, str]] = []
+    path: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.why})"
+
+
+def entry_points(ctx: ToolContext, start: Path) -> list[EntryPoint]:
+    """Files under `start` with a `__main__` guard or a conventional name, most likely
+    first (both reasons before one)."""
+    found: list[tuple[int, EntryPoint]] = []
     for entry in walk(ctx, start):
         if entry.is_dir or entry.path.suffix != ".py" or not entry.path.is_file():
             continue  # a FIFO named *.py would block the read
@@ -200,9 +219,37 @@ def discover_entry_points(ctx: Ctx, path: str = ".") -> list[str]:
                 for w, on in (("__main__ guard", guarded), ("conventional name", conventional))
                 if on
             )
-            found.append((-(guarded + conventional), f"{entry.rel} ({why})"))
-    lines = [text for _, text in sorted(found)]
-    return capped(ctx, [*lines, *_project_scripts(ctx, start)])
+            found.append((-(guarded + conventional), EntryPoint(entry.rel, why)))
+    return [point for _, point in sorted(found, key=lambda f: (f[0], str(f[1])))]
+
+
+@dataclass(frozen=True)
+class EntryPoints:
+    """What `discover_entry_points` found: the runnable files (typed, for verification)
+    and the [project.scripts] entries; it reads as one line each."""
+
+    files: list[EntryPoint]
+    lines: list[str]
+    """What the model reads: one line each (capped at `tools.max_list_entries`)."""
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines) if self.lines else "(none)"
+
+
+@register_tool(TaskType.CODE_VALIDATION, TaskType.EXPLANATION)
+def discover_entry_points(ctx: Ctx, path: str = ".") -> EntryPoints:
+    """Find the programs a project can run: files with a `__main__` guard, conventional
+    names (main.py, app.py, __main__.py, ...) and [project.scripts] in pyproject.toml.
+
+    Args:
+        path: Folder to look in, relative to the workspace root.
+    """
+    start = ctx.path(path)
+    if not start.is_dir():
+        raise ToolError(f"{path} is not a folder")
+    files = entry_points(ctx, start)
+    lines = capped(ctx, [*map(str, files), *_project_scripts(ctx, start)])
+    return EntryPoints(files, lines)
 
 
 def _project_scripts(ctx: ToolContext, start: Path) -> list[str]:

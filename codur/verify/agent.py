@@ -121,7 +121,7 @@ def _entry(ctx: ToolContext, cfg: VerifyConfig, refs: list[str]) -> tuple[str | 
         )
         return entry, why
     found = invoke("discover_entry_points", {}, ctx)
-    runnable = [line.split(" (")[0] for line in (found.value or []) if line.endswith(")")]
+    runnable = [point.path for point in found.value.files] if found.ok else []
     with_output = [e for e in runnable if e.endswith(".py") and _expected_for(ctx, cfg, e, {})]
     if len(with_output) == 1:
         return with_output[0], "found by discover_entry_points"

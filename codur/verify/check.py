@@ -6,8 +6,8 @@ import difflib
 from dataclasses import dataclass
 
 from codur.events import EventBus
+from codur.process import ProcessResult
 from codur.resources import prompt
-from codur.verify.process import ProcessResult
 from codur.verify.target import Target
 
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel, Field
 
 from codur.errors import WorkspaceError
 from codur.litter import temp_prefix
+from codur.process import ProcessResult
 from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PYTEST_FLAGS, PytestSummary, summarize_pytest
 from codur.verify.evidence import Evidence, exception_names, locations
-from codur.verify.process import ProcessResult
 
 ORIGIN = {
     "task": "the task statement",

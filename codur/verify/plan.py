@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from codur.process import ProcessResult
 from codur.resources import prompt
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
@@ -21,7 +22,6 @@ from codur.verify.check import emit_run, failure_message, judge
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
-from codur.verify.process import ProcessResult
 from codur.verify.target import Target, runs_something
 
 
@@ -77,8 +77,8 @@ class OutputCheck(BaseModel):
             stdout=report.stdout,
             stderr=report.stderr,
             duration_s=report.duration_s,
-            timed_out="timeout" in report.stopped,
-            truncated=bool(report.stopped) and "timeout" not in report.stopped,
+            timed_out=report.timed_out,
+            truncated=report.truncated,
         )
         target = Target(result.command, self.entry, self.against)
         verdict = judge(target, result, self._expected(ctx))
@@ -179,7 +179,7 @@ class TestCheck(BaseModel):
             exceptions=exception_names(tail),
             failing_tests=summary.failing,
             duration_s=call.duration_s,
-            timed_out="timeout" in summary.stopped,
+            timed_out=summary.timed_out,
             hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
         )
 

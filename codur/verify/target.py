@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
-from codur.workspace import Workspace
+from codur.workspace import SKIP_DIRS, Workspace
 
 CONVENTIONAL_ENTRY_POINTS = ("main.py", "app.py", "__main__.py", "run.py")
 NOT_ENTRY_POINTS = {"setup.py", "conftest.py", "noxfile.py"}
@@ -77,23 +77,6 @@ def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None
         if p.name not in NOT_ENTRY_POINTS and not is_test(p.name)
     ]
     return scripts[0] if len(scripts) == 1 else None
-
-
-SKIP_DIRS = {
-    ".git",
-    ".venv",
-    "venv",
-    "env",
-    "node_modules",
-    "__pycache__",
-    "site-packages",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    "build",
-    "dist",
-}
-"""Folders that hold no project tests (virtual environments, caches, build output)."""
 
 
 def python_files(root: Path) -> Iterator[str]:

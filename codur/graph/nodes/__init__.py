@@ -1,4 +1,9 @@
-"""Graph nodes: each a function `(state, runtime) -> partial update`. None prints."""
+"""Graph nodes: each a function `(state, runtime) -> partial update`. None prints.
+
+A node whose work ends in a choice of where to go returns `Command[Literal[...]]` (the
+update and the destination together; the choice itself, where it is more than a line, is a
+pure function such as `codur.graph.decide.decide`); every other edge is fixed in build.py.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.graph.state import AgentState
 from codur.session import Session
 
-Node = Callable[[AgentState, Runtime[Session]], dict[str, Any]]
+Update = dict[str, Any] | Command
+Node = Callable[[AgentState, Runtime[Session]], Any]
 
 
 def traced(name: str) -> Callable[[Node], Node]:
@@ -19,13 +26,13 @@ def traced(name: str) -> Callable[[Node], Node]:
 
     def wrap(func: Node) -> Node:
         @functools.wraps(func)
-        def node(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+        def node(state: AgentState, runtime: Runtime[Session]) -> Update:
             with runtime.context.bus.span(
                 "node", node=name, iteration=state.get("iterations", 0)
             ) as out:
                 update = func(state, runtime)
-                if "next_action" in update:
-                    out["next_action"] = update["next_action"]
+                if isinstance(update, Command):
+                    out["goto"] = update.goto
                 return update
 
         return node

@@ -1,11 +1,14 @@
-"""Delegate: settle which agent runs the task (the planner's choice, else the default);
-on the first round, with `repair.before_first_attempt`, check the files first."""
+"""Delegate: settle which agent runs the task (the planner's choice, else the default),
+resolved once (again only if a replanning chose another); the nodes after it use it.
+The first round checks the files before the agent runs (the one verification path: a
+failure found there may go to the repair search first); an answer is never checked."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.agents.registry import resolve
 from codur.errors import ConfigError
@@ -15,24 +18,20 @@ from codur.session import Session
 
 
 @traced("delegate")
-def delegate(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def delegate(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["execute", "verify"]]:
     cfg = runtime.context.config
     default = cfg.agents.preferences.default_agent
-    agent = state.get("selected_agent") or default
-    try:
-        resolve(agent, cfg)
-    except ConfigError as exc:
-        runtime.context.bus.emit(
-            "delegate.fallback", requested=agent, error=str(exc), agent=default
-        )
-        resolve(default, cfg)  # a bad default agent is a config error: let it surface
-        agent = default
-    repair = cfg.repair
+    agent = state.get("agent")
+    wanted = state.get("selected_agent") or default
+    if not agent or wanted != agent:  # once a run, unless planning chose again
+        try:
+            agent = resolve(wanted, cfg).reference
+        except ConfigError as exc:
+            runtime.context.bus.emit(
+                "delegate.fallback", requested=wanted, error=str(exc), agent=default
+            )
+            agent = resolve(default, cfg).reference  # a bad default agent: a config error
     first = not state.get("attempts") and not state.get("repairs_tried")
-    search_first = repair.enabled and repair.before_first_attempt
-    check_first = first and (search_first or not runtime.context.model_allowed)
-    return {
-        "selected_agent": agent,
-        "agent_outcome": {"agent": agent, "status": "delegated"},
-        "next_action": "verify" if check_first else "execute",
-    }
+    check_first = first and state.get("intent", "change") == "change"
+    update = {"agent": agent, "selected_agent": agent, "outcome": None}
+    return Command(update=update, goto="verify" if check_first else "execute")

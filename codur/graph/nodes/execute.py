@@ -1,5 +1,5 @@
-"""Execute: run the delegated agent (its tool loop and edits) on the task, with the
-files as they are now and how the check fails on them."""
+"""Execute: run the run's agent (its tool loop and edits) on the task, with the files as
+they are now and how the check fails on them; record what happened as one Outcome."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from codur.agents.registry import resolve
+from codur.agents.registry import AgentResult, resolve
 from codur.graph.attempts import build_request
-from codur.graph.checks import verify_now
 from codur.graph.nodes import traced
+from codur.graph.outcome import Outcome, OutcomeKind
 from codur.graph.state import AgentState
 from codur.session import Session
 
@@ -18,27 +18,31 @@ from codur.session import Session
 @traced("execute")
 def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
-    agent_ref = state["selected_agent"]
-    verdict = state.get("verification")
-    first = not state.get("attempts")
-    checked = verdict is not None and state.get("agent_outcome", {}).get("status") == "delegated"
-    if first and not checked:  # no check yet: see how it fails now
-        verdict = verify_now(state, session)
-    request = build_request(state, session, verdict)
-    result = resolve(agent_ref, session.config).build().run(request, session)
-    outcome: dict[str, Any] = {
-        "agent": agent_ref,
-        "status": "failed" if result.error or result.duplicate or result.truncated else "completed",
-        "reply": result.reply,
-        "files_changed": result.files_changed,
-        "notes": result.notes,
-        "digest": result.digest,
-        "duplicate": result.duplicate,
-        "truncated": result.truncated,
-    }
-    if result.error:
-        outcome["error"] = result.error
-    update: dict[str, Any] = {"agent_outcome": outcome, "messages": result.messages}
-    if verdict is not None and not checked and first:
-        update["verification"] = verdict
-    return update
+    agent = state["agent"]
+    request = build_request(state, session, state.get("verification"))
+    result = resolve(agent, session.config).build().run(request, session)
+    return {"outcome": outcome(agent, result, request.answer), "messages": result.messages}
+
+
+def outcome(agent: str, result: AgentResult, answer: bool = False) -> Outcome:
+    """The typed outcome of one agent run."""
+    kind: OutcomeKind
+    if result.truncated:
+        kind = "cut"
+    elif result.duplicate:
+        kind = "duplicate"
+    elif result.error:
+        kind = "rejected"
+    elif answer:
+        kind = "answered"
+    else:
+        kind = "edited" if result.files_changed else "no_edit"
+    return Outcome(
+        kind=kind,
+        agent=agent,
+        reply=result.reply,
+        files_changed=tuple(result.files_changed),
+        error=result.error or "",
+        notes=tuple(result.notes),
+        digest=result.digest,
+    )

@@ -1,19 +1,24 @@
 """Phase 2: the planner decides (seed 000's JSON decision): delegate to an agent, call
 tools, or respond. Its reply is parsed robustly; an unusable reply is retried with the
-reason, up to planning.max_retry_attempts, then the default agent gets the task."""
+reason, up to planning.max_retry_attempts, then the default agent gets the task.
+
+Tool results come back here (with them in the prompt), so a task of several steps runs
+tools and then delegates; after planning.max_tool_rounds the planner may not call more."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.graph import END
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 from pydantic import BaseModel, ValidationError
 
 from codur.agents.registry import agent_choices, resolve
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
-from codur.graph.state import AgentState
+from codur.graph.state import AgentState, ToolRun
 from codur.planning.parse import extract_json_object
 from codur.resources import prompt
 from codur.session import Session
@@ -27,6 +32,7 @@ class PlannedCall(BaseModel):
 class PlanDecision(BaseModel):
     action: Literal["delegate", "tool", "respond", "done"]
     agent: str | None = None
+    intent: Literal["change", "answer"] = "change"
     reasoning: str = ""
     response: str = ""
     tool_calls: list[PlannedCall] = []
@@ -63,8 +69,22 @@ def _system(session: Session) -> str:
     )
 
 
+def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
+    shown = "\n\n".join(
+        f"{r.tool}({r.args}) -> {'ok' if r.ok else 'error'}:\n{r.output}" for r in runs
+    )
+    return prompt("plan_tool_results.md").format(round=round_no, rounds=rounds, results=shown)
+
+
+Goto = Literal["delegate", "tool", "__end__"]
+
+
+def _delegate(agent: str, **update: Any) -> Command[Goto]:
+    return Command(update={"selected_agent": agent, **update}, goto="delegate")
+
+
 @traced("llm_plan")
-def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     session = runtime.context
     default = session.config.agents.preferences.default_agent
     choices = agent_choices(session.config)
@@ -72,20 +92,24 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         session.bus.emit(
             "plan.decision", action="delegate", agent=default, reasoning="no model (--no-model)"
         )
-        return {"next_action": "delegate", "selected_agent": default}
-    if state.get("context_files") and len(choices) == 1:  # a code task, one agent: no choice
+        return _delegate(default)
+    runs = state.get("tool_results", [])
+    if state.get("context_files") and len(choices) == 1 and not runs:  # one agent: no choice
         session.bus.emit(
             "plan.decision",
             action="delegate",
             agent=choices[0],
             reasoning="a code task and a single agent: nothing to choose",
         )
-        return {"next_action": "delegate", "selected_agent": choices[0]}
+        return _delegate(choices[0])
     files = ", ".join(state.get("context_files", {})) or "none"
     messages = [
         SystemMessage(_system(session)),
         HumanMessage(f"Task: {state['task']}\nFiles in context: {files}"),
     ]
+    rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
+    if runs:
+        messages.append(HumanMessage(_results(runs, done, rounds)))
     for attempt in range(session.config.planning.max_retry_attempts + 1):
         reply = session.client().invoke(messages)
         try:
@@ -99,12 +123,19 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
             ]
     else:
         session.bus.emit("plan.fallback", agent=default)
-        return {"next_action": "delegate", "selected_agent": default}
+        return _delegate(default)
     session.bus.emit("plan.decision", **decision.model_dump())
     if decision.action == "delegate":
         agent = resolve(decision.agent or default, session.config).reference
-        return {"next_action": "delegate", "selected_agent": agent}
-    if decision.action == "tool":
+        return _delegate(agent, intent=decision.intent)
+    if decision.action == "tool" and done < rounds:
         calls = [{"tool": c.tool, "args": c.args} for c in decision.tool_calls]
-        return {"next_action": "tool", "tool_calls": calls}
-    return {"next_action": "end", "final_response": decision.response, "status": "done"}
+        return Command(update={"tool_calls": calls, "tool_calls_by": "planner"}, goto="tool")
+    if decision.action == "tool":  # no rounds left: the run ends with the last results
+        session.bus.emit("plan.tool_rounds", rounds=rounds)
+        message = f"planning.max_tool_rounds ({rounds}) reached"
+        return Command(update={"status": "done", "status_message": message}, goto=END)
+    update = {"status": "done", "intent": "answer"}
+    if decision.response or not runs:
+        update["final_response"] = decision.response
+    return Command(update=update, goto=END)

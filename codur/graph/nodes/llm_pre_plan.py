@@ -8,10 +8,12 @@ that references files is about code, so it goes on without spending a call.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.graph import END
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
@@ -23,10 +25,12 @@ DIRECT = {"greeting", "question", "file_operation"}
 
 
 @traced("llm_pre_plan")
-def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def llm_pre_plan(
+    state: AgentState, runtime: Runtime[Session]
+) -> Command[Literal["llm_plan", "tool", "__end__"]]:
     session = runtime.context
     if state.get("context_files") or not session.model_allowed:
-        return {"next_action": "continue_to_llm_plan"}
+        return Command(goto="llm_plan")
     client = session.client()
     reply = client.invoke([SystemMessage(prompt("pre_plan.md")), HumanMessage(state["task"])])
     data = extract_json_object(str(reply.content)) or {}
@@ -36,7 +40,7 @@ def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]
         and confidence >= session.config.planning.pre_plan_confidence
     )
     if not sure or not isinstance(kind, str) or kind not in DIRECT:
-        return {"next_action": "continue_to_llm_plan"}
+        return Command(goto="llm_plan")
     listed = data.get("tool_calls") or []
     calls = (
         [c for c in listed if isinstance(c, dict) and "tool" in c]
@@ -47,7 +51,8 @@ def llm_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]
         calls = []  # a call whose arguments are not an object: the planner decides instead
     if kind == "file_operation" and calls:
         tool_calls = [{"tool": str(c["tool"]), "args": dict(c.get("args") or {})} for c in calls]
-        return {"next_action": "tool", "tool_calls": tool_calls}
+        return Command(update={"tool_calls": tool_calls, "tool_calls_by": "planner"}, goto="tool")
     if kind in ("greeting", "question") and isinstance(data.get("response"), str):
-        return {"next_action": "end", "final_response": data["response"], "status": "done"}
-    return {"next_action": "continue_to_llm_plan"}
+        update = {"final_response": data["response"], "status": "done", "intent": "answer"}
+        return Command(update=update, goto=END)
+    return Command(goto="llm_plan")

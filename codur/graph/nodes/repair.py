@@ -3,18 +3,20 @@ apply the smallest one found (each file approved and recorded like any edit)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.errors import EditDeclined
 from codur.graph.nodes import traced
+from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
 from codur.session import Session
 
 
 @traced("repair")
-def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["verify", "review"]]:
     from codur.repair.search import search  # only runs that fail a check need it
 
     session = runtime.context
@@ -34,8 +36,9 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         change=result.candidate.description if result.candidate else "",
         diff=result.diff,
     )
+    none = Command(update={"repairs_tried": tried, "outcome": Outcome("no_repair")}, goto="review")
     if result.candidate is None:
-        return {"repairs_tried": tried, "next_action": "review"}
+        return none
     written = []
     for path, text in result.sources.items():
         try:
@@ -44,11 +47,10 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
             continue  # suggest mode, and the user said no (the gate's event records it)
         written.append(path)
     if not written:
-        return {"repairs_tried": tried, "next_action": "review"}
-    outcome = {
-        "agent": "repair",
-        "status": "completed",
-        "reply": f"repair search: {result.candidate.description}",
-        "files_changed": written,
-    }
-    return {"repairs_tried": tried, "agent_outcome": outcome, "next_action": "verify"}
+        return none
+    outcome = Outcome(
+        "repaired",
+        reply=f"repair search: {result.candidate.description}",
+        files_changed=tuple(written),
+    )
+    return Command(update={"repairs_tried": tried, "outcome": outcome}, goto="verify")

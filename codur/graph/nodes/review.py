@@ -1,146 +1,161 @@
-"""Review: decide on the last attempt and the verdict: end (verified, stuck, unverified,
-done), run the repair search on a new failure, sample candidates, or try again.
+"""Review: gather the facts of the round (the outcome, the verdict, the config), let
+`codur.graph.decide.decide` choose, and apply its decision: the attempt record, the
+counters, the feedback turn, and where the run goes next.
 
 Every model attempt leaves an Attempt record whose one-line summary goes into the next
-prompt (beside the current failure, which every prompt carries). Stuck: the same failure
-twice, a rejected reply repeated, or replies that keep repeating earlier ones.
+prompt (beside the current failure, which every prompt carries).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from langgraph.graph import END
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.graph.attempts import attempt, failure_line
+from codur.graph.decide import Decision, Facts, decide
 from codur.graph.nodes import traced
+from codur.graph.outcome import Outcome
 from codur.graph.pruning import feedback, prune
 from codur.graph.state import AgentState, Attempt
 from codur.session import Session
 from codur.verify.result import VerificationResult
 
-MAX_REPEATS = 2
-"""Replies identical to an earlier one (each dropped) before the run is stuck."""
+_GOTO = {
+    "execute": "execute",
+    "repair": "repair",
+    "sample": "sample",
+    "retry": "textual_pre_plan",
+    "end": END,
+}
 
 
-def _end(status: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"next_action": "end", "status": status, "status_message": message, **extra}
+@traced("review")
+def review(
+    state: AgentState, runtime: Runtime[Session]
+) -> Command[Literal["execute", "repair", "sample", "textual_pre_plan", "__end__"]]:
+    session = runtime.context
+    decision = decide(facts(state, session))
+    update = apply(decision, state, session)
+    update["llm_calls"] = session.usage.calls
+    return Command(update=update, goto=_GOTO[decision.goto])
 
 
-def _again(
-    state: AgentState, session: Session, record: Attempt | None, text: str | None = None
-) -> dict[str, Any]:
-    """Another attempt, after `record` (feedback `text` is kept in the conversation log;
-    the next prompt is built afresh from the files, the failure and the attempts)."""
+def facts(state: AgentState, session: Session) -> Facts:
+    """What `decide` needs, read from the state, the verdict and the config."""
+    outcome = state.get("outcome")
+    verdict = state.get("verification")
+    attempts = state.get("attempts", [])
+    cfg = session.config
+    seen = state.get("error_fingerprints", [])
+    digest = outcome.digest if outcome else ""
+    earlier = [a for a in attempts if digest and a.get("digest") == digest]
+    failures = list(outcome.fingerprints) if outcome and outcome.fingerprints else []
+    if verdict is not None and not failures:
+        failures = [verdict.fingerprint]
+    model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
+    return Facts(
+        kind=outcome.kind if outcome else None,
+        first=not attempts,
+        intent=state.get("intent", "change"),
+        strategy=verdict.strategy if verdict is not None else None,
+        passed=verdict is not None and verdict.passed,
+        repairable=verdict is not None and _repairable(verdict, state, session),
+        repair_first=cfg.repair.before_first_attempt,
+        model=session.model_allowed,
+        changed_files=bool(outcome and outcome.files_changed),
+        run_changes=tuple(session.snapshot.changed()) if session.snapshot else (),
+        checks="; ".join(e.summary for e in verdict.evidence) if verdict is not None else "",
+        repairs_tried=bool(state.get("repairs_tried")),
+        seen_failure=verdict is not None and verdict.fingerprint in seen,
+        new_failures=any(f not in seen for f in failures),
+        repeats_rejected=any(a.get("outcome") == "rejected" for a in earlier),
+        repeats=sum(a.get("outcome") == "duplicate" for a in attempts) + 1,
+        unshown_fix=verdict is not None and _unshown_fix(session, verdict),
+        iterations=state.get("iterations", 0),
+        max_iterations=cfg.runtime.max_iterations,
+        sampling=cfg.sampling.candidates > 0,
+        model_failed_before=model_failed,
+    )
+
+
+def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, Any]:
+    """The state update that carries out `decision`."""
+    outcome = state.get("outcome")
+    verdict = state.get("verification")
+    record = _record(decision, state, outcome, verdict)
     attempts = [*state.get("attempts", []), *([record] if record else [])]
-    if not session.model_allowed:
-        return _no_model(state, attempts=attempts)
     iterations = state.get("iterations", 0) + 1
-    limit = session.config.runtime.max_iterations
-    if iterations >= limit:
-        message = f"no verification passed in {limit} iterations"
-        return _end("unverified", message, iterations=iterations, attempts=attempts)
+    update: dict[str, Any] = {"attempts": attempts}
+    if decision.goto == "end":
+        update.update(status=decision.status, status_message=decision.message)
+        if outcome is not None and (outcome.kind != "no_repair" or state.get("attempts")):
+            update["iterations"] = iterations  # a round with an attempt in it counts
+        if decision.answer and outcome is not None:
+            update["final_response"] = outcome.reply
+        return update
+    if decision.goto in ("execute", "repair"):
+        return update
+    text = _feedback_text(outcome, verdict) if decision.feedback else None
     messages: list[Any] = [feedback(text)] if text else []
     messages += prune(
         [*state.get("messages", []), *messages], session.config.planning.keep_feedback_messages
     )
-    sampling = session.config.sampling.candidates > 0 and _has_failed_once(attempts)
+    seen = state.get("error_fingerprints", [])
+    failures = list(outcome.fingerprints) if outcome and outcome.fingerprints else []
+    if verdict is not None and not failures and outcome is not None and outcome.applied:
+        failures = [verdict.fingerprint]
+    if outcome is not None and outcome.kind == "no_repair" and verdict is not None:
+        failures = [verdict.fingerprint]
+    new = [f for f in dict.fromkeys(failures) if f not in seen]
     return {
-        "next_action": "sample" if sampling else "continue",
+        **update,
         "iterations": iterations,
         "messages": messages,
-        "attempts": attempts,
+        "error_fingerprints": [*seen, *new],
     }
 
 
-def _has_failed_once(attempts: list[Attempt]) -> bool:
-    """Sampling starts after the first model attempt failed (it was the greedy one)."""
-    return any(a.get("agent") not in ("repair", "") for a in attempts)
+def _feedback_text(outcome: Outcome | None, verdict: VerificationResult | None) -> str | None:
+    if outcome is not None and outcome.kind == "rejected":
+        return f"Your edit was rejected: {outcome.error}"
+    return verdict.feedback if verdict is not None else None
 
 
-@traced("review")
-def review(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
-    return {**_review(state, runtime.context), "llm_calls": runtime.context.usage.calls}
-
-
-def _review(state: AgentState, session: Session) -> dict[str, Any]:
-    outcome = state.get("agent_outcome", {})
-    iteration = state.get("iterations", 0) + 1
-    attempts = state.get("attempts", [])
-    if outcome.get("agent") == "tool":
-        status = "done" if outcome.get("status") == "completed" else "unverified"
-        return _end(status, "tool calls finished", iterations=iteration)
-    if outcome.get("truncated"):
+def _record(
+    decision: Decision,
+    state: AgentState,
+    outcome: Outcome | None,
+    verdict: VerificationResult | None,
+) -> Attempt | None:
+    if decision.record is None or outcome is None:
+        return None
+    if decision.record == "cut":
         summary = "the reply was cut off at the length limit; nothing of it was applied"
-        return _again(state, session, attempt(state, "cut", summary))
-    if outcome.get("duplicate"):
-        return _repeated(state, session, attempts, outcome.get("digest", ""), iteration)
-    if outcome.get("error"):
-        error = outcome["error"]
-        record = attempt(state, "rejected", f"rejected: {error.splitlines()[0]}")
-        return _again(state, session, record, f"Your edit was rejected: {error}")
-    verdict = state.get("verification")
-    if outcome.get("status") == "delegated":  # the check before any agent ran
-        return _before_first_attempt(verdict, state, session)
-    if verdict is None or verdict.strategy == "none":
-        why = "nothing in the folder or the task says what the program should do"
-        return _unchecked(session, outcome, iteration, why)
-    if state.get("next_action") != "review":  # not back from a repair that found nothing
-        attempts = [*attempts, _applied(state, outcome, verdict)]
-    if verdict.passed:
-        checks = "; ".join(e.summary for e in verdict.evidence)
-        if verdict.strategy == "static":
-            why = f"only static checks ran ({checks})"
-            return _unchecked(session, outcome, iteration, why, attempts=attempts)
-        if _unshown_fix(session, verdict):
-            why = "the test the model wrote passed before the change too, so it does not show a fix"
-            return _end("unverified", f"no check: {why}", attempts=attempts, iterations=iteration)
-        return _end("verified", checks, attempts=attempts, iterations=iteration)
-    if _repairable(verdict, state, session):
-        return {"next_action": "repair", "attempts": attempts}
-    state = {**state, "attempts": attempts}
-    seen = state.get("error_fingerprints", [])
-    new = [f for f in outcome.get("fingerprints", [verdict.fingerprint]) if f not in seen]
-    if outcome.get("files_changed") and verdict.fingerprint in seen:
-        return _end("stuck", "the same failure came back twice", attempts=attempts)
-    if outcome.get("agent") == "sample" and not new:
-        message = "every sampled candidate failed in a way seen before"
-        return _end("stuck", message, attempts=attempts)
-    update = _again(state, session, None, verdict.feedback)
-    return {**update, "error_fingerprints": [*seen, *new]}
+        return attempt(state, "cut", summary)
+    if decision.record == "duplicate":
+        return attempt(state, "duplicate", "repeated an earlier reply word for word")
+    if decision.record == "rejected":
+        return attempt(state, "rejected", f"rejected: {outcome.error.splitlines()[0]}")
+    return _applied(state, outcome, verdict)
 
 
-def _applied(state: AgentState, outcome: dict, verdict: VerificationResult) -> Attempt:
+def _applied(state: AgentState, outcome: Outcome, verdict: VerificationResult | None) -> Attempt:
     """The record of an attempt whose edits were applied and checked."""
-    changed = outcome.get("files_changed", [])
-    notes = "; ".join(outcome.get("notes", []))
-    if outcome.get("agent") == "sample":
-        tried = "; ".join(outcome.get("candidates", []))
+    notes = "; ".join(outcome.notes)
+    if outcome.kind in ("sampled", "no_sample"):
+        tried = "; ".join(outcome.candidates)
         return attempt(state, "sampled", f"sampled fixes that failed: {tried}")
-    if verdict.passed:
+    if verdict is not None and verdict.passed:
         return attempt(state, "passed", "passed")
-    if not changed:
+    if not outcome.files_changed:
         summary = "the reply changed no file" + (f" ({notes})" if notes else "")
         return attempt(state, "no edit", summary)
-    what = f"changed {', '.join(changed)}; the check still failed: {failure_line(verdict)}"
+    failure = failure_line(verdict) if verdict is not None else "no check ran"
+    what = f"changed {', '.join(outcome.files_changed)}; the check still failed: {failure}"
     return attempt(state, "failed", what + (f" ({notes})" if notes else ""))
-
-
-def _repeated(
-    state: AgentState, session: Session, attempts: list[Attempt], digest: str, iteration: int
-) -> dict[str, Any]:
-    """A reply identical to an earlier one: dropped; stuck if that one was rejected or
-    replies keep repeating."""
-    earlier = [a for a in attempts if a.get("digest") == digest]
-    repeats = sum(a.get("outcome") == "duplicate" for a in attempts) + 1
-    record = attempt(state, "duplicate", "repeated an earlier reply word for word")
-    if any(a.get("outcome") == "rejected" for a in earlier):
-        message = "the model repeated a reply that was rejected"
-        return _end("stuck", message, attempts=[*attempts, record], iterations=iteration)
-    if repeats >= MAX_REPEATS:
-        message = f"the model repeated earlier replies {repeats} times"
-        return _end("stuck", message, attempts=[*attempts, record], iterations=iteration)
-    return _again(state, session, record)
 
 
 def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
@@ -152,48 +167,11 @@ def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
     return all(e.check in ("derived", "oracle") for e in verdict.evidence)
 
 
-def _unchecked(
-    session: Session, outcome: dict, iteration: int, why: str, **extra: Any
-) -> dict[str, Any]:
-    """No check of the behaviour: an answer that changed nothing is done; changed code
-    that nothing could check is not verified (exit 1), whatever the model claims."""
-    changed = session.snapshot.changed() if session.snapshot else []
-    reply = outcome.get("reply", "")
-    if not changed:
-        return _end(
-            "done", "nothing was changed", final_response=reply, iterations=iteration, **extra
-        )
-    return _end(
-        "unverified",
-        f"no check: {why}; changed {', '.join(changed)}",
-        final_response=reply,
-        iterations=iteration,
-        **extra,
-    )
-
-
-def _before_first_attempt(
-    verdict: VerificationResult | None, state: AgentState, session: Session
-) -> dict[str, Any]:
-    """Search a repair if the files already fail their check; else the agent runs."""
-    if verdict is not None and not verdict.passed and _repairable(verdict, state, session):
-        return {"next_action": "repair"}
-    if not session.model_allowed:
-        if verdict is not None and verdict.passed and verdict.strategy != "static":
-            return _end("verified", "the check already passes; nothing was changed")
-        return _no_model(state)
-    return {"next_action": "execute"}
-
-
-def _no_model(state: AgentState, **extra: Any) -> dict[str, Any]:
-    found = "the repair search found no fix" if state.get("repairs_tried") else "no repair"
-    return _end("unverified", f"no model (--no-model): {found}", **extra)
-
-
 def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
     """A failure of a program or tests the repair search has not been run on yet."""
     return (
-        session.config.repair.enabled
+        not verdict.passed
+        and session.config.repair.enabled
         and verdict.strategy in ("output", "tests", "hybrid")
         and verdict.fingerprint not in state.get("repairs_tried", [])
     )

@@ -4,25 +4,28 @@ again on the real files next). None passing: nothing is written."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.agents.registry import resolve
 from codur.agents.sampling import sample as draw
 from codur.graph.attempts import build_request
 from codur.graph.nodes import traced
+from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
 from codur.session import Session
 
 
 @traced("sample")
-def sample(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def sample(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["verify", "review"]]:
     from codur.agents.proposal import write
 
     session = runtime.context
     failing = state["verification"]
-    agent = resolve(state["selected_agent"], session.config).build()
+    agent = resolve(state["agent"], session.config).build()
     request = build_request(state, session, failing)
     k = session.config.sampling.candidates
     result = draw(agent, request, failing, session, k)  # type: ignore[arg-type]
@@ -33,18 +36,26 @@ def sample(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         chosen=result.chosen.index if result.chosen else None,
         duration_s=result.duration_s,
     )
-    outcome: dict[str, Any] = {
-        "agent": "sample",
-        "status": "completed" if result.chosen else "failed",
-        "candidates": result.lines(),
-        "fingerprints": [c.fingerprint for c in result.candidates if c.fingerprint],
-        "files_changed": [],
-    }
-    if result.chosen is not None:
-        outcome["reply"] = result.chosen.proposal.reply
-        outcome["files_changed"], declined = write(result.chosen.proposal, session)
-        outcome["notes"] = [*result.chosen.proposal.notes, *declined]
-        if declined and not outcome["files_changed"]:
-            outcome.update(status="failed", error="; ".join(declined))
-    ready = bool(outcome["files_changed"])
-    return {"agent_outcome": outcome, "next_action": "verify" if ready else "review"}
+    fingerprints = tuple(c.fingerprint for c in result.candidates if c.fingerprint)
+    missed = Outcome(
+        "no_sample",
+        agent=state["agent"],
+        candidates=tuple(result.lines()),
+        fingerprints=fingerprints,
+    )
+    if result.chosen is None:
+        return Command(update={"outcome": missed}, goto="review")
+    proposal = result.chosen.proposal
+    written, declined = write(proposal, session)
+    if not written:
+        error = "; ".join(declined)
+        rejected = replace(missed, kind="rejected", error=error)
+        return Command(update={"outcome": rejected}, goto="review")
+    outcome = replace(
+        missed,
+        kind="sampled",
+        reply=proposal.reply,
+        files_changed=tuple(written),
+        notes=(*proposal.notes, *declined),
+    )
+    return Command(update={"outcome": outcome}, goto="verify")

@@ -4,9 +4,11 @@ that made the attempt, with the feedback already in the conversation."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from langgraph.graph import END
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.errors import UsageError
 from codur.graph.nodes import traced
@@ -43,11 +45,13 @@ def read_reference(session: Session, path: str, shown: str) -> str:
 
 
 @traced("textual_pre_plan")
-def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def textual_pre_plan(
+    state: AgentState, runtime: Runtime[Session]
+) -> Command[Literal["llm_pre_plan", "llm_plan", "delegate", "tool", "__end__"]]:
     session = runtime.context
-    if state.get("iterations", 0) > 0:
-        replan = session.config.planning.replan_on_retry or not state.get("selected_agent")
-        return {"next_action": "continue_to_llm_plan" if replan else "delegate"}
+    if state.get("iterations", 0) > 0:  # a retry: back to the agent, or plan again
+        replan = session.config.planning.replan_on_retry or not state.get("agent")
+        return Command(goto="llm_plan" if replan else "delegate")
     task = state["task"]
     files = dict(state.get("context_files", {}))
     for ref in file_refs(task):
@@ -55,22 +59,18 @@ def textual_pre_plan(state: AgentState, runtime: Runtime[Session]) -> dict[str, 
     decision = fast_path(task, prompt("greeting.md").strip())
     update: dict[str, Any] = {"context_files": files, "iterations": 0}
     if decision is None:
-        return {**update, "next_action": "continue_to_llm_pre_plan"}
+        return Command(update=update, goto="llm_pre_plan")
     if decision.kind == "respond":
-        return {
-            **update,
-            "next_action": "end",
-            "final_response": decision.response,
-            "status": "done",
-        }
+        update |= {"final_response": decision.response, "status": "done"}
+        return Command(update=update, goto=END)
     if decision.kind == "tool":
-        return {**update, "next_action": "tool", "tool_calls": decision.tool_calls}
-    # explain F: no planning needed
+        update |= {"tool_calls": decision.tool_calls, "tool_calls_by": "task"}
+        return Command(update=update, goto="tool")
+    # explain F: no planning needed; an answer, never an edit
     files[decision.path] = read_reference(session, decision.path, decision.path)
-    return {
-        **update,
+    update |= {
         "context_files": files,
-        "next_action": "delegate",
         "intent": "answer",
         "selected_agent": session.config.agents.preferences.default_agent,
     }
+    return Command(update=update, goto="delegate")

@@ -1,4 +1,7 @@
-"""Verify: the verification agent judges the files as they are now (typed verdict)."""
+"""Verify: the verification agent judges the files as they are now (typed verdict).
+
+The only place a check runs in the graph: before the first attempt (from delegate) and
+after every attempt that may have changed files (execute, repair, sample)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from codur.session import Session
 
 @traced("verify")
 def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
-    outcome = state.get("agent_outcome", {})
-    if outcome.get("error") or outcome.get("duplicate") or outcome.get("truncated"):
+    outcome = state.get("outcome")
+    if outcome is not None and not outcome.applied:
         return {}  # nothing was applied: the last verdict still describes the files
     return {"verification": verify_now(state, runtime.context)}

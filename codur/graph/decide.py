@@ -1,0 +1,179 @@
+"""Review's decision table: a pure function of the facts of one round.
+
+`decide(facts)` reads no state, config or files: the review node gathers the `Facts`
+(from the state, the verdict and the config) and applies the `Decision` it returns
+(attempt records, counters, messages). Rows, first match wins:
+
+| facts                                              | decision                           |
+| -------------------------------------------------- | ---------------------------------- |
+| intent answer                                      | end done (the reply is the answer) |
+| no attempt yet, failing, repairable, repair first  | repair                             |
+| no attempt yet, no model, check passes (behaviour) | end verified                       |
+| no attempt yet, no model                           | end unverified (no model)          |
+| no attempt yet                                     | execute (the agent's first try)    |
+| reply cut at the token limit                       | again (record "cut")               |
+| duplicate of a rejected reply                      | end stuck                          |
+| duplicate, MAX_REPEATS reached                     | end stuck                          |
+| duplicate                                          | again (record "duplicate")         |
+| rejected                                           | again (record "rejected")          |
+| nothing checks the behaviour                       | end done / unverified (changed?)   |
+| passed, only static checks                         | end done / unverified (changed?)   |
+| passed, the model's test passed before the change  | end unverified                     |
+| passed                                             | end verified                       |
+| failing, repairable                                | repair                             |
+| failing, changed files, the same failure as before | end stuck                          |
+| failing, sampled, no new failure                   | end stuck                          |
+| failing                                            | again (the failure as feedback)    |
+
+"again" is itself a small table: no model -> end unverified; the iteration limit ->
+end unverified; sampling on and a model attempt failed -> sample; else retry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from codur.graph.outcome import OutcomeKind
+from codur.graph.state import Status
+
+MAX_REPEATS = 2
+"""Replies identical to an earlier one (each dropped) before the run is stuck."""
+
+Goto = Literal["execute", "repair", "sample", "retry", "end"]
+Record = Literal["cut", "duplicate", "rejected", "applied"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What review knows about the round that just ended."""
+
+    kind: OutcomeKind | None
+    """The last attempt's outcome; None: no attempt yet (the check before the first)."""
+    first: bool = False
+    """No attempt has been recorded yet (a repair that found nothing is not one)."""
+    intent: Literal["change", "answer"] = "change"
+    strategy: str | None = None
+    """The verdict's strategy (none, static, output, tests, hybrid); None: no verdict."""
+    passed: bool = False
+    repairable: bool = False
+    """Repair enabled, a program or tests fail, and the search has not seen this failure."""
+    repair_first: bool = False
+    """repair.before_first_attempt: search a repair before the first model call."""
+    model: bool = True
+    """A model may be called (not --no-model)."""
+    changed_files: bool = False
+    """The last attempt changed files."""
+    run_changes: tuple[str, ...] = ()
+    """The files the run changed (any attempt, any tool)."""
+    checks: str = ""
+    """What the verdict rests on: the checks that ran, one summary each."""
+    repairs_tried: bool = False
+    """The repair search has run in this run."""
+    seen_failure: bool = False
+    """The current failure was seen in an earlier round."""
+    new_failures: bool = True
+    """The round's failures (a sampling round: each candidate's) include one not seen."""
+    repeats_rejected: bool = False
+    """A duplicate reply repeats one that was rejected."""
+    repeats: int = 0
+    """Duplicate replies so far, this one included."""
+    unshown_fix: bool = False
+    """The only behavioural check is a model-written test that passed before the change."""
+    iterations: int = 0
+    """Rounds done before this one."""
+    max_iterations: int = 10
+    sampling: bool = False
+    """sampling.candidates > 0."""
+    model_failed_before: bool = False
+    """A model attempt (this one included) has failed: sampling may start."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    goto: Goto
+    status: Status | None = None
+    """For goto end: how the run ends."""
+    message: str = ""
+    record: Record | None = None
+    """The attempt record review adds for this round, if any."""
+    feedback: bool = False
+    """Another attempt, with the failure or the rejection kept in the conversation."""
+    answer: bool = False
+    """The last reply is the run's answer (shown in the summary and in --json)."""
+
+
+def end(status: Status, message: str, record: Record | None = None) -> Decision:
+    return Decision("end", status, message, record)
+
+
+def decide(f: Facts) -> Decision:
+    if f.intent == "answer":
+        return Decision("end", "done", "answered; no file was changed", answer=True)
+    if f.kind is None or (f.kind == "no_repair" and f.first):
+        return _before_first_attempt(f)
+    if f.kind == "cut":
+        return again(f, "cut")
+    if f.kind == "duplicate":
+        if f.repeats_rejected:
+            return end("stuck", "the model repeated a reply that was rejected", "duplicate")
+        if f.repeats >= MAX_REPEATS:
+            return end(
+                "stuck", f"the model repeated earlier replies {f.repeats} times", "duplicate"
+            )
+        return again(f, "duplicate")
+    if f.kind == "rejected":
+        return again(f, "rejected", feedback=True)
+    record: Record | None = "applied" if f.kind != "no_repair" else None
+    if f.strategy in (None, "none"):
+        why = "nothing in the folder or the task says what the program should do"
+        return _unchecked(f, why, None)
+    if f.passed:
+        if f.strategy == "static":
+            return _unchecked(f, f"only static checks ran ({f.checks})", record)
+        if f.unshown_fix:
+            why = "the test the model wrote passed before the change too, so it does not show a fix"
+            return end("unverified", f"no check: {why}", record)
+        return end("verified", f.checks, record)
+    if f.repairable:
+        return Decision("repair", record=record)
+    if f.changed_files and f.seen_failure:
+        return end("stuck", "the same failure came back twice", record)
+    if f.kind in ("sampled", "no_sample") and not f.new_failures:
+        return end("stuck", "every sampled candidate failed in a way seen before", record)
+    return again(f, record, feedback=True)
+
+
+def again(f: Facts, record: Record | None, feedback: bool = False) -> Decision:
+    """Another attempt, unless no model may run or the iteration limit is reached."""
+    if not f.model:
+        return _no_model(f, record)
+    if f.iterations + 1 >= f.max_iterations:
+        return end("unverified", f"no verification passed in {f.max_iterations} iterations", record)
+    goto: Goto = "sample" if f.sampling and f.model_failed_before else "retry"
+    return Decision(goto, record=record, feedback=feedback)
+
+
+def _before_first_attempt(f: Facts) -> Decision:
+    """The check before any agent ran: a repair if it fails, else the agent."""
+    if not f.passed and f.repairable and (f.repair_first or not f.model):
+        return Decision("repair")
+    if not f.model:
+        if f.passed and f.strategy not in ("static", "none", None):
+            return end("verified", "the check already passes; nothing was changed")
+        return _no_model(f, None)
+    return Decision("execute")
+
+
+def _no_model(f: Facts, record: Record | None) -> Decision:
+    found = "the repair search found no fix" if f.repairs_tried else "no repair"
+    return end("unverified", f"no model (--no-model): {found}", record)
+
+
+def _unchecked(f: Facts, why: str, record: Record | None) -> Decision:
+    """No check of the behaviour: an answer that changed nothing is done; changed code
+    that nothing could check is not verified (exit 1), whatever the model claims."""
+    if not f.run_changes:
+        return Decision("end", "done", "nothing was changed", record, answer=True)
+    message = f"no check: {why}; changed {', '.join(f.run_changes)}"
+    return Decision("end", "unverified", message, record, answer=True)

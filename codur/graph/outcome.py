@@ -1,0 +1,52 @@
+"""Outcome: what the last attempt did, as one typed fact (written by execute, repair and
+sample; read by verify and review). Nodes record it; review decides from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+OutcomeKind = Literal[
+    "edited",
+    "no_edit",
+    "rejected",
+    "cut",
+    "duplicate",
+    "answered",
+    "repaired",
+    "no_repair",
+    "sampled",
+    "no_sample",
+]
+"""edited: the agent's edits were applied (checked next); no_edit: its reply changed no
+file; rejected: its edits could not be applied (`error` says why); cut: the reply hit the
+token limit (nothing applied); duplicate: it repeated an earlier reply (nothing applied);
+answered: the agent answered a question (intent "answer": nothing is ever written);
+repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
+a sampled candidate that passed in a scratch copy was written / none passed."""
+
+APPLIED: frozenset[OutcomeKind] = frozenset({"edited", "no_edit", "repaired", "sampled"})
+"""Kinds after which the files may differ, so they are checked again."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: OutcomeKind
+    agent: str = ""
+    """The agent reference that made the attempt; empty for the repair search (no model)."""
+    reply: str = ""
+    files_changed: tuple[str, ...] = ()
+    error: str = ""
+    """Why a rejected reply could not be applied (goes back to the model)."""
+    notes: tuple[str, ...] = ()
+    """Parts of the reply left out (outside the edit scope), for the next prompt."""
+    digest: str = ""
+    """Identifies the reply's content (a repeated reply is recognised by it)."""
+    candidates: tuple[str, ...] = ()
+    """Sampling: one line per candidate tried (how it failed)."""
+    fingerprints: tuple[str, ...] = ()
+    """Sampling: the failures of the candidates that ran."""
+
+    @property
+    def applied(self) -> bool:
+        return self.kind in APPLIED

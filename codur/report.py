@@ -1,0 +1,48 @@
+"""The final summary of a run on the terminal: the answer, the diff, the verdict,
+what was checked, the counts, and how to undo it."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from codur.config.sections import DisplayConfig
+from codur.result import RunResult
+from codur.ui import IO, cut_lines
+
+
+def report(
+    io: IO,
+    result: RunResult,
+    log_file: Path | None,
+    display: DisplayConfig,
+    workdir: Path,
+) -> None:
+    """The final summary: status, diff, files, counts, time, and how to undo the run."""
+    if result.final_response:
+        key = "display.max_reply_lines"
+        io.raw(cut_lines(result.final_response, display.max_reply_lines, "reply", key))
+    io.diff(result.diff, display.max_diff_lines)
+    line = f"{result.status}: {result.message}"
+    if result.status in ("verified", "done"):
+        io.success(line)
+    else:
+        io.info(line)
+    if result.model_test:
+        io.info("checked with this test the model wrote from the task (kept outside the folder):")
+        io.raw(result.model_test)
+    if result.check:
+        outside = ", ".join(result.outside_changes) or "none"
+        io.info(f"checked by: {result.check} | changed outside the code under test: {outside}")
+    io.info(
+        f"files changed: {', '.join(result.files_changed) or 'none'} | iterations: "
+        f"{result.iterations} | model calls: {result.model_calls} | tokens: "
+        f"{result.prompt_tokens}+{result.completion_tokens} ({result.cached_prompt_tokens} "
+        f"prompt tokens cached) | wall time: {result.wall_s}s"
+    )
+    if result.run_changes:
+        here = workdir == Path.cwd().resolve()
+        undo = "codur undo" + ("" if here else f" -C {shlex.quote(str(workdir))}")
+        io.info(f"run {result.run_id}: {len(result.run_changes)} file(s) changed | undo: {undo}")
+    if log_file is not None:
+        io.info(f"debug log: {log_file}")

@@ -1,0 +1,47 @@
+"""RunResult: how a run of a task ended, what it changed and what it cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codur.errors import ExitCode
+
+EXIT_CODES: dict[str, ExitCode] = {
+    "verified": ExitCode.OK,
+    "done": ExitCode.OK,
+    "unverified": ExitCode.NOT_VERIFIED,
+    "stuck": ExitCode.NOT_VERIFIED,
+    "limit": ExitCode.NOT_VERIFIED,
+    "approval": ExitCode.APPROVAL_NEEDED,
+}
+
+
+@dataclass
+class RunResult:
+    status: str
+    message: str
+    iterations: int = 0
+    files_changed: list[str] = field(default_factory=list)
+    diff: str = ""
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    wall_s: float = 0.0
+    final_response: str = ""
+    check: str = ""
+    """What the verdict rests on: the checks that ran (empty: none)."""
+    outside_changes: list[str] = field(default_factory=list)
+    """Files changed during the run, by Codur or by the programs it ran, outside the code
+    under test (none, in an honest pass)."""
+    run_id: str = ""
+    run_changes: list[str] = field(default_factory=list)
+    """Every file the run changed, created or deleted, by Codur or by the programs it ran
+    (its snapshots differ there; `codur undo` puts them back)."""
+    model_test: str = ""
+    """The test the model wrote when nothing else could check the task (shown)."""
+    cached_prompt_tokens: int = 0
+    """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return EXIT_CODES[self.status]

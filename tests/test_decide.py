@@ -1,0 +1,90 @@
+"""Review's decision table, row by row: `decide` is a pure function of the facts."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from codur.graph.decide import MAX_REPEATS, Decision, Facts, decide
+
+FAILING = {"strategy": "output", "passed": False}
+PASSING = {"strategy": "output", "passed": True, "checks": "python main.py: same output"}
+
+ROWS: list[tuple[str, dict, tuple]] = [
+    # (row, facts, (goto, status, record, feedback, answer))
+    ("answer intent ends with the reply", {"kind": "answered", "intent": "answer"},
+     ("end", "done", None, False, True)),
+    ("first check fails, repair first", {"kind": None, **FAILING, "repairable": True,
+     "repair_first": True}, ("repair", None, None, False, False)),
+    ("first check fails, no model: repair", {"kind": None, **FAILING, "repairable": True,
+     "model": False}, ("repair", None, None, False, False)),
+    ("first check passes, no model", {"kind": None, **PASSING, "model": False},
+     ("end", "verified", None, False, False)),
+    ("first check static, no model", {"kind": None, "strategy": "static", "passed": True,
+     "model": False}, ("end", "unverified", None, False, False)),
+    ("first check: the agent runs", {"kind": None, **FAILING, "repairable": True},
+     ("execute", None, None, False, False)),
+    ("repair found nothing before any attempt", {"kind": "no_repair", "first": True,
+     **FAILING}, ("execute", None, None, False, False)),
+    ("cut reply", {"kind": "cut", **FAILING}, ("retry", None, "cut", False, False)),
+    ("duplicate of a rejected reply", {"kind": "duplicate", "repeats_rejected": True},
+     ("end", "stuck", "duplicate", False, False)),
+    ("duplicates up to the limit", {"kind": "duplicate", "repeats": MAX_REPEATS},
+     ("end", "stuck", "duplicate", False, False)),
+    ("a first duplicate", {"kind": "duplicate", "repeats": 1},
+     ("retry", None, "duplicate", False, False)),
+    ("rejected edit", {"kind": "rejected", **FAILING}, ("retry", None, "rejected", True, False)),
+    ("nothing checks, nothing changed", {"kind": "no_edit", "strategy": "none"},
+     ("end", "done", None, False, True)),
+    ("nothing checks, files changed", {"kind": "edited", "strategy": "none",
+     "run_changes": ("main.py",)}, ("end", "unverified", None, False, True)),
+    ("passed static only", {"kind": "edited", "strategy": "static", "passed": True,
+     "run_changes": ("lib.py",)}, ("end", "unverified", "applied", False, True)),
+    ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
+     ("end", "unverified", "applied", False, False)),
+    ("verified", {"kind": "edited", **PASSING}, ("end", "verified", "applied", False, False)),
+    ("new failure: repair search", {"kind": "edited", **FAILING, "repairable": True},
+     ("repair", None, "applied", False, False)),
+    ("the same failure twice", {"kind": "edited", **FAILING, "changed_files": True,
+     "seen_failure": True}, ("end", "stuck", "applied", False, False)),
+    ("sampled, nothing new", {"kind": "no_sample", **FAILING, "new_failures": False},
+     ("end", "stuck", "applied", False, False)),
+    ("failing: try again with the failure", {"kind": "edited", **FAILING,
+     "changed_files": True}, ("retry", None, "applied", True, False)),
+    ("failing after a failed model attempt: sample", {"kind": "edited", **FAILING,
+     "sampling": True, "model_failed_before": True}, ("sample", None, "applied", True, False)),
+    ("repair found nothing after an attempt", {"kind": "no_repair", **FAILING},
+     ("retry", None, None, True, False)),
+    ("iteration limit", {"kind": "edited", **FAILING, "iterations": 9, "max_iterations": 10},
+     ("end", "unverified", "applied", False, False)),
+    ("no model after an attempt", {"kind": "no_repair", **FAILING, "model": False,
+     "repairs_tried": True}, ("end", "unverified", None, False, False)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("row", "given", "expected"), ROWS, ids=[r[0] for r in ROWS])
+def test_decision_table(row: str, given: dict, expected: tuple) -> None:
+    decision = decide(Facts(**given))
+    goto, status, record, feedback, answer = expected
+    assert (decision.goto, decision.status, decision.record) == (goto, status, record), row
+    assert (decision.feedback, decision.answer) == (feedback, answer), row
+
+
+def test_messages_say_why() -> None:
+    assert decide(Facts("edited", **PASSING)).message == "python main.py: same output"
+    limit = decide(Facts("edited", **FAILING, iterations=4, max_iterations=5))
+    assert limit.message == "no verification passed in 5 iterations"
+    no_model = decide(Facts("no_repair", **FAILING, model=False, repairs_tried=True))
+    assert no_model.message == "no model (--no-model): the repair search found no fix"
+    changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))
+    assert changed.message.endswith("changed a.py, b.py")
+
+
+def test_every_goto_and_every_fact_is_exercised() -> None:
+    """The table covers each destination, and each fact changes some row's decision."""
+    gotos = {decide(Facts(**given)).goto for _, given, _ in ROWS}
+    assert gotos == {"execute", "repair", "sample", "retry", "end"}
+    used = {key for _, given, _ in ROWS for key in given} | {"kind"}
+    assert {f.name for f in fields(Facts)} - used == set()
+    assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}
