@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from codur.config.schema import ApprovalMode
+from codur.config.sections import ApprovalMode
 from codur.errors import ApprovalRequired
 from codur.events import EventBus
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from codur.config.sections import DisplayConfig, SandboxConfig
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+from codur.config.sections import (
+    ApprovalConfig,
+    DisplayConfig,
+    RepairConfig,
+    SamplingConfig,
+    SandboxConfig,
+    UndoConfig,
+    _Section,
+)
 
 
 class LLMProfile(_Section):
@@ -157,37 +161,6 @@ class VerifyConfig(_Section):
     `[ruff, check]`); unset means syntax and import checks only."""
 
 
-class RepairConfig(_Section):
-    enabled: bool = True
-    """Search small AST edits (off-by-one, operator swaps, ...) to failing code, without a
-    model, when verification fails and before the next model attempt."""
-    before_first_attempt: bool = True
-    """Check the files before the first model call too, and search a repair there when the
-    check already fails (a model is only asked when the search finds nothing)."""
-    time_budget_s: float = Field(20.0, gt=0)
-    """Wall time one repair search may take; it gives up cleanly when it runs out."""
-    workers: int = Field(2, ge=1)
-    """Candidates checked at once, each in its own scratch copy and process."""
-    max_depth: int = Field(2, ge=1, le=2)
-    """Mutations combined in one candidate: 1, or 2 (pairs are tried after every single
-    mutation failed)."""
-    pair_pool: int = Field(30, ge=2)
-    """Depth 2 combines pairs from this many top-ranked single mutations."""
-    candidate_timeout_factor: float = Field(5.0, gt=0)
-    """A candidate's run is stopped after this many times the failing run's duration..."""
-    min_candidate_timeout_s: float = Field(2.0, gt=0)
-    """...but never sooner than this (and never later than verify.timeout_s)."""
-
-
-class SamplingConfig(_Section):
-    candidates: int = Field(4, ge=0)
-    """After the first model attempt fails, each further attempt draws this many replies
-    (profile `retry_temperature`, a new seed each) and tries them in scratch copies; the
-    smallest that passes is written. 0: one reply per attempt, written and checked."""
-    workers: int = Field(2, ge=1)
-    """Candidates checked at once, each in its own scratch copy, while the next is drawn."""
-
-
 class LogConfig(_Section):
     path: str = "codur_debug.log"
     """Debug log (JSON lines), relative to the working folder unless absolute."""
@@ -258,33 +231,6 @@ class ToolsConfig(_Section):
     """fetch_webpage stops downloading a page past this many bytes."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
-
-
-ApprovalMode = Literal["suggest", "auto-edit", "full-auto"]
-
-
-class ApprovalConfig(_Section):
-    mode: ApprovalMode = "auto-edit"
-    """What Codur asks before doing (`--approval`; `--yes` means full-auto). suggest: shows
-    each edit as a diff and asks before writing it, and asks before running anything but
-    the check; auto-edit: edits freely, asks before running anything but the check and
-    before destructive actions (deleting, overwriting by copy or move, git commit, running
-    code written or changed in this run); full-auto: asks nothing. With nobody to ask (no
-    terminal, --json) an action that needs a yes stops the run (exit code 5)."""
-
-
-class UndoConfig(_Section):
-    keep_runs: int = Field(20, ge=0)
-    """Snapshots of this many recent runs are kept per folder for `codur undo`; older ones
-    are deleted (git refs too) when a run starts. 0: no limit by count."""
-    keep_days: float = Field(14.0, ge=0)
-    """Snapshots older than this many days are deleted when a run starts, in every
-    folder. 0: no limit by age."""
-    max_snapshot_mb: float = Field(200.0, gt=0)
-    """Most file content, in MiB, one snapshot may copy: outside git, the files' total
-    size; in a git repo, untracked and modified files (committed content is already
-    stored). Files that do not fit, largest first, are left out and named in a warning;
-    undo cannot restore them."""
 
 
 class McpServerConfig(_Section):
