@@ -15,7 +15,8 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from codur.agents.coder import task_message
+from codur.agents.fit import Prompt
+from codur.agents.prompting import task_message
 from codur.agents.registry import AgentRequest
 from codur.challenges.spec import discover
 from codur.config.schema import LLMProfile
@@ -43,7 +44,7 @@ def main() -> None:
         request = AgentRequest(task=challenge.prompt, files=files)
         messages = [
             SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request, "whole_file")),
+            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
         ]
         counted = client.count_tokens(messages)
         estimate = estimate_tokens(messages)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from codur.agents.coder import task_message
+from codur.agents.fit import Prompt
+from codur.agents.prompting import task_message
 from codur.agents.registry import AgentRequest
 from codur.config.schema import LLMProfile
 from codur.events import EventBus
@@ -37,7 +38,7 @@ def prompts() -> dict[str, list[BaseMessage]]:
         "planner": [SystemMessage(prompt("pre_plan.md")), HumanMessage(request.task)],
         "coder": [
             SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request, "whole_file")),
+            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
         ],
     }
 

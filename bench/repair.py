@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from codur.challenges.spec import discover  # noqa: E402
 from codur.config.schema import RepairConfig, VerifyConfig  # noqa: E402
-from codur.repair.mutations import Edit, apply_edits, mutations  # noqa: E402
+from codur.repair.mutations import Mutation, apply_mutations, mutations  # noqa: E402
 from codur.repair.search import search  # noqa: E402
 from codur.tools.context import ToolContext  # noqa: E402
 from codur.verify.agent import run_plan, verification_context, verify_task  # noqa: E402
@@ -49,9 +49,9 @@ def programs(tmp: Path) -> list[Path]:
     return found
 
 
-def interleaved(edits: list[Edit], rng: random.Random) -> list[Edit]:
+def interleaved(edits: list[Mutation], rng: random.Random) -> list[Mutation]:
     """Random order, taking operators in turn so every operator gets its share."""
-    by_operator: dict[str, list[Edit]] = defaultdict(list)
+    by_operator: dict[str, list[Mutation]] = defaultdict(list)
     for edit in edits:
         by_operator[edit.operator].append(edit)
     queues = [rng.sample(group, len(group)) for _, group in sorted(by_operator.items())]
@@ -66,7 +66,7 @@ def interleaved(edits: list[Edit], rng: random.Random) -> list[Edit]:
 
 def mutants(
     program: Path, per_program: int, rng: random.Random, scratch: Path
-) -> tuple[list[Edit], int]:
+) -> tuple[list[Mutation], int]:
     """The first `per_program` mutants the program's own check rejects; and how many
     equivalent mutants were skipped on the way."""
     ctx = ToolContext(Workspace(program))
@@ -79,7 +79,7 @@ def mutants(
     vctx = verification_context(ToolContext(Workspace(work)), VerifyConfig())
     kept, equivalent = [], 0
     for edit in interleaved(edits, rng):
-        (work / edit.path).write_text(apply_edits(sources[edit.path], [edit]))
+        (work / edit.path).write_text(apply_mutations(sources[edit.path], [edit]))
         failed = not run_plan(base.plan, vctx).passed
         (work / edit.path).write_text(sources[edit.path])
         if failed:
@@ -91,16 +91,16 @@ def mutants(
     return kept, equivalent
 
 
-def _deletes(edit: Edit) -> bool:
+def _deletes(edit: Mutation) -> bool:
     """The mutation removed code (a guard, an operand, a slice bound): the search has no
     operator that could add it back, as nothing says what was there."""
     return edit.text == "pass" or (len(edit.text) < len(edit.old) and edit.text in edit.old)
 
 
-def repair_one(program: Path, edit: Edit, budget: float, tmp: Path) -> dict:
+def repair_one(program: Path, edit: Mutation, budget: float, tmp: Path) -> dict:
     work = Path(shutil.copytree(program, tmp))
     original = (work / edit.path).read_text()
-    (work / edit.path).write_text(apply_edits(original, [edit]))
+    (work / edit.path).write_text(apply_mutations(original, [edit]))
     ctx = ToolContext(Workspace(work))
     failing = verify_task(ctx, VerifyConfig(), [], [])
     result = search(failing.plan, failing, ctx, RepairConfig(time_budget_s=budget), VerifyConfig())

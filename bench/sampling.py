@@ -15,7 +15,8 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from codur.agents.coder import task_message
+from codur.agents.fit import Prompt
+from codur.agents.prompting import task_message
 from codur.agents.registry import AgentRequest
 from codur.config.schema import LLMProfile
 from codur.events import EventBus
@@ -40,7 +41,7 @@ def cases() -> dict[str, list[BaseMessage]]:
         "short code fix": [HumanMessage(SHORT_FIX)],
         "coder prompt": [
             SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request, "whole_file")),
+            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
         ],
     }
 
