@@ -256,6 +256,12 @@ class ToolsConfig(_Section):
     """Seconds fetch_webpage and duckduckgo_search may take, in all."""
     web_max_bytes: int = Field(2_000_000, gt=0)
     """fetch_webpage stops downloading a page past this many bytes."""
+    code_index_dir: str | None = ".codur/index"
+    """Where search_codebase keeps its index of the workspace's Python files (relative
+    to the workspace; updated by file hash). Unset: built in memory for each run."""
+    code_search: Literal["bm25", "hybrid"] = "hybrid"
+    """How search_codebase ranks: BM25 alone, or BM25 fused with the name ranking (and an
+    embedding model's, when one is installed) by reciprocal rank."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 
