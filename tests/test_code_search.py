@@ -92,7 +92,7 @@ def test_search_codebase_ranks_the_right_chunk_and_skips_ignored_and_secret_file
 ) -> None:
     root = repo(tmp_path / "w")
     ctx, events = watched_context(root)
-    result = invoke("search_codebase", {"query": "merge configuration layers", "n_results": 3}, ctx)
+    result = invoke("search_codebase", {"query": "merge base with override", "n_results": 3}, ctx)
     assert result.ok, result.output
     assert result.value.hits[0].chunk.where == "cfg/loader.py:8-12"
     assert result.output.startswith("1. cfg/loader.py:8-12 (function merge)")

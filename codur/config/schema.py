@@ -278,9 +278,10 @@ class ToolsConfig(_Section):
     code_index_dir: str | None = ".codur/index"
     """Where search_codebase keeps its index of the workspace's Python files (relative
     to the workspace; updated by file hash). Unset: built in memory for each run."""
-    code_search: Literal["bm25", "hybrid"] = "hybrid"
-    """How search_codebase ranks: BM25 alone, or BM25 fused with the name ranking (and an
-    embedding model's, when one is installed) by reciprocal rank."""
+    code_search: Literal["bm25", "hybrid"] = "bm25"
+    """How search_codebase ranks: BM25 alone, or BM25 fused by reciprocal rank with a
+    ranking of chunk names (and an embedding model's, when one is plugged in). BM25 alone
+    scored better on bench/ask_questions.yaml (docs/benchmarks.md)."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 

@@ -3,6 +3,7 @@ rank fusion to combine any number of rankings (BM25, names, an embedding model's
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
@@ -70,15 +71,24 @@ class BM25Ranker:
 
 
 class NameRanker:
-    """Chunks whose name or path shares words with the query, by how many it shares
-    (a second, cheap signal: a question naming `load_config` wants that function)."""
+    """Chunks whose name or path shares words with the query, scored by the rarity (IDF)
+    of the shared words (a second, cheap signal: a question naming `load_config` wants
+    that function)."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         self._names = [set(tokens(f"{c.name} {c.path.removesuffix('.py')}")) for c in chunks]
+        counts: dict[str, int] = {}
+        for names in self._names:
+            for word in names:
+                counts[word] = counts.get(word, 0) + 1
+        total = len(self._names) or 1
+        self._idf = {w: math.log(1 + total / n) for w, n in counts.items()}
 
     def rank(self, query: str, limit: int) -> list[int]:
         wanted = set(tokens(query))
-        scored = [(len(wanted & names), -i) for i, names in enumerate(self._names)]
+        scored = [
+            (sum(self._idf[w] for w in wanted & names), -i) for i, names in enumerate(self._names)
+        ]
         best = sorted((s for s in scored if s[0] > 0), reverse=True)[:limit]
         return [-i for _, i in best]
 
