@@ -173,3 +173,16 @@ def test_graph_mode_ask_prints_the_ask_graph(tmp_path: Path) -> None:
     ):  # fmt: skip
         assert edge in done.stdout
     assert run_cli(["graph", "--mode", "nope"], tmp_path).returncode == 2
+
+
+def test_text_tool_calls_for_a_model_without_native_tool_calling(tmp_path: Path) -> None:
+    root = repo(tmp_path / "w")
+    text_call = json.dumps({"tool": "get_callees", "args": {"name": "Loader.load"}})
+    replies = [PLAN, f"Let me look.\n{text_call}", SUMMARY, FINISH, ANSWER]
+    result, events = ask_in_process(root, replies, ["llm.profiles.s.native_tools=false"])
+    assert result.status == "done"
+    assert [e.data["tool"] for e in events if e.kind == "tool.call"] == ["get_callees"]
+    finding = next(iter(result.findings.values()))
+    assert "cfg.loader.Loader.load -> cfg.loader.merge" in finding
+    second = [e.data for e in events if e.kind == "model.request"][2]["messages"]
+    assert second[-1]["role"] == "human" and second[-1]["content"].startswith("Result of")
