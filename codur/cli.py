@@ -120,6 +120,28 @@ def run(
     )
 
 
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question about the code in the folder.")],
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+    profile: Profile = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
+    json_mode: Annotated[
+        bool,
+        typer.Option("--json", help="JSONL events on stdout, the last (ask.end) with the answer."),
+    ] = False,
+) -> int:
+    """Answer QUESTION about the code in the folder, citing path:line; no file is changed."""
+    from codur.ask.run import ask_command
+
+    loaded = _load(directory, config, overrides)
+    return ask_command(
+        loaded, directory.resolve(), question, profile=profile, verbose=verbose, json_mode=json_mode
+    )
+
+
 app.command()(undo)
 app.command()(diff)
 
@@ -183,6 +205,9 @@ def graph(
             "--png", metavar="FILE", help="Write a PNG, offline (needs codur[graph-png])."
         ),
     ] = None,
+    mode: Annotated[
+        str, typer.Option("--mode", help="Which graph: run (tasks, the default) or ask.")
+    ] = "run",
 ) -> int:
     """Print the agent graph, as compiled: Mermaid source, ASCII art, or a PNG file."""
     from codur.diagram import draw, write_png
@@ -193,10 +218,12 @@ def graph(
     ]
     if len(chosen) > 1:
         raise UsageError(f"choose one of {', '.join(chosen)}")
+    if mode not in ("run", "ask"):
+        raise UsageError(f"--mode {mode}: choose run or ask")
     if png is not None:
-        IO().info(f"wrote {write_png(png)}")
+        IO().info(f"wrote {write_png(png, mode)}")
     else:
-        IO().raw(draw("ascii" if ascii_art else "mermaid"))
+        IO().raw(draw("ascii" if ascii_art else "mermaid", mode))
     return ExitCode.OK
 
 

@@ -20,9 +20,14 @@ if TYPE_CHECKING:
     from langchain_core.runnables.graph import Graph
 
 Format = Literal["mermaid", "ascii"]
+Mode = Literal["run", "ask"]
 
 
-def _graph() -> Graph:
+def _graph(mode: Mode = "run") -> Graph:
+    if mode == "ask":
+        from codur.ask.build import build_ask_graph
+
+        return build_ask_graph().get_graph()
     from codur.graph.build import build_graph
 
     return build_graph().get_graph()
@@ -33,18 +38,18 @@ def _need(module: str, feature: str, extra: str) -> None:
         raise MissingExtra(f"{feature} needs the {module} package: pip install 'codur[{extra}]'")
 
 
-def draw(fmt: Format) -> str:
-    """The graph as Mermaid source or ASCII art."""
+def draw(fmt: Format, mode: Mode = "run") -> str:
+    """The graph (of tasks, or of `codur ask`) as Mermaid source or ASCII art."""
     if fmt == "ascii":
         _need("grandalf", "codur graph --ascii", "graph")
-        return _graph().draw_ascii()
-    return _graph().draw_mermaid()
+        return _graph(mode).draw_ascii()
+    return _graph(mode).draw_mermaid()
 
 
-def write_png(path: Path) -> Path:
+def write_png(path: Path, mode: Mode = "run") -> Path:
     """Draw the graph into the PNG file `path` with Graphviz (offline); the path written."""
     _need("pygraphviz", "codur graph --png", "graph-png")
     if not path.parent.is_dir():
         raise UsageError(f"--png {path}: {path.parent} is not a folder")
-    _graph().draw_png(str(path))
+    _graph(mode).draw_png(str(path))
     return path

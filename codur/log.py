@@ -7,9 +7,14 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from codur.errors import WorkspaceError
 from codur.events import Event
+
+if TYPE_CHECKING:
+    from codur.config import CodurConfig
+    from codur.workspace import Workspace
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 _SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token)$", re.I)
@@ -73,3 +78,20 @@ class JsonlLog:
 
     def close(self) -> None:
         self._fh.close()
+
+
+def log_path(cfg: CodurConfig, ws: Workspace) -> Path:
+    """Where the debug log goes: `log.path`, confined to the workspace like any write
+    (a path or symlink leading outside is refused; the file itself is never a symlink)."""
+    path = Path(cfg.log.path).expanduser()
+    try:
+        ws.resolve(path)
+    except WorkspaceError as exc:
+        raise WorkspaceError(f"log.path {cfg.log.path!r}: {exc}") from None
+    target = ws.root / path
+    if target.is_symlink():
+        raise WorkspaceError(
+            f"log.path {cfg.log.path!r}: {target} is a symlink; Codur does not write "
+            "through it (remove it, or set log.path)"
+        )
+    return target

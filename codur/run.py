@@ -16,17 +16,16 @@ import traceback
 from pathlib import Path
 
 from codur import __version__
-from codur.config import CodurConfig, LoadedConfig
+from codur.config import LoadedConfig
 from codur.errors import (
     ApprovalRequired,
     CodurError,
     ExitCode,
     Interrupted,
     LimitReached,
-    WorkspaceError,
 )
 from codur.events import EventBus
-from codur.log import JsonlLog, Redactor, secret_values
+from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.report import report
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
@@ -131,23 +130,6 @@ def run_command(
             log.close()
     report(io, result, log.path if log else None, cfg.display, workdir)
     return result.exit_code
-
-
-def log_path(cfg: CodurConfig, ws: Workspace) -> Path:
-    """Where the debug log goes: `log.path`, confined to the workspace like any write
-    (a path or symlink leading outside is refused; the file itself is never a symlink)."""
-    path = Path(cfg.log.path).expanduser()
-    try:
-        ws.resolve(path)
-    except WorkspaceError as exc:
-        raise WorkspaceError(f"log.path {cfg.log.path!r}: {exc}") from None
-    target = ws.root / path
-    if target.is_symlink():
-        raise WorkspaceError(
-            f"log.path {cfg.log.path!r}: {target} is a symlink; Codur does not write "
-            "through it (remove it, or set log.path)"
-        )
-    return target
 
 
 def changes(session: Session) -> tuple[list[str], str]:

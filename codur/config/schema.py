@@ -143,6 +143,25 @@ class PlanningConfig(_Section):
     with the last results."""
 
 
+class AskConfig(_Section):
+    """`codur ask`: plan research steps, run each with tools, refine, then answer."""
+
+    max_iterations: int = Field(3, gt=0)
+    """Planner -> executor -> refinery rounds at most; then the synthesizer answers with
+    the findings so far."""
+    max_executor_steps: int = Field(5, gt=0)
+    """Model calls of the executor within one research step (each may call tools); then
+    the step's findings are stored as they are."""
+    recursion_limit: int = Field(150, gt=0)
+    """Graph steps (node runs) of one question at most: the last guard against a loop."""
+    max_plan_steps: int = Field(4, gt=0)
+    """Research steps kept from one plan (the rest are dropped)."""
+    max_finding_chars: int = Field(6000, gt=0)
+    """Characters of one step's findings kept for the refinery and the synthesizer."""
+    profile: str | None = None
+    """The LLM profile answering questions (unset: --profile, else llm.default_profile)."""
+
+
 class VerifyConfig(_Section):
     entry_point: str | None = None
     """Program to run for verification; unset means the referenced file, else the folder's
@@ -229,6 +248,13 @@ class ToolsConfig(_Section):
     """Seconds fetch_webpage and duckduckgo_search may take, in all."""
     web_max_bytes: int = Field(2_000_000, gt=0)
     """fetch_webpage stops downloading a page past this many bytes."""
+    code_index_dir: str | None = ".codur/index"
+    """Where search_codebase keeps its index of the workspace's Python files (relative
+    to the workspace; updated by file hash). Unset: built in memory for each run."""
+    code_search: Literal["bm25", "hybrid"] = "bm25"
+    """How search_codebase ranks: BM25 alone, or BM25 fused by reciprocal rank with a
+    ranking of chunk names (and an embedding model's, when one is plugged in). BM25 alone
+    scored better on bench/ask_questions.yaml (docs/benchmarks.md)."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 
@@ -261,6 +287,8 @@ class CodurConfig(_Section):
     """Loop limits."""
     planning: PlanningConfig = PlanningConfig()
     """Planner behaviour."""
+    ask: AskConfig = AskConfig()
+    """`codur ask`: the research loop's caps."""
     verify: VerifyConfig = VerifyConfig()
     """How results are verified."""
     repair: RepairConfig = RepairConfig()

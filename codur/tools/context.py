@@ -25,6 +25,7 @@ from codur.workspace import Workspace
 
 if TYPE_CHECKING:
     from codur.process import ProcessResult
+    from codur.search.index import CodeIndex
     from codur.session import Session
     from codur.tools.mcp import McpClients
 
@@ -63,6 +64,9 @@ class ToolContext:
     """How programs run (environment, confinement); the run's, from its config."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
+    code_index: CodeIndex | None = field(default=None, init=False, repr=False)
+    """The code search index, loaded and brought up to date on the first search of the
+    run (`codur.tools.code`)."""
     _mcp: McpClients | None = field(default=None, init=False, repr=False)
     _mcp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 

@@ -61,7 +61,7 @@ _TITLES = {
     TaskType.MCP: "MCP servers",
 }
 
-_FAMILIES = ("fs", "search", "data", "python", "shell", "pyast", "git", "mcp", "web")
+_FAMILIES = ("fs", "search", "code", "data", "python", "shell", "pyast", "git", "mcp", "web")
 """The modules whose `@register_tool` functions make up the registry, imported on first use."""
 
 

@@ -1,0 +1,37 @@
+"""The ask graph's state: what each node writes, one meaning a field."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+Decision = Literal["CONTINUE", "FINISH"]
+
+
+class AskState(TypedDict, total=False):
+    question: str
+    """The user's question (set once)."""
+    plan: list[str]
+    """The research steps of the current plan (planner)."""
+    plan_fallback: bool
+    """The planner's reply was not a list of steps: the one-step fallback plan is used."""
+    current_step: int
+    """Index into `plan` of the next step to run (planner resets, aggregate advances)."""
+    findings: dict[str, str]
+    """Evidence by step, `step_N: description` -> what the tools and the executor found
+    (aggregate; never cleared)."""
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The executor's buffer for the current step only (setup_executor fills it,
+    executor_llm and tool_node append, aggregate clears it with RemoveMessage)."""
+    executor_calls: int
+    """Model calls of the executor in the current step (capped: ask.max_executor_steps)."""
+    iterations: int
+    """Planner -> executor -> refinery rounds so far (capped: ask.max_iterations)."""
+    decision: Decision
+    """The refinery's last decision."""
+    decision_reason: str
+    """Why: the refinery model's reason, or the rule that decided (cap, parse failure)."""
+    answer: str
+    """The synthesizer's markdown answer."""

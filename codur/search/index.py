@@ -1,0 +1,210 @@
+"""The code index: chunks, definitions and calls of every Python file given, kept in a
+folder (the workspace's `.codur/index/`) and updated by file hash, so only new and changed
+files are parsed again. Rankings are built in memory when the index is loaded."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from codur.search.calls import Call, Definition, callee_matches, matches, python_calls
+from codur.search.chunks import Chunk, python_chunks
+from codur.search.rank import BM25Ranker, NameRanker, Ranker, chunk_document, fuse
+
+FORMAT = 1
+"""The index file's format; another number means: build it again."""
+INDEX_FILE = "code_index.json"
+MAX_FILE_BYTES = 1_000_000
+"""Larger Python files (generated code, data) are not indexed."""
+
+Progress = Callable[[int, int], None]
+"""Called with (files done, files in all) while the index updates."""
+Mode = Literal["bm25", "hybrid"]
+
+
+@dataclass
+class FileEntry:
+    sha256: str
+    size: int
+    mtime_ns: int
+    chunks: list[Chunk]
+    defs: list[Definition]
+    calls: list[Call]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sha256": self.sha256,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "chunks": [c.to_json() for c in self.chunks],
+            "defs": [d.to_json() for d in self.defs],
+            "calls": [c.to_json() for c in self.calls],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileEntry:
+        return cls(
+            data["sha256"],
+            data["size"],
+            data["mtime_ns"],
+            [Chunk.from_json(c) for c in data["chunks"]],
+            [Definition(**d) for d in data["defs"]],
+            [Call(**c) for c in data["calls"]],
+        )
+
+
+@dataclass(frozen=True)
+class UpdateStats:
+    """What an update did: files seen, parsed again (new or changed), dropped, seconds."""
+
+    files: int
+    parsed: int
+    removed: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    rank: int
+
+
+@dataclass
+class CodeIndex:
+    """Chunks, definitions and calls by file; `search`, `callers` and `callees` on top."""
+
+    folder: Path | None
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    extra_rankers: list[Callable[[list[Chunk]], Ranker]] = field(default_factory=list)
+    """Factories of further rankings (an embedding model's) fused with BM25 in hybrid mode."""
+    _chunks: list[Chunk] | None = field(default=None, repr=False)
+    _rankers: dict[str, Ranker] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, folder: Path | None) -> CodeIndex:
+        """The index saved in `folder` (empty if none, unreadable or of another format)."""
+        index = cls(folder)
+        path = folder / INDEX_FILE if folder else None
+        if path is None or not path.is_file():
+            return index
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") == FORMAT:
+                index.files = {k: FileEntry.from_json(v) for k, v in data["files"].items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            index.files = {}  # a damaged index is rebuilt
+        return index
+
+    def save(self) -> None:
+        """Write the index atomically into its folder (none: kept in memory only)."""
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n", encoding="utf-8")
+        data = {"format": FORMAT, "files": {k: v.to_json() for k, v in self.files.items()}}
+        fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".codur-tmp", dir=self.folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.replace(tmp, self.folder / INDEX_FILE)
+
+    def update(
+        self, files: Iterable[tuple[str, Path]], progress: Progress | None = None
+    ) -> UpdateStats:
+        """Bring the index up to date with `files` (workspace-relative path, real path):
+        a file whose size and mtime are unchanged is kept; else it is hashed, and parsed
+        again only if its hash changed. Files no longer given are dropped."""
+        start = time.perf_counter()
+        listed = list(files)
+        seen: set[str] = set()
+        parsed = 0
+        for done, (rel, path) in enumerate(listed, 1):
+            if progress is not None and (done % 200 == 0 or done == len(listed)):
+                progress(done, len(listed))
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            if stat.st_size > MAX_FILE_BYTES:
+                continue
+            seen.add(rel)
+            old = self.files.get(rel)
+            if old and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                seen.discard(rel)
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if old and old.sha256 == digest:
+                old.size, old.mtime_ns = stat.st_size, stat.st_mtime_ns
+                continue
+            source = data.decode("utf-8", "replace")
+            defs, calls = python_calls(rel, source)
+            chunks = python_chunks(rel, source)
+            self.files[rel] = FileEntry(digest, stat.st_size, stat.st_mtime_ns, chunks, defs, calls)
+            parsed += 1
+        removed = [rel for rel in self.files if rel not in seen]
+        for rel in removed:
+            del self.files[rel]
+        if parsed or removed:
+            self._chunks, self._rankers = None, {}
+        return UpdateStats(len(seen), parsed, len(removed), round(time.perf_counter() - start, 3))
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        if self._chunks is None:
+            self._chunks = [c for rel in sorted(self.files) for c in self.files[rel].chunks]
+        return self._chunks
+
+    def _ranker(self, name: str) -> Ranker:
+        if name not in self._rankers:
+            if name == "bm25":
+                self._rankers[name] = BM25Ranker([chunk_document(c) for c in self.chunks])
+            elif name == "names":
+                self._rankers[name] = NameRanker(self.chunks)
+            else:
+                self._rankers[name] = self.extra_rankers[int(name)](self.chunks)
+        return self._rankers[name]
+
+    def search(self, query: str, n_results: int = 5, mode: Mode = "hybrid") -> list[Hit]:
+        """The `n_results` best chunks for `query`: BM25 alone, or (hybrid) BM25 fused
+        with the name ranking and any extra rankers by reciprocal rank."""
+        depth = max(50, n_results * 5)
+        rankings = [self._ranker("bm25").rank(query, depth)]
+        if mode == "hybrid":
+            rankings.append(self._ranker("names").rank(query, depth))
+            rankings += [
+                self._ranker(str(i)).rank(query, depth) for i in range(len(self.extra_rankers))
+            ]
+        best = fuse(rankings)[:n_results]
+        return [Hit(self.chunks[i], rank) for rank, i in enumerate(best, 1)]
+
+    def definitions(self, name: str) -> list[Definition]:
+        return [d for e in self.files.values() for d in e.defs if matches(d.qualname, name)]
+
+    def callers(self, name: str) -> list[Call]:
+        """Calls whose target is `name` (by qualified name or its tail); resolved calls
+        first, then calls of a method of that name on an object of unknown type."""
+        found = [c for e in self.files.values() for c in e.calls if callee_matches(c.callee, name)]
+        return sorted(found, key=lambda c: (c.callee.startswith("*."), c.path, c.line))
+
+    def callees(self, name: str) -> list[Call]:
+        """Calls made inside the functions, methods or classes named `name`."""
+        owners = {d.qualname for d in self.definitions(name)}
+        found = [
+            c
+            for e in self.files.values()
+            for c in e.calls
+            if any(c.caller == o or c.caller.startswith(o + ".") for o in owners)
+        ]
+        return sorted(found, key=lambda c: (c.path, c.line))

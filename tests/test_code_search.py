@@ -1,0 +1,173 @@
+"""Code search on real files: AST chunks with path:line ranges, BM25 and fused rankings,
+the index on disk (incremental by hash, .gitignore and secrets honoured, progress
+events) and the static call graph, through the registry's tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import watched_context, write_files
+
+from codur.search.calls import python_calls
+from codur.search.chunks import python_chunks
+from codur.search.index import INDEX_FILE, CodeIndex
+from codur.search.rank import fuse, tokens
+from codur.tools.registry import invoke
+
+LOADER = '''"""Load layered configuration files."""
+
+import json
+
+from cfg.layers import Layer
+
+
+def merge(base: dict, override: dict) -> dict:
+    """Later layers win: values of `override` replace those of `base`."""
+    out = dict(base)
+    out.update(override)
+    return out
+
+
+class Loader:
+    def __init__(self, paths):
+        self.paths = paths
+
+    def load(self) -> dict:
+        result = {}
+        for path in self.paths:
+            result = merge(result, self.read(path))
+        return result
+
+    def read(self, path):
+        with open(path) as fh:
+            return json.load(fh)
+'''
+FILES = {
+    "cfg/__init__.py": '"""Configuration package."""\n',
+    "cfg/loader.py": LOADER,
+    "cfg/layers.py": "class Layer:\n    name = 'default'\n",
+    "app.py": "from cfg.loader import Loader\nfrom cfg import loader as ld\n\n\n"
+    "def main():\n    print(Loader(['a.json']).load())\n    return ld.merge({}, {})\n",
+    "render/tables.py": "def draw_table(rows):\n    '''Draw rows as an ASCII table.'''\n"
+    "    return '\\n'.join(' | '.join(r) for r in rows)\n",
+    "build/generated.py": "def merge_generated():\n    pass\n",
+    ".gitignore": "build/\n",
+    ".env": "SECRET_MERGE_TOKEN=abc\n",
+    "id_rsa.py": "def merge_private_key():\n    pass\n",
+}
+
+
+def repo(root: Path) -> Path:
+    root.mkdir()
+    write_files(root, FILES)
+    return root
+
+
+def test_chunks_cover_module_head_functions_classes_and_methods() -> None:
+    chunks = {c.name: c for c in python_chunks("cfg/loader.py", LOADER)}
+    assert set(chunks) == {
+        "cfg.loader", "merge", "Loader", "Loader.__init__", "Loader.load", "Loader.read",
+    }  # fmt: skip
+    assert (chunks["cfg.loader"].start, chunks["cfg.loader"].end) == (1, 7)
+    assert chunks["merge"].where == "cfg/loader.py:8-12"
+    assert chunks["Loader.load"].where == "cfg/loader.py:19-23"
+    assert chunks["Loader.load"].text.startswith("    def load(self)")
+    assert python_chunks("bad.py", "def (:\n")[0].kind == "module"  # unparsable: one chunk
+
+
+def test_tokens_split_identifiers() -> None:
+    assert tokens("loadConfig merge_layers the") == [
+        "loadconfig", "load", "config", "merge_layers", "merge", "layers",
+    ]  # fmt: skip
+
+
+def test_reciprocal_rank_fusion() -> None:
+    assert fuse([[1, 2, 3], [3, 1]]) == [1, 3, 2]
+    assert fuse([[], [5]]) == [5]
+
+
+def test_search_codebase_ranks_the_right_chunk_and_skips_ignored_and_secret_files(
+    tmp_path: Path,
+) -> None:
+    root = repo(tmp_path / "w")
+    ctx, events = watched_context(root)
+    result = invoke("search_codebase", {"query": "merge base with override", "n_results": 3}, ctx)
+    assert result.ok, result.output
+    assert result.value.hits[0].chunk.where == "cfg/loader.py:8-12"
+    assert result.output.startswith("1. cfg/loader.py:8-12 (function merge)")
+    indexed = set(ctx.code_index.files)
+    assert indexed == {
+        "cfg/__init__.py",
+        "cfg/loader.py",
+        "cfg/layers.py",
+        "app.py",
+        "render/tables.py",
+    }  # fmt: skip  (no build/, no id_rsa*, no .env)
+    progress = [e for e in events if e.kind == "index.progress"]
+    assert progress and progress[-1].data == {"done": 5, "total": 5}
+    saved = json.loads((root / ".codur/index" / INDEX_FILE).read_text())
+    assert set(saved["files"]) == indexed
+    assert "merge_private_key" not in (root / ".codur/index" / INDEX_FILE).read_text()
+    table = invoke("search_codebase", {"query": "ascii table rows"}, ctx)
+    assert table.value.hits[0].chunk.name == "draw_table"
+
+
+def test_the_index_updates_by_file_hash(tmp_path: Path) -> None:
+    root = repo(tmp_path / "w")
+    folder = root / ".codur/index"
+    files = [(rel, root / rel) for rel in ("cfg/loader.py", "app.py")]
+    index = CodeIndex.load(folder)
+    assert index.update(files).parsed == 2
+    index.save()
+    again = CodeIndex.load(folder)
+    assert (again.update(files).parsed, len(again.chunks)) == (0, len(index.chunks))
+    (root / "app.py").write_text((root / "app.py").read_text())  # new mtime, same bytes
+    assert again.update(files).parsed == 0
+    (root / "app.py").write_text("def main():\n    return 2\n")
+    stats = again.update(files)
+    assert (stats.parsed, stats.removed) == (1, 0)
+    assert again.update(files[:1]).removed == 1
+    assert [h.chunk.path for h in again.search("later layers win override")][:1] == [
+        "cfg/loader.py"
+    ]
+
+
+def test_hybrid_fuses_an_extra_ranking(tmp_path: Path) -> None:
+    root = repo(tmp_path / "w")
+    index = CodeIndex(None)
+    index.update([(rel, root / rel) for rel in ("cfg/loader.py", "render/tables.py")])
+
+    class Prefers:  # a stand-in for an embedding model's ranking
+        def __init__(self, chunks):
+            self.order = [i for i, c in enumerate(chunks) if c.name == "draw_table"]
+
+        def rank(self, query, limit):
+            return self.order
+
+    plain = index.search("output", 3, mode="bm25")
+    index.extra_rankers.append(Prefers)
+    fused = index.search("output", 3, mode="hybrid")
+    assert not plain and fused[0].chunk.name == "draw_table"
+
+
+def test_call_graph_resolves_imports_and_methods(tmp_path: Path) -> None:
+    defs, calls = python_calls("cfg/loader.py", LOADER)
+    assert [d.qualname for d in defs][:2] == ["cfg.loader.merge", "cfg.loader.Loader"]
+    pairs = {(c.caller, c.callee) for c in calls}
+    assert ("cfg.loader.Loader.load", "cfg.loader.merge") in pairs
+    assert ("cfg.loader.Loader.load", "cfg.loader.Loader.read") in pairs  # self.read
+    assert ("cfg.loader.Loader.read", "json.load") in pairs
+
+    root = repo(tmp_path / "w")
+    ctx, _ = watched_context(root)
+    callers = invoke("get_callers", {"name": "merge"}, ctx)
+    found = {(c.path, c.line, c.caller) for c in callers.value.calls}
+    assert found == {("cfg/loader.py", 22, "cfg.loader.Loader.load"), ("app.py", 7, "app.main")}
+    assert "merge is defined as cfg.loader.merge at cfg/loader.py:8" in callers.output
+    load = invoke("get_callers", {"name": "Loader.load"}, ctx)
+    assert ("app.py", 6) in {(c.path, c.line) for c in load.value.calls}  # `*.load`
+    callees = invoke("get_callees", {"name": "Loader.load"}, ctx)
+    assert {c.callee for c in callees.value.calls} == {"cfg.loader.merge", "cfg.loader.Loader.read"}
+    assert "cfg/loader.py:22: cfg.loader.Loader.load -> cfg.loader.merge" in callees.output
+    assert "no definition found" in invoke("get_callees", {"name": "nope"}, ctx).output
