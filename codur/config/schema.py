@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from codur.config.sections import (
     ApprovalConfig,
+    AskConfig,
     DisplayConfig,
     RepairConfig,
     SamplingConfig,
@@ -141,25 +142,6 @@ class PlanningConfig(_Section):
     """Rounds of tool calls the planner may make, each result going back to it, before it
     must delegate or answer ("list the files, then fix the bug"); past it the run ends
     with the last results."""
-
-
-class AskConfig(_Section):
-    """`codur ask`: plan research steps, run each with tools, refine, then answer."""
-
-    max_iterations: int = Field(3, gt=0)
-    """Planner -> executor -> refinery rounds at most; then the synthesizer answers with
-    the findings so far."""
-    max_executor_steps: int = Field(5, gt=0)
-    """Model calls of the executor within one research step (each may call tools); then
-    the step's findings are stored as they are."""
-    recursion_limit: int = Field(150, gt=0)
-    """Graph steps (node runs) of one question at most: the last guard against a loop."""
-    max_plan_steps: int = Field(4, gt=0)
-    """Research steps kept from one plan (the rest are dropped)."""
-    max_finding_chars: int = Field(6000, gt=0)
-    """Characters of one step's findings kept for the refinery and the synthesizer."""
-    profile: str | None = None
-    """The LLM profile answering questions (unset: --profile, else llm.default_profile)."""
 
 
 class VerifyConfig(_Section):

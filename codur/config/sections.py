@@ -1,4 +1,4 @@
-"""Config sections about safety, display, the repair search, sampling and undo, kept
+"""Config sections about safety, display, the repair search, sampling, undo and ask mode, kept
 apart from the schema's core (same
 rules: every field documented, unknown keys are errors). `CodurConfig` holds them."""
 
@@ -94,3 +94,22 @@ class UndoConfig(_Section):
     size; in a git repo, untracked and modified files (committed content is already
     stored). Files that do not fit, largest first, are left out and named in a warning;
     undo cannot restore them."""
+
+
+class AskConfig(_Section):
+    """`codur ask`: plan research steps, run each with tools, refine, then answer."""
+
+    max_iterations: int = Field(3, gt=0)
+    """Planner -> executor -> refinery rounds at most; then the synthesizer answers with
+    the findings so far."""
+    max_executor_steps: int = Field(5, gt=0)
+    """Model calls of the executor within one research step (each may call tools); then
+    the step's findings are stored as they are."""
+    recursion_limit: int = Field(150, gt=0)
+    """Graph steps (node runs) of one question at most: the last guard against a loop."""
+    max_plan_steps: int = Field(4, gt=0)
+    """Research steps kept from one plan (the rest are dropped)."""
+    max_finding_chars: int = Field(6000, gt=0)
+    """Characters of one step's findings kept for the refinery and the synthesizer."""
+    profile: str | None = None
+    """The LLM profile answering questions (unset: --profile, else llm.default_profile)."""
