@@ -26,6 +26,7 @@ SEED_TOOLS = {
     "validate_python_syntax", "python_outline", "find_python_symbol", "replace_python_symbol",
     "git_status", "git_diff", "git_log", "git_stage_files", "git_commit", "list_mcp_tools",
     "call_mcp_tool", "read_mcp_resource", "fetch_webpage", "duckduckgo_search", "run_command",
+    "search_codebase", "get_callers", "get_callees",
 }  # fmt: skip
 
 
@@ -64,7 +65,8 @@ def test_prompt_section_groups_tools_under_the_requested_task_types() -> None:
 def test_langchain_tools_bind_and_run_through_the_registry(tool_ctx, tool_ws) -> None:
     (tool_ws / "a.txt").write_text("alpha\n")
     unbound = langchain_tools([TaskType.SEARCH])
-    assert {t.name for t in unbound} == {"grep_files", "search_files"}
+    searching = {"grep_files", "search_files", "search_codebase", "get_callers", "get_callees"}
+    assert {t.name for t in unbound} == searching
     bound = {t.name: t for t in langchain_tools([TaskType.FILE_OPERATION], ctx=tool_ctx)}
     assert bound["read_file"].invoke({"path": "a.txt"}) == "alpha\n"
     assert "outside the workspace" in bound["read_file"].invoke({"path": "../x"})

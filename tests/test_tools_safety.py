@@ -77,6 +77,11 @@ NOT_IN_PROPERTY = {
     "the others and is checked by test_run_pytest_refuses_hostile_paths",
     "run_command": "a shell command names paths in its text, which no tool can confine; it "
     "asks first (approval) and its writes are confined by the sandbox where available",
+    **dict.fromkeys(
+        ("search_codebase", "get_callers", "get_callees"),
+        "no path argument: they read the workspace through the same walk as search_files "
+        "(ignore rules; secrets files never indexed), see tests/test_code_search.py",
+    ),
 }
 PATHLESS = {"git_status", "git_commit", "list_mcp_tools", "call_mcp_tool", "read_mcp_resource",
             "fetch_webpage", "duckduckgo_search"}  # fmt: skip
