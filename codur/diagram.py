@@ -25,7 +25,7 @@ Format = Literal["mermaid", "ascii"]
 def _graph() -> Graph:
     from codur.graph.build import build_graph
 
-    return build_graph().get_graph()
+    return build_graph().get_graph(xray=True)  # the execute step's agent loop drawn inside
 
 
 def _need(module: str, feature: str, extra: str) -> None:
