@@ -155,7 +155,7 @@ def run_call(call: dict[str, Any], session: Session, turn: Turn) -> ToolMessage:
             ok, output = result.ok, result.output
         except (ApprovalRequired, GraphBubbleUp):
             raise  # nobody can approve it / an interrupt: not an observation
-        except Exception as exc:  # a tool's bug is the model's observation, not a crash
+        except Exception as exc:  # noqa: BLE001 - a tool's bug is the model's observation
             session.bus.emit("tool.error", tool=name, error=f"{type(exc).__name__}: {exc}")
             ok, output = False, f"{name} failed: {type(exc).__name__}: {exc}"
     return ToolMessage(

@@ -22,8 +22,8 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from codur.graph.nodes.delegate import delegate
 from codur.agents.loop import add_loop
+from codur.graph.nodes.delegate import delegate
 from codur.graph.nodes.execute import finish, prepare
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
@@ -54,8 +54,6 @@ def build_graph() -> CompiledStateGraph:
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
     return graph.compile()
-
-
 
 
 def build_execute() -> CompiledStateGraph:
