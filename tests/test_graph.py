@@ -75,7 +75,9 @@ def test_fixed_on_the_first_try(tmp_path: Path) -> None:
         "delegate",
         "verify",  # the one verification path: the files are checked before the agent runs
         "review",
-        "execute",
+        "prepare",  # execute: its subgraph, the agent loop (one reply without tool calls)
+        "agent",
+        "finish",
         "verify",
         "review",
     ]
