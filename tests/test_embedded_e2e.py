@@ -48,24 +48,39 @@ def test_fixes_a_sample_challenge_with_the_embedded_model(tmp_path: Path) -> Non
     assert end["model_calls"] >= 1 and end["completion_tokens"] > 0
 
 
-def test_the_embedded_model_reads_a_file_with_a_tool_then_edits(tmp_path: Path) -> None:
-    """A real tool round trip through constrained decoding: the word is in a file the
-    prompt does not show, so the model must call read_file, read the result, then edit."""
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "main.py").write_text('print("hello")\n')
-    (work / "word.txt").write_text("pumpernickel\n")
-    task = (
-        "Use the read_file tool to read word.txt, then change @main.py so that it prints "
-        "the word that word.txt contains instead of hello."
+def test_the_embedded_model_calls_a_tool_in_the_agent_loop(tmp_path: Path) -> None:
+    """A real tool round trip through constrained decoding, in the coder's agent loop:
+    the word is in a file the prompt does not show, so the model must call read_file
+    (its reply forced into one JSON action), read the result, then answer with it."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    from codur.agents.loop import Turn, run_loop
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.tools.registry import TaskType, langchain_tools
+    from codur.workspace import Workspace
+
+    (tmp_path / "word.txt").write_text("pumpernickel\n")
+    config = load_config(tmp_path, overrides=["llm.profiles.local.n_ctx=4096"], environ={})
+    session = Session(config.config, Workspace(tmp_path), EventBus())
+    tools = [t for t in langchain_tools([TaskType.FILE_OPERATION]) if t.name == "read_file"]
+    ask = "Use the read_file tool to read word.txt, then tell me the word it contains."
+    turn = Turn(
+        profile="local",
+        prompt=(SystemMessage("You are a helpful assistant."), HumanMessage(ask)),
+        names=("read_file",),
+        bound=tuple(tools),
+        budget=128,
+        max_rounds=2,
     )
-    flags = ["-o", "llm.profiles.local.agent_tools=true", "-o", "repair.enabled=false"]
-    result = run_cli([task, "--max-iterations", "2", *flags], cwd=work, timeout=900)
-    assert result.returncode in (0, 1), result.stdout + result.stderr
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
-    calls = [r for r in records if r["event"] == "tool.call" and r.get("by") != "verify"]
-    assert calls and calls[0]["tool"] == "read_file" and "word.txt" in calls[0]["args"]
-    results = [r for r in records if r["event"] == "tool.result" and r.get("by") != "verify"]
-    assert results[0]["ok"] and "pumpernickel" in results[0]["output"]
-    run = subprocess.run([sys.executable, "main.py"], cwd=work, capture_output=True, text=True)
-    assert run.stdout.strip() == "pumpernickel"
+    turns = run_loop(turn, session)
+    call = turns[0]
+    assert isinstance(call, AIMessage) and call.tool_calls[0]["name"] == "read_file"
+    assert call.tool_calls[0]["args"]["path"] == "word.txt"
+    result = turns[1]
+    assert isinstance(result, ToolMessage) and result.status == "success"
+    assert "pumpernickel" in str(result.content)
+    final = turns[-1]
+    assert isinstance(final, AIMessage) and not final.tool_calls
+    assert "pumpernickel" in str(final.content).lower()
