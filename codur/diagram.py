@@ -30,7 +30,7 @@ def _graph(mode: Mode = "run") -> Graph:
         return build_ask_graph().get_graph()
     from codur.graph.build import build_graph
 
-    return build_graph().get_graph()
+    return build_graph().get_graph(xray=True)  # the execute step's agent loop drawn inside
 
 
 def _need(module: str, feature: str, extra: str) -> None:

@@ -92,7 +92,8 @@ def test_sampled_candidates_are_tried_in_scratch_and_the_smallest_passing_is_kep
     assert (run.root / "main.py").read_text() == FIXED
     statuses = [c["status"] for c in run.kinds("sample.candidate")]
     assert statuses[0] == "failed" and statuses.count("passed") >= 1
-    assert run.nodes[-3:] == ["sample", "verify", "review"]
+    graph_nodes = [n for n in run.nodes if n not in ("agent", "tools")]  # candidates' loops
+    assert graph_nodes[-3:] == ["sample", "verify", "review"]
     assert [w["by"] for w in run.kinds("file.write")] == ["coder", "coder"]
 
 

@@ -32,6 +32,9 @@ def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> No
     plain, flag = run_cli(["graph"], cwd=tmp_path), run_cli(["graph", "--mermaid"], cwd=tmp_path)
     assert plain.returncode == flag.returncode == 0 and plain.stdout == flag.stdout
     assert "graph TD;" in plain.stdout and "review -.-> textual_pre_plan" in plain.stdout
+    assert "subgraph execute" in plain.stdout  # the agent loop is drawn inside execute
+    assert "execute\\3aagent -.-> execute\\3atools;" in plain.stdout
+    assert "execute\\3atools --> execute\\3aagent;" in plain.stdout
 
 
 @pytest.mark.skipif(
@@ -40,7 +43,9 @@ def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> No
 def test_graph_ascii_draws_every_node(tmp_path: Path) -> None:
     result = run_cli(["graph", "--ascii"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    for node in ("__start__", "textual_pre_plan", "llm_plan", "execute", "review", "__end__"):
+    for node in ("__start__", "textual_pre_plan", "llm_plan", "review", "__end__"):
+        assert f"| {node} |" in result.stdout
+    for node in ("prepare", "agent", "tools", "finish"):  # the execute step's subgraph
         assert f"| {node} |" in result.stdout
     assert "graph TD" not in result.stdout
 

@@ -46,3 +46,41 @@ def test_fixes_a_sample_challenge_with_the_embedded_model(tmp_path: Path) -> Non
     end = records[-1]
     assert end["event"] == "run.end" and end["status"] == "verified"
     assert end["model_calls"] >= 1 and end["completion_tokens"] > 0
+
+
+def test_the_embedded_model_calls_a_tool_in_the_agent_loop(tmp_path: Path) -> None:
+    """A real tool round trip through constrained decoding, in the coder's agent loop:
+    the word is in a file the prompt does not show, so the model must call read_file
+    (its reply forced into one JSON action), read the result, then answer with it."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    from codur.agents.loop import Turn, run_loop
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.tools.registry import TaskType, langchain_tools
+    from codur.workspace import Workspace
+
+    (tmp_path / "word.txt").write_text("pumpernickel\n")
+    config = load_config(tmp_path, overrides=["llm.profiles.local.n_ctx=4096"], environ={})
+    session = Session(config.config, Workspace(tmp_path), EventBus())
+    tools = [t for t in langchain_tools([TaskType.FILE_OPERATION]) if t.name == "read_file"]
+    ask = "Use the read_file tool to read word.txt, then tell me the word it contains."
+    turn = Turn(
+        profile="local",
+        prompt=(SystemMessage("You are a helpful assistant."), HumanMessage(ask)),
+        names=("read_file",),
+        bound=tuple(tools),
+        budget=128,
+        max_rounds=2,
+    )
+    turns = run_loop(turn, session)
+    call = turns[0]
+    assert isinstance(call, AIMessage) and call.tool_calls[0]["name"] == "read_file"
+    assert call.tool_calls[0]["args"]["path"] == "word.txt"
+    result = turns[1]
+    assert isinstance(result, ToolMessage) and result.status == "success"
+    assert "pumpernickel" in str(result.content)
+    final = turns[-1]
+    assert isinstance(final, AIMessage) and not final.tool_calls
+    assert "pumpernickel" in str(final.content).lower()

@@ -40,7 +40,7 @@ def test_list_the_files_then_fix_the_bug(tmp_path: Path) -> None:
     assert (root / "main.py").read_text() == FIXED
     nodes = [e.data["node"] for e in events if e.kind == "node.start"]
     assert nodes[:5] == ["textual_pre_plan", "llm_pre_plan", "llm_plan", "tool", "llm_plan"]
-    assert nodes[-3:] == ["execute", "verify", "review"]
+    assert nodes[-5:] == ["prepare", "agent", "finish", "verify", "review"]
     plans = [e.data for e in events if e.kind == "model.request"][2]["messages"]
     shown = plans[-1]["content"]  # the second planning call sees what list_files returned
     assert "list_files" in shown and "main.py" in shown and "expected.txt" in shown
@@ -72,7 +72,15 @@ def test_explain_leaves_every_file_byte_identical_and_prints_the_answer(tmp_path
     kinds = [e["event"] for e in events]
     assert "verify.run" not in kinds and "file.write" not in kinds
     nodes = [e["node"] for e in events if e["event"] == "node.start"]
-    assert nodes == ["textual_pre_plan", "delegate", "execute", "verify", "review"]
+    assert nodes == [
+        "textual_pre_plan",
+        "delegate",
+        "prepare",
+        "agent",
+        "finish",
+        "verify",
+        "review",
+    ]
     assert next(e for e in events if e["event"] == "node.end" and e["node"] == "review")
     end = next(e for e in events if e["event"] == "run.end")
     assert end["status"] == "done" and "stops one short" in end["final_response"]

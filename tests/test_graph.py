@@ -75,7 +75,9 @@ def test_fixed_on_the_first_try(tmp_path: Path) -> None:
         "delegate",
         "verify",  # the one verification path: the files are checked before the agent runs
         "review",
-        "execute",
+        "prepare",  # execute: its subgraph, the agent loop (one reply without tool calls)
+        "agent",
+        "finish",
         "verify",
         "review",
     ]
@@ -133,7 +135,7 @@ def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
     run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG)], overrides=after_model)
     assert run.result.status == "verified" and run.result.exit_code == 0
     assert (run.root / "main.py").read_text() == FIXED
-    assert run.nodes[-6:] == ["execute", "verify", "review", "repair", "verify", "review"]
+    assert run.nodes[-6:] == ["finish", "verify", "review", "repair", "verify", "review"]
     assert run.result.model_calls == 2  # the planner and one coder attempt: no retry call
     end = run.kinds("repair.end")[0]
     assert end["reason"] == "repaired" and "+    for i in range(len(xs)):" in end["diff"]

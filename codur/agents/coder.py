@@ -1,28 +1,29 @@
-"""The LLM coding agent: a tool loop, then file edits read from its final reply.
+"""The LLM coding agent: a model <-> tools loop, then file edits read from its final reply.
 
-Tools are called natively (`bind_tools`) when the profile supports it, otherwise read
-from the reply text; results go back to the model, failures as observations. The final
-reply becomes a proposal (`codur.agents.proposal`): its edits parsed in whatever shape
-they came, syntax-checked and admitted by the edit scope; a reply cut at the token limit,
-or one identical to an earlier reply, is not applied. `run` writes the proposal;
-`propose` only makes it (sampling tries several before writing one).
+`start` prepares the turn (the prompt, the tools offered: natively with `bind_tools` when
+the profile supports it, otherwise described in the prompt and read from the reply
+text); the loop (`codur.agents.loop`, a subgraph of the graph's execute step) runs it;
+`settle` reads the final reply as a proposal (`codur.agents.proposal`): its edits parsed
+in whatever shape they came, syntax-checked and admitted by the edit scope; a reply cut
+at the token limit, or one identical to an earlier reply, is not applied. `run` does all
+three; `propose` only makes the proposal (sampling tries several before writing one).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
-from codur.agents.tool_detection import detect_tool_calls
 from codur.models.client import truncated
 from codur.resources import prompt
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
+    from codur.agents.loop import Turn
     from codur.config.schema import AgentConfig
     from codur.session import Session
 
@@ -33,32 +34,15 @@ class CoderAgent:
     profile: str | None
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
-        before = set(session.written())
-        proposal, messages = self.propose(request, session)
-        after = set(session.written())
-        result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
-        result.digest, result.truncated = proposal.digest, proposal.truncated
-        if request.answer:
-            pass  # an answer: its reply is the result, and nothing in it is written
-        elif proposal.digest in request.seen:
-            result.duplicate = True
-        elif proposal.error is not None:
-            result.error = proposal.error
-        else:
-            result.files_changed, declined = write(proposal, session)
-            result.notes += declined
-            if declined and not result.files_changed:
-                result.error = "; ".join(declined)
-        result.files_changed = sorted(set(result.files_changed) | (after - before))
-        return result
+        from codur.agents.loop import run_loop
 
-    def propose(
-        self, request: AgentRequest, session: Session, sample: int | None = None
-    ) -> tuple[Proposal, list[BaseMessage]]:
-        """One attempt: the tool loop, then the final reply read as a proposal. `sample`:
-        the k-th differently sampled reply (None: the run's next call decides)."""
-        from langchain_core.messages import AIMessage
+        turn = self.start(request, session)
+        return self.settle(turn, run_loop(turn, session), session)
 
+    def start(self, request: AgentRequest, session: Session, sample: int | None = None) -> Turn:
+        """The attempt's turn. `sample`: the k-th differently sampled reply (None: the
+        run's next call decides)."""
+        from codur.agents.loop import Turn
         from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
 
         client = session.client(self.profile)
@@ -73,63 +57,76 @@ class CoderAgent:
 
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
         base, budget, edit_format = build_messages(request, client, system)
-        tools = [t for t in langchain_tools(task_types) if t.name in names] if native else []
-        new: list[BaseMessage] = []
-        rounds = session.config.runtime.max_tool_iterations
+        bound = [t for t in langchain_tools(task_types) if t.name in names] if native else []
         if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
             sample = session.usage.calls if request.attempts else 0
-        variation = sample
-        for round_no in range(rounds + 1):
-            reply = client.invoke(
-                base + new, tools=tools, **client.sampling(variation), max_tokens=budget
-            )
-            text = reply.content if isinstance(reply.content, str) else str(reply.content)
-            calls: list[dict[str, Any]] = list(reply.tool_calls)
-            if not calls and names and session.config.runtime.detect_tool_calls_from_text:
-                calls = detect_tool_calls(text, names)
-            if not calls or round_no == rounds:
-                break
-            new += run_tools(reply, text, calls, session, set(names) if request.answer else None)
-            variation = session.usage.calls
-        proposal = read_reply(text, request.files, edit_format, session, truncated(reply))
-        return proposal, [*new, AIMessage(text)]
+        return Turn(
+            profile=self.profile,
+            prompt=tuple(base),
+            names=tuple(names),
+            bound=tuple(bound),
+            native=native,
+            budget=budget,
+            sample=sample,
+            max_rounds=session.config.runtime.max_tool_iterations,
+            answer=request.answer,
+            detect_from_text=session.config.runtime.detect_tool_calls_from_text,
+            request=request,
+            edit_format=edit_format,
+            written_before=frozenset(session.written()),
+            owner=self,
+        )
 
+    def settle(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult:
+        """The attempt's result from the loop's turns: the final reply read and written
+        (never for an answer, a repeated reply or an unusable one)."""
+        request = turn.request
+        assert request is not None
+        proposal, messages = self.conclude(turn, turns, session)
+        result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
+        result.digest, result.truncated = proposal.digest, proposal.truncated
+        if request.answer:
+            pass  # an answer: its reply is the result, and nothing in it is written
+        elif proposal.digest in request.seen:
+            result.duplicate = True
+        elif proposal.error is not None:
+            result.error = proposal.error
+        else:
+            result.files_changed, declined = write(proposal, session)
+            result.notes += declined
+            if declined and not result.files_changed:
+                result.error = "; ".join(declined)
+        after = set(session.written())
+        result.files_changed = sorted(set(result.files_changed) | (after - turn.written_before))
+        return result
 
-def run_tools(
-    reply: Any,
-    text: str,
-    calls: list[dict[str, Any]],
-    session: Session,
-    allowed: set[str] | None = None,
-) -> list:
-    """Run the calls through the registry (with `allowed`, a tool not in it fails as an
-    observation: an answer never writes); results as ToolMessages (native) or text."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    def propose(
+        self, request: AgentRequest, session: Session, sample: int | None = None
+    ) -> tuple[Proposal, list[BaseMessage]]:
+        """One attempt, not written: the loop, then the final reply read as a proposal."""
+        from codur.agents.loop import run_loop
 
-    from codur.tools.registry import ToolResult, invoke
+        turn = self.start(request, session, sample)
+        return self.conclude(turn, run_loop(turn, session), session)
 
-    ctx = session.tool_context()
-    results = [
-        invoke(c["name"], c["args"], ctx)
-        if allowed is None or c["name"] in allowed
-        else ToolResult(c["name"], False, f"{c['name']} is not available here", None, 0.0)
-        for c in calls
-    ]
-    if reply.tool_calls:
-        return [reply] + [
-            ToolMessage(
-                r.output,
-                tool_call_id=c["id"],
-                name=c["name"],
-                status="success" if r.ok else "error",
-            )
-            for c, r in zip(calls, results, strict=True)
-        ]
-    shown = "\n\n".join(
-        f"Result of {c['name']} ({'ok' if r.ok else 'error'}):\n{r.output}"
-        for c, r in zip(calls, results, strict=True)
-    )
-    return [AIMessage(text), HumanMessage(shown)]
+    def conclude(
+        self, turn: Turn, turns: list[BaseMessage], session: Session
+    ) -> tuple[Proposal, list[BaseMessage]]:
+        """The final reply read as a proposal; the turns for the run's conversation."""
+        from langchain_core.messages import AIMessage
+
+        from codur.agents.loop import hit_cap, last_reply, model_view
+
+        assert turn.request is not None
+        reply = last_reply(turns) or AIMessage("")
+        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        proposal = read_reply(text, turn.request.files, turn.edit_format, session, truncated(reply))
+        if hit_cap(turns):
+            limit = f"tool-call limit reached ({turn.max_rounds} rounds): answer without tools"
+            session.bus.emit("agent.tool_limit", rounds=turn.max_rounds)
+            proposal = replace(proposal, notes=[*proposal.notes, limit])
+        shown = model_view(turns[:-1], turn.native)
+        return proposal, [*shown, AIMessage(text)]
 
 
 @register("coder")

@@ -9,6 +9,8 @@ llm_plan         -> delegate | tool | END
 tool             -> llm_plan (planning's calls: the results go back) | END (phase 0's)
 delegate         -> verify (first round: check the files first) | execute
 execute          -> verify -> review
+  (a subgraph)      prepare -> agent <-> tools (at most runtime.max_tool_iterations
+                    rounds) -> finish; prepare -> finish (an agent run as a whole)
 review           -> execute | repair | sample | textual_pre_plan (retry) | END
                     (the decision table: codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
@@ -20,8 +22,9 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from codur.agents.loop import add_loop
 from codur.graph.nodes.delegate import delegate
-from codur.graph.nodes.execute import execute
+from codur.graph.nodes.execute import finish, prepare
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
 from codur.graph.nodes.repair import repair
@@ -30,7 +33,7 @@ from codur.graph.nodes.sample import sample
 from codur.graph.nodes.textual_pre_plan import textual_pre_plan
 from codur.graph.nodes.tool import tool
 from codur.graph.nodes.verify import verify
-from codur.graph.state import AgentState
+from codur.graph.state import AgentState, ExecuteState
 from codur.session import Session
 
 
@@ -41,7 +44,7 @@ def build_graph() -> CompiledStateGraph:
     graph.add_node("llm_plan", llm_plan)
     graph.add_node("tool", tool)
     graph.add_node("delegate", delegate)
-    graph.add_node("execute", execute)
+    graph.add_node("execute", build_execute())
     graph.add_node("verify", verify)
     graph.add_node("review", review)
     graph.add_node("repair", repair)
@@ -53,4 +56,17 @@ def build_graph() -> CompiledStateGraph:
     return graph.compile()
 
 
-__all__ = ["END", "build_graph"]
+def build_execute() -> CompiledStateGraph:
+    """The execute step: the agent loop between the agent's start and its settling."""
+    graph = StateGraph(
+        ExecuteState, context_schema=Session, input_schema=AgentState, output_schema=AgentState
+    )
+    graph.add_node("prepare", prepare)
+    add_loop(graph, done="finish")
+    graph.add_node("finish", finish)
+    graph.add_edge(START, "prepare")
+    graph.add_edge("finish", END)
+    return graph.compile()
+
+
+__all__ = ["END", "build_execute", "build_graph"]

@@ -12,6 +12,8 @@ from typing import Annotated, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from codur.agents.loop import LoopState
+from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
 from codur.planning.calls import ToolCallSpec
 from codur.verify.result import VerificationResult
@@ -81,3 +83,11 @@ class AgentState(TypedDict, total=False):
     intent: Literal["change", "answer"]
     """answer: the task asks a question or an explanation: nothing is edited, nothing is
     checked or repaired, and the agent's reply is the run's answer."""
+
+
+class ExecuteState(AgentState, LoopState, total=False):
+    """The execute step's state: the run's state plus the agent loop's own keys (`turn`,
+    `turns`, `loop_rounds`: private to the step, gone when it ends)."""
+
+    result: AgentResult | None
+    """The result of an agent that runs as a whole (not in the loop); None otherwise."""

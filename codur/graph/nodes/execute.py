@@ -1,27 +1,48 @@
-"""Execute: run the run's agent (its tool loop and edits) on the task, with the files as
-they are now and how the check fails on them; record what happened as one Outcome."""
+"""Execute: the run's agent on the task, as a subgraph (wired in graph/build.py):
+
+    prepare -> agent <-> tools (the agent loop, codur.agents.loop) -> finish
+    prepare -> finish (an agent that runs as a whole)
+
+`prepare` builds the request (the files as they are now, how the check fails on them)
+and lets the agent start its turn; `finish` settles the turn (its edits read and written)
+and records what happened as one Outcome.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.agents.registry import AgentResult, resolve
 from codur.graph.attempts import build_request
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome, OutcomeKind
-from codur.graph.state import AgentState
+from codur.graph.state import ExecuteState
 from codur.session import Session
 
 
-@traced("execute")
-def execute(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+@traced("prepare")
+def prepare(state: ExecuteState, runtime: Runtime[Session]) -> Command[Literal["agent", "finish"]]:
     session = runtime.context
-    agent = state["agent"]
     request = build_request(state, session, state.get("verification"))
-    result = resolve(agent, session.config).build().run(request, session)
-    return {"outcome": outcome(agent, result, request.answer), "messages": result.messages}
+    agent = resolve(state["agent"], session.config).build()
+    start = getattr(agent, "start", None)
+    if start is None:  # not a loop agent: it runs as a whole
+        return Command(update={"result": agent.run(request, session)}, goto="finish")
+    return Command(update={"turn": start(request, session), "result": None}, goto="agent")
+
+
+@traced("finish")
+def finish(state: ExecuteState, runtime: Runtime[Session]) -> dict[str, Any]:
+    result = state.get("result")
+    turn = state.get("turn")
+    if result is None:
+        assert turn is not None and turn.owner is not None
+        result = turn.owner.settle(turn, list(state.get("turns", [])), runtime.context)
+    answer = state.get("intent") == "answer"
+    return {"outcome": outcome(state["agent"], result, answer), "messages": result.messages}
 
 
 def outcome(agent: str, result: AgentResult, answer: bool = False) -> Outcome:

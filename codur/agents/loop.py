@@ -1,0 +1,210 @@
+"""The agent loop: an agent's model <-> tools loop as a LangGraph subgraph.
+
+    agent --route--> tools --> agent ...
+          \\--route--> done
+
+`agent` calls the model once with the prompt and the turns so far; `route` (pure) looks
+at its last reply: tool calls and rounds left -> `tools`, else `done`; `tools` runs the
+calls through the registry and adds one result per call. A failing tool (a ToolError, a
+refused path, an exception) is a result with status "error" that the model reads: the
+loop goes on. At most `Turn.max_rounds` (runtime.max_tool_iterations) rounds of tools;
+a reply that still calls tools after the last round ends the loop, and `hit_cap` says so.
+
+Models without native tool calling (`Turn.native` false) write their calls as text: they
+are read from the reply (`detect_tool_calls`) into the same `tool_calls`, and the turns
+are shown to the model as text (`model_view`). The embedded model calls tools natively
+through constrained decoding (`codur.models.local`).
+
+`build_loop()` is the loop on its own (used by `CoderAgent.propose`); the graph's
+`execute` step adds the same nodes with `add_loop` between its own start and finish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.runtime import Runtime
+
+from codur.errors import ApprovalRequired
+from codur.session import Session
+
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+    from codur.agents.registry import AgentRequest, AgentResult
+
+
+class LoopAgent(Protocol):
+    """An agent whose model <-> tools loop runs in the graph: it prepares the turn, the
+    loop runs, and it settles the result from the turns (its reply read, its edits
+    written)."""
+
+    def start(self, request: AgentRequest, session: Session) -> Turn: ...
+
+    def settle(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult: ...
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One attempt's model call, fixed before the loop: the prompt, the tools offered and
+    how, the reply's token budget; and what the agent needs to settle it."""
+
+    profile: str | None
+    prompt: tuple[BaseMessage, ...]
+    """The system message and the task (files, failure, earlier attempts)."""
+    names: tuple[str, ...] = ()
+    """The tools the model is offered (none: one model call, no loop)."""
+    bound: tuple[Any, ...] = ()
+    """LangChain tools bound natively (empty when calls are read from text)."""
+    native: bool = True
+    budget: int = 2048
+    sample: int = 0
+    """The first call's sampling (0: the profile's own); later calls vary."""
+    max_rounds: int = 5
+    answer: bool = False
+    """An answer: a tool not in `names` (every writing tool) fails as an observation."""
+    detect_from_text: bool = True
+    request: AgentRequest | None = None
+    edit_format: str = "whole_file"
+    written_before: frozenset[str] = frozenset()
+    owner: LoopAgent | None = field(default=None, compare=False)
+    """The agent that started the turn and settles it."""
+
+
+class LoopState(TypedDict, total=False):
+    turn: Turn
+    turns: Annotated[list[AnyMessage], add_messages]
+    """The loop's conversation after the prompt: replies and tool results."""
+    loop_rounds: int
+    """Rounds of tools run so far."""
+
+
+def last_reply(turns: list[BaseMessage]) -> AIMessage | None:
+    return next((m for m in reversed(turns) if isinstance(m, AIMessage)), None)
+
+
+def route(state: LoopState) -> Literal["tools", "done"]:
+    """Tools while the last reply calls them and rounds are left; else done."""
+    reply = last_reply(state.get("turns", []))
+    if reply is None or not reply.tool_calls:
+        return "done"
+    return "tools" if state.get("loop_rounds", 0) < state["turn"].max_rounds else "done"
+
+
+def hit_cap(turns: list[BaseMessage]) -> bool:
+    """The loop ended on a reply that still calls tools: the round limit was reached."""
+    reply = last_reply(turns)
+    return reply is not None and bool(reply.tool_calls)
+
+
+def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
+    """One model call on the prompt and the turns so far; the reply (its tool calls read
+    from the text for a model without native tools)."""
+    from codur.agents.tool_detection import detect_tool_calls
+
+    session, turn = runtime.context, state["turn"]
+    turns = state.get("turns", [])
+    with session.bus.span("node", node="agent", round=state.get("loop_rounds", 0)):
+        client = session.client(turn.profile)
+        variation = session.usage.calls if turns else turn.sample
+        reply = client.invoke(
+            [*turn.prompt, *model_view(turns, turn.native)],
+            tools=list(turn.bound),
+            **client.sampling(variation),
+            max_tokens=turn.budget,
+        )
+        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        if not reply.tool_calls and turn.names and turn.detect_from_text:
+            found = detect_tool_calls(text, list(turn.names))
+            if found:
+                calls = [
+                    {"name": c["name"], "args": c["args"], "id": f"text_{len(turns)}_{i}"}
+                    for i, c in enumerate(found)
+                ]
+                meta = {**reply.response_metadata, "calls_from_text": True}
+                reply = AIMessage(text, tool_calls=calls, response_metadata=meta)
+        return {"turns": [reply]}
+
+
+def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
+    """Run the last reply's tool calls through the registry: one ToolMessage a call,
+    status "error" for a failure (the model reads it and goes on)."""
+    session, turn = runtime.context, state["turn"]
+    reply = last_reply(state["turns"])
+    assert reply is not None and reply.tool_calls  # route sends only such a reply here
+    rounds = state.get("loop_rounds", 0)
+    with session.bus.span("node", node="tools", round=rounds):
+        results = [run_call(c, session, turn) for c in reply.tool_calls]
+    return {"turns": results, "loop_rounds": rounds + 1}
+
+
+def run_call(call: dict[str, Any], session: Session, turn: Turn) -> ToolMessage:
+    from codur.tools.registry import invoke
+
+    name = call["name"]
+    if turn.answer and name not in turn.names:
+        ok, output = False, f"{name} is not available here"
+    else:
+        try:
+            result = invoke(name, call["args"], session.tool_context())
+            ok, output = result.ok, result.output
+        except (ApprovalRequired, GraphBubbleUp):
+            raise  # nobody can approve it / an interrupt: not an observation
+        except Exception as exc:  # noqa: BLE001 - a tool's bug is the model's observation
+            session.bus.emit("tool.error", tool=name, error=f"{type(exc).__name__}: {exc}")
+            ok, output = False, f"{name} failed: {type(exc).__name__}: {exc}"
+    return ToolMessage(
+        output, tool_call_id=call["id"], name=name, status="success" if ok else "error"
+    )
+
+
+def model_view(turns: list[BaseMessage], native: bool) -> list[BaseMessage]:
+    """The turns as the model reads them: as they are with native tools; else each reply
+    as its text and the results of its calls as one user turn."""
+    if native:
+        return list(turns)
+    out: list[BaseMessage] = []
+    results: list[str] = []
+    for msg in turns:
+        if isinstance(msg, ToolMessage):
+            state = "ok" if msg.status == "success" else "error"
+            results.append(f"Result of {msg.name} ({state}):\n{msg.content}")
+            continue
+        if results:
+            out.append(HumanMessage("\n\n".join(results)))
+            results = []
+        text = msg.content if isinstance(msg.content, str) else str(msg.content)
+        out.append(AIMessage(text) if isinstance(msg, AIMessage) else msg)
+    if results:
+        out.append(HumanMessage("\n\n".join(results)))
+    return out
+
+
+def add_loop(graph: StateGraph, done: str) -> None:
+    """Add the loop's nodes to `graph` (whose state has LoopState's keys): `agent` is
+    entered from outside; a reply without tool calls (or past the round limit) goes to
+    `done`."""
+    graph.add_node("agent", agent)
+    graph.add_node("tools", tools)
+    graph.add_conditional_edges("agent", route, {"tools": "tools", "done": done})
+    graph.add_edge("tools", "agent")
+
+
+def build_loop() -> CompiledStateGraph:
+    """The loop on its own: the turn in, the turns out."""
+    graph = StateGraph(LoopState, context_schema=Session)
+    add_loop(graph, END)
+    graph.add_edge(START, "agent")
+    return graph.compile()
+
+
+def run_loop(turn: Turn, session: Session) -> list[BaseMessage]:
+    """Run the loop for `turn`; the turns (the last is the final reply)."""
+    limit = 2 * turn.max_rounds + 5
+    state = build_loop().invoke({"turn": turn}, {"recursion_limit": limit}, context=session)
+    return list(state.get("turns", []))
