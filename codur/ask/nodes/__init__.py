@@ -3,38 +3,20 @@ when it chooses where to go). None prints; events go on the session's bus."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
-from codur.ask.state import AskState
 from codur.config.schema import AskConfig
+from codur.graph.nodes import traced as graph_traced
 from codur.models.client import ModelClient
 from codur.session import Session
 
-Node = Callable[[AskState, Runtime[Session]], Any]
 
-
-def traced(name: str) -> Callable[[Node], Node]:
-    """Emit node.start / node.end (with duration, or the error) around a node."""
-
-    def wrap(func: Node) -> Node:
-        @functools.wraps(func)
-        def node(state: AskState, runtime: Runtime[Session]) -> Any:
-            with runtime.context.bus.span(
-                "node", node=name, graph="ask", iteration=state.get("iterations", 0)
-            ) as out:
-                update = func(state, runtime)
-                if isinstance(update, Command):
-                    out["goto"] = update.goto
-                return update
-
-        return node
-
-    return wrap
+def traced(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The run graph's node tracing (node.start / node.end), tagged graph="ask"."""
+    return graph_traced(name, graph="ask")  # type: ignore[return-value]
 
 
 def ask_config(runtime: Runtime[Session]) -> AskConfig:

@@ -21,14 +21,15 @@ Update = dict[str, Any] | Command
 Node = Callable[[AgentState, Runtime[Session]], Any]
 
 
-def traced(name: str) -> Callable[[Node], Node]:
-    """Emit node.start / node.end (with duration, or the error) around a node."""
+def traced(name: str, **tags: str) -> Callable[[Node], Node]:
+    """Emit node.start / node.end (with duration, or the error) around a node; `tags` go
+    into both events (e.g. graph="ask" for the ask graph's nodes)."""
 
     def wrap(func: Node) -> Node:
         @functools.wraps(func)
         def node(state: AgentState, runtime: Runtime[Session]) -> Update:
             with runtime.context.bus.span(
-                "node", node=name, iteration=state.get("iterations", 0)
+                "node", node=name, iteration=state.get("iterations", 0), **tags
             ) as out:
                 update = func(state, runtime)
                 if isinstance(update, Command):
