@@ -41,6 +41,10 @@ class RunResult:
     """The test the model wrote when nothing else could check the task (shown)."""
     cached_prompt_tokens: int = 0
     """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
+    files_read: list[str] = field(default_factory=list)
+    """Files read into the task's context (`@file`), for a chat session's memory."""
+    last_error: str = ""
+    """Working memory's last error when the run ended ("" if none)."""
 
     @property
     def exit_code(self) -> ExitCode:

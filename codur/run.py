@@ -13,7 +13,9 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from codur import __version__
 from codur.config import LoadedConfig
@@ -24,14 +26,19 @@ from codur.errors import (
     Interrupted,
     LimitReached,
 )
-from codur.events import EventBus
+from codur.events import Event, EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
+from codur.memory.persistent import Memory
+from codur.memory.session import Exchange, SessionMemory
 from codur.report import report
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
 from codur.undo.diff import text_diff
 from codur.workspace import Workspace
+
+if TYPE_CHECKING:
+    from codur.graph.state import StandingPreference
 
 __all__ = ["EXIT_CODES", "InternalError", "RunResult", "run_command", "run_task"]
 
@@ -50,7 +57,12 @@ def run_command(
     profile: str | None,
     verbose: bool,
     json_mode: bool,
+    chat: SessionMemory | None = None,
+    models: dict[str, Any] | None = None,
 ) -> int:
+    """Run `task` as the command line asked; its exit code. `chat`: the session memory of
+    the `codur chat` session the task is a line of (told to the prompts, and updated);
+    `models`: the chat models its earlier runs built (the run adds those it builds)."""
     cfg = loaded.config
     cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
@@ -67,6 +79,9 @@ def run_command(
         bus,
         profile=profile,
         confirm=io.confirm if interactive else None,
+        memory=Memory.open(workdir, cfg.memory, io.warn),
+        chat_context=chat.context() if chat is not None else "",
+        models=models if models is not None else {},
     )
     log = None
     if cfg.log.enabled:
@@ -129,6 +144,12 @@ def run_command(
         if log is not None:
             log.close()
     report(io, result, log.path if log else None, cfg.display, workdir)
+    if chat is not None:
+        for path in result.files_read:
+            chat.note_read(path)
+        reply = result.final_response or result.message
+        changed = tuple(result.files_changed)
+        chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
     return result.exit_code
 
 
@@ -163,6 +184,7 @@ def run_task(session: Session, task: str) -> RunResult:
     from langgraph.errors import GraphRecursionError
 
     from codur.graph.build import build_graph
+    from codur.graph.working import working_memory
     from codur.scope import decide_scope
     from codur.task import file_refs
     from codur.undo.snapshot import begin
@@ -175,6 +197,8 @@ def run_task(session: Session, task: str) -> RunResult:
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(session.ws, cfg, session.run_id, task, session.bus)
     limit = {"recursion_limit": cfg.runtime.recursion_limit}
+    if session.memory is not None:
+        session.bus.subscribe(_node_log(session.memory, session.run_id))
     state: dict = {"task": task, "iterations": 0}
     status, message = "error", ""
     try:
@@ -204,7 +228,10 @@ def run_task(session: Session, task: str) -> RunResult:
     finally:
         session.close()
         touched = session.snapshot.finish(status)
+        if session.memory is not None:  # after the snapshot: memory is no change of the run
+            _keep(session.memory, session.bus, state.get("preference"))
     files, diff = changes(session)
+    working = working_memory(state, cfg.planning.keep_feedback_messages)
     verdict = state.get("verification")
     return RunResult(
         status,
@@ -225,4 +252,24 @@ def run_task(session: Session, task: str) -> RunResult:
         run_changes=touched,
         model_test=(session.scope.model_test or "") if session.scope else "",
         cached_prompt_tokens=session.usage.cached_prompt_tokens,
+        files_read=list(state.get("context_files", {})),
+        last_error=working.last_error,
     )
+
+
+def _node_log(memory: Memory, run_id: str) -> Callable[[Event], None]:
+    """An event sink that keeps each finished node in the memory's node log."""
+
+    def sink(event: Event) -> None:
+        if event.kind == "node.end":
+            data = event.data
+            memory.log_node(run_id, data["node"], data["duration_s"], data.get("error", ""))
+
+    return sink
+
+
+def _keep(memory: Memory, bus: EventBus, preference: StandingPreference | None) -> None:
+    """Keep what the run leaves in memory (a standing preference, the node log) and save."""
+    if preference is not None:
+        memory.remember_preference(preference.text, preference.scope)
+    memory.save(lambda message: bus.emit("warning", message=message))

@@ -7,7 +7,7 @@ and the one place every change of Codur's passes (edit scope, approval, snapshot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
@@ -21,6 +21,7 @@ from codur.undo.records import new_run_id
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
+    from codur.memory.persistent import Memory
     from codur.tools.context import ToolContext
     from codur.undo.snapshot import RunSnapshot
 
@@ -42,6 +43,15 @@ class Session:
     anything runs; None in a session made by hand)."""
     scope: EditScope | None = None
     """What the run may change (decided at its start; None: no limits, as in unit tests)."""
+    memory: Memory | None = None
+    """Persistent memory (preferences, the answer cache, the node log); None: none is
+    kept (memory.enabled off, or a session made by hand)."""
+    chat_context: str = ""
+    """What a `codur chat` session said before this task (session memory, as prompt
+    text); empty outside a chat."""
+    models: dict[str, Any] = field(default_factory=dict)
+    """Chat models built so far, by profile (a `codur chat` session passes the same dict
+    to each of its runs, so a model loads once)."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
@@ -66,6 +76,10 @@ class Session:
             box = self._sandbox
             self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
         return self._sandbox
+
+    def preferences(self) -> list[str]:
+        """The user's standing preferences, for planning and coding prompts."""
+        return self.memory.preferences() if self.memory is not None else []
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
@@ -157,5 +171,5 @@ class Session:
         """The model client for `profile` (default: --profile, else llm.default_profile)."""
         name, prof = self.config.profile(profile or self.profile)
         if name not in self._clients:
-            self._clients[name] = ModelClient(name, prof, self.bus, self.usage)
+            self._clients[name] = ModelClient(name, prof, self.bus, self.usage, built=self.models)
         return self._clients[name]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
+from codur.memory import preferences_section
 from codur.models.client import truncated
 from codur.resources import prompt
 
@@ -51,7 +52,9 @@ class CoderAgent:
         specs = list_tools_for_tasks(task_types) if task_types else []
         names = [s.name for s in specs if not (request.answer and s.writes)]
         native = bool(names) and client.profile.native_tools
-        system = prompt("coder_system.md")
+        system = prompt("coder_system.md") + preferences_section(request.preferences)
+        if request.context:
+            system += "\n\n" + request.context
         if names and not native:
             from codur.tools.registry import prompt_section
 

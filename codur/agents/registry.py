@@ -42,6 +42,10 @@ class AgentRequest:
     """Digests of earlier replies: a reply identical to one of them is not applied."""
     answer: bool = False
     """The task asks for an answer (intent "answer"): the agent must change no file."""
+    preferences: tuple[str, ...] = ()
+    """The user's standing preferences (persistent memory), for the system prompt."""
+    context: str = ""
+    """What a `codur chat` session said before this task (empty outside a chat)."""
 
 
 @dataclass

@@ -15,6 +15,7 @@ from codur.config import LoadedConfig
 from codur.errors import ExitCode, LimitReached
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
+from codur.memory.persistent import Memory
 from codur.session import Session
 from codur.ui import IO
 from codur.workspace import Workspace
@@ -43,6 +44,11 @@ class AskResult:
     model_calls: int = 0
     citations: list[Citation] = field(default_factory=list)
     wall_s: float = 0.0
+    files_read: list[str] = field(default_factory=list)
+    """The files the answer rests on: those its tool calls named or returned, and those
+    it cites (the answer cache's key)."""
+    cached: bool = False
+    """Answered from the memory's cache: no model was called."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -76,6 +82,21 @@ def ask_question(session: Session, question: str) -> AskResult:
 
     start = time.perf_counter()
     cfg = session.config.ask
+    memory = session.memory
+    if memory is not None and (hit := memory.cached_answer(question)) is not None:
+        session.bus.emit("ask.cached", key=hit.key, files=sorted(hit.files), added=hit.added)
+        message = (
+            f"answered from the cache ({hit.key}, {hit.added}): the files it read are unchanged"
+        )
+        return AskResult(
+            "done",
+            hit.answer,
+            message,
+            citations=citations(hit.answer, session.ws),
+            wall_s=round(time.perf_counter() - start, 2),
+            files_read=sorted(hit.files),
+            cached=True,
+        )
     state: dict = {"question": question}
     status, message = "done", ""
     try:
@@ -99,6 +120,12 @@ def ask_question(session: Session, question: str) -> AskResult:
         answer = "No answer was written; the findings so far:\n\n" + format_findings(
             state["findings"], cfg.max_finding_chars
         )
+    cited = citations(answer, session.ws)
+    read = sorted({*state.get("files_read", []), *(c.path for c in cited if c.exists)})
+    if memory is not None and status == "done" and state.get("answer"):
+        profile = session.config.profile(cfg.profile or session.profile)[0]
+        memory.keep_answer(question, read, answer, profile)
+        memory.save(lambda text: session.bus.emit("warning", message=text))
     return AskResult(
         status,
         answer,
@@ -107,8 +134,9 @@ def ask_question(session: Session, question: str) -> AskResult:
         state.get("findings", {}),
         state.get("iterations", 0),
         session.usage.calls,
-        citations(answer, session.ws),
+        cited,
         round(time.perf_counter() - start, 2),
+        read,
     )
 
 
@@ -132,7 +160,9 @@ def ask_command(
         io.warn(warning)
     bus = EventBus()
     ws = Workspace(workdir)
-    session = Session(cfg, ws, bus, profile=profile)
+    session = Session(
+        cfg, ws, bus, profile=profile, memory=Memory.open(workdir, cfg.memory, io.warn)
+    )
     log = None
     if cfg.log.enabled:
         log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
@@ -150,6 +180,8 @@ def ask_command(
             iterations=result.iterations,
             model_calls=result.model_calls,
             wall_s=result.wall_s,
+            files_read=result.files_read,
+            cached=result.cached,
             exit_code=int(result.exit_code),
         )
     finally:
@@ -159,4 +191,6 @@ def ask_command(
         io.raw(result.answer or "(no answer)")
         if result.status != "done":
             io.warn(result.message)
+        elif result.cached:
+            io.info(result.message)
     return result.exit_code

@@ -15,6 +15,7 @@ from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
     DisplayConfig,
+    MemoryConfig,
     RepairConfig,
     SamplingConfig,
     SandboxConfig,
@@ -291,6 +292,8 @@ class CodurConfig(_Section):
     """What needs the user's yes: edits, programs, destructive actions."""
     undo: UndoConfig = UndoConfig()
     """Snapshots of the workspace taken before each run, for `codur undo` and `codur diff`."""
+    memory: MemoryConfig = MemoryConfig()
+    """Preferences, the `codur ask` answer cache and the node log, kept between runs."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

@@ -74,6 +74,8 @@ def build_request(
         hot_lines=hot,
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
         answer=state.get("intent") == "answer",
+        preferences=tuple(session.preferences()),
+        context=session.chat_context,
     )
 
 

@@ -31,6 +31,14 @@ class ToolRun:
     output: str
 
 
+@dataclass(frozen=True)
+class StandingPreference:
+    """A task that is a standing instruction ("always add type hints"), to remember."""
+
+    text: str
+    scope: Literal["project", "user"] = "project"
+
+
 class Attempt(TypedDict, total=False):
     """One attempt (a model reply, a repair, a sampling round), kept so later rounds can
     see what failed and the next prompt can say so."""
@@ -83,6 +91,9 @@ class AgentState(TypedDict, total=False):
     intent: Literal["change", "answer"]
     """answer: the task asks a question or an explanation: nothing is edited, nothing is
     checked or repaired, and the agent's reply is the run's answer."""
+    preference: StandingPreference | None
+    """The task states a standing preference (the planner's `preference` route): the run
+    ends without running an agent, and run_task keeps it in memory."""
 
 
 class ExecuteState(AgentState, LoopState, total=False):

@@ -54,10 +54,15 @@ class ModelClient:
     bus: EventBus
     usage: Usage = field(default_factory=Usage)
     sleep: Callable[[float], None] = time.sleep
+    built: dict[str, BaseChatModel] = field(default_factory=dict)
+    """Chat models already built, by profile name: shared by the runs of a `codur chat`
+    session, so a model loads once (and a scripted one goes on with its script)."""
     _model: BaseChatModel | None = None
 
     @property
     def model(self) -> BaseChatModel:
+        if self._model is None:
+            self._model = self.built.get(self.name)
         if self._model is None:
             prov = provider(self.profile.provider)
             with self.bus.span(
@@ -71,6 +76,7 @@ class ModelClient:
                     raise ModelUnreachable(
                         f"profile '{self.name}' ({prov.endpoint(self.profile)}): {exc}"
                     ) from exc
+            self.built[self.name] = self._model
         return self._model
 
     @property

@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 from codur.agents.registry import agent_choices, resolve
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
-from codur.graph.state import AgentState, ToolRun
+from codur.graph.state import AgentState, StandingPreference, ToolRun
+from codur.memory import preferences_section
 from codur.planning.parse import extract_json_object
 from codur.resources import prompt
 from codur.session import Session
@@ -30,12 +31,16 @@ class PlannedCall(BaseModel):
 
 
 class PlanDecision(BaseModel):
-    action: Literal["delegate", "tool", "respond", "done"]
+    action: Literal["delegate", "tool", "respond", "done", "preference"]
     agent: str | None = None
     intent: Literal["change", "answer"] = "change"
     reasoning: str = ""
     response: str = ""
     tool_calls: list[PlannedCall] = []
+    preference: str = ""
+    """For action preference: the standing instruction, as it should be remembered."""
+    scope: Literal["project", "user"] = "project"
+    """For action preference: this project only, or all of the user's projects."""
 
 
 def parse_decision(text: str, session: Session) -> PlanDecision:
@@ -51,6 +56,8 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
         resolve(decision.agent or session.config.agents.preferences.default_agent, session.config)
     if decision.action == "tool" and not decision.tool_calls:
         raise ValueError("action 'tool' needs tool_calls")
+    if decision.action == "preference" and not decision.preference.strip():
+        raise ValueError("action 'preference' needs the preference's text")
     return decision
 
 
@@ -64,9 +71,10 @@ def _system(session: Session) -> str:
         for ref in agent_choices(session.config)
     )
     tools = prompt_section([TaskType.FILE_OPERATION, TaskType.SEARCH, TaskType.GIT])
-    return prompt("plan.md").format(
+    system = prompt("plan.md").format(
         agents=agents, tools=tools, default_agent=session.config.agents.preferences.default_agent
     )
+    return system + preferences_section(session.preferences())
 
 
 def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
@@ -103,9 +111,10 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
         )
         return _delegate(choices[0])
     files = ", ".join(state.get("context_files", {})) or "none"
+    chat = f"{session.chat_context}\n\n" if session.chat_context else ""
     messages = [
         SystemMessage(_system(session)),
-        HumanMessage(f"Task: {state['task']}\nFiles in context: {files}"),
+        HumanMessage(f"{chat}Task: {state['task']}\nFiles in context: {files}"),
     ]
     rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
     if runs:
@@ -128,6 +137,8 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     if decision.action == "delegate":
         agent = resolve(decision.agent or default, session.config).reference
         return _delegate(agent, intent=decision.intent)
+    if decision.action == "preference":
+        return _remember(decision, session)
     if decision.action == "tool" and done < rounds:
         calls = [{"tool": c.tool, "args": c.args} for c in decision.tool_calls]
         return Command(update={"tool_calls": calls, "tool_calls_by": "planner"}, goto="tool")
@@ -139,3 +150,16 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     if decision.response or not runs:
         update["final_response"] = decision.response
     return Command(update=update, goto=END)
+
+
+def _remember(decision: PlanDecision, session: Session) -> Command[Goto]:
+    """A standing preference ("always add type hints"): nothing runs; the run ends and
+    run_task keeps it in memory (seed 002's profile route)."""
+    kept = StandingPreference(" ".join(decision.preference.split()), decision.scope)
+    message = (
+        f"kept as a {kept.scope} preference: {kept.text}"
+        if session.memory is not None
+        else f"not kept (memory.enabled is off): {kept.text}"
+    )
+    update = {"status": "done", "status_message": message, "intent": "answer"}
+    return Command(update={**update, "preference": kept}, goto=END)
