@@ -1,8 +1,8 @@
 """Session memory: what one `codur chat` session carries from a task to the next.
 
-- the files read into context (`@file`), each keyed by path and content hash (with its
-  size and mtime, so an unchanged file is not hashed again): a file changed on disk since
-  is no longer "read", it is listed as changed, and the next task reads it afresh;
+- the files read into context (`@file`), each keyed by path and content hash: a file
+  changed on disk since is no longer "read", it is listed as changed, and the next task
+  reads it afresh;
 - the last exchanges (`memory.max_exchanges`), each task and reply cut to
   `memory.max_exchange_chars`.
 
@@ -26,8 +26,8 @@ from codur.workspace import Workspace
 class FileSeen:
     path: str
     sha256: str
-    size: int
-    mtime_ns: int
+    """The content's hash when it was read (not its mtime: a file rewritten within the
+    clock's granularity keeps its mtime, as git's "racy clean" files do)."""
 
 
 @dataclass(frozen=True)
@@ -56,34 +56,24 @@ class SessionMemory:
     def __post_init__(self) -> None:
         self.exchanges = deque(maxlen=self.config.max_exchanges)
 
-    def _stat(self, path: str) -> tuple[Path, int, int] | None:
+    def _digest(self, path: str) -> str | None:
         try:
-            target = Workspace(self.root).resolve(path)
-            info = target.stat()
+            return hashlib.sha256(Workspace(self.root).resolve(path).read_bytes()).hexdigest()
         except (OSError, WorkspaceError):
             return None
-        return target, info.st_size, info.st_mtime_ns
 
     def note_read(self, path: str) -> None:
         """`path` was read into a task's context, as it is now."""
-        found = self._stat(path)
-        if found is None:
+        digest = self._digest(path)
+        if digest is None:
             self.files.pop(path, None)
-            return
-        target, size, mtime = found
-        digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        self.files[path] = FileSeen(path, digest, size, mtime)
+        else:
+            self.files[path] = FileSeen(path, digest)
 
     def is_current(self, path: str) -> bool:
         """Whether `path` was read in this session and is unchanged on disk since."""
         seen = self.files.get(path)
-        found = self._stat(path)
-        if seen is None or found is None:
-            return False
-        target, size, mtime = found
-        if (size, mtime) == (seen.size, seen.mtime_ns):
-            return True
-        return size == seen.size and hashlib.sha256(target.read_bytes()).hexdigest() == seen.sha256
+        return seen is not None and self._digest(path) == seen.sha256
 
     def refresh(self) -> list[str]:
         """Drop the files changed on disk since they were read; their paths."""
