@@ -197,7 +197,7 @@ def run_task(session: Session, task: str) -> RunResult:
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(session.ws, cfg, session.run_id, task, session.bus)
     limit = {"recursion_limit": cfg.runtime.recursion_limit}
-    if session.memory is not None:
+    if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(_node_log(session.memory, session.run_id))
     state: dict = {"task": task, "iterations": 0}
     status, message = "error", ""

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file, write_files
+from helpers import (
+    BUGGY,
+    FIXED,
+    WRONG,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    whole_file,
+    write_files,
+)
 from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
@@ -135,6 +144,7 @@ def test_a_standing_preference_is_kept_and_no_agent_runs(tmp_path: Path) -> None
     assert (work / "main.py").read_text() == BUGGY
     kept = json.loads(project_file(work).read_text())["preferences"]
     assert [p["text"] for p in kept] == [PREFERENCE]
+    assert (work / ".codur" / ".gitignore").read_text() == "*\n"  # Codur's own folder
     assert PREFERENCE in run_cli(["memory", "show"], work).stdout
 
     unusable = json.dumps({"action": "preference", "preference": " "})
@@ -249,3 +259,17 @@ def test_session_memory_forgets_a_file_changed_on_disk_and_keeps_exchanges_short
     assert "word word word word word" not in context  # cut to 20 characters
     assert "unchanged since: b.py" in context and "(read them again): a.py" in context
     assert "a.py" not in memory.files
+
+
+def test_working_memory_sums_up_how_a_task_ended(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    same = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
+    replies = [whole_file("main.py", WRONG), whole_file("main.py", same)]
+    result, _, _ = run_in_process(root, replies)
+    assert result.status == "stuck" and result.files_read == ["main.py"]
+    assert result.last_error == "output line 1 is '3', expected '10'"  # the check's failure
+    fixed, _, _ = run_in_process(root, [whole_file("main.py", FIXED)])
+    assert fixed.status == "verified" and fixed.last_error == ""

@@ -130,7 +130,7 @@ class MemoryConfig(_Section):
     """Answers kept in the cache; the oldest go first."""
     max_node_log: int = Field(500, ge=0)
     """Node records (node, run, duration, error) kept in the project's node log; the
-    oldest go first. 0: no node log."""
+    oldest go first. 0: no node log (nor with `log.enabled` off)."""
     max_preferences: int = Field(50, gt=0)
     """Preferences kept per scope (project, user); the oldest go first."""
     max_exchanges: int = Field(10, gt=0)

@@ -71,12 +71,9 @@ class Memory:
         off). Damaged files are set aside with a warning (see store.py)."""
         if not config.enabled:
             return None
-        return cls(
-            root,
-            MemoryFile.open(project_file(root), warn),
-            MemoryFile.open(user or user_file(), warn),
-            config,
-        )
+        project = MemoryFile.open(project_file(root), warn)
+        project.git_ignored = True
+        return cls(root, project, MemoryFile.open(user or user_file(), warn), config)
 
     def _file(self, scope: Scope) -> MemoryFile:
         return self.user if scope == "user" else self.project

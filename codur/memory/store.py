@@ -96,6 +96,9 @@ class MemoryFile:
     """False when a damaged file was found and could not be set aside: it is left alone."""
     dirty: bool = False
     """Changed since it was read (save writes only then)."""
+    git_ignored: bool = False
+    """Keep a `.gitignore` of `*` beside it (a project's `.codur/`: Codur's own files,
+    not the project's, so `git status` does not list them)."""
 
     @classmethod
     def open(cls, path: Path, warn: Warn) -> MemoryFile:
@@ -115,8 +118,11 @@ class MemoryFile:
         if not self.dirty or not self.writable:
             return
         text = json.dumps(self.data.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        folder = Workspace(self.path.parent)
         try:
-            Workspace(self.path.parent).write_text(self.path.name, text + "\n")
+            folder.write_text(self.path.name, text + "\n")
+            if self.git_ignored and not (self.path.parent / ".gitignore").exists():
+                folder.write_text(".gitignore", "*\n")
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
             return
