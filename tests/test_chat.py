@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import BUGGY, FIXED, ROOT, scripted_profile, whole_file
 
-from codur.memory.store import project_file
+from codur.memory.store import project_file, user_file
 from codur.ui import clean
 
 PROMPT = "codur>"
@@ -161,7 +161,7 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     flags = scripted_profile(tmp_path, [])
     done = subprocess.run(
         [sys.executable, "-m", "codur", "chat", *flags],
-        input="fix @missing.py\n/profile\n/help\n/exit\n",
+        input="fix @missing.py\n/profile\n/profile --user answer tersely\n/help\n/exit\n",
         capture_output=True,
         text=True,
         cwd=work,
@@ -172,6 +172,8 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     assert "@missing.py: no such file" in done.stderr
     assert "/profile needs the preference" in done.stderr
     assert "/undo" in done.stdout and "/memory" in done.stdout  # the help
+    assert "kept as a user preference" in done.stdout
+    assert json.loads(user_file().read_text())["preferences"][0]["text"] == "answer tersely"
     assert (work / "main.py").read_text() == BUGGY
 
 

@@ -3,7 +3,7 @@ runs it (`codur.run.run_command`), with the session's memory carried from one to
 (the files read, the last exchanges) and its models loaded once.
 
 Slash commands: /undo, /diff (the last run, as `codur undo` / `codur diff`), /memory
-(`codur memory show`), /profile TEXT (keep TEXT as a preference), /help, /exit. Ctrl-D
+(`codur memory show`), /profile [--user] TEXT (keep TEXT as a preference), /help, /exit. Ctrl-D
 ends the session; Ctrl-C at the prompt clears the line; Ctrl-C during a task stops it
 and the session, as it stops `codur "TASK"`.
 """
@@ -28,7 +28,8 @@ Each line is a task for Codur in {root}. Commands:
   /undo           put back what the last run changed
   /diff           what the last run changed
   /memory         preferences, cached answers, the node log
-  /profile TEXT   keep TEXT as a preference ("always add type hints")
+  /profile TEXT   keep TEXT as a preference ("always add type hints"; --user TEXT:
+                  for all your projects)
   /help           this text
   /exit           end the session (or Ctrl-D)"""
 
@@ -149,10 +150,13 @@ class Chat:
     def remember(self, text: str) -> None:
         from codur.memory.commands import add, open_memory
 
+        user = text.startswith("--user ")
+        text = text.removeprefix("--user ").strip()
         if not text:
             self.io.error("/profile needs the preference: /profile always add type hints")
             return
-        add(open_memory(self.root, self.loaded.config, self.io), text, "project", self.io)
+        memory = open_memory(self.root, self.loaded.config, self.io)
+        add(memory, text, "user" if user else "project", self.io)
 
     def help(self, _rest: str) -> None:
         self.io.info(HELP.format(root=self.root))
