@@ -179,6 +179,8 @@ def test_memory_commands(tmp_path: Path) -> None:
     assert run_cli(["memory", "clear", "--user"], work).returncode == 0
     assert json.loads(user_file().read_text())["preferences"] == []
     assert run_cli(["memory", "add", "  "], work).returncode == 2
+    off = run_cli(["memory", "show", "-o", "memory.enabled=false"], work)
+    assert off.returncode == 0 and "memory.enabled is off" in off.stderr
 
 
 def test_damaged_memory_files_are_set_aside_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ SHOWN_NODES = 5
 
 def open_memory(root: Path, config: CodurConfig, io: IO) -> Memory:
     """The memory of `root` and of the user, whether or not runs use it (memory.enabled)."""
-    memory = Memory.open(root, config.memory.model_copy(update={"enabled": True}), io.warn)
-    assert memory is not None  # enabled above
+    memory = Memory.open(root, config.memory, io.warn, force=True)
+    assert memory is not None  # forced
     return memory
 
 

@@ -65,11 +65,17 @@ class Memory:
 
     @classmethod
     def open(
-        cls, root: Path, config: MemoryConfig, warn: Warn, user: Path | None = None
+        cls,
+        root: Path,
+        config: MemoryConfig,
+        warn: Warn,
+        user: Path | None = None,
+        force: bool = False,
     ) -> Memory | None:
         """The memory of the project at `root` and of the user (None: memory.enabled is
-        off). Damaged files are set aside with a warning (see store.py)."""
-        if not config.enabled:
+        off, unless `force`: `codur memory` works on the files either way). Damaged files
+        are set aside with a warning (see store.py)."""
+        if not config.enabled and not force:
             return None
         project = MemoryFile.open(project_file(root), warn)
         project.git_ignored = True
