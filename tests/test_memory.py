@@ -111,7 +111,8 @@ def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) 
         "sampling.candidates=0",
     ]
     config = load_config(root, overrides=flags, environ={}).config
-    memory = Memory.open(root, config.memory, print, user=tmp_path / "user.json")
+    warnings: list[str] = []
+    memory = Memory.open(root, config.memory, warnings.append, user=tmp_path / "user.json")
     assert memory is not None
     memory.remember_preference(PREFERENCE)
     memory.remember_preference("use pytest style", "user")
@@ -121,6 +122,7 @@ def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) 
     session = Session(config, Workspace(root), bus, memory=memory)
     result = run_task(session, "make main.py print the sum of the list")
     assert result.status == "verified", result.message
+    assert not warnings and not [e for e in seen if e.kind == "warning"]
     requests = [e.data["messages"] for e in seen if e.kind == "model.request"]
     assert len(requests) == 3  # pre-plan, plan, coder
     planner, coder = requests[1][0]["content"], requests[2][0]["content"]
