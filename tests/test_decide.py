@@ -13,8 +13,6 @@ PASSING = {"strategy": "output", "passed": True, "checks": "python main.py: same
 
 ROWS: list[tuple[str, dict, tuple]] = [
     # (row, facts, (goto, status, record, feedback, answer))
-    ("answer intent ends with the reply", {"kind": "answered", "intent": "answer"},
-     ("end", "done", None, False, True)),
     ("first check fails, repair first", {"kind": None, **FAILING, "repairable": True,
      "repair_first": True}, ("repair", None, None, False, False)),
     ("first check fails, no model: repair", {"kind": None, **FAILING, "repairable": True,

@@ -73,7 +73,6 @@ def build_request(
         edit_format="functions" if cut else None,
         hot_lines=hot,
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
-        answer=state.get("intent") == "answer",
     )
 
 

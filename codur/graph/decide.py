@@ -6,7 +6,6 @@
 
 | facts                                              | decision                           |
 | -------------------------------------------------- | ---------------------------------- |
-| intent answer                                      | end done (the reply is the answer) |
 | no attempt yet, failing, repairable, repair first  | repair                             |
 | no attempt yet, no model, check passes (behaviour) | end verified                       |
 | no attempt yet, no model                           | end unverified (no model)          |
@@ -52,7 +51,6 @@ class Facts:
     """The last attempt's outcome; None: no attempt yet (the check before the first)."""
     first: bool = False
     """No attempt has been recorded yet (a repair that found nothing is not one)."""
-    intent: Literal["change", "answer"] = "change"
     strategy: str | None = None
     """The verdict's strategy (none, static, output, tests, hybrid); None: no verdict."""
     passed: bool = False
@@ -108,8 +106,6 @@ def end(status: Status, message: str, record: Record | None = None) -> Decision:
 
 
 def decide(f: Facts) -> Decision:
-    if f.intent == "answer":
-        return Decision("end", "done", "answered; no file was changed", answer=True)
     if f.kind is None or (f.kind == "no_repair" and f.first):
         return _before_first_attempt(f)
     if f.kind == "cut":

@@ -80,9 +80,8 @@ class AgentState(TypedDict, total=False):
     """Fingerprints of the failures the repair search has already been run on."""
     status: Status
     status_message: str
-    intent: Literal["change", "answer"]
-    """answer: the task asks a question or an explanation: nothing is edited, nothing is
-    checked or repaired, and the agent's reply is the run's answer."""
+    command: str
+    """The shell command of the run_command route (phase 0's or the planner's)."""
 
 
 class ExecuteState(AgentState, LoopState, total=False):
