@@ -14,6 +14,7 @@ EXIT_CODES: dict[str, ExitCode] = {
     "stuck": ExitCode.NOT_VERIFIED,
     "limit": ExitCode.NOT_VERIFIED,
     "approval": ExitCode.APPROVAL_NEEDED,
+    "error": ExitCode.ERROR,
 }
 
 

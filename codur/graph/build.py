@@ -18,6 +18,8 @@ review           -> execute | repair | sample | textual_pre_plan (retry) | END
                     (the decision table: codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
 sample           -> verify (a candidate passed in a scratch copy) | review (none did)
+any node raising -> the same node again (at most decide.MAX_NODE_RETRIES times) | END
+                    (graph/nodes/node_error.py: LangGraph's error handler)
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from codur.graph.nodes.execute import finish, prepare
 from codur.graph.nodes.explain import explain_with
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
+from codur.graph.nodes.node_error import node_error
 from codur.graph.nodes.repair import repair
 from codur.graph.nodes.review import review
 from codur.graph.nodes.sample import sample
@@ -45,6 +48,7 @@ from codur.session import Session
 
 def build_graph() -> CompiledStateGraph:
     graph = StateGraph(AgentState, context_schema=Session)
+    graph.set_node_defaults(error_handler=node_error)  # an exception: record, retry or end
     graph.add_node("textual_pre_plan", textual_pre_plan)
     graph.add_node("llm_pre_plan", llm_pre_plan)
     graph.add_node("llm_plan", llm_plan)

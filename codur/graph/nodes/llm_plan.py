@@ -120,6 +120,8 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
     if runs:
         messages.append(HumanMessage(_results(runs, done, rounds)))
+    if (failed := state.get("last_error")) and failed.node == "llm_plan":  # its retry
+        messages.append(HumanMessage(failed.note()))
     for attempt in range(session.config.planning.max_retry_attempts + 1):
         reply = session.client().invoke(messages)
         try:
