@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import BUGGY, FIXED, run_in_process, whole_file
+from helpers import FIXED, buggy_folder, run_in_process, whole_file
 
 PRE_PLAN = json.dumps({"kind": "code_change", "confidence": 0.6})
 LIST = json.dumps(
@@ -17,19 +17,8 @@ LIST = json.dumps(
 DELEGATE = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "fix it"})
 
 
-def folder(root: Path) -> Path:
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 def test_list_the_files_then_fix_the_bug(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     task = "look at the files in this project and then fix the bug"
     replies = [PRE_PLAN, LIST, DELEGATE, whole_file("main.py", FIXED)]
     result, events, _ = run_in_process(
@@ -46,7 +35,7 @@ def test_list_the_files_then_fix_the_bug(tmp_path: Path) -> None:
 
 
 def test_planner_tool_rounds_are_capped(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     replies = [PRE_PLAN, LIST, LIST, LIST]
     overrides = ["agents.configs.reviewer.description=Reviews", "planning.max_tool_rounds=2"]
     result, events, _ = run_in_process(root, replies, task="list things", overrides=overrides)

@@ -9,7 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, run_cli, run_in_process, scripted_profile, whole_file
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    whole_file,
+)
 
 from codur.errors import ModelError
 from codur.graph.decide import MAX_NODE_RETRIES
@@ -21,15 +29,8 @@ LINE = "ScriptedFailure: the client library choked on the reply"
 NOTE = f"An earlier try of this step failed with an error: {LINE}"
 
 
-def folder(root: Path) -> Path:
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
-
-
 def test_a_failing_agent_call_is_retried_with_the_error_in_its_prompt(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     result, events, _ = run_in_process(root, [BOOM, whole_file("main.py", FIXED)])
     assert result.status == "verified", result.message
     assert (root / "main.py").read_text() == FIXED
@@ -43,7 +44,7 @@ def test_a_failing_agent_call_is_retried_with_the_error_in_its_prompt(tmp_path: 
 
 
 def test_retries_are_bounded_then_a_readable_end(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     replies = [PRE_PLAN, *[BOOM] * (MAX_NODE_RETRIES + 1)]
     result, events, session = run_in_process(root, replies, task="tidy up the project")
     assert result.status == "error" and int(result.exit_code) == 4
@@ -63,7 +64,7 @@ def test_working_memory_holds_the_last_error(tmp_path: Path) -> None:
     from codur.session import Session
     from codur.workspace import Workspace
 
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     script = tmp_path / "script.yaml"
     script.write_text(json.dumps([PRE_PLAN, BOOM, BOOM, BOOM, BOOM]))
     flags = ["llm.profiles.s.provider=scripted", f"llm.profiles.s.script={script}"]
@@ -77,13 +78,13 @@ def test_working_memory_holds_the_last_error(tmp_path: Path) -> None:
 def test_a_typed_error_is_not_retried(tmp_path: Path) -> None:
     """A typed error (here the script running out: a fatal model error) keeps its own
     ending and exit code: no retry."""
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     with pytest.raises(ModelError, match="no responses left"):
         run_in_process(root, [PRE_PLAN], task="tidy up the project")
 
 
 def test_the_cli_ends_with_exit_code_4_and_one_line(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     flags = scripted_profile(tmp_path, [PRE_PLAN, *[BOOM] * 4])
     done = run_cli([*flags, "--json", "tidy up the project"], root)
     assert done.returncode == 4, done.stderr

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BUGGY, FIXED, run_cli, run_in_process, scripted_profile, tool_calls, whole_file
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    tool_calls,
+    whole_file,
+)
 
 from codur.planning.textual import fast_path
 
@@ -29,14 +38,6 @@ ASK_NODES = [
     "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm", "aggregate",
     "refinery", "synthesizer",
 ]  # fmt: skip
-
-
-def folder(root: Path) -> Path:
-    """main.py whose check fails: it prints 6, expected.txt says 10."""
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -77,7 +78,7 @@ def test_phase_0_routes_only_unambiguous_forms(task: str, route: str | None, det
 
 def test_the_folders_check_fails(tmp_path: Path) -> None:
     """The folder's check really fails (else the byte-identity below proves little)."""
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     run = subprocess.run([sys.executable, "main.py"], cwd=root, capture_output=True, text=True)
     assert run.stdout == "6\n" != (root / "expected.txt").read_text()
 
@@ -85,7 +86,7 @@ def test_the_folders_check_fails(tmp_path: Path) -> None:
 def test_explain_answers_through_ask_mode_and_changes_nothing(tmp_path: Path) -> None:
     """`codur "explain @main.py"` in a folder whose check fails: the ask graph answers
     with path:line, exit 0, every file byte-identical, no check, repair or sampling."""
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     (root / "notes.bin").write_bytes(b"\x00\xffkeep\r\n")
     before = snapshot(root)
     flags = scripted_profile(tmp_path, ASK, repair=True)
@@ -112,7 +113,7 @@ def test_explain_answers_through_ask_mode_and_changes_nothing(tmp_path: Path) ->
 def test_a_question_the_planner_recognises_goes_to_ask_mode(tmp_path: Path) -> None:
     """A yes/no question naming a file, one agent: not phase 0's form, so the planner's
     structured reply picks the route (no "nothing to choose" shortcut for a question)."""
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     before = snapshot(root)
     plan = json.dumps({"action": "delegate", "route": "explain", "reasoning": "a question"})
     task = "Can you tell me where @main.py computes the total?"
@@ -125,7 +126,7 @@ def test_a_question_the_planner_recognises_goes_to_ask_mode(tmp_path: Path) -> N
 
 
 def test_the_planner_recognises_a_question_without_files(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     plan = json.dumps({"action": "delegate", "route": "explain"})
     task = "tell me where the total gets computed"
     result, events, _ = run_in_process(root, [PRE_PLAN, plan, *ASK], task=task)
@@ -135,7 +136,7 @@ def test_the_planner_recognises_a_question_without_files(tmp_path: Path) -> None
 
 
 def test_edit_route_goes_to_the_coder_and_is_verified(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     plan = json.dumps({"action": "delegate", "route": "edit", "agent": "agent:coder"})
     overrides = ["agents.configs.reviewer.description=Reviews code"]  # two agents: a choice
     replies = [plan, whole_file("main.py", FIXED)]
@@ -147,7 +148,7 @@ def test_edit_route_goes_to_the_coder_and_is_verified(tmp_path: Path) -> None:
 
 
 def test_run_command_runs_after_a_yes(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     asked: list[str] = []
 
     def yes(question: str, detail: str) -> bool:
@@ -165,7 +166,7 @@ def test_run_command_runs_after_a_yes(tmp_path: Path) -> None:
 
 
 def test_run_command_from_the_planner_is_not_run_after_a_no(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     plan = json.dumps({"action": "delegate", "route": "run_command", "command": "touch ran"})
     task = "make an empty file called ran with the shell"
     result, events, _ = run_in_process(
@@ -179,14 +180,14 @@ def test_run_command_from_the_planner_is_not_run_after_a_no(tmp_path: Path) -> N
 
 
 def test_run_command_with_nobody_to_ask_stops_before_it(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     result, _, _ = run_in_process(root, [], task="run `touch ran`")  # confirm None
     assert result.status == "approval" and result.exit_code == 5
     assert not (root / "ran").exists()
 
 
 def test_a_failing_command_ends_unverified_with_its_exit_code(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     result, _, _ = run_in_process(
         root, [], task="run `exit 3`", overrides=["approval.mode=full-auto"]
     )
@@ -194,7 +195,7 @@ def test_a_failing_command_ends_unverified_with_its_exit_code(tmp_path: Path) ->
 
 
 def test_a_run_command_plan_without_a_command_is_asked_again(tmp_path: Path) -> None:
-    root = folder(tmp_path / "work")
+    root = buggy_folder(tmp_path / "work")
     empty = json.dumps({"action": "delegate", "route": "run_command"})
     plan = json.dumps({"action": "delegate", "route": "run_command", "command": "echo hi"})
     result, events, _ = run_in_process(
