@@ -53,12 +53,13 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
         decision = PlanDecision.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"invalid decision: {exc.errors()[0]['msg']}") from None
-    if decision.action == "delegate":
+    delegate = decision.action == "delegate"
+    if delegate and decision.route == "edit":
         resolve(decision.agent or session.config.agents.preferences.default_agent, session.config)
+    if delegate and decision.route == "run_command" and not decision.command.strip():
+        raise ValueError("route 'run_command' needs a command")
     if decision.action == "tool" and not decision.tool_calls:
         raise ValueError("action 'tool' needs tool_calls")
-    if decision.route == "run_command" and not decision.command.strip():
-        raise ValueError("route 'run_command' needs a command")
     return decision
 
 
