@@ -59,6 +59,10 @@ def kinds(events: list[Any], kind: str) -> list[dict[str, Any]]:
         ("what does @main.py do?", "explain", "main.py"),
         ("why does @main.py print 6?", "explain", ""),
         ("How do I make main.py print 10?", "explain", ""),
+        ("explain how @main.py picks its discount", "explain", "main.py"),
+        ("Describe the config loader.", "explain", ""),
+        ("explain @a.py and @b.py", "explain", ""),  # two files: the question says which
+        ("Explain. Then fix @main.py", None, ""),  # two sentences: the planner decides
         ("run `pytest -q tests`", "run_command", "pytest -q tests"),
         ("can you fix @main.py?", None, ""),  # a yes/no question: the planner decides
         ("how about fixing @main.py?", None, ""),  # a suggestion, not a question

@@ -1,5 +1,6 @@
 """Phase 0: recognise what needs no model: greetings, explicit file operations, and the
-routes whose form is unambiguous: explain F, a wh-question (the explain route), run
+routes whose form is unambiguous: explain F, a wh-question, an explain/describe request (the
+explain route), run
 `COMMAND` (the run_command route).
 
 Each pattern is one row of a table: a regex and a function turning its match into a
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from codur.planning.calls import ToolCallSpec
+from codur.task import file_refs
 
 _Q = r"""(?:"(?P<{0}dq>[^"]*)"|'(?P<{0}sq>[^']*)'|(?P<{0}bare>\S+))"""
 
@@ -112,6 +114,15 @@ answered, whatever its verbs ("how do I fix @main.py?" is answered, not done); a
 question ("can you fix @main.py?") is left to the planner."""
 
 
+EXPLAIN_REQUEST = re.compile(
+    r"^\s*(?:please\s+)?(?:explain|describe|summari[sz]e)\b(?:[^?!.;]|\.(?=\S))*[.?]?\s*$",
+    re.I,
+)
+"""One imperative sentence whose verb asks for an explanation ("explain how @main.py
+picks its discount"): answered, never done. A request that also asks for a change in
+the same sentence is answered too, without edits: the safe side of a misreading."""
+
+
 def is_question(task: str) -> bool:
     """The request ends with a question mark: the planner decides what it asks for."""
     return task.rstrip().endswith("?")
@@ -127,4 +138,8 @@ def fast_path(task: str, greeting_reply: str) -> FastPath | None:
             return decide(match)
     if WH_QUESTION.match(task):
         return FastPath("explain")
+    match = EXPLAIN_REQUEST.match(task)
+    if match:
+        refs = file_refs(task)
+        return FastPath("explain", path=refs[0] if len(refs) == 1 else "")
     return None
