@@ -1,7 +1,6 @@
 """Phase 0: recognise what needs no model: greetings, explicit file operations, and the
-routes whose form is unambiguous: explain F, a wh-question, an explain/describe request (the
-explain route), run
-`COMMAND` (the run_command route).
+routes whose form is unambiguous: explain F, a wh-question, an explain/describe request
+(the explain route), run `COMMAND` (the run_command route).
 
 Each pattern is one row of a table: a regex and a function turning its match into a
 decision, so adding a pattern is one line, and the match is over the whole request (a
