@@ -140,7 +140,7 @@ def ask(
     ] = False,
 ) -> int:
     """Answer QUESTION about the code in the folder, citing path:line; no file is changed."""
-    from codur.ask.run import ask_command
+    from codur.run import ask_command
 
     loaded = _load(directory, config, overrides)
     return ask_command(

@@ -1,10 +1,12 @@
-"""Running a task, the one place: `run_command` wires config, events, the debug log and
-the terminal around `run_task`, which invokes the agent graph with the run's session and
-sums up the outcome (a RunResult).
+"""Running a task or a question, the one place: `run_command` (`codur run`) and
+`ask_command` (`codur ask`) share `_command`, which wires config, events, the debug log
+and the terminal around the work: `run_task` invokes the agent graph with the run's
+session and sums up the outcome (a RunResult); `codur.ask.run.ask_question` invokes the
+ask graph (an AskResult).
 
-Every way a run can end leaves an end record (`run.end`) in the debug log: a result, a
-typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a closed output)
-or a bug (exit code 4, with the traceback in the log only).
+Every way a command can end leaves an end record (`run.end`, or `ask.end`) in the debug
+log: a result, a typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a
+closed output) or a bug (exit code 4, with the traceback in the log only).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from codur import __version__
+from codur.ask.run import AskResult, ask_question
 from codur.config import LoadedConfig
 from codur.errors import (
     ApprovalRequired,
@@ -30,7 +33,7 @@ from codur.events import Event, EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
 from codur.memory.session import Exchange, SessionMemory
-from codur.report import report
+from codur.report import report, report_answer
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
@@ -40,13 +43,25 @@ from codur.workspace import Workspace
 if TYPE_CHECKING:
     from codur.graph.state import StandingPreference
 
-__all__ = ["EXIT_CODES", "InternalError", "RunResult", "run_command", "run_task"]
+__all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
 
 
 class InternalError(CodurError):
     """An unexpected exception inside Codur: a bug (the traceback is in the debug log)."""
 
     exit_code = ExitCode.ERROR
+
+
+class Ended(Protocol):
+    """What a command's work returns: its end record and its exit code."""
+
+    @property
+    def exit_code(self) -> ExitCode: ...
+
+    def end_record(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=Ended)
 
 
 def run_command(
@@ -60,11 +75,68 @@ def run_command(
     chat: SessionMemory | None = None,
     models: dict[str, Any] | None = None,
 ) -> int:
-    """Run `task` as the command line asked; its exit code. `chat`: the session memory of
-    the `codur chat` session the task is a line of (told to the prompts, and updated);
-    `models`: the chat models its earlier runs built (the run adds those it builds)."""
+    """`codur run`: the task through the agent graph, then the summary. `chat`: the
+    session memory of the `codur chat` session the task is a line of (told to the
+    prompts, and updated); `models`: the chat models its earlier runs built (the run adds
+    those it builds)."""
+
+    def show(io: IO, result: RunResult, log: Path | None) -> None:
+        report(io, result, log, loaded.config.display, workdir)
+        if chat is not None:
+            for path in result.files_read:
+                chat.note_read(path)
+            reply = result.final_response or result.message
+            changed = tuple(result.files_changed)
+            chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
+
+    context = chat.context() if chat is not None else ""
+    return _command(
+        loaded, workdir, task, "run", run_task, show, profile, verbose, json_mode,
+        chat_context=context, models=models,
+    )  # fmt: skip
+
+
+def ask_command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    question: str,
+    *,
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+) -> int:
+    """`codur ask`: the answer printed (or, with --json, JSONL events ending in `ask.end`
+    that carries the answer); exit 0 when the answer was written."""
+
+    def show(io: IO, result: AskResult, log: Path | None) -> None:
+        report_answer(io, result)
+
+    return _command(
+        loaded, workdir, question, "ask", ask_question, show, profile, verbose, json_mode
+    )
+
+
+def _command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    kind: Literal["run", "ask"],
+    work: Callable[[Session, str], R],
+    show: Callable[[IO, R, Path | None], None],
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+    chat_context: str = "",
+    models: dict[str, Any] | None = None,
+) -> int:
+    """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
+    then `show` (skipped when an error ends it: the CLI says that in one line). The
+    session has the project's memory (None with memory.enabled off), a chat's context
+    and the models a chat's earlier runs built."""
     cfg = loaded.config
     cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
+    if cfg.ask.profile:
+        cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
     redact = Redactor(secret_values(os.environ, key_envs))
     io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
@@ -80,7 +152,7 @@ def run_command(
         profile=profile,
         confirm=io.confirm if interactive else None,
         memory=Memory.open(workdir, cfg.memory, io.warn),
-        chat_context=chat.context() if chat is not None else "",
+        chat_context=chat_context,
         models=models if models is not None else {},
     )
     log = None
@@ -88,9 +160,10 @@ def run_command(
         log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
         bus.subscribe(log)
     bus.subscribe(io.on_event)
+    end = f"{kind}.end"
     try:
         bus.emit(
-            "run.start",
+            f"{kind}.start",
             run_id=session.run_id,
             version=__version__,
             task=task,
@@ -101,20 +174,20 @@ def run_command(
             warnings=loaded.warnings,
         )
         try:
-            result: RunResult = run_task(session, task)
+            result = work(session, task)
         except CodurError as exc:
-            bus.emit("run.end", status="error", error=str(exc), exit_code=int(exc.exit_code))
+            bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
             raise
         except Interrupted as exc:
-            bus.emit("run.end", status="interrupted", signal=str(exc), exit_code=exc.exit_code)
+            bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
             raise
         except KeyboardInterrupt:
-            bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
+            bus.emit(end, status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
             error = f"internal error: {type(exc).__name__}: {exc}"
             bus.emit(
-                "run.end",
+                end,
                 status="error",
                 error=error,
                 traceback=traceback.format_exc(),
@@ -122,34 +195,11 @@ def run_command(
             )
             where = f"; the traceback is in {log.path}" if log else ""
             raise InternalError(f"{error} (a bug: please report it{where})") from exc
-        bus.emit(
-            "run.end",
-            status=result.status,
-            message=result.message,
-            iterations=result.iterations,
-            files_changed=result.files_changed,
-            diff=result.diff,
-            model_calls=result.model_calls,
-            prompt_tokens=result.prompt_tokens,
-            cached_prompt_tokens=result.cached_prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            wall_s=result.wall_s,
-            check=result.check,
-            outside_changes=result.outside_changes,
-            run_changes=result.run_changes,
-            final_response=result.final_response,
-            exit_code=int(result.exit_code),
-        )
+        bus.emit(end, **result.end_record(), exit_code=int(result.exit_code))
     finally:
         if log is not None:
             log.close()
-    report(io, result, log.path if log else None, cfg.display, workdir)
-    if chat is not None:
-        for path in result.files_read:
-            chat.note_read(path)
-        reply = result.final_response or result.message
-        changed = tuple(result.files_changed)
-        chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
+    show(io, result, log.path if log else None)
     return result.exit_code
 
 

@@ -100,7 +100,7 @@ def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) 
     root.mkdir()
     (root / "main.py").write_text(BUGGY)
     (root / "expected.txt").write_text("10\n")
-    plan = json.dumps({"action": "delegate", "agent": "agent:coder", "intent": "change"})
+    plan = json.dumps({"action": "delegate", "route": "edit", "agent": "agent:coder"})
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump([PRE_PLAN_UNSURE, plan, whole_file("main.py", FIXED)]))
     flags = [
