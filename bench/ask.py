@@ -94,7 +94,8 @@ def answer_figures(root: Path, questions: list[dict], n: int, overrides: list[st
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / root.name
         shutil.copytree(root, tree, ignore=shutil.ignore_patterns("__pycache__"))
-        config = load_config(tree, overrides=["log.enabled=false", *overrides]).config
+        quiet = ["log.enabled=false", "memory.enabled=false"]  # nothing cached between runs
+        config = load_config(tree, overrides=[*quiet, *overrides]).config
         right = 0
         for item in questions[:n]:
             start = time.perf_counter()
