@@ -12,6 +12,7 @@ import pytest
 from helpers import watched_context, write_files
 
 from codur.config.schema import ToolsConfig
+from codur.config.sections import EmbeddingConfig
 from codur.search.embed import MODELS, ModelFile, ModelUnavailable, _checked, why_unavailable
 from codur.search.index import CodeIndex
 from codur.search.rank import tokens
@@ -94,7 +95,7 @@ def test_hybrid_fuses_the_semantic_ranking_with_bm25(tmp_path: Path) -> None:
 
 def hybrid_context(root: Path):
     ctx, events = watched_context(root)
-    ctx.config = ToolsConfig(code_search="hybrid")
+    ctx.config = ToolsConfig(code_search="hybrid", embedding=EmbeddingConfig(threads=1))
     return ctx, events
 
 
@@ -188,3 +189,21 @@ def _chunks():
     from codur.search.chunks import python_chunks
 
     return [c for rel, text in FILES.items() for c in python_chunks(rel, text)]
+
+
+@pytest.mark.embedding
+@needs_extra
+def test_search_codebase_in_hybrid_mode_embeds_caches_and_reports_the_time(
+    tmp_path: Path,
+) -> None:
+    tree(tmp_path / "w")
+    ctx, events = hybrid_context(tmp_path / "w")
+    result = invoke("search_codebase", {"query": "erase a document from the disk"}, ctx)
+    assert result.ok and result.value.hits[0].chunk.name == "unlink_path", result.output
+    assert [e.data["off"] for e in events if e.kind == "index.semantic"] == [None]
+    embed = [e.data for e in events if e.kind == "index.progress" and e.data["stage"] == "embed"]
+    n = len(ctx.code_index.chunks)
+    assert (embed[-1]["done"], embed[-1]["total"]) == (n, n)
+    end = next(e.data for e in events if e.kind == "index.end")
+    assert end["embedded"] == n and end["embed_s"] > 0
+    assert (tmp_path / "w/.codur/index/embeddings-all-MiniLM-L6-v2-int8.npz").is_file()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.search.calls import Call, Definition
-from codur.search.embed import OnnxEmbedder, why_unavailable
+from codur.search.embed import ModelUnavailable, OnnxEmbedder, why_unavailable
 from codur.search.index import CodeIndex, Hit
 from codur.search.vectors import SemanticIndex
 from codur.tools.context import Ctx, ToolContext, ToolError
@@ -79,15 +79,20 @@ def semantic_index(ctx: ToolContext, folder: Path | None) -> SemanticIndex | Non
         if ctx.config.code_search != "hybrid"
         else why_unavailable(config.model)
     )
-    if why:
+    embedder = None
+    if not why:
+        try:
+            embedder = OnnxEmbedder(
+                config.model,
+                threads=config.threads,
+                max_tokens=config.max_tokens,
+                batch_size=config.batch_size,
+            )
+        except ModelUnavailable as exc:  # e.g. a model file that fails its sha256 check
+            why = str(exc)
+    if embedder is None:
         ctx.bus.emit("index.semantic", model=config.model, off=why)
         return None
-    embedder = OnnxEmbedder(
-        config.model,
-        threads=config.threads,
-        max_tokens=config.max_tokens,
-        batch_size=config.batch_size,
-    )
     ctx.bus.emit("index.semantic", model=config.model, off=None)
     return SemanticIndex.load(folder, embedder, config.max_tokens)
 
