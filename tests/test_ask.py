@@ -76,7 +76,7 @@ def test_codur_ask_answers_citing_path_line_and_changes_no_file(tmp_path: Path) 
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     order = [e["node"] for e in events if e["event"] == "node.start"]
     assert order == [
-        "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm",
+        "retrieve", "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm",
         "aggregate", "refinery", "synthesizer",
     ]  # fmt: skip
     result = next(e for e in events if e["event"] == "tool.result")
@@ -166,7 +166,7 @@ def test_graph_mode_ask_prints_the_ask_graph(tmp_path: Path) -> None:
     done = run_cli(["graph", "--mermaid", "--mode", "ask"], tmp_path)
     assert done.returncode == 0, done.stderr
     for edge in (
-        "__start__ --> planner", "planner --> setup_executor",
+        "__start__ --> retrieve", "retrieve --> planner", "planner --> setup_executor",
         "setup_executor --> executor_llm", "executor_llm -.-> tool_node",
         "tool_node --> executor_llm", "executor_llm -.-> aggregate", "aggregate --> refinery",
         "refinery -.-> planner", "refinery -.-> synthesizer", "synthesizer --> __end__",
@@ -186,3 +186,23 @@ def test_text_tool_calls_for_a_model_without_native_tool_calling(tmp_path: Path)
     assert "cfg.loader.Loader.load -> cfg.loader.merge" in finding
     second = [e.data for e in events if e.kind == "model.request"][2]["messages"]
     assert second[-1]["role"] == "human" and second[-1]["content"].startswith("Result of")
+
+
+def test_the_question_is_searched_before_the_plan_and_every_node_sees_it(tmp_path: Path) -> None:
+    root = repo(tmp_path / "w")
+    result, events = ask_in_process(root, [PLAN, SUMMARY, FINISH, ANSWER])
+    (retrieved,) = [e.data for e in events if e.kind == "ask.retrieve"]
+    assert retrieved["query"] == QUESTION and len(retrieved["hits"]) == 5
+    first = retrieved["hits"][0]
+    assert first.startswith("cfg/loader.py:")
+    requests = [e.data["messages"] for e in events if e.kind == "model.request"]
+    planner, synthesizer = requests[0][0]["content"], requests[-1][0]["content"]
+    for prompt_text in (planner, synthesizer):
+        assert "Code search for the question" in prompt_text and first in prompt_text
+    assert "Steps already ran" not in planner  # the search up front is no earlier step
+    assert "cfg/loader.py" in result.files_read  # a cached answer depends on it
+
+    _, events = ask_in_process(root, [PLAN, SUMMARY, FINISH, ANSWER], ["ask.retrieve_results=0"])
+    assert not [e for e in events if e.kind == "ask.retrieve"]
+    first = [e.data["messages"] for e in events if e.kind == "model.request"][0][0]["content"]
+    assert "Code search for the question" not in first

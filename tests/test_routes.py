@@ -35,13 +35,18 @@ ASK = [
     "`total` stops one element short: its loop runs over `range(len(xs) - 1)` (`main.py:3`).",
 ]
 ASK_NODES = [
-    "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm", "aggregate",
-    "refinery", "synthesizer",
+    "retrieve", "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm",
+    "aggregate", "refinery", "synthesizer",
 ]  # fmt: skip
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every file but Codur's own `.codur/` (the code index the ask graph searches)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and p.relative_to(root).parts[0] != ".codur"
+    }
 
 
 def nodes(events: list[Any]) -> list[str]:

@@ -1,5 +1,6 @@
 """The ask graph's wiring, and nothing else (seed 003):
 
+retrieve (search_codebase for the question) -> planner
 planner -> setup_executor -> executor_llm -> tool_node -> executor_llm (the ReAct loop)
 executor_llm -> aggregate (no tool calls, or ask.max_executor_steps reached)
 aggregate -> refinery -> planner (CONTINUE) | synthesizer (FINISH) -> END
@@ -16,6 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from codur.ask.nodes.executor import aggregate, executor_llm, setup_executor, tool_node
 from codur.ask.nodes.planner import planner
 from codur.ask.nodes.refinery import refinery
+from codur.ask.nodes.retrieve import retrieve
 from codur.ask.nodes.synthesizer import synthesizer
 from codur.ask.state import AskState
 from codur.session import Session
@@ -23,6 +25,7 @@ from codur.session import Session
 
 def build_ask_graph() -> CompiledStateGraph:
     graph = StateGraph(AskState, context_schema=Session)
+    graph.add_node("retrieve", retrieve)
     graph.add_node("planner", planner)
     graph.add_node("setup_executor", setup_executor)
     graph.add_node("executor_llm", executor_llm)
@@ -31,7 +34,8 @@ def build_ask_graph() -> CompiledStateGraph:
     graph.add_node("refinery", refinery)
     graph.add_node("synthesizer", synthesizer)
 
-    graph.add_edge(START, "planner")
+    graph.add_edge(START, "retrieve")
+    graph.add_edge("retrieve", "planner")
     graph.add_edge("planner", "setup_executor")
     graph.add_edge("setup_executor", "executor_llm")
     graph.add_edge("tool_node", "executor_llm")

@@ -109,6 +109,9 @@ class AskConfig(_Section):
     """Graph steps (node runs) of one question at most: the last guard against a loop."""
     max_plan_steps: int = Field(4, gt=0)
     """Research steps kept from one plan (the rest are dropped)."""
+    retrieve_results: int = Field(5, ge=0, le=20)
+    """Chunks search_codebase finds for the question itself before the plan, shown to
+    every node that reads the findings (0: no search up front)."""
     max_finding_chars: int = Field(6000, gt=0)
     """Characters of one step's findings kept for the refinery and the synthesizer."""
     profile: str | None = None

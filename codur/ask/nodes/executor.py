@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from codur.agents.tool_detection import detect_tool_calls
-from codur.ask.nodes import ask_config, client, format_findings, traced
+from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.reads import mentioned_files, strings
 from codur.ask.state import AskState
 from codur.resources import prompt
@@ -57,7 +57,7 @@ def setup_executor(state: AskState, runtime: Runtime[Session]) -> dict:
     instruction = plan[step] if step < len(plan) else "No more steps to execute"
     system = prompt("ask_executor.md").format(
         question=state["question"],
-        findings=format_findings(state.get("findings") or {}, cfg.max_finding_chars),
+        findings=evidence(state, cfg.max_finding_chars),
     )
     if not client(runtime).profile.native_tools:
         lines = "\n".join(f"- {s.usage}: {s.description}" for s in _specs())

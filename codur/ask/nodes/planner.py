@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from codur.ask.nodes import ask_config, client, format_findings, traced
+from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.parse import fallback_plan, parse_plan
 from codur.ask.state import AskState
 from codur.resources import prompt
@@ -31,7 +31,7 @@ def planner(state: AskState, runtime: Runtime[Session]) -> dict:
         max_steps=cfg.max_plan_steps,
         replan=REPLAN if findings else "",
         question=state["question"],
-        findings=format_findings(findings, cfg.max_finding_chars),
+        findings=evidence(state, cfg.max_finding_chars),
     )
     reply = client(runtime).invoke([SystemMessage(text), HumanMessage(state["question"])])
     steps = parse_plan(str(reply.content), cfg.max_plan_steps)

@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from codur.ask.nodes import ask_config, client, format_findings, traced
+from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.parse import fallback_decision, parse_decision
 from codur.ask.state import AskState
 from codur.resources import prompt
@@ -30,7 +30,7 @@ def refinery(
             done=step,
             total=len(plan),
             question=state["question"],
-            findings=format_findings(state.get("findings") or {}, cfg.max_finding_chars),
+            findings=evidence(state, cfg.max_finding_chars),
         )
         reply = client(runtime).invoke([SystemMessage(text), HumanMessage("Decide.")])
         decision, reason = parse_decision(str(reply.content)) or fallback_decision(step, len(plan))
