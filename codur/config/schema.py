@@ -16,6 +16,7 @@ from codur.config.sections import (
     AskConfig,
     DisplayConfig,
     RepairConfig,
+    RunsConfig,
     SamplingConfig,
     SandboxConfig,
     UndoConfig,
@@ -291,6 +292,8 @@ class CodurConfig(_Section):
     """What needs the user's yes: edits, programs, destructive actions."""
     undo: UndoConfig = UndoConfig()
     """Snapshots of the workspace taken before each run, for `codur undo` and `codur diff`."""
+    runs: RunsConfig = RunsConfig()
+    """Checkpoints for `codur resume`; recording and replaying model calls."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

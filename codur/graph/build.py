@@ -19,6 +19,7 @@ sample           -> verify (a candidate passed in a scratch copy) | review (none
 
 from __future__ import annotations
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -37,7 +38,9 @@ from codur.graph.state import AgentState, ExecuteState
 from codur.session import Session
 
 
-def build_graph() -> CompiledStateGraph:
+def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+    """The run graph; with `checkpointer`, its state is saved after every step (for
+    `codur resume`: codur/graph/checkpoint.py)."""
     graph = StateGraph(AgentState, context_schema=Session)
     graph.add_node("textual_pre_plan", textual_pre_plan)
     graph.add_node("llm_pre_plan", llm_pre_plan)
@@ -53,11 +56,14 @@ def build_graph() -> CompiledStateGraph:
     graph.add_edge(START, "textual_pre_plan")
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
-    return graph.compile()
+    return graph.compile(checkpointer=checkpointer)
 
 
 def build_execute() -> CompiledStateGraph:
-    """The execute step: the agent loop between the agent's start and its settling."""
+    """The execute step: the agent loop between the agent's start and its settling. Its
+    own steps are not checkpointed (its turn holds the agent and its bound tools, which
+    are no data: see codur/graph/checkpoint.py): a resumed run starts an interrupted
+    execute step again."""
     graph = StateGraph(
         ExecuteState, context_schema=Session, input_schema=AgentState, output_schema=AgentState
     )

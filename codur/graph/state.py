@@ -16,6 +16,7 @@ from codur.agents.loop import LoopState
 from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
 from codur.planning.calls import ToolCallSpec
+from codur.session import Ledger
 from codur.verify.result import VerificationResult
 
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
@@ -83,6 +84,9 @@ class AgentState(TypedDict, total=False):
     intent: Literal["change", "answer"]
     """answer: the task asks a question or an explanation: nothing is edited, nothing is
     checked or repaired, and the agent's reply is the run's answer."""
+    ledger: Ledger
+    """The session's model calls, tokens, files changed and edit scope after the last
+    step (written by every node): a resumed run's session goes on from it."""
 
 
 class ExecuteState(AgentState, LoopState, total=False):

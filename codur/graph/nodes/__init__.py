@@ -7,6 +7,7 @@ pure function such as `codur.graph.decide.decide`); every other edge is fixed in
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,10 @@ Node = Callable[[AgentState, Runtime[Session]], Any]
 
 def traced(name: str, **tags: str) -> Callable[[Node], Node]:
     """Emit node.start / node.end (with duration, or the error) around a node; `tags` go
-    into both events (e.g. graph="ask" for the ask graph's nodes)."""
+    into both events (e.g. graph="ask" for the ask graph's nodes). The node's update gets
+    the session's `ledger` (model calls, tokens, files changed, the edit scope), so every
+    checkpoint holds what a resumed run needs (a graph whose state has no `ledger` key,
+    such as ask's, ignores it)."""
 
     def wrap(func: Node) -> Node:
         @functools.wraps(func)
@@ -32,9 +36,11 @@ def traced(name: str, **tags: str) -> Callable[[Node], Node]:
                 "node", node=name, iteration=state.get("iterations", 0), **tags
             ) as out:
                 update = func(state, runtime)
+                ledger = {"ledger": runtime.context.ledger()}
                 if isinstance(update, Command):
                     out["goto"] = update.goto
-                return update
+                    return dataclasses.replace(update, update={**(update.update or {}), **ledger})
+                return {**(update or {}), **ledger}
 
         return node
 

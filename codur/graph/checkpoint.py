@@ -1,0 +1,151 @@
+"""Checkpoints of the run graph, for `codur resume`: one SQLite file per workspace, in the
+folder where the workspace's run records live (`codur.undo.records.History.folder`), one
+LangGraph thread per run (thread id = the run id).
+
+After every step the graph's state is saved synchronously (`durability="sync"`), so a
+run killed at any point (Ctrl-C, SIGKILL, a crash, a model server gone) can continue from
+its last completed step. The state holds only data: the session (config, workspace,
+models, events) travels as the runtime context, and the session's own progress is the
+state's `ledger`. Graphs run inside a node (the execute step's agent loop, sampling's)
+keep no checkpoints: their state holds a `Turn`, whose agent and bound tools are no
+data, so a resumed run starts such a step again from its top. State values are
+serialised by LangGraph's JsonPlusSerializer, which revives only the types listed in
+`STATE_TYPES` (and LangChain's messages): a new type in the state must be added there,
+or its checkpoint cannot be read back (tests check it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from codur.undo import state_root
+from codur.undo.records import History
+
+DB_NAME = "checkpoints.sqlite"
+
+STATE_TYPES: tuple[tuple[str, str], ...] = (
+    ("codur.graph.outcome", "Outcome"),
+    ("codur.graph.state", "ToolRun"),
+    ("codur.session", "Ledger"),
+    ("codur.models.client", "Usage"),
+    ("codur.scope.policy", "EditScope"),
+    ("codur.scope.harness", "Harness"),
+    ("codur.verify.result", "VerificationResult"),
+    ("codur.verify.evidence", "Evidence"),
+    ("codur.verify.evidence", "Location"),
+    ("codur.verify.plan", "VerificationPlan"),
+    ("codur.verify.plan", "OutputCheck"),
+    ("codur.verify.plan", "TestCheck"),
+    ("codur.verify.plan", "StaticCheck"),
+    ("codur.verify.oracle", "OracleCheck"),
+    ("codur.verify.derived", "DerivedCheck"),
+)
+"""The (module, class) of every non-builtin value the run graph's state may hold."""
+
+
+def db_path(root: Path) -> Path:
+    """The checkpoint file of the workspace at `root` (beside its run records)."""
+    return History(state_root(), root).folder / DB_NAME
+
+
+def serializer() -> JsonPlusSerializer:
+    """The checkpoints' serde: revives Codur's state types and nothing else unknown."""
+    return JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
+
+
+def _nested(config: Any) -> bool:
+    """Whether `config` is a graph's run inside a node (a non-empty checkpoint_ns)."""
+    return bool((config or {}).get("configurable", {}).get("checkpoint_ns"))
+
+
+class RunSaver(SqliteSaver):
+    """SQLite checkpoints of the run graph's own steps; those of graphs run inside one of
+    its nodes are neither saved nor found (see the module docstring)."""
+
+    def get_tuple(self, config: Any) -> Any:
+        return None if _nested(config) else super().get_tuple(config)
+
+    def list(self, config: Any, **kwargs: Any) -> Iterator[Any]:
+        return iter(()) if _nested(config) else super().list(config, **kwargs)
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        if _nested(config):
+            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+        return super().put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        if not _nested(config):
+            super().put_writes(config, writes, task_id, task_path)
+
+
+@contextmanager
+def open_saver(root: Path) -> Iterator[RunSaver]:
+    """The workspace's checkpointer, open for the block (the file is made if needed)."""
+    path = db_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    try:
+        saver = RunSaver(conn, serde=serializer())
+        saver.setup()
+        yield saver
+    finally:
+        conn.close()
+
+
+def thread(run_id: str) -> dict[str, Any]:
+    """The LangGraph config naming a run's thread."""
+    return {"configurable": {"thread_id": run_id}}
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A run's last checkpoint: its state, the steps taken and the nodes to run next
+    (none: the run had ended)."""
+
+    values: dict[str, Any]
+    step: int
+    next: tuple[str, ...]
+
+
+def last_checkpoint(root: Path, run_id: str) -> Saved | None:
+    """The last checkpoint of run `run_id` in the workspace at `root` (None: none)."""
+    if not db_path(root).is_file():
+        return None
+    from codur.graph.build import build_graph
+
+    with open_saver(root) as saver:
+        snapshot = build_graph(saver).get_state(thread(run_id))
+    if not snapshot.values:
+        return None
+    step = int((snapshot.metadata or {}).get("step", 0))
+    return Saved(dict(snapshot.values), step, tuple(snapshot.next))
+
+
+def forget(root: Path, run_ids: list[str]) -> None:
+    """Delete the checkpoints of these runs (finished, or pruned with their records)."""
+    if not run_ids or not db_path(root).is_file():
+        return
+    with open_saver(root) as saver:
+        for run_id in run_ids:
+            saver.delete_thread(run_id)
+
+
+def keep_only(root: Path, run_ids: list[str]) -> None:
+    """Delete the checkpoints of runs that are not among `run_ids` (their records were
+    pruned)."""
+    if not db_path(root).is_file():
+        return
+    with open_saver(root) as saver:
+        threads = [
+            row[0] for row in saver.conn.execute("SELECT DISTINCT thread_id FROM checkpoints")
+        ]
+        for run_id in set(threads) - set(run_ids):
+            saver.delete_thread(run_id)
