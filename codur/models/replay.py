@@ -14,6 +14,7 @@ fitted with the token counts the recording holds (an estimate for a prompt it do
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from codur.models.base import ErrorKind, estimate_tokens
 from codur.models.recording import read_lines, render, request_key, tokens_key, tool_names
 
 EXCERPT = 60
-"""Characters of a request's last message named in a mismatch."""
+"""Characters around the first difference shown in a mismatch."""
 
 
 @dataclass
@@ -52,10 +53,11 @@ class Recording:
         tokens = {line["key"]: int(line["tokens"]) for line in lines if line["kind"] == "tokens"}
         return cls(path, calls, tokens, start)
 
-    def answer(self, key: str, messages: Sequence[BaseMessage], profile: str) -> AIMessage:
-        """The recorded response to the next request, if its key is `key`."""
+    def answer(self, key: str, request: dict[str, Any], profile: str) -> AIMessage:
+        """The recorded response to the next request, if its key is `key` (`request`:
+        the request as recorded, to say how it differs)."""
         number = self.cursor + 1
-        asked = f"request {number} ({describe(profile, [render(m) for m in messages])})"
+        asked = f"request {number} (profile {profile}, {len(request['messages'])} messages)"
         if self.cursor >= len(self.calls):
             raise ReplayMismatch(
                 f"--replay {self.path}: {asked} is past the recording's end "
@@ -63,21 +65,38 @@ class Recording:
             )
         entry = self.calls[self.cursor]
         if entry["key"] != key:
-            held = describe(entry.get("profile", "?"), entry["request"]["messages"])
             raise ReplayMismatch(
-                f"--replay {self.path}: {asked} is not in the recording "
-                f"(its request {number} is {held})"
+                f"--replay {self.path}: {asked} is not in the recording: "
+                f"{difference(request, entry['request'])}"
             )
         self.cursor += 1
         return to_message(entry["response"])
 
 
-def describe(profile: str, messages: list[dict[str, Any]]) -> str:
-    """A request in a few words: its profile, size and the start of its last message."""
-    last = messages[-1] if messages else {"role": "?", "content": ""}
-    text = " ".join(str(last.get("content", "")).split())
-    text = text if len(text) <= EXCERPT else text[: EXCERPT - 3] + "..."
-    return f"profile {profile}, {len(messages)} messages, last {last.get('role')}: {text!r}"
+def difference(asked: dict[str, Any], held: dict[str, Any]) -> str:
+    """Where a request first differs from the recorded one, in a line."""
+    for name in ("temperature", "seed", "max_tokens"):
+        if asked.get(name) != held.get(name):
+            return f"{name} {asked.get(name)} where the recording has {held.get(name)}"
+    if asked["tools"] != held.get("tools"):
+        return f"tools {asked['tools']} where the recording has {held.get('tools')}"
+    mine, theirs = asked["messages"], held.get("messages", [])
+    for n, (a, b) in enumerate(zip(mine, theirs, strict=False), 1):
+        if a != b:
+            x, y = _text(a), _text(b)
+            at = next((i for i, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), None)
+            at = min(len(x), len(y)) if at is None else at
+            start = max(0, at - EXCERPT // 3)
+            return (
+                f"message {n} ({a.get('role')}) differs at character {at}: "
+                f"{x[start : start + EXCERPT]!r} where the recording has "
+                f"{y[start : start + EXCERPT]!r}"
+            )
+    return f"{len(mine)} messages where the recording has {len(theirs)}"
+
+
+def _text(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, sort_keys=True)
 
 
 def to_message(recorded: dict[str, Any]) -> AIMessage:
@@ -120,7 +139,8 @@ class ReplayChatModel(BaseChatModel):
     ) -> ChatResult:
         params = {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
         key = request_key(messages, self.tools, params)
-        message = self.recording.answer(key, messages, self.profile)
+        request = {"messages": [render(m) for m in messages], "tools": list(self.tools), **params}
+        message = self.recording.answer(key, request, self.profile)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
