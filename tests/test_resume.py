@@ -183,3 +183,13 @@ def test_resume_of_an_unknown_run_or_with_nothing_to_resume(tmp_path: Path) -> N
     assert nothing.returncode == ExitCode.USAGE
     assert "no interrupted run to resume" in nothing.stderr
     assert run_cli(["runs"], cwd=tmp_path).stdout.startswith("no recorded runs in")
+
+
+def test_every_checkpointed_state_type_exists() -> None:
+    """STATE_TYPES names real classes (a renamed one would be silently left unrevived)."""
+    import importlib
+
+    from codur.graph.checkpoint import STATE_TYPES
+
+    for module, name in STATE_TYPES:
+        assert isinstance(getattr(importlib.import_module(module), name), type), (module, name)
