@@ -7,6 +7,7 @@ and the one place every change of Codur's passes (edit scope, approval, snapshot
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -15,7 +16,7 @@ from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
 from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
-from codur.log import Redactor
+from codur.log import Redactor, secret_values
 from codur.models.client import ModelClient, Usage
 from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
@@ -55,8 +56,9 @@ class Session:
     """Asks the user a yes/no question, showing a diff first (None: nobody to ask, so an
     action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
-    redact: Redactor = field(default_factory=Redactor)
-    """Keeps secrets out of what the run writes (the recording)."""
+    redact: Redactor | None = None
+    """Keeps secrets out of what the run writes (the recording); None: the secrets of
+    this environment and of every profile's `api_key_env`."""
     snapshot: RunSnapshot | None = None
     """The workspace before the run, and what Codur changed since (set by run_task before
     anything runs; None in a session made by hand)."""
@@ -72,6 +74,9 @@ class Session:
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
+        if self.redact is None:
+            keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
+            self.redact = Redactor(secret_values(os.environ, keys))
         self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
 
     @property
