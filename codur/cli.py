@@ -14,20 +14,25 @@ import typer
 from typer.core import TyperGroup
 
 from codur.challenges.cli import challenges_app
+from codur.chat.cli import chat
 from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
+from codur.memory.cli import memory_app
 from codur.resume.cli import resume, runs
 from codur.undo.cli import diff, undo
 
 
 class DefaultToRun(TyperGroup):
-    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task.
-    Options may come before the command (`codur -C DIR undo`): the command is moved first."""
+    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task;
+    no task at all, in a terminal, means `codur chat`. Options may come before the
+    command (`codur -C DIR undo`): the command is moved first."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         first = self._first_word(args)
-        if first is not None and args[first] in self.commands:
+        if first is None and sys.stdin.isatty() and not {"--help", "-h"} & set(args):
+            args = ["chat", *args]  # no task, in a terminal: a chat session
+        elif first is not None and args[first] in self.commands:
             args = [args[first], *args[:first], *args[first + 1 :]]
         elif first is not None:
             args = ["run", *args]
@@ -64,6 +69,7 @@ app = typer.Typer(
 config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(challenges_app, name="challenges")
+app.add_typer(memory_app, name="memory")
 
 
 @app.command()
@@ -139,7 +145,7 @@ def ask(
     ] = False,
 ) -> int:
     """Answer QUESTION about the code in the folder, citing path:line; no file is changed."""
-    from codur.ask.run import ask_command
+    from codur.run import ask_command
 
     loaded = _load(directory, config, overrides)
     return ask_command(
@@ -149,6 +155,7 @@ def ask(
 
 app.command()(undo)
 app.command()(diff)
+app.command()(chat)
 app.command()(runs)
 app.command()(resume)
 

@@ -30,7 +30,16 @@ def _graph(mode: Mode = "run") -> Graph:
         return build_ask_graph().get_graph()
     from codur.graph.build import build_graph
 
-    return build_graph().get_graph(xray=True)  # the execute step's agent loop drawn inside
+    graph = build_graph().get_graph(xray=True)  # execute's loop, explain's ask graph inside
+    for node in [n for n in graph.nodes if n.startswith(ERROR_HANDLERS)]:
+        graph.remove_node(graph.nodes[node])
+    return graph
+
+
+ERROR_HANDLERS = ("__default_error_handler__", "__error_handler__")
+"""LangGraph draws an error handler as a node without edges (any node that raises reaches
+it: graph/nodes/node_error.py); the drawings leave it out (grandalf lays out only one
+connected graph)."""
 
 
 def _need(module: str, feature: str, extra: str) -> None:

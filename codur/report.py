@@ -1,14 +1,18 @@
 """The final summary of a run on the terminal: the answer, the diff, the verdict,
-what was checked, the counts, and how to undo it."""
+what was checked, the counts, and how to undo it; for `codur ask`, the answer."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codur.config.sections import DisplayConfig
 from codur.result import RunResult
 from codur.ui import IO, cut_lines
+
+if TYPE_CHECKING:
+    from codur.ask.run import AskResult
 
 
 def report(
@@ -46,3 +50,14 @@ def report(
         io.info(f"run {result.run_id}: {len(result.run_changes)} file(s) changed | undo: {undo}")
     if log_file is not None:
         io.info(f"debug log: {log_file}")
+
+
+def report_answer(io: IO, result: AskResult) -> None:
+    """`codur ask`'s answer (with --json it is in the `ask.end` event instead)."""
+    if io.json_mode:
+        return
+    io.raw(result.answer or "(no answer)")
+    if result.status != "done":
+        io.warn(result.message)
+    elif result.cached:
+        io.info(result.message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from codur.errors import ExitCode
 
@@ -13,6 +14,7 @@ EXIT_CODES: dict[str, ExitCode] = {
     "stuck": ExitCode.NOT_VERIFIED,
     "limit": ExitCode.NOT_VERIFIED,
     "approval": ExitCode.APPROVAL_NEEDED,
+    "error": ExitCode.ERROR,
 }
 
 
@@ -41,7 +43,30 @@ class RunResult:
     """The test the model wrote when nothing else could check the task (shown)."""
     cached_prompt_tokens: int = 0
     """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
+    files_read: list[str] = field(default_factory=list)
+    """Files read into the task's context (`@file`), for a chat session's memory."""
+    last_error: str = ""
+    """Working memory's last error when the run ended ("" if none)."""
 
     @property
     def exit_code(self) -> ExitCode:
         return EXIT_CODES[self.status]
+
+    def end_record(self) -> dict[str, Any]:
+        """The fields of the run's end record (`run.end`)."""
+        return {
+            "status": self.status,
+            "message": self.message,
+            "iterations": self.iterations,
+            "files_changed": self.files_changed,
+            "diff": self.diff,
+            "model_calls": self.model_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "wall_s": self.wall_s,
+            "check": self.check,
+            "outside_changes": self.outside_changes,
+            "run_changes": self.run_changes,
+            "final_response": self.final_response,
+        }

@@ -1,10 +1,12 @@
-"""Running a task, the one place: `run_command` wires config, events, the debug log and
-the terminal around `run_task`, which invokes the agent graph with the run's session and
-sums up the outcome (a RunResult).
+"""Running a task or a question, the one place: `run_command` (`codur run`) and
+`ask_command` (`codur ask`) share `_command`, which wires config, events, the debug log
+and the terminal around the work: `run_task` invokes the agent graph with the run's
+session and sums up the outcome (a RunResult); `codur.ask.run.ask_question` invokes the
+ask graph (an AskResult).
 
-Every way a run can end leaves an end record (`run.end`) in the debug log: a result, a
-typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a closed output)
-or a bug (exit code 4, with the traceback in the log only).
+Every way a command can end leaves an end record (`run.end`, or `ask.end`) in the debug
+log: a result, a typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a
+closed output) or a bug (exit code 4, with the traceback in the log only).
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from codur import __version__
+from codur.ask.run import AskResult, ask_question
 from codur.config import LoadedConfig
 from codur.errors import (
     ApprovalRequired,
@@ -26,9 +30,11 @@ from codur.errors import (
     Interrupted,
     LimitReached,
 )
-from codur.events import EventBus
+from codur.events import Event, EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
-from codur.report import report
+from codur.memory.persistent import Memory
+from codur.memory.session import Exchange, SessionMemory
+from codur.report import report, report_answer
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
@@ -37,16 +43,27 @@ from codur.undo.records import RESUMABLE, RunRecord
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
-    from codur.graph.checkpoint import Saved
-    from codur.undo.snapshot import RunSnapshot
+    from codur.graph.state import StandingPreference
 
-__all__ = ["EXIT_CODES", "InternalError", "RunResult", "run_command", "run_task"]
+__all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
 
 
 class InternalError(CodurError):
     """An unexpected exception inside Codur: a bug (the traceback is in the debug log)."""
 
     exit_code = ExitCode.ERROR
+
+
+class Ended(Protocol):
+    """What a command's work returns: its end record and its exit code."""
+
+    @property
+    def exit_code(self) -> ExitCode: ...
+
+    def end_record(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=Ended)
 
 
 def run_command(
@@ -57,12 +74,78 @@ def run_command(
     profile: str | None,
     verbose: bool,
     json_mode: bool,
+    chat: SessionMemory | None = None,
+    models: dict[str, Any] | None = None,
     resume: RunRecord | None = None,
 ) -> int:
-    """Run `task` (or, with `resume`, go on with that interrupted run from its last
-    checkpoint) with events, the debug log and the terminal wired; the exit code."""
+    """`codur run`: the task through the agent graph, then the summary. `chat`: the
+    session memory of the `codur chat` session the task is a line of (told to the
+    prompts, and updated); `models`: the chat models its earlier runs built (the run adds
+    those it builds); `resume`: go on with that interrupted run from its last checkpoint
+    (`codur resume`)."""
+
+    def show(io: IO, result: RunResult, log: Path | None) -> None:
+        report(io, result, log, loaded.config.display, workdir)
+        if chat is not None:
+            for path in result.files_read:
+                chat.note_read(path)
+            reply = result.final_response or result.message
+            changed = tuple(result.files_changed)
+            chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
+
+    context = chat.context() if chat is not None else ""
+
+    def work(session: Session, task: str) -> RunResult:
+        return run_task(session, task, resume)
+
+    return _command(
+        loaded, workdir, task, "run", work, show, profile, verbose, json_mode,
+        chat_context=context, models=models, run_id=resume.run_id if resume else None,
+    )  # fmt: skip
+
+
+def ask_command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    question: str,
+    *,
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+) -> int:
+    """`codur ask`: the answer printed (or, with --json, JSONL events ending in `ask.end`
+    that carries the answer); exit 0 when the answer was written."""
+
+    def show(io: IO, result: AskResult, log: Path | None) -> None:
+        report_answer(io, result)
+
+    return _command(
+        loaded, workdir, question, "ask", ask_question, show, profile, verbose, json_mode
+    )
+
+
+def _command(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    kind: Literal["run", "ask"],
+    work: Callable[[Session, str], R],
+    show: Callable[[IO, R, Path | None], None],
+    profile: str | None,
+    verbose: bool,
+    json_mode: bool,
+    chat_context: str = "",
+    models: dict[str, Any] | None = None,
+    run_id: str | None = None,
+) -> int:
+    """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
+    then `show` (skipped when an error ends it: the CLI says that in one line). The
+    session has the project's memory (None with memory.enabled off), a chat's context,
+    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new)."""
     cfg = loaded.config
     cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
+    if cfg.ask.profile:
+        cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
     redact = Redactor(secret_values(os.environ, key_envs))
     io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
@@ -77,18 +160,22 @@ def run_command(
         bus,
         profile=profile,
         confirm=io.confirm if interactive else None,
+        memory=Memory.open(workdir, cfg.memory, io.warn),
+        chat_context=chat_context,
+        models=models if models is not None else {},
         redact=redact,
     )
-    if resume is not None:
-        session.run_id = resume.run_id
+    if run_id is not None:
+        session.run_id = run_id
     log = None
     if cfg.log.enabled:
         log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
         bus.subscribe(log)
     bus.subscribe(io.on_event)
+    end = f"{kind}.end"
     try:
         bus.emit(
-            "run.start",
+            f"{kind}.start",
             run_id=session.run_id,
             version=__version__,
             task=task,
@@ -97,23 +184,23 @@ def run_command(
             config=cfg.model_dump(mode="json"),
             config_layers=loaded.layers,
             warnings=loaded.warnings,
-            resumed=resume is not None,
+            resumed=run_id is not None,
         )
         try:
-            result: RunResult = run_task(session, task, resume)
+            result = work(session, task)
         except CodurError as exc:
-            bus.emit("run.end", status="error", error=str(exc), exit_code=int(exc.exit_code))
+            bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
             raise
         except Interrupted as exc:
-            bus.emit("run.end", status="interrupted", signal=str(exc), exit_code=exc.exit_code)
+            bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
             raise
         except KeyboardInterrupt:
-            bus.emit("run.end", status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
+            bus.emit(end, status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
             error = f"internal error: {type(exc).__name__}: {exc}"
             bus.emit(
-                "run.end",
+                end,
                 status="error",
                 error=error,
                 traceback=traceback.format_exc(),
@@ -121,75 +208,12 @@ def run_command(
             )
             where = f"; the traceback is in {log.path}" if log else ""
             raise InternalError(f"{error} (a bug: please report it{where})") from exc
-        bus.emit(
-            "run.end",
-            status=result.status,
-            message=result.message,
-            iterations=result.iterations,
-            files_changed=result.files_changed,
-            diff=result.diff,
-            model_calls=result.model_calls,
-            prompt_tokens=result.prompt_tokens,
-            cached_prompt_tokens=result.cached_prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            wall_s=result.wall_s,
-            check=result.check,
-            outside_changes=result.outside_changes,
-            run_changes=result.run_changes,
-            final_response=result.final_response,
-            exit_code=int(result.exit_code),
-        )
+        bus.emit(end, **result.end_record(), exit_code=int(result.exit_code))
     finally:
         if log is not None:
             log.close()
-    report(io, result, log.path if log else None, cfg.display, workdir)
+    show(io, result, log.path if log else None)
     return result.exit_code
-
-
-def _begin(session: Session, task: str) -> RunSnapshot:
-    """Snapshot the workspace before the run (pruning old runs, and their checkpoints)."""
-    from codur.graph.checkpoint import keep_only
-    from codur.undo.snapshot import begin
-
-    snap = begin(
-        session.ws, session.config, session.run_id, task, session.bus, profile=session.profile
-    )
-    keep_only(session.ws.root, [r.run_id for r in snap.history.runs()])
-    return snap
-
-
-def _resume(session: Session, record: RunRecord) -> Saved | None:
-    """Take up `record`'s run: its snapshots, and its session as its last checkpoint
-    left it (None: it had none, so it starts again from the task)."""
-    from codur.graph.checkpoint import last_checkpoint
-    from codur.undo.snapshot import reopen
-
-    saved = last_checkpoint(session.ws.root, record.run_id)
-    session.snapshot = reopen(session.ws, session.config, record, session.bus)
-    if saved is not None and "ledger" in saved.values:
-        session.restore(saved.values["ledger"])
-    session.bus.emit(
-        "run.resume",
-        run_id=record.run_id,
-        step=saved.step if saved else None,
-        next=list(saved.next) if saved else [],
-        model_calls=session.usage.calls,
-    )
-    return saved
-
-
-def _decide_scope(session: Session, task: str) -> None:
-    """The run's edit scope, decided once (a resumed run has its checkpoint's), logged."""
-    from codur.scope import decide_scope
-    from codur.task import file_refs
-    from codur.verify.generate import derived_checks
-
-    cfg = session.config
-    if session.scope is None:
-        ignore = set(cfg.tools.ignore)
-        session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
-        session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
-    session.bus.emit("scope", **session.scope.summary())
 
 
 def changes(session: Session) -> tuple[list[str], str]:
@@ -219,37 +243,52 @@ def _tidy(session: Session) -> None:
 
 
 def run_task(session: Session, task: str, resume: RunRecord | None = None) -> RunResult:
-    """Run `task` through the graph (checkpointed after every step unless
+    """Run `task` through the graph, checkpointed after every step (unless
     `runs.checkpoints` is off); with `resume`, go on with that run from its last
-    checkpoint, its session restored from the checkpoint's ledger."""
+    checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py)."""
     from langchain_core.messages import HumanMessage
     from langgraph.errors import GraphRecursionError
 
     from codur.graph.build import build_graph
-    from codur.graph.checkpoint import forget, open_saver, thread
+    from codur.graph.checkpoint import forget, keep_only, open_saver, take_up, thread
+    from codur.graph.working import working_memory
+    from codur.scope import decide_scope
+    from codur.task import file_refs
+    from codur.undo.snapshot import begin
+    from codur.verify.generate import derived_checks
 
     start = time.perf_counter()
     cfg = session.config
     _tidy(session)
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
-    saved = _resume(session, resume) if resume is not None else None
+    saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
-        session.snapshot = _begin(session, task)
-    limit = cfg.runtime.recursion_limit - (saved.step + 1 if saved else 0)
-    inputs = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
+        session.snapshot = begin(
+            session.ws, cfg, session.run_id, task, session.bus, profile=session.profile
+        )
+        keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
+    steps = cfg.runtime.recursion_limit - (saved.step + 1 if saved else 0)
+    limit = {"recursion_limit": max(1, steps), **thread(session.run_id)}
+    if session.memory is not None and cfg.log.enabled:  # the node log is a log too
+        session.bus.subscribe(_node_log(session.memory, session.run_id))
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
     try:
-        _decide_scope(session, task)
+        if session.scope is None:  # decided once (a resumed run has its checkpoint's)
+            ignore = set(cfg.tools.ignore)
+            session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
+            session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
+        session.bus.emit("scope", **session.scope.summary())
         with ExitStack() as stack:
-            checkpoints = cfg.runs.checkpoints
-            saver = stack.enter_context(open_saver(session.ws.root)) if checkpoints else None
+            saver = (
+                stack.enter_context(open_saver(session.ws.root)) if cfg.runs.checkpoints else None
+            )
             graph = build_graph(saver)
-            config = {"recursion_limit": max(1, limit), **thread(session.run_id)}
+            first = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
             if saved is None or saved.next:  # else it had ended: its last state is the end
                 for state in graph.stream(  # noqa: B007 - the last value is the final state
-                    None if saved else inputs,
-                    config,
+                    None if saved else first,
+                    limit,
                     context=session,
                     stream_mode="values",
                     durability="sync",
@@ -271,7 +310,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         touched = session.snapshot.finish(status, session.usage.calls)
         if cfg.runs.checkpoints and status not in RESUMABLE:
             forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
+        if session.memory is not None:  # after the snapshot: memory is no change of the run
+            _keep(session.memory, session.bus, state.get("preference"))
     files, diff = changes(session)
+    working = working_memory(state, cfg.planning.keep_feedback_messages)
     verdict = state.get("verification")
     return RunResult(
         status,
@@ -292,4 +334,24 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         run_changes=touched,
         model_test=(session.scope.model_test or "") if session.scope else "",
         cached_prompt_tokens=session.usage.cached_prompt_tokens,
+        files_read=list(state.get("context_files", {})),
+        last_error=working.last_error,
     )
+
+
+def _node_log(memory: Memory, run_id: str) -> Callable[[Event], None]:
+    """An event sink that keeps each finished node in the memory's node log."""
+
+    def sink(event: Event) -> None:
+        if event.kind == "node.end":
+            data = event.data
+            memory.log_node(run_id, data["node"], data["duration_s"], data.get("error", ""))
+
+    return sink
+
+
+def _keep(memory: Memory, bus: EventBus, preference: StandingPreference | None) -> None:
+    """Keep what the run leaves in memory (a standing preference, the node log) and save."""
+    if preference is not None:
+        memory.remember_preference(preference.text, preference.scope)
+    memory.save(lambda message: bus.emit("warning", message=message))

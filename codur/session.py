@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
@@ -25,6 +25,7 @@ from codur.undo.records import new_run_id
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
+    from codur.memory.persistent import Memory
     from codur.models.recording import Recorder
     from codur.models.replay import Replay
     from codur.tools.context import ToolContext
@@ -64,6 +65,15 @@ class Session:
     anything runs; None in a session made by hand)."""
     scope: EditScope | None = None
     """What the run may change (decided at its start; None: no limits, as in unit tests)."""
+    memory: Memory | None = None
+    """Persistent memory (preferences, the answer cache, the node log); None: none is
+    kept (memory.enabled off, or a session made by hand)."""
+    chat_context: str = ""
+    """What a `codur chat` session said before this task (session memory, as prompt
+    text); empty outside a chat."""
+    models: dict[str, Any] = field(default_factory=dict)
+    """Chat models built so far, by profile (a `codur chat` session passes the same dict
+    to each of its runs, so a model loads once)."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
@@ -93,6 +103,10 @@ class Session:
             box = self._sandbox
             self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
         return self._sandbox
+
+    def preferences(self) -> list[str]:
+        """The user's standing preferences, for planning and coding prompts."""
+        return self.memory.preferences() if self.memory is not None else []
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
@@ -195,7 +209,13 @@ class Session:
 
                 self._recorder = Recorder(Path(runs.record), self.redact, self.usage.calls)
             self._clients[name] = ModelClient(
-                name, prof, self.bus, self.usage, replay=self._replay, recorder=self._recorder
+                name,
+                prof,
+                self.bus,
+                self.usage,
+                built=self.models,
+                replay=self._replay,
+                recorder=self._recorder,
             )
         return self._clients[name]
 

@@ -11,6 +11,10 @@ from pathlib import Path
 from codur.errors import WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
 
+CODUR_DIR = ".codur"
+"""Codur's own folder in a workspace: the code index, the project's memory. Not the
+user's content: snapshots leave it out, so `codur undo` never touches it."""
+
 SKIP_DIRS = {
     ".git",
     ".venv",

@@ -60,6 +60,14 @@ FIXED = BUGGY.replace("range(len(xs) - 1)", "range(len(xs))")
 WRONG = BUGGY.replace("range(len(xs) - 1)", "range(len(xs) - 2)")
 
 
+def buggy_folder(root: Path) -> Path:
+    """A new folder `root` whose check fails: main.py (BUGGY) prints 6, expected.txt 10."""
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    return root
+
+
 def run_cli(
     args: list[str],
     cwd: Path,

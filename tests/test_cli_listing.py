@@ -33,6 +33,8 @@ def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> No
     assert plain.returncode == flag.returncode == 0 and plain.stdout == flag.stdout
     assert "graph TD;" in plain.stdout and "review -.-> textual_pre_plan" in plain.stdout
     assert "subgraph execute" in plain.stdout  # the agent loop is drawn inside execute
+    assert "subgraph explain" in plain.stdout  # the ask graph inside the explain route
+    assert "llm_plan -.-> run_command" in plain.stdout
     assert "execute\\3aagent -.-> execute\\3atools;" in plain.stdout
     assert "execute\\3atools --> execute\\3aagent;" in plain.stdout
 

@@ -6,15 +6,21 @@ from dataclasses import fields
 
 import pytest
 
-from codur.graph.decide import MAX_REPEATS, Decision, Facts, decide
+from codur.graph.decide import (
+    MAX_NODE_RETRIES,
+    MAX_REPEATS,
+    Decision,
+    ErrorFacts,
+    Facts,
+    decide,
+    on_error,
+)
 
 FAILING = {"strategy": "output", "passed": False}
 PASSING = {"strategy": "output", "passed": True, "checks": "python main.py: same output"}
 
 ROWS: list[tuple[str, dict, tuple]] = [
     # (row, facts, (goto, status, record, feedback, answer))
-    ("answer intent ends with the reply", {"kind": "answered", "intent": "answer"},
-     ("end", "done", None, False, True)),
     ("first check fails, repair first", {"kind": None, **FAILING, "repairable": True,
      "repair_first": True}, ("repair", None, None, False, False)),
     ("first check fails, no model: repair", {"kind": None, **FAILING, "repairable": True,
@@ -88,3 +94,27 @@ def test_every_goto_and_every_fact_is_exercised() -> None:
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()
     assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}
+
+
+ERROR_ROWS: list[tuple[str, dict, str]] = [
+    # (row, facts, decision)
+    ("a typed error keeps its own ending", {"typed": True, "errors": 1}, "raise"),
+    ("a typed error after retries too", {"typed": True, "errors": 9}, "raise"),
+    ("first error: retry", {"typed": False, "errors": 1}, "retry"),
+    ("the last retry", {"typed": False, "errors": MAX_NODE_RETRIES}, "retry"),
+    ("retries used up: end", {"typed": False, "errors": MAX_NODE_RETRIES + 1}, "end"),
+    ("a lower cap", {"typed": False, "errors": 2, "max_retries": 1}, "end"),
+    ("no retries at all", {"typed": False, "errors": 1, "max_retries": 0}, "end"),
+]
+
+
+@pytest.mark.parametrize(("row", "given", "expected"), ERROR_ROWS, ids=[r[0] for r in ERROR_ROWS])
+def test_node_error_table(row: str, given: dict, expected: str) -> None:
+    assert on_error(ErrorFacts(**given)) == expected, row
+
+
+def test_node_errors_are_bounded() -> None:
+    """Whatever the count, an untyped error is retried at most MAX_NODE_RETRIES times."""
+    retries = [on_error(ErrorFacts(False, n)) for n in range(1, 50)]
+    assert retries.count("retry") == MAX_NODE_RETRIES == 3
+    assert set(retries[MAX_NODE_RETRIES:]) == {"end"}

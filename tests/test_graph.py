@@ -296,6 +296,12 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "review -.-> textual_pre_plan",
         "review -.-> __end__",
         "textual_pre_plan -.-> tool",
+        "textual_pre_plan -.-> explain",  # the routes: explain (the ask graph) ...
+        "llm_plan -.-> explain",
+        "explain --> __end__",
+        "textual_pre_plan -.-> run_command",  # ... and run_command
+        "llm_plan -.-> run_command",
+        "run_command --> __end__",
     ):
         assert edge in diagram
 

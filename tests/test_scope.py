@@ -184,6 +184,21 @@ def test_harness_edits_are_refused_and_code_edits_allowed(tmp_path: Path) -> Non
     scope.check_write("main.py", SELF_CHECK, reformatted)  # same AST: the harness is intact
 
 
+def test_the_harness_is_found_again_after_an_edit_moves_it(tmp_path: Path) -> None:
+    """The repair search runs again after a model edit made the file longer: the harness
+    lines it may not mutate are where the harness is now, not where it was."""
+    scope = scope_for(tmp_path, "fix @main.py", {"main.py": SELF_CHECK})
+    lines = SELF_CHECK.splitlines()
+    compare = next(i for i, line in enumerate(lines, 1) if "if actual != expected" in line)
+    assert not scope.allows_lines("main.py", compare, compare)
+    longer = SELF_CHECK.replace("def digit_sum(n):\n", "def digit_sum(n):\n" + "    pass\n" * 9, 1)
+    (tmp_path / "main.py").write_text(longer)
+    moved = compare + 9
+    assert "if actual != expected" in longer.splitlines()[moved - 1]
+    assert not scope.allows_lines("main.py", moved, moved)
+    assert scope.allows_lines("main.py", compare, compare)  # now inside digit_sum
+
+
 def test_tools_refuse_the_oracle_with_a_message_for_the_model(tmp_path: Path) -> None:
     from codur.tools.registry import invoke
 

@@ -40,14 +40,14 @@ def repo_state(repo: Path) -> dict[str, str]:
 
 
 def files(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file outside .git: content and permission bits."""
+    """Every file outside .git and Codur's own (its log, `.codur/`): content and mode."""
     found = {}
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d != ".git"]
         for name in names:
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if rel != "codur_debug.log":
+            if rel != "codur_debug.log" and not rel.startswith(".codur/"):  # Codur's own
                 found[rel] = (path.read_bytes(), path.stat().st_mode & 0o777)
     return found
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
+from codur.memory import preferences_section
 from codur.models.client import truncated
 from codur.resources import prompt
 
@@ -49,9 +50,11 @@ class CoderAgent:
         wanted = self.config.tools if self.config and client.profile.agent_tools else []
         task_types = [TaskType(t) for t in wanted]
         specs = list_tools_for_tasks(task_types) if task_types else []
-        names = [s.name for s in specs if not (request.answer and s.writes)]
+        names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
-        system = prompt("coder_system.md")
+        system = prompt("coder_system.md") + preferences_section(request.preferences)
+        if request.context:
+            system += "\n\n" + request.context
         if names and not native:
             from codur.tools.registry import prompt_section
 
@@ -69,7 +72,6 @@ class CoderAgent:
             budget=budget,
             sample=sample,
             max_rounds=session.config.runtime.max_tool_iterations,
-            answer=request.answer,
             detect_from_text=session.config.runtime.detect_tool_calls_from_text,
             request=request,
             edit_format=edit_format,
@@ -79,15 +81,13 @@ class CoderAgent:
 
     def settle(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult:
         """The attempt's result from the loop's turns: the final reply read and written
-        (never for an answer, a repeated reply or an unusable one)."""
+        (never for a repeated reply or an unusable one)."""
         request = turn.request
         assert request is not None
         proposal, messages = self.conclude(turn, turns, session)
         result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
         result.digest, result.truncated = proposal.digest, proposal.truncated
-        if request.answer:
-            pass  # an answer: its reply is the result, and nothing in it is written
-        elif proposal.digest in request.seen:
+        if proposal.digest in request.seen:
             result.duplicate = True
         elif proposal.error is not None:
             result.error = proposal.error

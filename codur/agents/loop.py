@@ -66,8 +66,6 @@ class Turn:
     sample: int = 0
     """The first call's sampling (0: the profile's own); later calls vary."""
     max_rounds: int = 5
-    answer: bool = False
-    """An answer: a tool not in `names` (every writing tool) fails as an observation."""
     detect_from_text: bool = True
     request: AgentRequest | None = None
     edit_format: str = "whole_file"
@@ -134,30 +132,27 @@ def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
 def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     """Run the last reply's tool calls through the registry: one ToolMessage a call,
     status "error" for a failure (the model reads it and goes on)."""
-    session, turn = runtime.context, state["turn"]
+    session = runtime.context
     reply = last_reply(state["turns"])
     assert reply is not None and reply.tool_calls  # route sends only such a reply here
     rounds = state.get("loop_rounds", 0)
     with session.bus.span("node", node="tools", round=rounds):
-        results = [run_call(c, session, turn) for c in reply.tool_calls]
+        results = [run_call(c, session) for c in reply.tool_calls]
     return {"turns": results, "loop_rounds": rounds + 1}
 
 
-def run_call(call: dict[str, Any], session: Session, turn: Turn) -> ToolMessage:
+def run_call(call: dict[str, Any], session: Session) -> ToolMessage:
     from codur.tools.registry import invoke
 
     name = call["name"]
-    if turn.answer and name not in turn.names:
-        ok, output = False, f"{name} is not available here"
-    else:
-        try:
-            result = invoke(name, call["args"], session.tool_context())
-            ok, output = result.ok, result.output
-        except (ApprovalRequired, GraphBubbleUp):
-            raise  # nobody can approve it / an interrupt: not an observation
-        except Exception as exc:  # noqa: BLE001 - a tool's bug is the model's observation
-            session.bus.emit("tool.error", tool=name, error=f"{type(exc).__name__}: {exc}")
-            ok, output = False, f"{name} failed: {type(exc).__name__}: {exc}"
+    try:
+        result = invoke(name, call["args"], session.tool_context())
+        ok, output = result.ok, result.output
+    except (ApprovalRequired, GraphBubbleUp):
+        raise  # nobody can approve it / an interrupt: not an observation
+    except Exception as exc:  # noqa: BLE001 - a tool's bug is the model's observation
+        session.bus.emit("tool.error", tool=name, error=f"{type(exc).__name__}: {exc}")
+        ok, output = False, f"{name} failed: {type(exc).__name__}: {exc}"
     return ToolMessage(
         output, tool_call_id=call["id"], name=name, status="success" if ok else "error"
     )

@@ -40,8 +40,10 @@ class AgentRequest:
     """Lines the failure went through, per file (kept when a prompt must be shortened)."""
     seen: frozenset[str] = frozenset()
     """Digests of earlier replies: a reply identical to one of them is not applied."""
-    answer: bool = False
-    """The task asks for an answer (intent "answer"): the agent must change no file."""
+    preferences: tuple[str, ...] = ()
+    """The user's standing preferences (persistent memory), for the system prompt."""
+    context: str = ""
+    """What a `codur chat` session said before this task (empty outside a chat)."""
 
 
 @dataclass

@@ -1,24 +1,24 @@
-"""Answering one question: `ask_question` invokes the ask graph with the run's session
-and returns an AskResult; `ask_command` wires config, events, the debug log and the
-terminal around it for `codur ask`. Nothing here writes a user's file (the code index
-lives in Codur's own `.codur/` folder)."""
+"""Answering one question: `answer` invokes a compiled ask graph with the run's session
+and returns an AskResult (the run graph's explain route calls it too); `ask_question` is
+`codur ask`'s whole run (the command's wiring is `codur.run.ask_command`). Nothing here
+writes a user's file (the code index lives in Codur's own `.codur/` folder)."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from codur.config import LoadedConfig
 from codur.errors import ExitCode, LimitReached
-from codur.events import EventBus
-from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.session import Session
-from codur.ui import IO
 from codur.workspace import Workspace
 
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+NO_ANSWER = "No answer was written; the findings so far:\n\n"
+"""How an answer made of the findings alone starts (never cached)."""
 CITATION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py):(\d+)(?:-(\d+))?")
 """`path.py:12` or `path.py:12-30` in an answer."""
 
@@ -43,10 +43,29 @@ class AskResult:
     model_calls: int = 0
     citations: list[Citation] = field(default_factory=list)
     wall_s: float = 0.0
+    files_read: list[str] = field(default_factory=list)
+    """The files the answer rests on: those its tool calls named or returned, and those
+    it cites (the answer cache's key)."""
+    cached: bool = False
+    """Answered from the memory's cache: no model was called."""
 
     @property
     def exit_code(self) -> ExitCode:
         return ExitCode.OK if self.status == "done" else ExitCode.NOT_VERIFIED
+
+    def end_record(self) -> dict[str, Any]:
+        """The fields of `codur ask`'s end record (`ask.end`)."""
+        return {
+            "status": self.status,
+            "message": self.message,
+            "answer": self.answer,
+            "citations": [asdict(c) for c in self.citations],
+            "iterations": self.iterations,
+            "model_calls": self.model_calls,
+            "wall_s": self.wall_s,
+            "files_read": self.files_read,
+            "cached": self.cached,
+        }
 
 
 def citations(answer: str, ws: Workspace) -> list[Citation]:
@@ -68,18 +87,46 @@ def citations(answer: str, ws: Workspace) -> list[Citation]:
 
 
 def ask_question(session: Session, question: str) -> AskResult:
-    """Run the ask graph on `question` (three caps: ask.max_iterations in the refinery,
-    ask.max_executor_steps in executor_llm, ask.recursion_limit here)."""
-    from langgraph.errors import GraphRecursionError
-
+    """`codur ask`: the ask graph on `question`, then the session is closed. With memory,
+    a question asked before is answered from the cache (no model call) while the files
+    its answer read are unchanged, and a new answer is kept there."""
     from codur.ask.build import build_ask_graph
+
+    memory = session.memory
+    if memory is not None and (hit := memory.cached_answer(question)) is not None:
+        session.bus.emit("ask.cached", key=hit.key, files=sorted(hit.files), added=hit.added)
+        message = (
+            f"answered from the cache ({hit.key}, {hit.added}): the files it read are unchanged"
+        )
+        cited = citations(hit.answer, session.ws)
+        return AskResult(
+            "done", hit.answer, message, citations=cited, files_read=sorted(hit.files), cached=True
+        )
+    try:
+        result = answer(build_ask_graph(), session, question)
+    finally:
+        session.close()
+    written = result.answer and not result.answer.startswith(NO_ANSWER)
+    if memory is not None and result.status == "done" and written:
+        profile = session.config.profile(session.config.ask.profile or session.profile)[0]
+        memory.keep_answer(question, result.files_read, result.answer, profile)
+        memory.save(lambda text: session.bus.emit("warning", message=text))
+    return result
+
+
+def answer(graph: CompiledStateGraph, session: Session, question: str) -> AskResult:
+    """Run the compiled ask graph on `question` with `session` (three caps:
+    ask.max_iterations in the refinery, ask.max_executor_steps in executor_llm,
+    ask.recursion_limit here); a cap ends it with status limit and the findings so far."""
+    from langgraph.errors import GraphRecursionError
 
     start = time.perf_counter()
     cfg = session.config.ask
+    calls = session.usage.calls
     state: dict = {"question": question}
     status, message = "done", ""
     try:
-        for state in build_ask_graph().stream(  # noqa: B007 - the last value is the final state
+        for state in graph.stream(  # noqa: B007 - the last value is the final state
             {"question": question, "iterations": 0, "findings": {}},
             {"recursion_limit": cfg.recursion_limit},
             context=session,
@@ -90,73 +137,21 @@ def ask_question(session: Session, question: str) -> AskResult:
         status, message = "limit", str(exc)
     except GraphRecursionError:
         status, message = "limit", f"ask.recursion_limit reached ({cfg.recursion_limit} steps)"
-    finally:
-        session.close()
-    answer = state.get("answer", "")
-    if not answer and state.get("findings"):
+    text = state.get("answer", "")
+    if not text and state.get("findings"):
         from codur.ask.nodes import format_findings
 
-        answer = "No answer was written; the findings so far:\n\n" + format_findings(
-            state["findings"], cfg.max_finding_chars
-        )
+        text = NO_ANSWER + format_findings(state["findings"], cfg.max_finding_chars)
+    cited = citations(text, session.ws)
     return AskResult(
         status,
-        answer,
+        text,
         message,
         state.get("plan", []),
         state.get("findings", {}),
         state.get("iterations", 0),
-        session.usage.calls,
-        citations(answer, session.ws),
+        session.usage.calls - calls,
+        cited,
         round(time.perf_counter() - start, 2),
+        sorted({*state.get("files_read", []), *(c.path for c in cited if c.exists)}),
     )
-
-
-def ask_command(
-    loaded: LoadedConfig,
-    workdir: Path,
-    question: str,
-    *,
-    profile: str | None,
-    verbose: bool,
-    json_mode: bool,
-) -> int:
-    """`codur ask`: answer, print it (or, with --json, JSONL events ending in `ask.end`
-    that carries the answer), and exit 0 when the answer was written."""
-    cfg = loaded.config
-    cfg.profile(profile or cfg.ask.profile)
-    key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
-    redact = Redactor(secret_values(os.environ, key_envs))
-    io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
-    for warning in loaded.warnings:
-        io.warn(warning)
-    bus = EventBus()
-    ws = Workspace(workdir)
-    session = Session(cfg, ws, bus, profile=profile)
-    log = None
-    if cfg.log.enabled:
-        log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
-        bus.subscribe(log)
-    bus.subscribe(io.on_event)
-    try:
-        bus.emit("ask.start", run_id=session.run_id, question=question, workdir=str(workdir))
-        result = ask_question(session, question)
-        bus.emit(
-            "ask.end",
-            status=result.status,
-            message=result.message,
-            answer=result.answer,
-            citations=[asdict(c) for c in result.citations],
-            iterations=result.iterations,
-            model_calls=result.model_calls,
-            wall_s=result.wall_s,
-            exit_code=int(result.exit_code),
-        )
-    finally:
-        if log is not None:
-            log.close()
-    if not json_mode:
-        io.raw(result.answer or "(no answer)")
-        if result.status != "done":
-            io.warn(result.message)
-    return result.exit_code

@@ -35,3 +35,6 @@ class AskState(TypedDict, total=False):
     """Why: the refinery model's reason, or the rule that decided (cap, parse failure)."""
     answer: str
     """The synthesizer's markdown answer."""
+    files_read: list[str]
+    """Workspace files the tool calls named or returned (tool_node), sorted: with the
+    answer's citations, what a cached answer depends on."""

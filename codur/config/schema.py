@@ -15,6 +15,7 @@ from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
     DisplayConfig,
+    MemoryConfig,
     RepairConfig,
     RunsConfig,
     SamplingConfig,
@@ -292,6 +293,8 @@ class CodurConfig(_Section):
     """What needs the user's yes: edits, programs, destructive actions."""
     undo: UndoConfig = UndoConfig()
     """Snapshots of the workspace taken before each run, for `codur undo` and `codur diff`."""
+    memory: MemoryConfig = MemoryConfig()
+    """Preferences, the `codur ask` answer cache and the node log, kept between runs."""
     runs: RunsConfig = RunsConfig()
     """Checkpoints for `codur resume`; recording and replaying model calls."""
 

@@ -126,3 +126,28 @@ class AskConfig(_Section):
     """Characters of one step's findings kept for the refinery and the synthesizer."""
     profile: str | None = None
     """The LLM profile answering questions (unset: --profile, else llm.default_profile)."""
+
+
+class MemoryConfig(_Section):
+    """What Codur remembers between runs (docs/memory.md)."""
+
+    enabled: bool = True
+    """Keep persistent memory: this folder's `.codur/memory.json` (preferences, the
+    `codur ask` answer cache, the node log) and the user-wide preferences in the user
+    config folder. Off: nothing is read or written, and no preference is added to a
+    prompt."""
+    cache_answers: bool = True
+    """Answer a repeated `codur ask` question from the cache, with no model call, while
+    every file its answer read is unchanged (by content hash)."""
+    max_cached_answers: int = Field(100, ge=0)
+    """Answers kept in the cache; the oldest go first."""
+    max_node_log: int = Field(500, ge=0)
+    """Node records (node, run, duration, error) kept in the project's node log; the
+    oldest go first. 0: no node log (nor with `log.enabled` off)."""
+    max_preferences: int = Field(50, gt=0)
+    """Preferences kept per scope (project, user); the oldest go first."""
+    max_exchanges: int = Field(10, gt=0)
+    """`codur chat`: the last exchanges (task and how it ended) carried into the next
+    task's prompts."""
+    max_exchange_chars: int = Field(600, gt=0)
+    """`codur chat`: each remembered task and reply is cut to this many characters."""

@@ -65,15 +65,19 @@ def build_request(
         for loc in verdict.locations:
             hot.setdefault(loc.path, set()).add(loc.line)
     cut = bool(attempts) and attempts[-1].get("outcome") == "cut"
+    lines = [a["summary"] for a in attempts if a.get("summary")]
+    if (failed := state.get("last_error")) and failed.node == "execute":  # its retry
+        lines.append(failed.note())
     return AgentRequest(
         task=state["task"],
         files=shown,
         evidence=verdict.feedback if verdict is not None and not verdict.passed else None,
-        attempts=tuple(a["summary"] for a in attempts if a.get("summary")),
+        attempts=tuple(lines),
         edit_format="functions" if cut else None,
         hot_lines=hot,
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
-        answer=state.get("intent") == "answer",
+        preferences=tuple(session.preferences()),
+        context=session.chat_context,
     )
 
 

@@ -3,9 +3,12 @@
 Fixed edges are here; a node that chooses returns `Command[Literal[...]]` (its possible
 destinations are in its signature, and `codur graph` draws them dashed):
 
-textual_pre_plan -> llm_pre_plan | llm_plan | delegate | tool | END
+textual_pre_plan -> llm_pre_plan | llm_plan | delegate | explain | run_command | tool | END
 llm_pre_plan     -> llm_plan | tool | END
-llm_plan         -> delegate | tool | END
+llm_plan         -> delegate | explain | run_command | tool | END
+                    (the routes: edit -> delegate, explain, run_command; planning/routes.py)
+explain          -> END (the ask graph, codur/ask/build.py, drawn inside it)
+run_command      -> END
 tool             -> llm_plan (planning's calls: the results go back) | END (phase 0's)
 delegate         -> verify (first round: check the files first) | execute
 execute          -> verify -> review
@@ -15,6 +18,8 @@ review           -> execute | repair | sample | textual_pre_plan (retry) | END
                     (the decision table: codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
 sample           -> verify (a candidate passed in a scratch copy) | review (none did)
+any node raising -> the same node again (at most decide.MAX_NODE_RETRIES times) | END
+                    (graph/nodes/node_error.py: LangGraph's error handler)
 """
 
 from __future__ import annotations
@@ -24,10 +29,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from codur.agents.loop import add_loop
+from codur.ask.build import build_ask_graph
+from codur.graph.nodes.command import run_command
 from codur.graph.nodes.delegate import delegate
 from codur.graph.nodes.execute import finish, prepare
+from codur.graph.nodes.explain import explain_with
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
+from codur.graph.nodes.node_error import node_error
 from codur.graph.nodes.repair import repair
 from codur.graph.nodes.review import review
 from codur.graph.nodes.sample import sample
@@ -42,10 +51,13 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     """The run graph; with `checkpointer`, its state is saved after every step (for
     `codur resume`: codur/graph/checkpoint.py)."""
     graph = StateGraph(AgentState, context_schema=Session)
+    graph.set_node_defaults(error_handler=node_error)  # an exception: record, retry or end
     graph.add_node("textual_pre_plan", textual_pre_plan)
     graph.add_node("llm_pre_plan", llm_pre_plan)
     graph.add_node("llm_plan", llm_plan)
     graph.add_node("tool", tool)
+    graph.add_node("explain", explain_with(build_ask_graph()))
+    graph.add_node("run_command", run_command)
     graph.add_node("delegate", delegate)
     graph.add_node("execute", build_execute())
     graph.add_node("verify", verify)
@@ -54,6 +66,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     graph.add_node("sample", sample)
 
     graph.add_edge(START, "textual_pre_plan")
+    graph.add_edge("explain", END)
+    graph.add_edge("run_command", END)
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
     return graph.compile(checkpointer=checkpointer)

@@ -26,14 +26,17 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from codur.session import Session
 from codur.undo import state_root
-from codur.undo.records import History
+from codur.undo.records import History, RunRecord
 
 DB_NAME = "checkpoints.sqlite"
 
 STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.graph.outcome", "Outcome"),
     ("codur.graph.state", "ToolRun"),
+    ("codur.graph.state", "NodeFailure"),
+    ("codur.graph.state", "StandingPreference"),
     ("codur.session", "Ledger"),
     ("codur.models.client", "Usage"),
     ("codur.scope.policy", "EditScope"),
@@ -149,3 +152,23 @@ def keep_only(root: Path, run_ids: list[str]) -> None:
         ]
         for run_id in set(threads) - set(run_ids):
             saver.delete_thread(run_id)
+
+
+def take_up(session: Session, record: RunRecord) -> Saved | None:
+    """Take up `record`'s run in `session`: its snapshots and record again, and the
+    session as its last checkpoint left it (`Session.restore`). Returns that checkpoint
+    (None: the run had none, so it starts again from the task)."""
+    from codur.undo.snapshot import reopen
+
+    saved = last_checkpoint(session.ws.root, record.run_id)
+    session.snapshot = reopen(session.ws, session.config, record, session.bus)
+    if saved is not None and "ledger" in saved.values:
+        session.restore(saved.values["ledger"])
+    session.bus.emit(
+        "run.resume",
+        run_id=record.run_id,
+        step=saved.step if saved else None,
+        next=list(saved.next) if saved else [],
+        model_calls=session.usage.calls,
+    )
+    return saved

@@ -17,7 +17,6 @@ def _needs_model_test(verdict: VerificationResult, state: AgentState, session: S
         scope is not None
         and scope.model_test is None
         and verdict.strategy in ("static", "none")
-        and state.get("intent", "change") == "change"
         and session.model_allowed
     )
 

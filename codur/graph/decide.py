@@ -1,4 +1,5 @@
-"""Review's decision table: a pure function of the facts of one round.
+"""Review's decision table: a pure function of the facts of one round; and the table
+for an exception a node raised (`on_error`, at the end).
 
 `decide(facts)` reads no state, config or files: the review node gathers the `Facts`
 (from the state, the verdict and the config) and applies the `Decision` it returns
@@ -6,7 +7,6 @@
 
 | facts                                              | decision                           |
 | -------------------------------------------------- | ---------------------------------- |
-| intent answer                                      | end done (the reply is the answer) |
 | no attempt yet, failing, repairable, repair first  | repair                             |
 | no attempt yet, no model, check passes (behaviour) | end verified                       |
 | no attempt yet, no model                           | end unverified (no model)          |
@@ -52,7 +52,6 @@ class Facts:
     """The last attempt's outcome; None: no attempt yet (the check before the first)."""
     first: bool = False
     """No attempt has been recorded yet (a repair that found nothing is not one)."""
-    intent: Literal["change", "answer"] = "change"
     strategy: str | None = None
     """The verdict's strategy (none, static, output, tests, hybrid); None: no verdict."""
     passed: bool = False
@@ -108,8 +107,6 @@ def end(status: Status, message: str, record: Record | None = None) -> Decision:
 
 
 def decide(f: Facts) -> Decision:
-    if f.intent == "answer":
-        return Decision("end", "done", "answered; no file was changed", answer=True)
     if f.kind is None or (f.kind == "no_repair" and f.first):
         return _before_first_attempt(f)
     if f.kind == "cut":
@@ -177,3 +174,38 @@ def _unchecked(f: Facts, why: str, record: Record | None) -> Decision:
         return Decision("end", "done", "nothing was changed", record, answer=True)
     message = f"no check: {why}; changed {', '.join(f.run_changes)}"
     return Decision("end", "unverified", message, record, answer=True)
+
+
+MAX_NODE_RETRIES = 3
+"""Retries after a node raised (each with the error in the model's context) before the
+run ends with status error."""
+
+ErrorGoto = Literal["raise", "retry", "end"]
+
+
+@dataclass(frozen=True)
+class ErrorFacts:
+    """What the graph's error handler knows about an exception a node raised."""
+
+    typed: bool
+    """A CodurError (a limit, an approval nobody can give, the model unreachable, a bad
+    config or path) or a LangGraph interrupt: it carries its own ending and exit code."""
+    errors: int
+    """Node exceptions in the run so far, this one included."""
+    max_retries: int = MAX_NODE_RETRIES
+
+
+def on_error(f: ErrorFacts) -> ErrorGoto:
+    """An exception in a node, rows first match wins:
+
+    | facts                            | decision                                         |
+    | -------------------------------- | ------------------------------------------------ |
+    | typed (its own ending)           | raise: the run ends as that error says           |
+    | errors so far <= max_retries     | retry the node (the error in the model's context) |
+    | otherwise                        | end: status error, one line (exit code 4)        |
+    """
+    if f.typed:
+        return "raise"
+    if f.errors <= f.max_retries:
+        return "retry"
+    return "end"

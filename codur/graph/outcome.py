@@ -12,7 +12,6 @@ OutcomeKind = Literal[
     "rejected",
     "cut",
     "duplicate",
-    "answered",
     "repaired",
     "no_repair",
     "sampled",
@@ -21,7 +20,6 @@ OutcomeKind = Literal[
 """edited: the agent's edits were applied (checked next); no_edit: its reply changed no
 file; rejected: its edits could not be applied (`error` says why); cut: the reply hit the
 token limit (nothing applied); duplicate: it repeated an earlier reply (nothing applied);
-answered: the agent answered a question (intent "answer": nothing is ever written);
 repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
 a sampled candidate that passed in a scratch copy was written / none passed."""
 

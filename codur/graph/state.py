@@ -32,6 +32,29 @@ class ToolRun:
     output: str
 
 
+@dataclass(frozen=True)
+class NodeFailure:
+    """An exception a node raised (working memory: the run's last error)."""
+
+    node: str
+    error: str
+    """`Type: message`, its first line."""
+    count: int
+    """Node exceptions in the run so far, this one included."""
+
+    def note(self) -> str:
+        """The line the model reads when the node runs again."""
+        return f"An earlier try of this step failed with an error: {self.error}"
+
+
+@dataclass(frozen=True)
+class StandingPreference:
+    """A task that is a standing instruction ("always add type hints"), to remember."""
+
+    text: str
+    scope: Literal["project", "user"] = "project"
+
+
 class Attempt(TypedDict, total=False):
     """One attempt (a model reply, a repair, a sampling round), kept so later rounds can
     see what failed and the next prompt can say so."""
@@ -81,9 +104,17 @@ class AgentState(TypedDict, total=False):
     """Fingerprints of the failures the repair search has already been run on."""
     status: Status
     status_message: str
-    intent: Literal["change", "answer"]
-    """answer: the task asks a question or an explanation: nothing is edited, nothing is
-    checked or repaired, and the agent's reply is the run's answer."""
+    command: str
+    """The shell command of the run_command route (phase 0's or the planner's)."""
+    last_error: NodeFailure | None
+    """Working memory: the last exception a node raised; when that node runs again (the
+    retry) the model reads it (codur.graph.nodes.node_error)."""
+    error_count: int
+    """Node exceptions in the run so far; past decide.MAX_NODE_RETRIES retries the run
+    ends with status error."""
+    preference: StandingPreference | None
+    """The task states a standing preference (the planner's `preference` action): the
+    run ends without running an agent, and run_task keeps it in memory."""
     ledger: Ledger
     """The session's model calls, tokens, files changed and edit scope after the last
     step (written by every node): a resumed run's session goes on from it."""

@@ -59,6 +59,9 @@ class ModelClient:
     bus: EventBus
     usage: Usage = field(default_factory=Usage)
     sleep: Callable[[float], None] = time.sleep
+    built: dict[str, BaseChatModel] = field(default_factory=dict)
+    """Chat models already built, by profile name: shared by the runs of a `codur chat`
+    session, so a model loads once (and a scripted one goes on with its script)."""
     replay: Provider | None = None
     """Answers every request instead of the profile's provider (`--replay`)."""
     recorder: Recorder | None = None
@@ -74,6 +77,8 @@ class ModelClient:
     @property
     def model(self) -> BaseChatModel:
         if self._model is None:
+            self._model = self.built.get(self.name)
+        if self._model is None:
             prov = self.backend
             endpoint = prov.endpoint(self.profile)
             with self.bus.span("model.load", profile=self.name, endpoint=endpoint):
@@ -87,6 +92,7 @@ class ModelClient:
             advance = getattr(prov, "advance", None)  # optional: see models/__init__.py
             if answered and advance is not None:
                 advance(self._model, answered)
+            self.built[self.name] = self._model
         return self._model
 
     @property

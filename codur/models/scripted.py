@@ -2,8 +2,11 @@
 
 The script is YAML (or JSON) holding a list; each item is either a string (the reply text)
 or a mapping with `content`, `tool_calls: [{name, args}]` and `finish_reason` (`stop`, the
-default; `length` for a reply cut by the output cap; `tool_calls`). Running past the end
-is a fatal model error, so a test that makes more calls than it scripted fails loudly.
+default; `length` for a reply cut by the output cap; `tool_calls`), or `{error: TEXT}`:
+that call raises ScriptedFailure, an exception no provider classifies (as a client
+library's unexpected error would), so it reaches the graph's error handler. Running past
+the end is a fatal model error, so a test that makes more calls than it scripted fails
+loudly.
 Per-call temperature and seed are ignored: the script decides. A resumed run goes on
 with the response after the last one its checkpoint had used (`advance`).
 """
@@ -23,11 +26,17 @@ from codur.errors import ConfigError
 from codur.models.base import ErrorKind, estimate_tokens
 
 ITEM_KEYS = {"content", "tool_calls", "finish_reason"}
+FAILURE = "scripted_failure"
+"""The response_metadata key of an `{error: TEXT}` item."""
 FINISH_REASONS = ("stop", "length", "tool_calls")
 
 
 class ScriptExhausted(RuntimeError):
     """The model was called more times than the script has responses."""
+
+
+class ScriptedFailure(RuntimeError):
+    """A script's `{error: TEXT}` item: the call fails with an unclassified exception."""
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -42,6 +51,8 @@ class ScriptedChatModel(GenericFakeChatModel):
         except StopIteration:
             raise ScriptExhausted("the scripted model has no responses left") from None
         message = result.generations[0].message
+        if FAILURE in message.response_metadata:
+            raise ScriptedFailure(message.response_metadata[FAILURE])
         words = sum(len(str(m.content).split()) for m in messages)
         message.usage_metadata = {
             "input_tokens": words,
@@ -55,9 +66,12 @@ def to_message(item: Any, index: int) -> AIMessage:
     """One script item as an AIMessage."""
     if isinstance(item, str):
         return AIMessage(content=item, response_metadata={"finish_reason": "stop"})
+    if isinstance(item, dict) and set(item) == {"error"}:
+        return AIMessage(content="", response_metadata={FAILURE: str(item["error"])})
     if not isinstance(item, dict) or not set(item) <= ITEM_KEYS:
         raise ConfigError(
-            f"script item {index + 1}: expected text or {{content, tool_calls, finish_reason}}"
+            f"script item {index + 1}: expected text, {{error}} or "
+            "{content, tool_calls, finish_reason}"
         )
     reason = item.get("finish_reason", "stop")
     if reason not in FINISH_REASONS:

@@ -1,8 +1,11 @@
-"""Phase 0: recognise what needs no model: greetings, explicit file operations, explain F.
+"""Phase 0: recognise what needs no model: greetings, explicit file operations, and the
+routes whose form is unambiguous: explain F, a wh-question, an explain/describe request
+(the explain route), run `COMMAND` (the run_command route).
 
 Each pattern is one row of a table: a regex and a function turning its match into a
 decision, so adding a pattern is one line, and the match is over the whole request (a
-task that merely mentions "copy" somewhere is not a copy operation).
+task that merely mentions "copy" somewhere is not a copy operation). Questions are
+recognised by the sentence's grammar, never by what it is about (see `WH_QUESTION`).
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from codur.planning.calls import ToolCallSpec
+from codur.task import file_refs
 
 _Q = r"""(?:"(?P<{0}dq>[^"]*)"|'(?P<{0}sq>[^']*)'|(?P<{0}bare>\S+))"""
 
@@ -34,12 +39,15 @@ def _path(match: re.Match[str], name: str) -> str:
 
 @dataclass(frozen=True)
 class FastPath:
-    """What phase 0 decided: a direct reply, tool calls, or an agent with context."""
+    """What phase 0 decided: a direct reply, tool calls, or a route."""
 
-    kind: str  # "respond" | "tool" | "explain"
+    kind: Literal["respond", "tool", "explain", "run_command"]
     response: str = ""
     tool_calls: list[ToolCallSpec] = field(default_factory=list)
     path: str = ""
+    """explain: the file to explain (empty for a question)."""
+    command: str = ""
+    """run_command: the shell command."""
 
 
 def _call(tool: str, **args: str) -> FastPath:
@@ -87,7 +95,36 @@ PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], FastPath]]] = [
         ),
         lambda m: FastPath("explain", path=_path(m, "p")),
     ),
+    (
+        re.compile(r"^\s*run\s+`(?P<c>[^`]+)`\s*$", re.I),
+        lambda m: FastPath("run_command", command=m.group("c").strip()),
+    ),
 ]
+
+WH_QUESTION = re.compile(
+    r"^\s*(?:what|why|how|where|which|who|whose|when)\b"
+    r"(?!\s+(?:about|if|not|don'?t|doesn'?t)\b)"  # suggestions: how about / why not ...
+    r"(?:[^?!.]|\.(?=\S))*\?\s*$",  # one sentence (a dot inside a name is no end)
+    re.I,
+)
+"""A wh-question, and only that: it opens with an interrogative word, ends with its one
+question mark, and holds no other sentence. A question of that grammar asks to be
+answered, whatever its verbs ("how do I fix @main.py?" is answered, not done); a yes/no
+question ("can you fix @main.py?") is left to the planner."""
+
+
+EXPLAIN_REQUEST = re.compile(
+    r"^\s*(?:please\s+)?(?:explain|describe|summari[sz]e)\b(?:[^?!.;]|\.(?=\S))*[.?]?\s*$",
+    re.I,
+)
+"""One imperative sentence whose verb asks for an explanation ("explain how @main.py
+picks its discount"): answered, never done. A request that also asks for a change in
+the same sentence is answered too, without edits: the safe side of a misreading."""
+
+
+def is_question(task: str) -> bool:
+    """The request ends with a question mark: the planner decides what it asks for."""
+    return task.rstrip().endswith("?")
 
 
 def fast_path(task: str, greeting_reply: str) -> FastPath | None:
@@ -98,4 +135,10 @@ def fast_path(task: str, greeting_reply: str) -> FastPath | None:
         match = pattern.match(task)
         if match:
             return decide(match)
+    if WH_QUESTION.match(task):
+        return FastPath("explain")
+    match = EXPLAIN_REQUEST.match(task)
+    if match:
+        refs = file_refs(task)
+        return FastPath("explain", path=refs[0] if len(refs) == 1 else "")
     return None

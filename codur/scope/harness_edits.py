@@ -8,23 +8,41 @@ import ast
 from codur.scope.harness import Harness
 
 
-def _segments(source: str, harness: Harness) -> list[str]:
-    """The harness as comparable pieces: each harness definition and each module-level
-    statement that is not code under test, as an AST dump (formatting does not count)."""
-    tree = ast.parse(source)
+def _harness_nodes(tree: ast.Module, harness: Harness) -> list[ast.stmt]:
+    """The top-level statements of `tree` that are harness: each harness definition and
+    each module-level statement that is not code under test (nor an import or docstring)."""
     keep = set(harness.definitions)
-    pieces = []
+    nodes = []
     for node in tree.body:
         name = getattr(node, "name", None)
         if name in keep:
-            pieces.append(ast.dump(node))
+            nodes.append(node)
         elif name is None and not isinstance(node, ast.Import | ast.ImportFrom):
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 continue  # a docstring
             assigned = _assigned(node)
             if not (assigned and assigned <= harness.program_names):
-                pieces.append(ast.dump(node))
-    return pieces
+                nodes.append(node)
+    return nodes
+
+
+def _segments(source: str, harness: Harness) -> list[str]:
+    """The harness as comparable pieces, as AST dumps (formatting does not count)."""
+    return [ast.dump(node) for node in _harness_nodes(ast.parse(source), harness)]
+
+
+def harness_lines(source: str, harness: Harness) -> frozenset[int] | None:
+    """The lines of `harness` in `source`, a later version of the file it was found in
+    (edits move it); None when `source` does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    lines: set[int] = set()
+    for node in _harness_nodes(tree, harness):
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        lines.update(range(first, (node.end_lineno or node.lineno) + 1))
+    return frozenset(lines)
 
 
 def _assigned(node: ast.stmt) -> set[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codur.scope.harness import Harness, find_harness
-from codur.scope.harness_edits import harness_changed, without_harness_changes
+from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
 from codur.scope.oracle import asked_to_change, capture, find_oracle, looks_like_oracle
 from codur.task import code_mentions, file_mentions, file_refs
 
@@ -52,6 +52,7 @@ class EditScope:
     model_test_failed_first: bool | None = None
     """Whether that test failed on the files as the run found them (it must, to show a fix)."""
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
+    _harness_source: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.targets, self.oracle_editable = tuple(self.targets), tuple(self.oracle_editable)
@@ -90,6 +91,7 @@ class EditScope:
             if source is not None and path.endswith(".py"):
                 defs = _top_level_names(source)
                 found = find_harness(source, code_mentions(self.task, defs))
+                self._harness_source[path] = source
             self._harness[path] = found
         return self._harness[path]
 
@@ -98,7 +100,13 @@ class EditScope:
         if self.why_not(path) is not None:
             return False
         harness = self.harness(path)
-        return harness is None or not harness.touches(first, last)
+        if harness is None:
+            return True
+        current = self._original_text(path)
+        if current is None or current == self._harness_source.get(path):
+            return not harness.touches(first, last)
+        moved = harness_lines(current, harness)  # an edit since moved the harness
+        return moved is not None and not any(n in moved for n in range(first, last + 1))
 
     def check_write(self, path: str, old: str | None, new: str) -> None:
         """Raise ScopeError if writing `new` over `old` at `path` leaves the scope."""

@@ -19,8 +19,8 @@ from codur.search.index import CodeIndex, Hit
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
+from codur.workspace import CODUR_DIR
 
-CODUR_DIR = ".codur"
 MAX_RESULTS = 20
 SNIPPET_LINES = 12
 """Lines of each hit's source shown to the model (read_file gives the rest)."""

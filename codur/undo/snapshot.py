@@ -16,7 +16,7 @@ from codur.undo.gitstore import GitStore
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
-from codur.workspace import Workspace
+from codur.workspace import CODUR_DIR, Workspace
 
 MIB = 1024 * 1024
 SHOWN = 5
@@ -27,10 +27,11 @@ ctime is no older than the run's start minus this was created (or touched) in th
 
 
 def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
-    """What snapshots leave out: the tools' ignore list and Codur's own debug log."""
+    """What snapshots leave out: the tools' ignore list, Codur's own debug log and its
+    own folder (`.codur/`: the code index, the project's memory)."""
     log = config.log_path(ws.root).resolve()
     paths = {ws.relative(log)} if config.log.enabled and ws.contains(log) else set()
-    return Excluded(frozenset(config.tools.ignore), frozenset(paths))
+    return Excluded(frozenset([*config.tools.ignore, CODUR_DIR]), frozenset(paths))
 
 
 def open_store(

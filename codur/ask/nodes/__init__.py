@@ -9,9 +9,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from codur.config.schema import AskConfig
-from codur.graph.nodes import traced as graph_traced
 from codur.models.client import ModelClient
 from codur.session import Session
+from codur.trace import traced as graph_traced
 
 
 def traced(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -23,6 +23,7 @@ from langgraph.types import Command
 
 from codur.agents.tool_detection import detect_tool_calls
 from codur.ask.nodes import ask_config, client, format_findings, traced
+from codur.ask.reads import mentioned_files, strings
 from codur.ask.state import AskState
 from codur.resources import prompt
 from codur.session import Session
@@ -111,21 +112,26 @@ def executor_llm(
 @traced("tool_node")
 def tool_node(state: AskState, runtime: Runtime[Session]) -> dict:
     """Run the last reply's tool calls through the registry, one after the other; a tool
-    that is not offered (any that writes) is refused, and the model reads why."""
+    that is not offered (any that writes) is refused, and the model reads why. The files
+    the calls named or returned are recorded (`files_read`: the answer cache's key)."""
     last = (state.get("messages") or [])[-1]
     ctx = runtime.context.tool_context()
     offered = {s.name for s in _specs()}
     results = []
+    read = set(state.get("files_read") or [])
+    ws, config = runtime.context.ws, runtime.context.config
+    log = [ws.relative(config.log_path(ws.root))] if config.log.enabled else []
     for call in getattr(last, "tool_calls", []):
         if call["name"] in offered:
             output = invoke(call["name"], call["args"], ctx).output
+            read |= mentioned_files([*strings(call["args"]), output], ws, log)
         else:
             output = (
                 f"{call['name']} is not available when answering a question (answers never "
                 f"change files). Tools: {', '.join(sorted(offered))}"
             )
         results.append(ToolMessage(output, tool_call_id=call["id"], name=call["name"]))
-    return {"messages": results}
+    return {"messages": results, "files_read": sorted(read)}
 
 
 @traced("aggregate")

@@ -1,7 +1,7 @@
 """Delegate: settle which agent runs the task (the planner's choice, else the default),
 resolved once (again only if a replanning chose another); the nodes after it use it.
 The first round checks the files before the agent runs (the one verification path: a
-failure found there may go to the repair search first); an answer is never checked."""
+failure found there may go to the repair search first)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,5 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["e
             )
             agent = resolve(default, cfg).reference  # a bad default agent: a config error
     first = not state.get("attempts") and not state.get("repairs_tried")
-    check_first = first and state.get("intent", "change") == "change"
     update = {"agent": agent, "selected_agent": agent, "outcome": None}
-    return Command(update=update, goto="verify" if check_first else "execute")
+    return Command(update=update, goto="verify" if first else "execute")

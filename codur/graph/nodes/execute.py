@@ -41,11 +41,10 @@ def finish(state: ExecuteState, runtime: Runtime[Session]) -> dict[str, Any]:
     if result is None:
         assert turn is not None and turn.owner is not None
         result = turn.owner.settle(turn, list(state.get("turns", [])), runtime.context)
-    answer = state.get("intent") == "answer"
-    return {"outcome": outcome(state["agent"], result, answer), "messages": result.messages}
+    return {"outcome": outcome(state["agent"], result), "messages": result.messages}
 
 
-def outcome(agent: str, result: AgentResult, answer: bool = False) -> Outcome:
+def outcome(agent: str, result: AgentResult) -> Outcome:
     """The typed outcome of one agent run."""
     kind: OutcomeKind
     if result.truncated:
@@ -54,8 +53,6 @@ def outcome(agent: str, result: AgentResult, answer: bool = False) -> Outcome:
         kind = "duplicate"
     elif result.error:
         kind = "rejected"
-    elif answer:
-        kind = "answered"
     else:
         kind = "edited" if result.files_changed else "no_edit"
     return Outcome(

@@ -1,6 +1,7 @@
-"""Phase 2: the planner decides (seed 000's JSON decision): delegate to an agent, call
-tools, or respond. Its reply is parsed robustly; an unusable reply is retried with the
-reason, up to planning.max_retry_attempts, then the default agent gets the task.
+"""Phase 2: the planner decides (seed 000's JSON decision): delegate by route (edit: an
+agent; explain: the ask graph; run_command: a shell command, `codur.planning.routes`),
+call tools, or respond. Its reply is parsed robustly; an unusable reply is retried with
+the reason, up to planning.max_retry_attempts, then the default agent gets the task.
 
 Tool results come back here (with them in the prompt), so a task of several steps runs
 tools and then delegates; after planning.max_tool_rounds the planner may not call more."""
@@ -18,8 +19,11 @@ from pydantic import BaseModel, ValidationError
 from codur.agents.registry import agent_choices, resolve
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
-from codur.graph.state import AgentState, ToolRun
+from codur.graph.state import AgentState, StandingPreference, ToolRun
+from codur.memory import preferences_section
 from codur.planning.parse import extract_json_object
+from codur.planning.routes import Route
+from codur.planning.textual import is_question
 from codur.resources import prompt
 from codur.session import Session
 
@@ -30,12 +34,19 @@ class PlannedCall(BaseModel):
 
 
 class PlanDecision(BaseModel):
-    action: Literal["delegate", "tool", "respond", "done"]
+    action: Literal["delegate", "tool", "respond", "done", "preference"]
     agent: str | None = None
-    intent: Literal["change", "answer"] = "change"
+    route: Route = "edit"
+    """Where delegate sends the task (codur.planning.routes)."""
+    command: str = ""
+    """The shell command of route run_command."""
     reasoning: str = ""
     response: str = ""
     tool_calls: list[PlannedCall] = []
+    preference: str = ""
+    """For action preference: the standing instruction, as it should be remembered."""
+    scope: Literal["project", "user"] = "project"
+    """For action preference: this project only, or all of the user's projects."""
 
 
 def parse_decision(text: str, session: Session) -> PlanDecision:
@@ -47,10 +58,15 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
         decision = PlanDecision.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"invalid decision: {exc.errors()[0]['msg']}") from None
-    if decision.action == "delegate":
+    delegate = decision.action == "delegate"
+    if delegate and decision.route == "edit":
         resolve(decision.agent or session.config.agents.preferences.default_agent, session.config)
+    if delegate and decision.route == "run_command" and not decision.command.strip():
+        raise ValueError("route 'run_command' needs a command")
     if decision.action == "tool" and not decision.tool_calls:
         raise ValueError("action 'tool' needs tool_calls")
+    if decision.action == "preference" and not decision.preference.strip():
+        raise ValueError("action 'preference' needs the preference's text")
     return decision
 
 
@@ -64,9 +80,10 @@ def _system(session: Session) -> str:
         for ref in agent_choices(session.config)
     )
     tools = prompt_section([TaskType.FILE_OPERATION, TaskType.SEARCH, TaskType.GIT])
-    return prompt("plan.md").format(
+    system = prompt("plan.md").format(
         agents=agents, tools=tools, default_agent=session.config.agents.preferences.default_agent
     )
+    return system + preferences_section(session.preferences())
 
 
 def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
@@ -76,7 +93,7 @@ def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
     return prompt("plan_tool_results.md").format(round=round_no, rounds=rounds, results=shown)
 
 
-Goto = Literal["delegate", "tool", "__end__"]
+Goto = Literal["delegate", "explain", "run_command", "tool", "__end__"]
 
 
 def _delegate(agent: str, **update: Any) -> Command[Goto]:
@@ -94,22 +111,27 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
         )
         return _delegate(default)
     runs = state.get("tool_results", [])
-    if state.get("context_files") and len(choices) == 1 and not runs:  # one agent: no choice
-        session.bus.emit(
+    task = state["task"]
+    if state.get("context_files") and len(choices) == 1 and not runs and not is_question(task):
+        session.bus.emit(  # phase 0 took the explain and run_command forms it could see
             "plan.decision",
             action="delegate",
             agent=choices[0],
-            reasoning="a code task and a single agent: nothing to choose",
+            route="edit",
+            reasoning="a code task that asks nothing, and a single agent: nothing to choose",
         )
         return _delegate(choices[0])
     files = ", ".join(state.get("context_files", {})) or "none"
+    chat = f"{session.chat_context}\n\n" if session.chat_context else ""
     messages = [
         SystemMessage(_system(session)),
-        HumanMessage(f"Task: {state['task']}\nFiles in context: {files}"),
+        HumanMessage(f"{chat}Task: {task}\nFiles in context: {files}"),
     ]
     rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
     if runs:
         messages.append(HumanMessage(_results(runs, done, rounds)))
+    if (failed := state.get("last_error")) and failed.node == "llm_plan":  # its retry
+        messages.append(HumanMessage(failed.note()))
     for attempt in range(session.config.planning.max_retry_attempts + 1):
         reply = session.client().invoke(messages)
         try:
@@ -125,9 +147,14 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
         session.bus.emit("plan.fallback", agent=default)
         return _delegate(default)
     session.bus.emit("plan.decision", **decision.model_dump())
+    if decision.action == "delegate" and decision.route == "explain":
+        return Command(goto="explain")
+    if decision.action == "delegate" and decision.route == "run_command":
+        return Command(update={"command": decision.command.strip()}, goto="run_command")
     if decision.action == "delegate":
-        agent = resolve(decision.agent or default, session.config).reference
-        return _delegate(agent, intent=decision.intent)
+        return _delegate(resolve(decision.agent or default, session.config).reference)
+    if decision.action == "preference":
+        return _remember(decision, session)
     if decision.action == "tool" and done < rounds:
         calls = [{"tool": c.tool, "args": c.args} for c in decision.tool_calls]
         return Command(update={"tool_calls": calls, "tool_calls_by": "planner"}, goto="tool")
@@ -135,7 +162,20 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
         session.bus.emit("plan.tool_rounds", rounds=rounds)
         message = f"planning.max_tool_rounds ({rounds}) reached"
         return Command(update={"status": "done", "status_message": message}, goto=END)
-    update = {"status": "done", "intent": "answer"}
+    update = {"status": "done"}
     if decision.response or not runs:
         update["final_response"] = decision.response
+    return Command(update=update, goto=END)
+
+
+def _remember(decision: PlanDecision, session: Session) -> Command[Goto]:
+    """A standing preference ("always add type hints"): nothing runs; the run ends and
+    run_task keeps it in memory (seed 002's profile route)."""
+    kept = StandingPreference(" ".join(decision.preference.split()), decision.scope)
+    message = (
+        f"kept as a {kept.scope} preference: {kept.text}"
+        if session.memory is not None
+        else f"not kept (memory.enabled is off): {kept.text}"
+    )
+    update = {"status": "done", "status_message": message, "preference": kept}
     return Command(update=update, goto=END)

@@ -53,6 +53,6 @@ def llm_pre_plan(
         tool_calls = [{"tool": str(c["tool"]), "args": dict(c.get("args") or {})} for c in calls]
         return Command(update={"tool_calls": tool_calls, "tool_calls_by": "planner"}, goto="tool")
     if kind in ("greeting", "question") and isinstance(data.get("response"), str):
-        update = {"final_response": data["response"], "status": "done", "intent": "answer"}
+        update = {"final_response": data["response"], "status": "done"}
         return Command(update=update, goto=END)
     return Command(goto="llm_plan")

@@ -12,6 +12,7 @@ from codur.errors import EditDeclined
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
+from codur.scope import ScopeError
 from codur.session import Session
 
 
@@ -45,6 +46,8 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
             session.write_file(path, text, by="repair")  # the scope allowed it: see `allows`
         except EditDeclined:
             continue  # suggest mode, and the user said no (the gate's event records it)
+        except ScopeError:
+            continue  # the whole-file check is stricter than `allows` (scope.refused logs it)
         written.append(path)
     if not written:
         return none

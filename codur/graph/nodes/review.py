@@ -59,7 +59,6 @@ def facts(state: AgentState, session: Session) -> Facts:
     return Facts(
         kind=outcome.kind if outcome else None,
         first=not attempts,
-        intent=state.get("intent", "change"),
         strategy=verdict.strategy if verdict is not None else None,
         passed=verdict is not None and verdict.passed,
         repairable=verdict is not None and _repairable(verdict, state, session),

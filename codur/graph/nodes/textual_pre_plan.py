@@ -1,6 +1,7 @@
 """Phase 0, no model: read `@file` references into context and take the fast paths
-(greetings, explicit file operations, explain F). A retry goes straight back to the agent
-that made the attempt, with the feedback already in the conversation."""
+(greetings, explicit file operations) and the routes whose form is unambiguous (explain
+F or a wh-question: explain; run `COMMAND`: run_command). A retry goes straight back to
+the agent that made the attempt, with the feedback already in the conversation."""
 
 from __future__ import annotations
 
@@ -47,7 +48,9 @@ def read_reference(session: Session, path: str, shown: str) -> str:
 @traced("textual_pre_plan")
 def textual_pre_plan(
     state: AgentState, runtime: Runtime[Session]
-) -> Command[Literal["llm_pre_plan", "llm_plan", "delegate", "tool", "__end__"]]:
+) -> Command[
+    Literal["llm_pre_plan", "llm_plan", "delegate", "explain", "run_command", "tool", "__end__"]
+]:
     session = runtime.context
     if state.get("iterations", 0) > 0:  # a retry: back to the agent, or plan again
         replan = session.config.planning.replan_on_retry or not state.get("agent")
@@ -66,11 +69,8 @@ def textual_pre_plan(
     if decision.kind == "tool":
         update |= {"tool_calls": decision.tool_calls, "tool_calls_by": "task"}
         return Command(update=update, goto="tool")
-    # explain F: no planning needed; an answer, never an edit
-    files[decision.path] = read_reference(session, decision.path, decision.path)
-    update |= {
-        "context_files": files,
-        "intent": "answer",
-        "selected_agent": session.config.agents.preferences.default_agent,
-    }
-    return Command(update=update, goto="delegate")
+    if decision.kind == "run_command":
+        return Command(update={**update, "command": decision.command}, goto="run_command")
+    if decision.path:  # explain F: the file must be there and readable
+        files[decision.path] = read_reference(session, decision.path, decision.path)
+    return Command(update={**update, "context_files": files}, goto="explain")

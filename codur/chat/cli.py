@@ -1,0 +1,40 @@
+"""`codur chat`: the command-line side (the session is in repl.py). Light: it is imported
+when `codur --help` runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir, load
+from codur.errors import UsageError
+
+
+def chat(
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+    profile: Profile = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
+    approval: Annotated[
+        str | None,
+        typer.Option("--approval", help="suggest, auto-edit (the default) or full-auto."),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Ask nothing: the same as --approval full-auto.")
+    ] = False,
+) -> int:
+    """Chat: each line is a task, run with what the session did so far in mind (also
+    `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT, /help, /exit."""
+    from codur.chat.repl import Chat, line_reader
+    from codur.ui import IO
+
+    if yes and approval not in (None, "full-auto"):
+        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
+    flags = {"--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval)}
+    loaded = load(directory, config, overrides, flags)
+    loaded.config.profile(profile)  # an unknown --profile is a usage error before the prompt
+    session = Chat(loaded, directory.resolve(), IO(verbose=verbose), profile, verbose)
+    return session.loop(line_reader())

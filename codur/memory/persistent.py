@@ -1,0 +1,179 @@
+"""Persistent memory: the project's file and the user's, behind one API.
+
+- preferences (project and user scope), added to planning and coding prompts;
+- the `codur ask` answer cache, keyed by the question and valid while the files the
+  answer read are unchanged (sha256 of each);
+- the node log: the last `memory.max_node_log` nodes that ran (node, run, time, error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from codur.config.sections import MemoryConfig
+from codur.errors import WorkspaceError
+from codur.memory.store import (
+    CachedAnswer,
+    MemoryFile,
+    NodeRecord,
+    Preference,
+    Warn,
+    now,
+    project_file,
+    user_file,
+)
+from codur.workspace import Workspace
+
+Scope = Literal["project", "user"]
+NODE_LOG = "node-log"
+"""The key `codur memory forget` takes for the whole node log."""
+
+
+def normalize(text: str) -> str:
+    """`text` with its whitespace collapsed (how questions and preferences are compared)."""
+    return " ".join(text.split())
+
+
+def _key(prefix: str, text: str) -> str:
+    digest = hashlib.sha256(normalize(text).casefold().encode("utf-8")).hexdigest()
+    return f"{prefix}-{digest[:8]}"
+
+
+def file_digests(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """sha256 of each workspace file now ("" for one that is missing, unreadable or
+    outside the workspace), by path."""
+    ws = Workspace(root)
+    out = {}
+    for path in sorted(set(paths)):
+        try:
+            out[path] = hashlib.sha256(ws.resolve(path).read_bytes()).hexdigest()
+        except (OSError, WorkspaceError):
+            out[path] = ""
+    return out
+
+
+@dataclass
+class Memory:
+    root: Path
+    project: MemoryFile
+    user: MemoryFile
+    config: MemoryConfig
+
+    @classmethod
+    def open(
+        cls,
+        root: Path,
+        config: MemoryConfig,
+        warn: Warn,
+        user: Path | None = None,
+        force: bool = False,
+    ) -> Memory | None:
+        """The memory of the project at `root` and of the user (None: memory.enabled is
+        off, unless `force`: `codur memory` works on the files either way). Damaged files
+        are set aside with a warning (see store.py)."""
+        if not config.enabled and not force:
+            return None
+        project = MemoryFile.open(project_file(root), warn)
+        project.git_ignored = True
+        return cls(root, project, MemoryFile.open(user or user_file(), warn), config)
+
+    def _file(self, scope: Scope) -> MemoryFile:
+        return self.user if scope == "user" else self.project
+
+    # -- preferences -------------------------------------------------------------------
+    def preferences(self) -> list[str]:
+        """Every preference's text: the user's, then the project's."""
+        return [p.text for f in (self.user, self.project) for p in f.data.preferences]
+
+    def remember_preference(self, text: str, scope: Scope = "project") -> Preference:
+        """Keep `text` as a standing preference (the same text twice is kept once)."""
+        text = normalize(text)
+        if not text:
+            raise ValueError("a preference needs some text")
+        memory = self._file(scope)
+        key = _key("pref", text)
+        found = next((p for p in memory.data.preferences if p.key == key), None)
+        if found is not None:
+            return found
+        preference = Preference(key=key, text=text, added=now())
+        kept = [*memory.data.preferences, preference][-self.config.max_preferences :]
+        memory.data.preferences = kept
+        memory.dirty = True
+        return preference
+
+    # -- the ask cache -------------------------------------------------------------------
+    def cached_answer(self, question: str) -> CachedAnswer | None:
+        """The answer kept for `question`, if every file it read is as it was then."""
+        if not self.config.cache_answers:
+            return None
+        entry = self.project.data.answers.get(_key("ask", question))
+        if entry is None or entry.question != normalize(question):
+            return None
+        return entry if file_digests(self.root, entry.files) == entry.files else None
+
+    def keep_answer(self, question: str, files: Iterable[str], answer: str, profile: str) -> None:
+        """Cache `answer` to `question`, keyed by the files it read as they are now."""
+        if not self.config.cache_answers or self.config.max_cached_answers == 0:
+            return
+        key = _key("ask", question)
+        answers = self.project.data.answers
+        answers.pop(key, None)
+        answers[key] = CachedAnswer(
+            key=key,
+            question=normalize(question),
+            files=file_digests(self.root, files),
+            answer=answer,
+            profile=profile,
+            added=now(),
+        )
+        while len(answers) > self.config.max_cached_answers:
+            answers.pop(next(iter(answers)))
+        self.project.dirty = True
+
+    # -- the node log -------------------------------------------------------------------
+    def log_node(self, run_id: str, node: str, duration_s: float, error: str = "") -> None:
+        if self.config.max_node_log == 0:
+            return
+        record = NodeRecord(run_id=run_id, node=node, duration_s=duration_s, error=error, at=now())
+        log = self.project.data.node_log
+        log.append(record)
+        del log[: max(0, len(log) - self.config.max_node_log)]
+        self.project.dirty = True
+
+    # -- forgetting ---------------------------------------------------------------------
+    def forget(self, key: str) -> str | None:
+        """Remove the entry named `key` (a preference's or cached answer's key, or
+        `node-log`); what was removed, or None if nothing has that key."""
+        if key == NODE_LOG:
+            if not self.project.data.node_log:
+                return None
+            count = len(self.project.data.node_log)
+            self.project.data.node_log = []
+            self.project.dirty = True
+            return f"the node log ({count} records)"
+        for memory in (self.project, self.user):
+            for p in memory.data.preferences:
+                if p.key == key:
+                    memory.data.preferences.remove(p)
+                    memory.dirty = True
+                    return f"preference: {p.text}"
+        entry = self.project.data.answers.pop(key, None)
+        if entry is not None:
+            self.project.dirty = True
+            return f"cached answer: {entry.question}"
+        return None
+
+    def clear(self, scope: Scope) -> None:
+        """Forget everything in one scope's file (the user's holds only preferences)."""
+        memory = self._file(scope)
+        memory.data = type(memory.data)()
+        memory.dirty = True
+
+    def save(self, warn: Warn) -> None:
+        """Write back what changed (atomically; a failure is a warning)."""
+        self.project.save(warn)
+        self.user.save(warn)

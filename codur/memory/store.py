@@ -1,0 +1,155 @@
+"""The memory files: `.codur/memory.json` in a project, `memory.json` in the user config
+folder. Each is read once when a run starts and written back atomically when it ends.
+
+A file that cannot be read or does not hold what a memory file holds (bad JSON, wrong
+shapes, unreadable) is never fatal: it is renamed aside (`memory.json.bad-<time>`, kept
+for the user to look at), a warning says so, and the run starts with empty memory. If
+it cannot even be renamed, the run goes on with empty memory and saves nothing there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from codur.errors import WorkspaceError
+from codur.workspace import CODUR_DIR, Workspace
+
+FILE_NAME = "memory.json"
+VERSION = 1
+
+Warn = Callable[[str], None]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Preference(_Record):
+    """A standing instruction ("always add type hints"), added to planning and coding prompts."""
+
+    key: str
+    text: str
+    added: str
+    """When it was added (ISO 8601, local time)."""
+
+
+class CachedAnswer(_Record):
+    """A `codur ask` answer, valid while the files it read hash as they did."""
+
+    key: str
+    question: str
+    files: dict[str, str]
+    """The files the answer read (tools' paths and its citations) -> sha256 ("" when the
+    file did not exist)."""
+    answer: str
+    profile: str
+    added: str
+
+
+class NodeRecord(_Record):
+    """One node that ran: which run, how long, how it ended."""
+
+    run_id: str
+    node: str
+    duration_s: float
+    error: str = ""
+    at: str = ""
+
+
+class MemoryData(_Record):
+    """What one memory file holds (the user file uses only `preferences`)."""
+
+    version: int = VERSION
+    preferences: list[Preference] = []
+    answers: dict[str, CachedAnswer] = {}
+    """By key (`ask-...`), oldest first."""
+    node_log: list[NodeRecord] = []
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def project_file(root: Path) -> Path:
+    """The project's memory file: ROOT/.codur/memory.json."""
+    return root / CODUR_DIR / FILE_NAME
+
+
+def user_file() -> Path:
+    """The user-wide memory file (preferences only): e.g. ~/.config/codur/memory.json."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("codur")) / FILE_NAME
+
+
+@dataclass
+class MemoryFile:
+    path: Path
+    data: MemoryData = field(default_factory=MemoryData)
+    writable: bool = True
+    """False when a damaged file was found and could not be set aside: it is left alone."""
+    dirty: bool = False
+    """Changed since it was read (save writes only then)."""
+    git_ignored: bool = False
+    """Keep a `.gitignore` of `*` beside it (a project's `.codur/`: Codur's own files,
+    not the project's, so `git status` does not list them)."""
+
+    @classmethod
+    def open(cls, path: Path, warn: Warn) -> MemoryFile:
+        """The memory in `path` (empty when there is none; a damaged file is set aside)."""
+        if not path.exists():
+            return cls(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict):
+                raise ValueError(f"a JSON object was expected, not {type(raw).__name__}")
+            return cls(path, MemoryData.model_validate(raw))
+        except (OSError, ValueError) as exc:  # bad JSON, not UTF-8, wrong shapes (pydantic)
+            return cls(path, writable=set_aside(path, _why(exc), warn))
+
+    def save(self, warn: Warn) -> None:
+        """Write the file atomically if it changed; a failure is a warning, never fatal."""
+        if not self.dirty or not self.writable:
+            return
+        text = json.dumps(self.data.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        folder = Workspace(self.path.parent)
+        try:
+            folder.write_text(self.path.name, text + "\n")
+            if self.git_ignored and not (self.path.parent / ".gitignore").exists():
+                folder.write_text(".gitignore", "*\n")
+        except (OSError, WorkspaceError) as exc:
+            warn(f"{self.path}: memory not saved: {exc}")
+            return
+        self.dirty = False
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        return f"{where}: {first['msg']}"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc).split("\n")[0]
+
+
+def set_aside(path: Path, why: str, warn: Warn) -> bool:
+    """Rename a damaged memory file aside and say so; whether it was (else it is left
+    where it is and not written)."""
+    aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
+    try:
+        path.rename(aside)
+    except OSError as exc:
+        warn(
+            f"{path}: unreadable memory ({why}) and it cannot be set aside "
+            f"({exc.strerror or exc}): running without it, and it is not saved"
+        )
+        return False
+    warn(f"{path}: unreadable memory ({why}); set aside as {aside.name}, starting empty")
+    return True

@@ -1,0 +1,191 @@
+"""`codur chat` as a user sees it: the real process on a pseudo-terminal (prompt_toolkit
+draws the prompt), a scripted model, real files and a real undo. Lines are typed, the
+screen is read, and the files and the debug log are checked."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+from helpers import BUGGY, FIXED, ROOT, scripted_profile, whole_file
+
+from codur.memory.store import project_file, user_file
+from codur.ui import clean
+
+PROMPT = "codur>"
+"""The prompt as the screen shows it (prompt_toolkit moves the cursor past its space)."""
+WAIT_S = 120
+"""How long a step may take before the test gives up (a hang guard, not a measurement)."""
+
+
+class Terminal:
+    """A process on a pseudo-terminal: type lines, wait for text on the screen."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "codur", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.screen = ""
+        """Everything shown so far, without control sequences."""
+        self.seen = 0
+        """Where the text `expect` looks at starts (after what it found last)."""
+
+    def _read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # the process ended and closed the terminal
+            return False
+        self.screen += clean(data.decode("utf-8", errors="replace"))
+        return bool(data)
+
+    def expect(self, text: str) -> str:
+        """Wait until `text` is on the screen after the last match; the screen since."""
+        deadline = time.monotonic() + WAIT_S
+        while text not in self.screen[self.seen :]:
+            if time.monotonic() > deadline or not self._read(0.5):
+                pytest.fail(f"{text!r} never shown; the screen:\n{self.screen[self.seen :]}")
+        start, end = self.seen, self.screen.index(text, self.seen) + len(text)
+        self.seen = end
+        return self.screen[start:end]
+
+    def type(self, line: str) -> None:
+        os.write(self.master, line.encode() + b"\r")
+
+    def close(self) -> int:
+        while self._read(0.5):
+            pass
+        code = self.process.wait(timeout=WAIT_S)
+        os.close(self.master)
+        return code
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / "main.py").write_text(BUGGY)
+    (folder / "expected.txt").write_text("10\n")
+    return folder
+
+
+def requests(work: Path) -> list[list[dict]]:
+    """The messages of every model request in the debug log, in order."""
+    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [r["messages"] for r in records if r["event"] == "model.request"]
+
+
+def test_chat_session_on_a_terminal(work: Path, tmp_path: Path) -> None:
+    script = [
+        whole_file("main.py", FIXED),  # the first task's coder
+        json.dumps({"kind": "unclear", "confidence": 0.3}),  # the second task: pre-plan
+        json.dumps({"action": "preference", "preference": "use pytest style"}),  # plan
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "NO_COLOR": "1",
+        "TERM": "xterm",
+        "PROMPT_TOOLKIT_NO_CPR": "1",  # no cursor position query to answer
+    }
+    term = Terminal(scripted_profile(tmp_path, script), work, env)  # `codur` alone: a chat
+
+    def step(line: str, last: str) -> str:
+        """Type `line` at the prompt; the screen up to `last` (its output's last words)."""
+        term.expect(PROMPT)
+        term.type(line)
+        return term.expect(last)
+
+    term.expect("a task a line")
+    step("/profile always add type hints", "kept as a project preference")
+
+    shown = step("fix @main.py", "debug log:")
+    assert "-    for i in range(len(xs) - 1):" in shown and "verified" in shown
+    assert (work / "main.py").read_text() == FIXED
+
+    shown = step("from now on use pytest style", "debug log:")
+    assert "kept as a project preference: use pytest style" in shown
+    assert "model calls: 2" in shown  # the script went on: the model loaded once
+
+    shown = step("/memory", "node log (node-log)")
+    assert "always add type hints" in shown and "use pytest style" in shown
+
+    shown = step("/diff", "+    for i in range(len(xs)):")
+    assert "(fix @main.py): 1 file(s) changed" in shown
+
+    step("/bogus", "unknown command /bogus")
+    step("/undo", "undid run")
+    assert (work / "main.py").read_text() == BUGGY
+
+    term.expect(PROMPT)
+    term.type("/exit")
+    assert term.close() == 0
+
+    coder, pre_plan, planner = requests(work)
+    assert "- always add type hints" in coder[0]["content"]  # /profile reached the coder
+    assert "Earlier in this chat session" not in coder[0]["content"]  # the first task
+    said = planner[1]["content"]  # the second task's planner is told about the first
+    assert "Earlier in this chat session" in said and "task: fix @main.py" in said
+    assert "ended: verified" in said and "changed: main.py" in said
+    assert "Files read in this session and unchanged since: main.py" in said  # as fixed
+    assert "Changed on disk since they were read (read them again): (none)" in said
+    assert pre_plan[-1]["content"] == "from now on use pytest style"
+    kept = json.loads(project_file(work).read_text())["preferences"]
+    assert [p["text"] for p in kept] == ["always add type hints", "use pytest style"]
+
+
+def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
+    work: Path, tmp_path: Path
+) -> None:
+    flags = scripted_profile(tmp_path, [])
+    done = subprocess.run(
+        [sys.executable, "-m", "codur", "chat", *flags],
+        input="fix @missing.py\n/profile\n/profile --user answer tersely\n/help\n/exit\n",
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "@missing.py: no such file" in done.stderr
+    assert "/profile needs the preference" in done.stderr
+    assert "/undo" in done.stdout and "/memory" in done.stdout  # the help
+    assert "kept as a user preference" in done.stdout
+    assert json.loads(user_file().read_text())["preferences"][0]["text"] == "answer tersely"
+    assert (work / "main.py").read_text() == BUGGY
+
+
+def test_codur_alone_without_a_terminal_prints_help(work: Path) -> None:
+    done = subprocess.run(  # stdin is no terminal: no prompt waits for a line
+        [sys.executable, "-m", "codur"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT_S,
+    )
+    shown = done.stdout + done.stderr
+    assert "Usage:" in shown and "chat " in shown and "codur> " not in shown

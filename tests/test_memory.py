@@ -1,0 +1,279 @@
+"""Persistent memory through the real `codur` command (scripted model, real files): the
+ask answer cache and its invalidation, preferences in the planner's and coder's prompts,
+the planner's preference route, `codur memory`, damaged memory files; and the parts on
+their own (caps, session memory's files read)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from helpers import (
+    BUGGY,
+    FIXED,
+    WRONG,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    whole_file,
+    write_files,
+)
+from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
+from test_code_search import FILES
+
+from codur.config import load_config
+from codur.config.sections import MemoryConfig
+from codur.memory.persistent import Memory
+from codur.memory.session import Exchange, SessionMemory
+from codur.memory.store import project_file, user_file
+
+ASK_SCRIPT = [PLAN, SEARCH, SUMMARY, FINISH, ANSWER]
+PREFERENCE = "always add type hints"
+PRE_PLAN_UNSURE = json.dumps({"kind": "unclear", "confidence": 0.3})
+PLAN_PREFERENCE = json.dumps(
+    {"action": "preference", "preference": PREFERENCE, "reasoning": "a standing instruction"}
+)
+
+
+def events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def ask(root: Path, flags: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", QUESTION], root)
+    assert done.returncode == 0, done.stderr
+    found = events(done.stdout)
+    return found[-1], found
+
+
+def test_repeated_ask_is_answered_from_the_cache_until_a_file_it_read_changes(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    write_files(root, {**FILES, "notes.txt": "nothing to do with config\n"})
+    flags = scripted_profile(tmp_path, ASK_SCRIPT)
+
+    first, _ = ask(root, flags)
+    assert first["cached"] is False and first["model_calls"] == 5
+    assert "cfg/loader.py" in first["files_read"] and "notes.txt" not in first["files_read"]
+
+    again, seen = ask(root, flags)  # same question, same files: no model call at all
+    assert again["cached"] is True and again["model_calls"] == 0
+    assert again["answer"] == first["answer"] == ANSWER
+    assert not [e for e in seen if e["event"].startswith("model.")]
+    assert [e["event"] for e in seen].count("ask.cached") == 1
+
+    (root / "notes.txt").write_text("changed, but the answer never read it\n")
+    assert ask(root, flags)[0]["cached"] is True
+
+    loader = root / "cfg" / "loader.py"
+    loader.write_text(loader.read_text() + "\n# a change\n")
+    changed, seen = ask(root, flags)  # a file it read changed: the model is asked again
+    assert changed["cached"] is False and changed["model_calls"] == 5
+    assert [e["event"] for e in seen].count("model.request") == 5
+    assert ask(root, flags)[0]["cached"] is True  # ...and the new answer is cached
+
+    human = run_cli(["ask", *flags, "-o", "log.enabled=false", QUESTION], root)
+    assert human.returncode == 0 and ANSWER in human.stdout
+    assert "answered from the cache" in human.stdout
+
+
+def test_ask_cache_can_be_switched_off(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    write_files(root, FILES)
+    flags = [*scripted_profile(tmp_path, ASK_SCRIPT), "-o", "memory.cache_answers=false"]
+    assert ask(root, flags)[0]["model_calls"] == 5
+    assert ask(root, flags)[0]["model_calls"] == 5
+
+
+def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) -> None:
+    from codur.events import EventBus
+    from codur.run import run_task
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    plan = json.dumps({"action": "delegate", "route": "edit", "agent": "agent:coder"})
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([PRE_PLAN_UNSURE, plan, whole_file("main.py", FIXED)]))
+    flags = [
+        "llm.profiles.s.provider=scripted",
+        f"llm.profiles.s.script={script}",
+        "llm.default_profile=s",
+        "repair.enabled=false",
+        "sampling.candidates=0",
+    ]
+    config = load_config(root, overrides=flags, environ={}).config
+    warnings: list[str] = []
+    memory = Memory.open(root, config.memory, warnings.append, user=tmp_path / "user.json")
+    assert memory is not None
+    memory.remember_preference(PREFERENCE)
+    memory.remember_preference("use pytest style", "user")
+    seen: list[Any] = []
+    bus = EventBus()
+    bus.subscribe(seen.append)
+    session = Session(config, Workspace(root), bus, memory=memory)
+    result = run_task(session, "make main.py print the sum of the list")
+    assert result.status == "verified", result.message
+    assert not warnings and not [e for e in seen if e.kind == "warning"]
+    requests = [e.data["messages"] for e in seen if e.kind == "model.request"]
+    assert len(requests) == 3  # pre-plan, plan, coder
+    planner, coder = requests[1][0]["content"], requests[2][0]["content"]
+    for system in (planner, coder):
+        assert "standing preferences" in system
+        assert f"- {PREFERENCE}" in system and "- use pytest style" in system
+    assert PREFERENCE not in requests[0][0]["content"]  # the pre-plan classifier: no need
+    log = json.loads(project_file(root).read_text())["node_log"]
+    assert [r["node"] for r in log][:3] == ["textual_pre_plan", "llm_pre_plan", "llm_plan"]
+
+
+def test_a_standing_preference_is_kept_and_no_agent_runs(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "main.py").write_text(BUGGY)
+    flags = scripted_profile(tmp_path, [PRE_PLAN_UNSURE, PLAN_PREFERENCE])  # 2 calls, no more
+    done = run_cli([*flags, "From now on, ALWAYS add type hints!"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"kept as a project preference: {PREFERENCE}" in done.stdout
+    assert "model calls: 2" in done.stdout
+    assert (work / "main.py").read_text() == BUGGY
+    kept = json.loads(project_file(work).read_text())["preferences"]
+    assert [p["text"] for p in kept] == [PREFERENCE]
+    assert (work / ".codur" / ".gitignore").read_text() == "*\n"  # Codur's own folder
+    assert PREFERENCE in run_cli(["memory", "show"], work).stdout
+
+    unusable = json.dumps({"action": "preference", "preference": " "})
+    retried = scripted_profile(tmp_path, [PRE_PLAN_UNSURE, unusable, PLAN_PREFERENCE], "r")
+    again = run_cli([*retried, "--json", "always add type hints"], work)
+    assert again.returncode == 0, again.stderr
+    invalid = [e for e in events(again.stdout) if e["event"] == "plan.invalid"]
+    assert "needs the preference's text" in invalid[0]["error"]
+    assert len(json.loads(project_file(work).read_text())["preferences"]) == 1  # kept once
+
+
+def test_memory_commands(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    added = run_cli(["memory", "add", "use pytest style"], work)
+    assert added.returncode == 0 and "kept as a project preference" in added.stdout
+    assert run_cli(["memory", "add", "--user", "answer tersely"], work).returncode == 0
+    assert json.loads(user_file().read_text())["preferences"][0]["text"] == "answer tersely"
+    shown = run_cli(["memory", "show"], work).stdout
+    assert "use pytest style" in shown and "answer tersely" in shown
+    key = json.loads(project_file(work).read_text())["preferences"][0]["key"]
+    assert key in shown
+
+    forgot = run_cli(["memory", "forget", key], work)
+    assert forgot.returncode == 0 and "forgot preference: use pytest style" in forgot.stdout
+    assert json.loads(project_file(work).read_text())["preferences"] == []
+    missing = run_cli(["memory", "forget", key], work)
+    assert missing.returncode == 2 and "no memory entry has the key" in missing.stderr
+
+    assert run_cli(["memory", "clear"], work).returncode == 0
+    assert "answer tersely" in run_cli(["memory", "show"], work).stdout  # the user's stays
+    assert run_cli(["memory", "clear", "--user"], work).returncode == 0
+    assert json.loads(user_file().read_text())["preferences"] == []
+    assert run_cli(["memory", "add", "  "], work).returncode == 2
+    off = run_cli(["memory", "show", "-o", "memory.enabled=false"], work)
+    assert off.returncode == 0 and "memory.enabled is off" in off.stderr
+
+
+def test_damaged_memory_files_are_set_aside_and_the_run_goes_on(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "main.py").write_text(BUGGY)
+    (work / "expected.txt").write_text("10\n")
+    project_file(work).parent.mkdir()
+    project_file(work).write_text('{"preferences": [oops')
+    user_file().parent.mkdir(parents=True)
+    user_file().write_text(json.dumps({"preferences": "not a list"}))
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    done = run_cli([*flags, "fix @main.py"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (work / "main.py").read_text() == FIXED
+    assert "unreadable memory" in done.stderr and "set aside as memory.json.bad-" in done.stderr
+    assert "preferences: Input should be a valid list" in done.stderr
+    (aside,) = project_file(work).parent.glob("memory.json.bad-*")
+    assert aside.read_text() == '{"preferences": [oops'  # kept for the user, untouched
+    assert list(user_file().parent.glob("memory.json.bad-*"))
+    assert json.loads(project_file(work).read_text())["node_log"]  # a fresh file was saved
+    assert not user_file().exists()  # nothing to save there
+
+
+def test_memory_leaves_runs_alone_when_switched_off(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "main.py").write_text(BUGGY)
+    (work / "expected.txt").write_text("10\n")
+    flags = [
+        *scripted_profile(tmp_path, [whole_file("main.py", FIXED)]),
+        "-o",
+        "memory.enabled=false",
+    ]
+    assert run_cli([*flags, "fix @main.py"], work).returncode == 0
+    assert not project_file(work).exists()
+
+
+def test_caps_and_keys(tmp_path: Path) -> None:
+    config = MemoryConfig(max_node_log=3, max_cached_answers=2, max_preferences=2)
+    warnings: list[str] = []
+    memory = Memory.open(tmp_path, config, warnings.append, user=tmp_path / "user.json")
+    assert memory is not None
+    for n in range(5):
+        memory.log_node("run", f"node{n}", 0.1)
+    for n in range(3):
+        memory.keep_answer(f"question {n}?", [], "answer", "s")
+    for text in ("a", "b", "c", "  c  "):
+        memory.remember_preference(text)
+    memory.save(warnings.append)
+    reopened = Memory.open(tmp_path, config, warnings.append, user=tmp_path / "user.json")
+    assert reopened is not None and not warnings
+    assert [r.node for r in reopened.project.data.node_log] == ["node2", "node3", "node4"]
+    assert [a.question for a in reopened.project.data.answers.values()] == [
+        "question 1?",
+        "question 2?",
+    ]
+    assert reopened.preferences() == ["b", "c"]
+    assert reopened.forget("node-log") == "the node log (3 records)"
+    assert reopened.forget("node-log") is None
+
+
+def test_session_memory_forgets_a_file_changed_on_disk_and_keeps_exchanges_short(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    memory = SessionMemory(tmp_path, MemoryConfig(max_exchanges=2, max_exchange_chars=20))
+    memory.note_read("a.py")
+    memory.note_read("b.py")
+    assert memory.is_current("a.py") and memory.is_current("b.py")
+    (tmp_path / "a.py").write_text("x = 3\n")  # same size, new content
+    assert not memory.is_current("a.py") and memory.is_current("b.py")
+    for n in range(3):
+        memory.remember(Exchange(f"task {n} " + "word " * 20, "verified", "reply"))
+    context = memory.context()
+    assert "task 0" not in context and "task 1" in context and "task 2" in context
+    assert "word word word word word" not in context  # cut to 20 characters
+    assert "unchanged since: b.py" in context and "(read them again): a.py" in context
+    assert "a.py" not in memory.files
+
+
+def test_working_memory_sums_up_how_a_task_ended(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    same = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
+    replies = [whole_file("main.py", WRONG), whole_file("main.py", same)]
+    result, _, _ = run_in_process(root, replies)
+    assert result.status == "stuck" and result.files_read == ["main.py"]
+    assert result.last_error == "output line 1 is '3', expected '10'"  # the check's failure
+    fixed, _, _ = run_in_process(root, [whole_file("main.py", FIXED)])
+    assert fixed.status == "verified" and fixed.last_error == ""
