@@ -268,7 +268,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         )
         keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
     steps = cfg.runtime.recursion_limit - (saved.step + 1 if saved else 0)
-    limit = {"recursion_limit": max(1, steps), **thread(session.run_id)}
+    limit = {
+        "recursion_limit": max(1, steps),
+        **(saved.config if saved else thread(session.run_id)),
+    }
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(_node_log(session.memory, session.run_id))
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}

@@ -110,26 +110,34 @@ def thread(run_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Saved:
-    """A run's last checkpoint: its state, the steps taken and the nodes to run next
-    (none: the run had ended)."""
+    """A run's checkpoint to go on from: its state, the steps taken, the nodes to run next
+    (none: the run had ended) and its config (thread and checkpoint id)."""
 
     values: dict[str, Any]
     step: int
     next: tuple[str, ...]
+    config: dict[str, Any]
 
 
 def last_checkpoint(root: Path, run_id: str) -> Saved | None:
-    """The last checkpoint of run `run_id` in the workspace at `root` (None: none)."""
+    """The checkpoint run `run_id` of the workspace at `root` goes on from (None: none):
+    its last one; but when a node's exception ended the run (the graph's error handler
+    raised it again, and LangGraph saved an end after it), the one before, whose step
+    failed, so that step runs again."""
     if not db_path(root).is_file():
         return None
     from codur.graph.build import build_graph
 
     with open_saver(root) as saver:
-        snapshot = build_graph(saver).get_state(thread(run_id))
-    if not snapshot.values:
+        history = build_graph(saver).get_state_history(thread(run_id), limit=2)
+        states = list(history)
+    if not states or not states[0].values:
         return None
-    step = int((snapshot.metadata or {}).get("step", 0))
-    return Saved(dict(snapshot.values), step, tuple(snapshot.next))
+    chosen = states[0]
+    if not chosen.next and len(states) > 1 and any(t.error for t in states[1].tasks):
+        chosen = states[1]
+    step = int((chosen.metadata or {}).get("step", 0))
+    return Saved(dict(chosen.values), step, tuple(chosen.next), dict(chosen.config))
 
 
 def forget(root: Path, run_ids: list[str]) -> None:
