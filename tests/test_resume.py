@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -67,7 +68,12 @@ def checking_first_edit(work: Path) -> bool:
     return False
 
 
-def test_a_killed_run_resumes_to_the_end_an_uninterrupted_run_reaches(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_stopped_run_resumes_to_the_end_an_uninterrupted_run_reaches(
+    tmp_path: Path, signum: int
+) -> None:
+    """Killed (SIGKILL: no cleanup, no end record) or stopped (SIGTERM: cleaned up like
+    Ctrl-C, status interrupted) while the check of the model's first edit runs."""
     flags = scripted_profile(
         tmp_path, [whole_file("main.py", HELD_WRONG), whole_file("main.py", FIXED)]
     )
@@ -75,7 +81,7 @@ def test_a_killed_run_resumes_to_the_end_an_uninterrupted_run_reaches(tmp_path: 
     ref = folder(tmp_path / "ref")
     done = run_cli([*flags, "--record", str(tmp_path / "ref.jsonl"), "fix @main.py"], cwd=ref)
     assert done.returncode == 0, done.stdout + done.stderr
-    # the same run, killed while the check of the model's first edit runs
+    # the same run, stopped while the check of the model's first edit runs
     work = folder(tmp_path / "work")
     recording = tmp_path / "work.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOLD_FOR_CODUR_TEST": "1"}
@@ -89,23 +95,37 @@ def test_a_killed_run_resumes_to_the_end_an_uninterrupted_run_reaches(tmp_path: 
     try:
         wait_for(lambda: checking_first_edit(work))
     finally:
-        proc.kill()
-        proc.wait(timeout=30)
-    assert proc.returncode == -9
-    assert records(work)[-1]["event"] != "run.end"  # no end: it was killed
+        proc.send_signal(signum)
+        proc.wait(timeout=60)
     run_id = records(work)[0]["run"]
+    if signum == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+        assert records(work)[-1]["event"] != "run.end"  # no end: it was killed
+        stopped = "killed"
+    else:
+        assert proc.returncode == ExitCode.TERMINATED
+        assert records(work)[-1]["event"] == "run.end"
+        stopped = records(work)[-1]["status"]
+        assert stopped == "interrupted"
     listing = run_cli(["runs"], cwd=work)
     assert listing.returncode == 0
     row = next(line for line in listing.stdout.splitlines() if run_id in line)
-    assert "killed" in row and "fix @main.py" in row and f"codur resume {run_id}" in row
-    assert " 1 " in row  # one model call before the kill (from its checkpoint)
+    cells = [cell.strip() for cell in row.split("│")]
+    assert cells[2] == stopped and cells[3] == "fix @main.py"
+    assert cells[6] == f"codur resume {run_id}"
+    made = sum(1 for r in records(work) if r["event"] == "model.response")
+    assert cells[4] == str(made)  # model calls (a killed run's from its checkpoint)
 
     resumed = run_cli(["resume"], cwd=work)  # the latest interrupted run of the folder
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert f"resuming run {run_id} (killed)" in resumed.stdout
+    assert f"resuming run {run_id} ({stopped})" in resumed.stdout
     assert (work / "main.py").read_text() == (ref / "main.py").read_text() == FIXED
-    start = next(r for r in records(work) if r["event"] == "run.resume")
-    assert start["run"] == run_id and start["next"] == ["verify"] and start["model_calls"] == 1
+    log = records(work)
+    start = next(r for r in log if r["event"] == "run.resume")
+    before = [r for r in log[: log.index(start)] if r["event"] == "model.response"]
+    assert start["run"] == run_id and start["model_calls"] == len(before)  # none made again
+    if signum == signal.SIGKILL:  # held in the check: it goes on with that check
+        assert start["next"] == ["verify"] and start["model_calls"] == 1
     ends = [records(ref)[-1], records(work)[-1]]
     assert [e["event"] for e in ends] == ["run.end", "run.end"]
     for field in ("status", "check", "model_calls", "iterations", "files_changed", "diff"):
@@ -119,7 +139,7 @@ def test_a_killed_run_resumes_to_the_end_an_uninterrupted_run_reaches(tmp_path: 
     assert f"run {run_id} has ended (verified" in again.stdout
     listing = run_cli(["runs"], cwd=work)
     row = next(line for line in listing.stdout.splitlines() if run_id in line)
-    assert "verified" in row and "killed" not in row and "codur resume" not in row
+    assert "verified" in row and stopped not in row and "codur resume" not in row
 
 
 def test_a_run_whose_model_went_away_resumes_once_it_is_back(
