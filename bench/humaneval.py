@@ -141,6 +141,10 @@ def run_end(log: Path) -> dict:
     }
 
 
+NO_MEMORY = {"CODUR_MEMORY__ENABLED": "false"}
+"""No user preference reaches a benchmark run (a build without memory ignores it)."""
+
+
 def codur_command(args: argparse.Namespace, seed: int) -> list[str]:
     base = shlex.split(args.codur_command or f"{shlex.quote(sys.executable)} -m codur")
     flags = ["--profile", args.profile, "-o", f"llm.profiles.{args.profile}.seed={seed}"]
@@ -155,7 +159,7 @@ def run_codur(problem: dict, seed: int, args: argparse.Namespace) -> dict:
         folder = Path(tmp)
         (folder / "solution.py").write_text(problem["prompt"], encoding="utf-8")
         start = time.perf_counter()
-        done = run(codur_command(args, seed), folder, args.timeout)
+        done = run(codur_command(args, seed), folder, args.timeout, NO_MEMORY)
         wall = round(time.perf_counter() - start, 2)
         end = run_end(folder / "codur_debug.log")
         verdict = judge(folder / "solution.py", problem, args.judge_timeout)

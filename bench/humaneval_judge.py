@@ -37,11 +37,15 @@ class Completed:
     timed_out: bool
 
 
-def run(command: list[str], cwd: Path, timeout_s: float) -> Completed:
-    """Run `command` in `cwd` in its own process group; kill the group on timeout."""
+def run(
+    command: list[str], cwd: Path, timeout_s: float, env: dict[str, str] | None = None
+) -> Completed:
+    """Run `command` in `cwd` in its own process group (`env`: variables added to this
+    process's environment); kill the group on timeout."""
     proc = subprocess.Popen(
         command,
         cwd=cwd,
+        env={**os.environ, **env} if env else None,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

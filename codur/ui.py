@@ -105,6 +105,14 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         if d.get("confine") != "none"
         else f"programs are not confined: {d.get('unconfined', '')}"
     ),
+    "index.semantic": lambda d: (
+        f"semantic code search off: {d['off']}"
+        if d.get("off")
+        else f"semantic code search on: {d['model']} fused with BM25"
+    ),
+    "index.progress": lambda d: (
+        f"index: {d.get('stage', '')} {d['done']}/{d['total']} ({d.get('seconds', 0)}s)"
+    ),
     "litter.removed": lambda d: (
         f"removed what an interrupted run left: {', '.join([*d['files'], *d['temp']])}"
     ),

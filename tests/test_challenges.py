@@ -190,8 +190,9 @@ def test_codur_command_runs_the_given_build(tmp_path: Path) -> None:
     wrapper = tmp_path / "other_build.py"
     wrapper.write_text(
         "import json, os, sys\n"
+        "memory = os.environ.get('CODUR_MEMORY__ENABLED')\n"
         f"with open({str(calls)!r}, 'a') as f:\n"
-        "    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        "    f.write(json.dumps([memory, *sys.argv[1:]]) + '\\n')\n"
         "os.execv(sys.executable, [sys.executable, '-m', 'codur', *sys.argv[1:]])\n"
     )
     root = tmp_path / "challenges"
@@ -202,7 +203,8 @@ def test_codur_command_runs_the_given_build(tmp_path: Path) -> None:
         tmp_path, root, flags, "--codur-command", command, "--seed-list", "7"
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    (argv,) = [json.loads(line) for line in calls.read_text().splitlines()]
+    ((memory, *argv),) = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert memory == "false"  # no user preference or cached answer reaches a benchmark
     assert argv[0] == "fix @main.py" and argv[-2:] == ["-o", "llm.profiles.s.seed=7"]
     assert report["challenges"][0]["passed"] and report["challenges"][0]["seed"] == 7
 

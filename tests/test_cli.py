@@ -38,7 +38,11 @@ def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
     assert "Usage:" in result.stdout and "run" in result.stdout
     imported = [line.split("|")[-1].strip() for line in result.stderr.splitlines()]
     assert not [
-        m for m in imported if m.startswith(("langchain", "langgraph", "openai", "llama_cpp"))
+        m
+        for m in imported
+        if m.startswith(
+            ("langchain", "langgraph", "openai", "llama_cpp", "onnxruntime", "tokenizers")
+        )
     ]
 
 

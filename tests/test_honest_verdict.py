@@ -215,3 +215,19 @@ def test_a_model_test_that_passes_before_the_change_does_not_verify(tmp_path: Pa
     replies = [PLAN, MODEL_TEST, whole_file("util.py", tidy)]
     run = Run(tmp_path, replies, task="fix @util.py", files=files)
     assert run.result.status == "unverified" and "does not show a fix" in run.result.message
+
+
+def test_a_model_test_that_runs_no_test_is_no_check(tmp_path: Path) -> None:
+    """The model's test imports a module that does not exist: pytest stops at collection
+    on the files as the run found them. That is no check (the trap_words_only run looped
+    on it until its timeout); the run goes on with none and ends unverified."""
+    files = {"util.py": "def double(x):\n    return x + x + 1\n"}
+    broken = MODEL_TEST.replace("from util import double", "from shop.cart import double")
+    fixed = "def double(x):\n    return x + x\n"
+    replies = [PLAN, broken, whole_file("util.py", fixed)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    (rejected,) = run.kinds("verify.model_test_rejected")
+    assert "shop.cart" in rejected["test"]
+    assert run.result.status == "unverified" and run.result.exit_code == 1
+    assert "no check" in run.result.message, run.result.message
+    assert run.result.model_test == ""

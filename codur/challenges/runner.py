@@ -27,6 +27,9 @@ from codur.sandbox import Sandbox
 OUTPUT_LIMIT = 5_000_000
 DEFAULT_COMMAND = (sys.executable, "-m", "codur")
 """The Codur run in each working copy unless `--codur-command` names another build."""
+NO_MEMORY = {"CODUR_MEMORY__ENABLED": "false"}
+"""Challenge runs neither read nor write persistent memory: a user's preferences or a
+cached answer would make the figures depend on who ran them and what ran before."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ def attempt(
             work,
             settings.timeout_s,
             OUTPUT_LIMIT,
+            env=NO_MEMORY,
             sandbox=Sandbox(scrub=False),
         )
         wall = round(time.perf_counter() - start, 2)

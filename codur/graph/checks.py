@@ -40,6 +40,23 @@ def _add_model_test(state: AgentState, session: Session, refs: list[str]) -> boo
     return True
 
 
+def _broken_test(verdict: VerificationResult) -> str:
+    """Why the model's test is no check at all: on the files as the run found them it ran
+    no test (collection errors only: it imports what does not exist, or does not parse).
+    A test that runs and fails, whatever it raises, is a check. Empty: it is one."""
+    for evidence in verdict.evidence:
+        if evidence.check == "derived" and not evidence.ran:
+            return evidence.hint or evidence.summary
+    return ""
+
+
+def _drop_model_test(session: Session, reason: str) -> None:
+    scope = session.scope
+    assert scope is not None
+    session.bus.emit("verify.model_test_rejected", reason=reason, test=scope.model_test)
+    scope.model_test, scope.derived = "", None
+
+
 def verify_now(state: AgentState, session: Session) -> VerificationResult:
     """Decide how to verify (from what is in the folder, never by keywords) and run it;
     put back oracle files a program changed, and open a file the task did not name to
@@ -63,9 +80,13 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
 
     verdict = run()
     if _needs_model_test(verdict, state, session) and _add_model_test(state, session, refs):
-        verdict = run()
-        if scope is not None and scope.model_test_failed_first is None:
-            scope.model_test_failed_first = not verdict.passed
+        first = run()
+        if broken := _broken_test(first):
+            _drop_model_test(session, broken)  # back to the static check: no check
+        else:
+            verdict = first
+            if scope is not None and scope.model_test_failed_first is None:
+                scope.model_test_failed_first = not verdict.passed
     if scope is not None:
         if restored := scope.restore_oracle():
             session.bus.emit("scope.restored", files=restored, reason="changed by a program run")

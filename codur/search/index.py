@@ -1,6 +1,7 @@
 """The code index: chunks, definitions and calls of every Python file given, kept in a
 folder (the workspace's `.codur/index/`) and updated by file hash, so only new and changed
-files are parsed again. Rankings are built in memory when the index is loaded."""
+files are parsed again (and, with an embedding model, embedded again). BM25 and the name
+ranking are built in memory when the index is first searched."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from codur.search.calls import Call, Definition, callee_matches, matches, python_calls
 from codur.search.chunks import Chunk, python_chunks
 from codur.search.rank import BM25Ranker, NameRanker, Ranker, chunk_document, fuse
+from codur.search.vectors import SemanticIndex
 
 FORMAT = 1
 """The index file's format; another number means: build it again."""
@@ -24,8 +27,11 @@ INDEX_FILE = "code_index.json"
 MAX_FILE_BYTES = 1_000_000
 """Larger Python files (generated code, data) are not indexed."""
 
-Progress = Callable[[int, int], None]
-"""Called with (files done, files in all) while the index updates."""
+Stage = Literal["parse", "embed"]
+Progress = Callable[[Stage, int, int, float], None]
+"""Called while the index updates with (stage, done, in all, seconds since the stage
+began): files checked and parsed, then chunks embedded (with an embedding model); each
+stage's last call has done == in all and its whole time."""
 Mode = Literal["bm25", "hybrid"]
 
 
@@ -62,12 +68,15 @@ class FileEntry:
 
 @dataclass(frozen=True)
 class UpdateStats:
-    """What an update did: files seen, parsed again (new or changed), dropped, seconds."""
+    """What an update did: files seen, parsed again (new or changed), dropped, seconds in
+    all; chunks embedded and the seconds that took (no embedding model: 0)."""
 
     files: int
     parsed: int
     removed: int
     seconds: float
+    embedded: int = 0
+    embed_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,9 @@ class CodeIndex:
 
     folder: Path | None
     files: dict[str, FileEntry] = field(default_factory=dict)
-    extra_rankers: list[Callable[[list[Chunk]], Ranker]] = field(default_factory=list)
-    """Factories of further rankings (an embedding model's) fused with BM25 in hybrid mode."""
+    semantic: SemanticIndex | None = None
+    """An embedding model's vectors of the chunks; in hybrid mode its ranking is fused
+    with BM25 (without one, the name ranking is)."""
     _chunks: list[Chunk] | None = field(default=None, repr=False)
     _rankers: dict[str, Ranker] = field(default_factory=dict, repr=False)
 
@@ -115,20 +125,23 @@ class CodeIndex:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out)
         os.replace(tmp, self.folder / INDEX_FILE)
+        if self.semantic is not None:
+            self.semantic.save()
 
     def update(
         self, files: Iterable[tuple[str, Path]], progress: Progress | None = None
     ) -> UpdateStats:
         """Bring the index up to date with `files` (workspace-relative path, real path):
         a file whose size and mtime are unchanged is kept; else it is hashed, and parsed
-        again only if its hash changed. Files no longer given are dropped."""
+        again only if its hash changed. Files no longer given are dropped. Then the
+        semantic index, if any, embeds the chunks of the files it has no vectors for."""
         start = time.perf_counter()
         listed = list(files)
         seen: set[str] = set()
         parsed = 0
         for done, (rel, path) in enumerate(listed, 1):
             if progress is not None and (done % 200 == 0 or done == len(listed)):
-                progress(done, len(listed))
+                progress("parse", done, len(listed), time.perf_counter() - start)
             try:
                 stat = path.stat()
             except OSError:
@@ -158,7 +171,21 @@ class CodeIndex:
             del self.files[rel]
         if parsed or removed:
             self._chunks, self._rankers = None, {}
-        return UpdateStats(len(seen), parsed, len(removed), round(time.perf_counter() - start, 3))
+        embedded = None
+        if self.semantic is not None:
+            in_order = [(rel, self.files[rel]) for rel in sorted(self.files)]
+            embedded = self.semantic.update(
+                [(rel, entry.sha256, entry.chunks) for rel, entry in in_order],
+                None if progress is None else partial(progress, "embed"),
+            )
+        return UpdateStats(
+            len(seen),
+            parsed,
+            len(removed),
+            round(time.perf_counter() - start, 3),
+            embedded.embedded if embedded else 0,
+            embedded.seconds if embedded else 0.0,
+        )
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -170,22 +197,18 @@ class CodeIndex:
         if name not in self._rankers:
             if name == "bm25":
                 self._rankers[name] = BM25Ranker([chunk_document(c) for c in self.chunks])
-            elif name == "names":
-                self._rankers[name] = NameRanker(self.chunks)
             else:
-                self._rankers[name] = self.extra_rankers[int(name)](self.chunks)
+                self._rankers[name] = NameRanker(self.chunks)
         return self._rankers[name]
 
     def search(self, query: str, n_results: int = 5, mode: Mode = "hybrid") -> list[Hit]:
-        """The `n_results` best chunks for `query`: BM25 alone, or (hybrid) BM25 fused
-        with the name ranking and any extra rankers by reciprocal rank."""
+        """The `n_results` best chunks for `query`: BM25 alone, or (hybrid) BM25 fused by
+        reciprocal rank with the embedding model's ranking (the name ranking without one)."""
         depth = max(50, n_results * 5)
         rankings = [self._ranker("bm25").rank(query, depth)]
         if mode == "hybrid":
-            rankings.append(self._ranker("names").rank(query, depth))
-            rankings += [
-                self._ranker(str(i)).rank(query, depth) for i in range(len(self.extra_rankers))
-            ]
+            other = self.semantic or self._ranker("names")
+            rankings.append(other.rank(query, depth))
         best = fuse(rankings)[:n_results]
         return [Hit(self.chunks[i], rank) for rank, i in enumerate(best, 1)]
 

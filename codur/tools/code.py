@@ -5,7 +5,9 @@ The index (`codur.search`) covers the Python files a walk of the workspace sees:
 .gitignore and `tools.ignore` skip is left out, Codur's own `.codur/` folder too, and
 secrets files are never indexed (whatever `tools.allow_secrets` says). It is loaded from
 `tools.code_index_dir` and brought up to date by file hash once a run, with
-`index.progress` events while it builds.
+`index.progress` events while it builds (files parsed, then chunks embedded). In hybrid
+mode with the `embed` extra installed, an embedding model's ranking is fused with BM25;
+an `index.semantic` event says whether it is on, or why not.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.search.calls import Call, Definition
+from codur.search.embed import ModelUnavailable, OnnxEmbedder, why_unavailable
 from codur.search.index import CodeIndex, Hit
+from codur.search.vectors import SemanticIndex
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
@@ -49,24 +53,48 @@ def code_index(ctx: ToolContext) -> CodeIndex:
         where = ctx.config.code_index_dir
         folder = ctx.ws.resolve(where) if where else None
         index = CodeIndex.load(folder)
-        if ctx.config.code_search == "hybrid":
-            index.extra_rankers += embedding_rankers()
+        index.semantic = semantic_index(ctx, folder)
         with ctx.bus.span("index", folder=where or "(memory)") as out:
             stats = index.update(
                 python_files(ctx),
-                lambda done, total: ctx.bus.emit("index.progress", done=done, total=total),
+                lambda stage, done, total, seconds: ctx.bus.emit(
+                    "index.progress", stage=stage, done=done, total=total, seconds=round(seconds, 2)
+                ),
             )
             out.update(files=stats.files, parsed=stats.parsed, removed=stats.removed)
-        if stats.parsed or stats.removed or (folder and not folder.exists()):
+            if index.semantic is not None:
+                out.update(embedded=stats.embedded, embed_s=stats.embed_seconds)
+        if stats.parsed or stats.removed or stats.embedded or (folder and not folder.exists()):
             index.save()
         ctx.code_index = index
         return index
 
 
-def embedding_rankers() -> list:
-    """Rankers from an installed embedding model (none ships with Codur yet: the hook
-    where one plugs in; its ranking is fused with BM25 by reciprocal rank)."""
-    return []
+def semantic_index(ctx: ToolContext, folder: Path | None) -> SemanticIndex | None:
+    """The embedding model's half of hybrid search, or None; either way one
+    `index.semantic` event says which (and why not)."""
+    config = ctx.config.embedding
+    why = (
+        f"tools.code_search is {ctx.config.code_search}"
+        if ctx.config.code_search != "hybrid"
+        else why_unavailable(config.model)
+    )
+    embedder = None
+    if not why:
+        try:
+            embedder = OnnxEmbedder(
+                config.model,
+                threads=config.threads,
+                max_tokens=config.max_tokens,
+                batch_size=config.batch_size,
+            )
+        except ModelUnavailable as exc:  # e.g. a model file that fails its sha256 check
+            why = str(exc)
+    if embedder is None:
+        ctx.bus.emit("index.semantic", model=config.model, off=why)
+        return None
+    ctx.bus.emit("index.semantic", model=config.model, off=None)
+    return SemanticIndex.load(folder, embedder, config.max_tokens)
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,7 @@ class DerivedCheck(BaseModel):
             failing_tests=failing,
             duration_s=run.duration_s,
             timed_out=run.timed_out,
+            ran=summary.passed + summary.failed > 0 or not summary.errors,
             hint=messages[0].split("\n")[0] if messages else f"failing: {', '.join(failing[:3])}",
         )
 

@@ -42,6 +42,9 @@ class Evidence(BaseModel):
     """pytest ids of the failing tests (tests checks)."""
     hint: str = ""
     """A short pointer to the failure (first wrong output line, failing test)."""
+    ran: bool = True
+    """A test check ran a test; False: pytest stopped at collection errors only (an
+    import of a module that does not exist, a syntax error), so no test body ran."""
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
