@@ -16,7 +16,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -246,11 +245,9 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     """Run `task` through the graph, checkpointed after every step (unless
     `runs.checkpoints` is off); with `resume`, go on with that run from its last
     checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py)."""
-    from langchain_core.messages import HumanMessage
     from langgraph.errors import GraphRecursionError
 
-    from codur.graph.build import build_graph
-    from codur.graph.checkpoint import forget, keep_only, open_saver, take_up, thread
+    from codur.graph.checkpoint import forget, keep_only, run_graph, take_up
     from codur.graph.working import working_memory
     from codur.scope import decide_scope
     from codur.task import file_refs
@@ -267,11 +264,6 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
             session.ws, cfg, session.run_id, task, session.bus, profile=session.profile
         )
         keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
-    steps = cfg.runtime.recursion_limit - (saved.step + 1 if saved else 0)
-    limit = {
-        "recursion_limit": max(1, steps),
-        **(saved.config if saved else thread(session.run_id)),
-    }
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(_node_log(session.memory, session.run_id))
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
@@ -282,21 +274,8 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
             session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
             session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         session.bus.emit("scope", **session.scope.summary())
-        with ExitStack() as stack:
-            saver = (
-                stack.enter_context(open_saver(session.ws.root)) if cfg.runs.checkpoints else None
-            )
-            graph = build_graph(saver)
-            first = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
-            if saved is None or saved.next:  # else it had ended: its last state is the end
-                for state in graph.stream(  # noqa: B007 - the last value is the final state
-                    None if saved else first,
-                    limit,
-                    context=session,
-                    stream_mode="values",
-                    durability="sync",
-                ):
-                    pass
+        for state in run_graph(session, task, saved):  # noqa: B007 - the last is the final state
+            pass
         status, message = state.get("status", "done"), state.get("status_message", "")
     except LimitReached as exc:
         status, message = "limit", str(exc)

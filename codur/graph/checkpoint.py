@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,35 @@ def open_saver(root: Path) -> Iterator[RunSaver]:
         yield saver
     finally:
         conn.close()
+
+
+def run_graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict[str, Any]]:
+    """The run graph's states, step by step, from the task or (`saved`) from that
+    checkpoint; each step saved before the next starts unless `runs.checkpoints` is off.
+    The recursion limit counts the steps a resumed run had taken."""
+    from langchain_core.messages import HumanMessage
+
+    from codur.graph.build import build_graph
+
+    cfg = session.config
+    if saved is not None and not saved.next:  # it had ended: its last state is the end
+        yield saved.values
+        return
+    steps = cfg.runtime.recursion_limit - (saved.step + 1 if saved else 0)
+    config = {
+        "recursion_limit": max(1, steps),
+        **(saved.config if saved else thread(session.run_id)),
+    }
+    first = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
+    with ExitStack() as stack:
+        saver = stack.enter_context(open_saver(session.ws.root)) if cfg.runs.checkpoints else None
+        yield from build_graph(saver).stream(
+            None if saved else first,
+            config,
+            context=session,
+            stream_mode="values",
+            durability="sync",
+        )
 
 
 def thread(run_id: str) -> dict[str, Any]:
