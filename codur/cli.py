@@ -15,10 +15,11 @@ from typer.core import TyperGroup
 
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
-from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir
+from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.cli import memory_app
+from codur.resume.cli import resume, runs
 from codur.undo.cli import diff, undo
 
 
@@ -104,6 +105,8 @@ def run(
     json_mode: Annotated[
         bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
     ] = False,
+    record: Record = None,
+    replay: Replay = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
     from codur.run import run_command
@@ -114,6 +117,8 @@ def run(
         "--max-iterations": ("runtime.max_iterations", max_iterations),
         "--max-llm-calls": ("runtime.max_llm_calls", 0 if no_model else max_llm_calls),
         "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
+        "--record": ("runs.record", str(record.resolve()) if record else None),
+        "--replay": ("runs.replay", str(replay.resolve()) if replay else None),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(
@@ -151,6 +156,8 @@ def ask(
 app.command()(undo)
 app.command()(diff)
 app.command()(chat)
+app.command()(runs)
+app.command()(resume)
 
 
 @config_app.command("show")

@@ -21,6 +21,14 @@ Overrides = Annotated[
 Profile = Annotated[
     str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")
 ]
+Record = Annotated[
+    Path | None,
+    typer.Option("--record", metavar="FILE", help="Save every model request and response (JSONL)."),
+]
+Replay = Annotated[
+    Path | None,
+    typer.Option("--replay", metavar="FILE", help="Answer from a recording instead of a model."),
+]
 
 
 def load(

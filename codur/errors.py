@@ -32,6 +32,8 @@ class ExitCode(IntEnum):
     MISSING_EXTRA = 7
     """A command needs an optional package that is not installed (`codur graph --ascii`
     or `--png`); the message names the pip extra to install."""
+    REPLAY_MISMATCH = 8
+    """`--replay`: the run asked the model something the recording does not hold."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -116,6 +118,12 @@ class MissingExtra(CodurError):
     """An optional package a command needs is not installed."""
 
     exit_code = ExitCode.MISSING_EXTRA
+
+
+class ReplayMismatch(CodurError):
+    """A replayed run asked a request its recording does not hold (the run diverged)."""
+
+    exit_code = ExitCode.REPLAY_MISMATCH
 
 
 class Interrupted(KeyboardInterrupt):

@@ -38,6 +38,7 @@ from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
 from codur.undo.diff import text_diff
+from codur.undo.records import RESUMABLE, RunRecord
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -74,11 +75,13 @@ def run_command(
     json_mode: bool,
     chat: SessionMemory | None = None,
     models: dict[str, Any] | None = None,
+    resume: RunRecord | None = None,
 ) -> int:
     """`codur run`: the task through the agent graph, then the summary. `chat`: the
     session memory of the `codur chat` session the task is a line of (told to the
     prompts, and updated); `models`: the chat models its earlier runs built (the run adds
-    those it builds)."""
+    those it builds); `resume`: go on with that interrupted run from its last checkpoint
+    (`codur resume`)."""
 
     def show(io: IO, result: RunResult, log: Path | None) -> None:
         report(io, result, log, loaded.config.display, workdir)
@@ -90,9 +93,13 @@ def run_command(
             chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
 
     context = chat.context() if chat is not None else ""
+
+    def work(session: Session, task: str) -> RunResult:
+        return run_task(session, task, resume)
+
     return _command(
-        loaded, workdir, task, "run", run_task, show, profile, verbose, json_mode,
-        chat_context=context, models=models,
+        loaded, workdir, task, "run", work, show, profile, verbose, json_mode,
+        chat_context=context, models=models, run_id=resume.run_id if resume else None,
     )  # fmt: skip
 
 
@@ -128,11 +135,12 @@ def _command(
     json_mode: bool,
     chat_context: str = "",
     models: dict[str, Any] | None = None,
+    run_id: str | None = None,
 ) -> int:
     """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
     then `show` (skipped when an error ends it: the CLI says that in one line). The
-    session has the project's memory (None with memory.enabled off), a chat's context
-    and the models a chat's earlier runs built."""
+    session has the project's memory (None with memory.enabled off), a chat's context,
+    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new)."""
     cfg = loaded.config
     cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
@@ -154,7 +162,10 @@ def _command(
         memory=Memory.open(workdir, cfg.memory, io.warn),
         chat_context=chat_context,
         models=models if models is not None else {},
+        redact=redact,
     )
+    if run_id is not None:
+        session.run_id = run_id
     log = None
     if cfg.log.enabled:
         log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
@@ -172,6 +183,7 @@ def _command(
             config=cfg.model_dump(mode="json"),
             config_layers=loaded.layers,
             warnings=loaded.warnings,
+            resumed=run_id is not None,
         )
         try:
             result = work(session, task)
@@ -229,11 +241,13 @@ def _tidy(session: Session) -> None:
         session.bus.emit("litter.removed", files=files, temp=temp)
 
 
-def run_task(session: Session, task: str) -> RunResult:
-    from langchain_core.messages import HumanMessage
+def run_task(session: Session, task: str, resume: RunRecord | None = None) -> RunResult:
+    """Run `task` through the graph, checkpointed after every step (unless
+    `runs.checkpoints` is off); with `resume`, go on with that run from its last
+    checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py)."""
     from langgraph.errors import GraphRecursionError
 
-    from codur.graph.build import build_graph
+    from codur.graph.checkpoint import forget, keep_only, run_graph, take_up
     from codur.graph.working import working_memory
     from codur.scope import decide_scope
     from codur.task import file_refs
@@ -244,26 +258,23 @@ def run_task(session: Session, task: str) -> RunResult:
     cfg = session.config
     _tidy(session)
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
+    saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
-        session.snapshot = begin(session.ws, cfg, session.run_id, task, session.bus)
-    limit = {"recursion_limit": cfg.runtime.recursion_limit}
+        session.snapshot = begin(
+            session.ws, cfg, session.run_id, task, session.bus, profile=session.profile
+        )
+        keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(_node_log(session.memory, session.run_id))
-    state: dict = {"task": task, "iterations": 0}
+    state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
     try:
-        if session.scope is None:
+        if session.scope is None:  # decided once (a resumed run has its checkpoint's)
             ignore = set(cfg.tools.ignore)
             session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
             session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         session.bus.emit("scope", **session.scope.summary())
-        graph = build_graph()
-        for state in graph.stream(  # noqa: B007 - the last value is the final state
-            {"task": task, "messages": [HumanMessage(task)], "iterations": 0},
-            limit,
-            context=session,
-            stream_mode="values",
-        ):
+        for state in run_graph(session, task, saved):  # noqa: B007 - the last is the final state
             pass
         status, message = state.get("status", "done"), state.get("status_message", "")
     except LimitReached as exc:
@@ -271,13 +282,16 @@ def run_task(session: Session, task: str) -> RunResult:
     except ApprovalRequired as exc:
         status, message = "approval", str(exc)
     except GraphRecursionError:
-        status, message = "limit", f"graph step limit reached ({limit['recursion_limit']} steps)"
+        steps = cfg.runtime.recursion_limit
+        status, message = "limit", f"graph step limit reached ({steps} steps)"
     except KeyboardInterrupt:
         status = "interrupted"
         raise
     finally:
         session.close()
-        touched = session.snapshot.finish(status)
+        touched = session.snapshot.finish(status, session.usage.calls)
+        if cfg.runs.checkpoints and status not in RESUMABLE:
+            forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
         if session.memory is not None:  # after the snapshot: memory is no change of the run
             _keep(session.memory, session.bus, state.get("preference"))
     files, diff = changes(session)

@@ -6,13 +6,17 @@ and the one place every change of Codur's passes (edit scope, approval, snapshot
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
 from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
+from codur.log import Redactor, secret_values
 from codur.models.client import ModelClient, Usage
 from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
@@ -22,8 +26,23 @@ from codur.workspace import Workspace
 
 if TYPE_CHECKING:
     from codur.memory.persistent import Memory
+    from codur.models.recording import Recorder
+    from codur.models.replay import Replay
     from codur.tools.context import ToolContext
     from codur.undo.snapshot import RunSnapshot
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """What a run's session has spent and changed so far. Every node of the run graph
+    writes it into the state (`codur.graph.nodes.traced`), so each checkpoint holds it and
+    a resumed run's session goes on from it (`Session.restore`)."""
+
+    usage: Usage
+    written: dict[str, bool]
+    """Paths Codur changed -> whether they existed before the run (RunSnapshot.saved)."""
+    scope: EditScope | None
+    """The edit scope as it stands (widened files, the model's test)."""
 
 
 @dataclass
@@ -38,6 +57,9 @@ class Session:
     """Asks the user a yes/no question, showing a diff first (None: nobody to ask, so an
     action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
+    redact: Redactor | None = None
+    """Keeps secrets out of what the run writes (the recording); None: the secrets of
+    this environment and of every profile's `api_key_env`."""
     snapshot: RunSnapshot | None = None
     """The workspace before the run, and what Codur changed since (set by run_task before
     anything runs; None in a session made by hand)."""
@@ -57,9 +79,14 @@ class Session:
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _tools: ToolContext | None = None
     _sandbox: Sandbox | None = None
+    _recorder: Recorder | None = None
+    _replay: Replay | None = None
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
+        if self.redact is None:
+            keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
+            self.redact = Redactor(secret_values(os.environ, keys))
         self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
 
     @property
@@ -168,8 +195,42 @@ class Session:
             self._tools.close()
 
     def client(self, profile: str | None = None) -> ModelClient:
-        """The model client for `profile` (default: --profile, else llm.default_profile)."""
+        """The model client for `profile` (default: --profile, else llm.default_profile),
+        recording (`runs.record`) or replaying (`runs.replay`) as configured."""
         name, prof = self.config.profile(profile or self.profile)
         if name not in self._clients:
-            self._clients[name] = ModelClient(name, prof, self.bus, self.usage, built=self.models)
+            runs = self.config.runs
+            if runs.replay and self._replay is None:
+                from codur.models.replay import Recording, Replay
+
+                self._replay = Replay(Recording.load(Path(runs.replay), self.usage.calls))
+            if runs.record and self._recorder is None:
+                from codur.models.recording import Recorder
+
+                self._recorder = Recorder(Path(runs.record), self.redact, self.usage.calls)
+            self._clients[name] = ModelClient(
+                name,
+                prof,
+                self.bus,
+                self.usage,
+                built=self.models,
+                replay=self._replay,
+                recorder=self._recorder,
+            )
         return self._clients[name]
+
+    def ledger(self) -> Ledger:
+        """What the run has spent and changed so far (a copy: the session goes on)."""
+        usage = replace(self.usage, by_profile=dict(self.usage.by_profile))
+        written = dict(self.snapshot.saved) if self.snapshot is not None else {}
+        return Ledger(usage, written, copy.deepcopy(self.scope))
+
+    def restore(self, ledger: Ledger) -> None:
+        """Go on from a checkpoint's ledger (a resumed run, before any model is built)."""
+        for name in ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens"):
+            setattr(self.usage, name, getattr(ledger.usage, name))
+        self.usage.by_profile = dict(ledger.usage.by_profile)
+        if self.snapshot is not None:
+            self.snapshot.saved.update(ledger.written)
+        if ledger.scope is not None:
+            self.scope = ledger.scope

@@ -18,6 +18,7 @@ from codur.config.sections import (
     EmbeddingConfig,
     MemoryConfig,
     RepairConfig,
+    RunsConfig,
     SamplingConfig,
     SandboxConfig,
     UndoConfig,
@@ -297,6 +298,8 @@ class CodurConfig(_Section):
     """Snapshots of the workspace taken before each run, for `codur undo` and `codur diff`."""
     memory: MemoryConfig = MemoryConfig()
     """Preferences, the `codur ask` answer cache and the node log, kept between runs."""
+    runs: RunsConfig = RunsConfig()
+    """Checkpoints for `codur resume`; recording and replaying model calls."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

@@ -96,6 +96,19 @@ class UndoConfig(_Section):
     undo cannot restore them."""
 
 
+class RunsConfig(_Section):
+    """Keeping a run so it can be resumed, and recording or replaying its model calls."""
+
+    checkpoints: bool = True
+    """Save the graph's state after every step (a SQLite file per folder in the user state
+    folder), so `codur resume` can continue an interrupted run from its last step."""
+    record: str | None = None
+    """Save every model request and response of the run to this JSONL file (`--record`)."""
+    replay: str | None = None
+    """Answer every model request from this recording (`--replay`) instead of a model;
+    a request it does not hold stops the run (exit code 8)."""
+
+
 class AskConfig(_Section):
     """`codur ask`: plan research steps, run each with tools, refine, then answer."""
 

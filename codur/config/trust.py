@@ -29,6 +29,8 @@ PROTECTED: tuple[str, ...] = (
     "tools.allow_outside_workspace",
     "tools.allow_secrets",
     "tools.secret_patterns",
+    "runs.record",
+    "runs.replay",
 )
 """Key paths (`*` is any one name; a section covers everything in it) that an untrusted
 project file may not set."""

@@ -24,6 +24,7 @@ any node raising -> the same node again (at most decide.MAX_NODE_RETRIES times) 
 
 from __future__ import annotations
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -46,7 +47,9 @@ from codur.graph.state import AgentState, ExecuteState
 from codur.session import Session
 
 
-def build_graph() -> CompiledStateGraph:
+def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+    """The run graph; with `checkpointer`, its state is saved after every step (for
+    `codur resume`: codur/graph/checkpoint.py)."""
     graph = StateGraph(AgentState, context_schema=Session)
     graph.set_node_defaults(error_handler=node_error)  # an exception: record, retry or end
     graph.add_node("textual_pre_plan", textual_pre_plan)
@@ -67,11 +70,14 @@ def build_graph() -> CompiledStateGraph:
     graph.add_edge("run_command", END)
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
-    return graph.compile()
+    return graph.compile(checkpointer=checkpointer)
 
 
 def build_execute() -> CompiledStateGraph:
-    """The execute step: the agent loop between the agent's start and its settling."""
+    """The execute step: the agent loop between the agent's start and its settling. Its
+    own steps are not checkpointed (its turn holds the agent and its bound tools, which
+    are no data: see codur/graph/checkpoint.py): a resumed run starts an interrupted
+    execute step again."""
     graph = StateGraph(
         ExecuteState, context_schema=Session, input_schema=AgentState, output_schema=AgentState
     )

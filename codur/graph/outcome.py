@@ -45,6 +45,11 @@ class Outcome:
     fingerprints: tuple[str, ...] = ()
     """Sampling: the failures of the candidates that ran."""
 
+    def __post_init__(self) -> None:
+        for name in ("files_changed", "notes", "candidates", "fingerprints"):
+            if not isinstance(getattr(self, name), tuple):  # revived from a checkpoint
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+
     @property
     def applied(self) -> bool:
         return self.kind in APPLIED

@@ -16,6 +16,7 @@ from codur.agents.loop import LoopState
 from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
 from codur.planning.calls import ToolCallSpec
+from codur.session import Ledger
 from codur.verify.result import VerificationResult
 
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
@@ -114,6 +115,9 @@ class AgentState(TypedDict, total=False):
     preference: StandingPreference | None
     """The task states a standing preference (the planner's `preference` action): the
     run ends without running an agent, and run_task keeps it in memory."""
+    ledger: Ledger
+    """The session's model calls, tokens, files changed and edit scope after the last
+    step (written by every node): a resumed run's session goes on from it."""
 
 
 class ExecuteState(AgentState, LoopState, total=False):

@@ -4,6 +4,10 @@ A provider module defines five functions (see `codur.models.base.Provider`):
 `build(name, profile)` -> a LangChain chat model, `classify(exc)` -> whether an error is
 worth retrying, `endpoint(profile)` -> the URL or file shown in error messages,
 `context_window(profile)` and `count_tokens(model, messages, tools)` for fitting prompts.
+A provider that replays answers in order may also define `advance(model, calls)`: a
+resumed run's model, built after `calls` requests of its profile were answered, skips
+that many (the scripted provider). `--replay` swaps in `replay.Replay` for every profile
+(`ModelClient.backend`); `--record` is `recording.Recorder`, called by `ModelClient`.
 Modules are imported only when a profile uses them, so `codur --help` stays fast.
 """
 

@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Any
 from codur.errors import LimitReached, ModelError, ModelUnreachable
 from codur.events import EventBus
 from codur.models import provider
+from codur.models.recording import tool_names
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, BaseMessage
 
     from codur.config.schema import LLMProfile
+    from codur.models.base import Provider
+    from codur.models.recording import Recorder
 
 
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -45,6 +48,8 @@ class Usage:
     cached_prompt_tokens: int = 0
     """Of `prompt_tokens`, those the provider did not evaluate again (a cached prefix)."""
     max_calls: int | None = None
+    by_profile: dict[str, int] = field(default_factory=dict)
+    """Calls per profile (a resumed run's scripted model goes on from its count)."""
 
 
 @dataclass
@@ -57,38 +62,51 @@ class ModelClient:
     built: dict[str, BaseChatModel] = field(default_factory=dict)
     """Chat models already built, by profile name: shared by the runs of a `codur chat`
     session, so a model loads once (and a scripted one goes on with its script)."""
+    replay: Provider | None = None
+    """Answers every request instead of the profile's provider (`--replay`)."""
+    recorder: Recorder | None = None
+    """Records every request and response (`--record`)."""
     _model: BaseChatModel | None = None
+
+    @property
+    def backend(self) -> Provider:
+        """Who serves the profile: the replay when replaying, else the profile's provider
+        (the one place the choice is made)."""
+        return self.replay if self.replay is not None else provider(self.profile.provider)
 
     @property
     def model(self) -> BaseChatModel:
         if self._model is None:
             self._model = self.built.get(self.name)
         if self._model is None:
-            prov = provider(self.profile.provider)
-            with self.bus.span(
-                "model.load", profile=self.name, endpoint=prov.endpoint(self.profile)
-            ):
+            prov = self.backend
+            endpoint = prov.endpoint(self.profile)
+            with self.bus.span("model.load", profile=self.name, endpoint=endpoint):
                 try:
                     self._model = prov.build(self.name, self.profile)
                 except (ModelUnreachable, ModelError):
                     raise
                 except OSError as exc:
-                    raise ModelUnreachable(
-                        f"profile '{self.name}' ({prov.endpoint(self.profile)}): {exc}"
-                    ) from exc
+                    raise ModelUnreachable(f"profile '{self.name}' ({endpoint}): {exc}") from exc
+            answered = self.usage.by_profile.get(self.name, 0)
+            advance = getattr(prov, "advance", None)  # optional: see models/__init__.py
+            if answered and advance is not None:
+                advance(self._model, answered)
             self.built[self.name] = self._model
         return self._model
 
     @property
     def context_window(self) -> int | None:
         """Tokens the model attends to (prompt plus reply); None when unknown."""
-        return provider(self.profile.provider).context_window(self.profile)
+        return self.backend.context_window(self.profile)
 
     def count_tokens(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> int:
         """Prompt tokens of `invoke(messages, tools)`: the model's own tokenizer for the
         embedded model (loads it), an estimate elsewhere (`codur.models.base`)."""
-        prov = provider(self.profile.provider)
-        return prov.count_tokens(lambda: self.model, messages, tools)
+        count = self.backend.count_tokens(lambda: self.model, messages, tools)
+        if self.recorder is not None:
+            self.recorder.tokens(messages, tool_names(tools), count)
+        return count
 
     def sampling(self, attempt: int) -> dict[str, Any]:
         """`invoke` settings for the `attempt`-th try at the same request: the profile's
@@ -125,15 +143,16 @@ class ModelClient:
         }
         model = self._configured(settings)
         model = model.bind_tools(list(tools)) if tools else model
-        prov = provider(self.profile.provider)
+        prov = self.backend
         self.usage.calls += 1
+        self.usage.by_profile[self.name] = self.usage.by_profile.get(self.name, 0) + 1
         self.bus.emit(
             "model.request",
             profile=self.name,
             call=self.usage.calls,
             **settings,
             messages=[_render(m) for m in messages],
-            tools=[getattr(t, "name", str(t)) for t in tools],
+            tools=tool_names(tools),
         )
         delay = self.profile.retry_backoff_s
         for attempt in range(self.profile.max_retries + 1):
@@ -183,6 +202,8 @@ class ModelClient:
             finish_reason=finish_reason(reply),
             duration_s=round(time.perf_counter() - start, 3),
         )
+        if self.recorder is not None:
+            self.recorder.call(self.name, messages, tool_names(tools), settings, reply)
         return reply
 
     def _configured(self, settings: dict[str, Any]) -> BaseChatModel:

@@ -7,7 +7,8 @@ that call raises ScriptedFailure, an exception no provider classifies (as a clie
 library's unexpected error would), so it reaches the graph's error handler. Running past
 the end is a fatal model error, so a test that makes more calls than it scripted fails
 loudly.
-Per-call temperature and seed are ignored: the script decides.
+Per-call temperature and seed are ignored: the script decides. A resumed run goes on
+with the response after the last one its checkpoint had used (`advance`).
 """
 
 from __future__ import annotations
@@ -116,6 +117,13 @@ def build(name: str, profile: LLMProfile) -> ScriptedChatModel:
     if not profile.script:
         raise ConfigError(f"profile '{name}': provider 'scripted' needs `script: FILE`")
     return from_messages(load_script(Path(profile.script).expanduser()))
+
+
+def advance(model: ScriptedChatModel, calls: int) -> None:
+    """Skip the first `calls` responses: a resumed run's profile had them answered already
+    (before its last checkpoint), so the script goes on from there."""
+    for _ in range(calls):
+        next(model.messages, None)
 
 
 def classify(exc: BaseException) -> ErrorKind | None:

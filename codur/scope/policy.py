@@ -54,6 +54,11 @@ class EditScope:
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
     _harness_source: dict[str, str] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        self.targets, self.oracle_editable = tuple(self.targets), tuple(self.oracle_editable)
+        if self.derived is not None:  # a checkpoint revives tuples as lists
+            self.derived = (list(self.derived[0]), self.derived[1])
+
     # --- what may change -----------------------------------------------------------
 
     def protected_oracle(self, path: str) -> bool:

@@ -24,8 +24,12 @@ def prune(history: History, config: CodurConfig, bus: EventBus) -> list[str]:
     Returns the run ids deleted."""
     keep_runs, keep_days = config.undo.keep_runs, config.undo.keep_days
     doomed: dict[tuple[str, str], tuple[History, RunRecord]] = {}
-    if keep_runs:  # the run starting now will be one of the last `keep_runs`
-        for record in history.records()[keep_runs - 1 :]:
+    if keep_runs:  # the run starting now will be one of the last `keep_runs`; runs that
+        # changed nothing are counted apart, so they never push an undoable run out
+        runs = history.runs()
+        kept = [r for r in runs if r.snapshots][keep_runs - 1 :]
+        unchanged = [r for r in runs if not r.snapshots][keep_runs - 1 :]
+        for record in kept + unchanged:
             doomed[(record.workspace, record.run_id)] = (history, record)
     if keep_days:
         cutoff = datetime.now(timezone.utc) - timedelta(days=keep_days)
@@ -47,7 +51,7 @@ def prune(history: History, config: CodurConfig, bus: EventBus) -> list[str]:
         live = [
             snap
             for _, r in all_records(history.state)
-            if r.kind == "files"
+            if r.kind == "files" and r.snapshots
             for snap in (r.start, r.end)
             if snap
         ] + remembered(history.state)

@@ -48,11 +48,27 @@ class RunRecord:
     """For an undo: the run it undid."""
     undone_by: str = ""
     """The undo that put this run's changes back ("" if none)."""
+    snapshots: bool = True
+    """False: the run ended having changed nothing, so its snapshots were dropped (the
+    record stays for `codur runs`; undo and diff skip it)."""
+    profile: str = ""
+    """The profile chosen on the command line ("" : llm.default_profile)."""
+    config: dict = field(default_factory=dict)
+    """The run's effective config, as JSON (`codur resume` runs on with it)."""
+    model_calls: int = 0
+    """Model calls the run made (set when it ends)."""
+    pid: int = 0
+    """The Codur process running it (a run whose process is gone without an end was
+    killed)."""
 
     @property
     def started_at(self) -> datetime:
         return datetime.fromisoformat(self.started)
 
+
+RESUMABLE = frozenset({"running", "interrupted", "error", "approval"})
+"""Statuses of runs `codur resume` can continue: killed, stopped by a signal, failed
+(a model server gone, a crash) or stopped for an approval nobody could give."""
 
 LAST = "last-files-snapshot"
 """File (in a workspace's records folder) naming its newest file-store snapshot."""
@@ -103,25 +119,31 @@ class History:
     def delete(self, run_id: str) -> None:
         (self.folder / f"{run_id}.json").unlink(missing_ok=True)
 
-    def records(self) -> list[RunRecord]:
-        """This workspace's runs, newest first (a damaged record file is named in
-        `damaged` and otherwise left alone)."""
+    def runs(self) -> list[RunRecord]:
+        """Every recorded run of this workspace, newest first, those that changed nothing
+        included (a damaged record file is named in `damaged` and otherwise left alone)."""
         records, self.damaged = _load_all(self.folder)
         return records
 
-    def find(self, run_id: str) -> RunRecord:
-        """The run whose id is `run_id`, starts with it, or ends with it; UsageError if
-        none or several match."""
-        records = self.records()
+    def records(self) -> list[RunRecord]:
+        """This workspace's runs that keep snapshots (for undo and diff), newest first."""
+        return [r for r in self.runs() if r.snapshots]
+
+    def find(self, run_id: str, every: bool = False) -> RunRecord:
+        """The run whose id is `run_id`, starts with it, or ends with it (among all runs
+        with `every`, else among those with snapshots); UsageError if none or several
+        match."""
+        records = self.runs() if every else self.records()
         exact = [r for r in records if r.run_id == run_id]
         ends = {r.run_id: (r.run_id[: len(run_id)], r.run_id[-len(run_id) :]) for r in records}
         found = exact or [r for r in records if run_id and run_id in ends[r.run_id]]
         if len(found) == 1:
             return found[0]
+        option, listing = ("", "codur runs") if every else ("--run ", "codur undo --list")
         if not found:
-            raise UsageError(f"--run {run_id}: no such run in {self.root} (see codur undo --list)")
+            raise UsageError(f"{option}{run_id}: no such run in {self.root} (see {listing})")
         names = ", ".join(r.run_id for r in found)
-        raise UsageError(f"--run {run_id}: ambiguous, it matches {names}")
+        raise UsageError(f"{option}{run_id}: ambiguous, it matches {names}")
 
     def last_to_undo(self) -> RunRecord | None:
         """The newest run that changed something and is not undone (undos themselves are

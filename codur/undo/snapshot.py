@@ -3,6 +3,7 @@ and the files Codur itself changed in between (for the run's diff and its checks
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -12,7 +13,7 @@ from codur.events import EventBus
 from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
-from codur.undo.records import History, RunRecord, now_iso
+from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.workspace import CODUR_DIR, Workspace
@@ -97,9 +98,10 @@ class RunSnapshot:
             return None
         return "changed" if path in self.start else "created"
 
-    def finish(self, status: str) -> list[str]:
+    def finish(self, status: str, model_calls: int = 0) -> list[str]:
         """Snapshot the workspace as the run leaves it and record the run; a run that
-        changed nothing leaves no record. Returns the paths the run changed."""
+        changed nothing keeps no snapshots (unless it can be resumed), only its record.
+        Returns the paths the run changed."""
         started = time.perf_counter()
         run_id = self.record.run_id
         taken = self.store.take(run_id, parent=self.record.start)
@@ -108,22 +110,30 @@ class RunSnapshot:
         changes = changed(self.start, taken.tree)
         self.record.end, self.record.ended, self.record.status = taken.snap, now_iso(), status
         self.record.changed = changes
+        self.record.model_calls = model_calls
         self.record.skipped = sorted({*self.record.skipped, *_left_out(taken)})
-        if changes:
+        self.record.snapshots = bool(changes) or status in RESUMABLE
+        if self.record.snapshots:
             self.store.keep(run_id, taken.snap)
-            self.history.save(self.record)
         else:
             self.store.drop(run_id)
-            self.history.delete(run_id)
+        self.history.save(self.record)
         self.store.done(run_id)
         _emit(self.bus, "end", self.store, taken, started, self.warned)
         return changes
 
 
 def begin(
-    ws: Workspace, config: CodurConfig, run_id: str, task: str, bus: EventBus, undo_of: str = ""
+    ws: Workspace,
+    config: CodurConfig,
+    run_id: str,
+    task: str,
+    bus: EventBus,
+    undo_of: str = "",
+    profile: str | None = None,
 ) -> RunSnapshot:
-    """Prune old snapshots, then snapshot the workspace before the run does anything."""
+    """Prune old snapshots, then snapshot the workspace before the run does anything. The
+    record keeps what `codur resume` needs: the profile and the effective config."""
     from codur.undo.prune import prune
 
     history = History(state_root(), ws.root)
@@ -146,12 +156,25 @@ def begin(
         history.remember(taken.snap)
     record = RunRecord(
         run_id, str(ws.root), store.kind, task, now_iso(), taken.snap,
-        skipped=_left_out(taken), undo_of=undo_of,
+        skipped=_left_out(taken), undo_of=undo_of, profile=profile or "",
+        config={} if undo_of else config.model_dump(mode="json"), pid=os.getpid(),
     )  # fmt: skip
     history.save(record)
     warned: set[str] = set()
     _emit(bus, "start", store, taken, started, warned)
     return RunSnapshot(ws, store, history, record, taken.tree, bus, began_ns, warned=warned)
+
+
+def reopen(ws: Workspace, config: CodurConfig, record: RunRecord, bus: EventBus) -> RunSnapshot:
+    """A run's snapshot side again, for `codur resume`: the same start snapshot, the
+    record marked running in this process."""
+    store = open_store(ws, config, kind=record.kind)
+    start = store.tree(record.start)
+    began_ns = int(record.started_at.timestamp() * 1_000_000_000)
+    record.status, record.pid = "running", os.getpid()
+    history = History(state_root(), ws.root)
+    history.save(record)
+    return RunSnapshot(ws, store, history, record, start, bus, began_ns)
 
 
 def _cache(store: Store, last: str | None) -> Tree:

@@ -1,0 +1,49 @@
+"""`codur runs` and `codur resume`: the command-line side (the work is in commands.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from codur.cli_options import WorkDir
+
+
+def runs(directory: WorkDir = Path(".")) -> int:
+    """List this folder's runs, newest first: status, task, start, model calls, changes."""
+    from codur.resume import commands
+    from codur.ui import IO
+    from codur.workspace import Workspace
+
+    return commands.list_runs(Workspace(_folder(directory)), IO())
+
+
+def resume(
+    run_id: Annotated[
+        str | None,
+        typer.Argument(
+            help="The run to resume (an id, or its start or end; default: the "
+            "latest interrupted run of this folder)."
+        ),
+    ] = None,
+    directory: WorkDir = Path("."),
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
+    json_mode: Annotated[
+        bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
+    ] = False,
+) -> int:
+    """Continue an interrupted run (Ctrl-C, killed, crashed, model server gone) from its
+    last completed step, with the task, profile and config it started with."""
+    from codur.resume import commands
+    from codur.workspace import Workspace
+
+    return commands.resume(Workspace(_folder(directory)), run_id, verbose, json_mode)
+
+
+def _folder(directory: Path) -> Path:
+    from codur.errors import UsageError
+
+    if not directory.is_dir():
+        raise UsageError(f"-C {directory}: not a folder")
+    return directory.resolve()

@@ -1,0 +1,120 @@
+"""`codur runs` and `codur resume`, read from the run records (`codur.undo.records`) and
+the checkpoints (`codur.graph.checkpoint`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codur.config import CodurConfig, LoadedConfig
+from codur.errors import ExitCode, UsageError
+from codur.graph.checkpoint import last_checkpoint
+from codur.result import EXIT_CODES
+from codur.ui import IO
+from codur.undo import state_root
+from codur.undo.records import RESUMABLE, History, RunRecord
+from codur.workspace import Workspace
+
+TASK_CHARS = 50
+"""Characters of a task shown in the list."""
+
+
+def status(record: RunRecord) -> str:
+    """The run's status as the list shows it: a run still marked running whose process
+    is gone was killed."""
+    if record.status == "running" and not alive(record.pid):
+        return "killed"
+    return record.status
+
+
+def alive(pid: int) -> bool:
+    """Whether a Codur process `pid` is running (a pid reused by another program is not)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not cmdline.parent.parent.is_dir():
+        return True  # no /proc here: trust the pid
+    try:
+        return b"codur" in cmdline.read_bytes()
+    except OSError:
+        return False
+
+
+def resumable(record: RunRecord) -> bool:
+    """Whether `codur resume` can go on with the run (killed, or stopped resumably)."""
+    now = status(record)
+    return bool(record.config) and (now == "killed" or now in RESUMABLE - {"running"})
+
+
+def list_runs(ws: Workspace, io: IO) -> int:
+    history = History(state_root(), ws.root)
+    records = [r for r in history.runs() if not r.undo_of]
+    if not records:
+        io.info(f"no recorded runs in {ws.root}")
+        return ExitCode.OK
+    rows = []
+    for r in records:
+        when = r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        calls = r.model_calls
+        if r.status == "running":  # killed (or running): its checkpoint knows
+            saved = last_checkpoint(ws.root, r.run_id)
+            ledger = saved.values.get("ledger") if saved else None
+            calls = ledger.usage.calls if ledger is not None else 0
+        changed = str(len(r.changed)) if r.end else "?"
+        note = f"codur resume {r.run_id}" if resumable(r) else ""
+        rows.append([r.run_id, when, status(r), _short(r.task), str(calls), changed, note])
+    columns = ["run", "started", "status", "task", "model calls", "changed", "resume"]
+    io.table(f"Runs in {ws.root} (newest first)", columns, rows)
+    return ExitCode.OK
+
+
+def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) -> int:
+    """Go on with run `run_id` (default: the latest interrupted one) from its last
+    checkpoint; a run that had ended is only reported (its exit code)."""
+    from codur.run import run_command
+
+    history = History(state_root(), ws.root)
+    if run_id:
+        record = history.find(run_id, every=True)
+    else:
+        record = next((r for r in history.runs() if resumable(r)), None)
+        if record is None:
+            raise UsageError(f"no interrupted run to resume in {ws.root} (see codur runs)")
+    io = IO(json_mode=json_mode)
+    if record.undo_of:
+        raise UsageError(f"run {record.run_id} is an undo (of {record.undo_of}), not a task")
+    if status(record) == "running":
+        raise UsageError(f"run {record.run_id} is still running (process {record.pid})")
+    if record.status not in RESUMABLE:
+        io.info(
+            f"run {record.run_id} has ended ({record.status}, {record.ended}): nothing to resume"
+        )
+        return EXIT_CODES.get(record.status, ExitCode.OK)
+    if not record.config:
+        raise UsageError(f"run {record.run_id} was recorded without its settings: not resumable")
+    config = CodurConfig.model_validate(record.config)
+    if not config.runs.checkpoints:
+        raise UsageError(f"run {record.run_id} kept no checkpoints (runs.checkpoints was off)")
+    loaded = LoadedConfig(config, {}, [f"run {record.run_id}'s config"])
+    if not json_mode:
+        io.info(f"resuming run {record.run_id} ({status(record)}): {_short(record.task)}")
+    return run_command(
+        loaded,
+        ws.root,
+        record.task,
+        profile=record.profile or None,
+        verbose=verbose,
+        json_mode=json_mode,
+        resume=record,
+    )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= TASK_CHARS else text[: TASK_CHARS - 3] + "..."

@@ -1,0 +1,215 @@
+"""Resumable runs: a real `codur` process is killed (SIGKILL) mid-run, or loses its model,
+and `codur resume` takes it to the end an uninterrupted run reaches; `codur runs` lists
+the runs. Real processes, real files; the model is the scripted one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file
+
+from codur.errors import ExitCode
+
+HOLD = (
+    "    import os, time\n"
+    "    if os.environ.get('HOLD_FOR_CODUR_TEST'):  # held until Codur is gone\n"
+    "        parent = os.getppid()\n"
+    "        while os.getppid() == parent:\n"
+    "            time.sleep(0.05)\n"
+)
+HELD_WRONG = WRONG.replace("    s = 0\n", HOLD + "    s = 0\n", 1)
+"""The model's first (wrong) edit: run with the variable set, it waits for Codur to die."""
+
+
+def folder(root: Path) -> Path:
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    return root
+
+
+def records(work: Path) -> list[dict]:
+    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+
+
+def keys(recording: Path) -> list[str]:
+    lines = [json.loads(line) for line in recording.read_text().splitlines()]
+    return [line["key"] for line in lines if line["kind"] == "call"]
+
+
+def wait_for(condition, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def checking_first_edit(work: Path) -> bool:
+    """The debug log shows the check of the model's first edit under way."""
+    log = work / "codur_debug.log"
+    if not log.is_file():
+        return False
+    seen_reply = False
+    for line in log.read_text().splitlines():
+        if not line.endswith("}"):
+            continue  # being written
+        event = json.loads(line)
+        seen_reply = seen_reply or event["event"] == "model.response"
+        if seen_reply and event["event"] == "node.start" and event["node"] == "verify":
+            return True
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_stopped_run_resumes_to_the_end_an_uninterrupted_run_reaches(
+    tmp_path: Path, signum: int
+) -> None:
+    """Killed (SIGKILL: no cleanup, no end record) or stopped (SIGTERM: cleaned up like
+    Ctrl-C, status interrupted) while the check of the model's first edit runs."""
+    flags = scripted_profile(
+        tmp_path, [whole_file("main.py", HELD_WRONG), whole_file("main.py", FIXED)]
+    )
+    # the reference: the same task, never interrupted (the variable unset: nothing waits)
+    ref = folder(tmp_path / "ref")
+    done = run_cli([*flags, "--record", str(tmp_path / "ref.jsonl"), "fix @main.py"], cwd=ref)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the same run, stopped while the check of the model's first edit runs
+    work = folder(tmp_path / "work")
+    recording = tmp_path / "work.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOLD_FOR_CODUR_TEST": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codur", *flags, "--record", str(recording), "fix @main.py"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: checking_first_edit(work))
+    finally:
+        proc.send_signal(signum)
+        proc.wait(timeout=60)
+    run_id = records(work)[0]["run"]
+    if signum == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+        assert records(work)[-1]["event"] != "run.end"  # no end: it was killed
+        stopped = "killed"
+    else:
+        assert proc.returncode == ExitCode.TERMINATED
+        assert records(work)[-1]["event"] == "run.end"
+        stopped = records(work)[-1]["status"]
+        assert stopped == "interrupted"
+    listing = run_cli(["runs"], cwd=work)
+    assert listing.returncode == 0
+    row = next(line for line in listing.stdout.splitlines() if run_id in line)
+    cells = [cell.strip() for cell in row.split("│")]
+    assert cells[2] == stopped and cells[3] == "fix @main.py"
+    assert cells[6] == f"codur resume {run_id}"
+    made = sum(1 for r in records(work) if r["event"] == "model.response")
+    assert cells[4] == str(made)  # model calls (a killed run's from its checkpoint)
+
+    resumed = run_cli(["resume"], cwd=work)  # the latest interrupted run of the folder
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"resuming run {run_id} ({stopped})" in resumed.stdout
+    assert (work / "main.py").read_text() == (ref / "main.py").read_text() == FIXED
+    log = records(work)
+    start = next(r for r in log if r["event"] == "run.resume")
+    before = [r for r in log[: log.index(start)] if r["event"] == "model.response"]
+    assert start["run"] == run_id and start["model_calls"] == len(before)  # none made again
+    if signum == signal.SIGKILL:  # held in the check: it goes on with that check
+        assert start["next"] == ["verify"] and start["model_calls"] == 1
+    ends = [records(ref)[-1], records(work)[-1]]
+    assert [e["event"] for e in ends] == ["run.end", "run.end"]
+    for field in ("status", "check", "model_calls", "iterations", "files_changed", "diff"):
+        assert ends[0][field] == ends[1][field], field
+    assert ends[1]["status"] == "verified" and ends[1]["model_calls"] == 2
+    # the resumed run asked the model exactly what the uninterrupted run did
+    assert keys(recording) == keys(tmp_path / "ref.jsonl") and len(keys(recording)) == 2
+
+    again = run_cli(["resume", run_id], cwd=work)
+    assert again.returncode == 0
+    assert f"run {run_id} has ended (verified" in again.stdout
+    listing = run_cli(["runs"], cwd=work)
+    row = next(line for line in listing.stdout.splitlines() if run_id in line)
+    assert "verified" in row and stopped not in row and "codur resume" not in row
+
+
+def test_a_run_whose_model_went_away_resumes_once_it_is_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The model fails (the script runs out: a fatal model error, exit code 3) after the
+    first attempt; the checkpoints keep the run, and resume goes on from the failed step."""
+    from codur.graph.build import build_graph
+    from codur.graph.checkpoint import last_checkpoint, open_saver, serializer, thread
+    from codur.graph.outcome import Outcome
+    from codur.session import Ledger
+    from codur.verify.evidence import Evidence
+    from codur.verify.result import VerificationResult
+
+    work = folder(tmp_path / "work")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)])
+    gone = run_cli([*flags, "fix @main.py"], cwd=work)
+    assert gone.returncode == ExitCode.MODEL_UNREACHABLE, gone.stdout + gone.stderr
+    run_id = records(work)[0]["run"]
+
+    # the checkpoints, read back from the SQLite file: typed values, as they were
+    saved = last_checkpoint(work, run_id)
+    assert saved is not None and saved.next == ("execute",)  # the second attempt's
+    with open_saver(work) as saver:
+        history = list(build_graph(saver).get_state_history(thread(run_id)))
+    reviewed = next(h.values for h in history if h.next == ("review",))  # after 1st attempt
+    assert isinstance(reviewed["outcome"], Outcome) and reviewed["outcome"].kind == "edited"
+    assert reviewed["outcome"].files_changed == ("main.py",)
+    serde = serializer()  # a value revived and saved again comes back the same
+    assert serde.loads_typed(serde.dumps_typed(reviewed)) == reviewed
+    values = saved.values
+    assert values["attempts"][0]["outcome"] == "failed"
+    verdict = values["verification"]
+    assert isinstance(verdict, VerificationResult) and not verdict.passed
+    assert verdict.strategy == "output" and isinstance(verdict.evidence[0], Evidence)
+    ledger = values["ledger"]
+    assert isinstance(ledger, Ledger) and ledger.usage.calls == 1
+    assert ledger.written == {"main.py": True} and ledger.scope.targets == ("main.py",)
+    assert ledger.scope.oracle == {"expected.txt": b"10\n"}
+    # every type in the state is known to the serde: nothing was blocked or guessed
+    assert not [r for r in caplog.records if r.name.startswith("langgraph")]
+    assert "langgraph" not in gone.stderr
+
+    script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
+    script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))
+    resumed = run_cli(["resume", run_id[-6:]], cwd=work)  # the id's end names it too
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert (work / "main.py").read_text() == FIXED
+    end = records(work)[-1]
+    assert end["status"] == "verified" and end["model_calls"] == 2 and end["iterations"] == 2
+    assert last_checkpoint(work, run_id) is None  # it ended: its checkpoints are gone
+
+
+def test_resume_of_an_unknown_run_or_with_nothing_to_resume(tmp_path: Path) -> None:
+    unknown = run_cli(["resume", "20200101T000000-abcdef"], cwd=tmp_path)
+    assert unknown.returncode == ExitCode.USAGE
+    assert unknown.stderr.strip().splitlines() == [
+        f"codur: error: 20200101T000000-abcdef: no such run in {tmp_path} (see codur runs)"
+    ]
+    nothing = run_cli(["resume"], cwd=tmp_path)
+    assert nothing.returncode == ExitCode.USAGE
+    assert "no interrupted run to resume" in nothing.stderr
+    assert run_cli(["runs"], cwd=tmp_path).stdout.startswith("no recorded runs in")
+
+
+def test_every_checkpointed_state_type_exists() -> None:
+    """STATE_TYPES names real classes (a renamed one would be silently left unrevived)."""
+    import importlib
+
+    from codur.graph.checkpoint import STATE_TYPES
+
+    for module, name in STATE_TYPES:
+        assert isinstance(getattr(importlib.import_module(module), name), type), (module, name)
