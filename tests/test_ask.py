@@ -206,3 +206,20 @@ def test_the_question_is_searched_before_the_plan_and_every_node_sees_it(tmp_pat
     assert not [e for e in events if e.kind == "ask.retrieve"]
     first = [e.data["messages"] for e in events if e.kind == "model.request"][0][0]["content"]
     assert "Code search for the question" not in first
+
+
+def test_definitions_named_without_a_location_are_grounded_from_the_index(
+    tmp_path: Path,
+) -> None:
+    root = repo(tmp_path / "w")
+    answer = (
+        "`merge` lets later layers win; `Loader.load()` folds the files in order "
+        "(`cfg/loader.py:19`), `merge` again, and `nothing_like_this` is not code."
+    )
+    result, events = ask_in_process(root, [PLAN, SUMMARY, FINISH, answer])
+    assert result.answer.startswith("`merge` (`cfg/loader.py:8`) lets later layers win;")
+    assert "`Loader.load()` folds" in result.answer  # cited already: left as it is
+    assert result.answer.count("cfg/loader.py:8`") == 1  # the first mention only
+    assert "`nothing_like_this` is not code" in result.answer
+    assert [e.data["added"] for e in events if e.kind == "ask.grounded"] == [1]
+    assert all(c.exists for c in result.citations)

@@ -5,11 +5,11 @@ writes a user's file (the code index lives in Codur's own `.codur/` folder)."""
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from codur.ask.ground import CITATION
 from codur.errors import ExitCode, LimitReached
 from codur.session import Session
 from codur.workspace import Workspace
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
 NO_ANSWER = "No answer was written; the findings so far:\n\n"
 """How an answer made of the findings alone starts (never cached)."""
-CITATION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py):(\d+)(?:-(\d+))?")
-"""`path.py:12` or `path.py:12-30` in an answer."""
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,17 @@
-"""synthesizer: the markdown answer from the findings, citing `path:line`."""
+"""synthesizer: the markdown answer from the findings, citing `path:line`; definitions it
+names in backticks without a location get one from the code index (ground.py)."""
 
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from codur.ask.ground import ground
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.state import AskState
 from codur.resources import prompt
 from codur.session import Session
+from codur.tools.code import code_index
 
 
 @traced("synthesizer")
@@ -19,4 +22,12 @@ def synthesizer(state: AskState, runtime: Runtime[Session]) -> dict:
         findings=evidence(state, cfg.max_finding_chars),
     )
     reply = client(runtime).invoke([SystemMessage(text), HumanMessage(state["question"])])
-    return {"answer": str(reply.content).strip()}
+    session = runtime.context
+    answer, added = ground(
+        str(reply.content).strip(),
+        code_index(session.tool_context()),
+        set(state.get("files_read") or []),
+    )
+    if added:
+        session.bus.emit("ask.grounded", added=added)
+    return {"answer": answer}
