@@ -29,7 +29,7 @@ from codur.errors import (
     Interrupted,
     LimitReached,
 )
-from codur.events import Event, EventBus
+from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
 from codur.memory.session import Exchange, SessionMemory
@@ -42,7 +42,7 @@ from codur.undo.records import RESUMABLE, RunRecord
 from codur.workspace import Workspace
 
 if TYPE_CHECKING:
-    from codur.graph.state import StandingPreference
+    pass
 
 __all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
 
@@ -265,7 +265,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         )
         keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
-        session.bus.subscribe(_node_log(session.memory, session.run_id))
+        session.bus.subscribe(session.memory.node_sink(session.run_id))
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
     try:
@@ -293,7 +293,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         if cfg.runs.checkpoints and status not in RESUMABLE:
             forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
         if session.memory is not None:  # after the snapshot: memory is no change of the run
-            _keep(session.memory, session.bus, state.get("preference"))
+            preference = state.get("preference")
+            if preference is not None:  # the planner took the task as a standing preference
+                session.memory.remember_preference(preference.text, preference.scope)
+            session.memory.save(lambda message: session.bus.emit("warning", message=message))
     files, diff = changes(session)
     working = working_memory(state, cfg.planning.keep_feedback_messages)
     verdict = state.get("verification")
@@ -319,21 +322,3 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         files_read=list(state.get("context_files", {})),
         last_error=working.last_error,
     )
-
-
-def _node_log(memory: Memory, run_id: str) -> Callable[[Event], None]:
-    """An event sink that keeps each finished node in the memory's node log."""
-
-    def sink(event: Event) -> None:
-        if event.kind == "node.end":
-            data = event.data
-            memory.log_node(run_id, data["node"], data["duration_s"], data.get("error", ""))
-
-    return sink
-
-
-def _keep(memory: Memory, bus: EventBus, preference: StandingPreference | None) -> None:
-    """Keep what the run leaves in memory (a standing preference, the node log) and save."""
-    if preference is not None:
-        memory.remember_preference(preference.text, preference.scope)
-    memory.save(lambda message: bus.emit("warning", message=message))

@@ -9,13 +9,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from codur.config.sections import MemoryConfig
 from codur.errors import WorkspaceError
+from codur.events import Event
 from codur.memory.store import (
     CachedAnswer,
     MemoryFile,
@@ -143,6 +144,16 @@ class Memory:
         log.append(record)
         del log[: max(0, len(log) - self.config.max_node_log)]
         self.project.dirty = True
+
+    def node_sink(self, run_id: str) -> Callable[[Event], None]:
+        """An event sink keeping each finished node (`node.end`) of run `run_id`."""
+
+        def sink(event: Event) -> None:
+            if event.kind == "node.end":
+                data = event.data
+                self.log_node(run_id, data["node"], data["duration_s"], data.get("error", ""))
+
+        return sink
 
     # -- forgetting ---------------------------------------------------------------------
     def forget(self, key: str) -> str | None:
