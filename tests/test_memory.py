@@ -80,6 +80,11 @@ def test_repeated_ask_is_answered_from_the_cache_until_a_file_it_read_changes(
     assert human.returncode == 0 and ANSWER in human.stdout
     assert "answered from the cache" in human.stdout
 
+    other = [*flags, "-o", "ask.retrieve_results=2"]  # other research settings: not reused
+    assert ask(root, other)[0]["cached"] is False
+    other_model = [*flags, "-o", "llm.profiles.s.temperature=0.5"]  # another model setting
+    assert ask(root, other_model)[0]["cached"] is False
+
 
 def test_ask_cache_can_be_switched_off(tmp_path: Path) -> None:
     root = tmp_path / "w"

@@ -91,7 +91,8 @@ def ask_question(session: Session, question: str) -> AskResult:
     from codur.ask.build import build_ask_graph
 
     memory = session.memory
-    if memory is not None and (hit := memory.cached_answer(question)) is not None:
+    answered_by = _answered_by(session)
+    if memory is not None and (hit := memory.cached_answer(question, answered_by)) is not None:
         session.bus.emit("ask.cached", key=hit.key, files=sorted(hit.files), added=hit.added)
         message = (
             f"answered from the cache ({hit.key}, {hit.added}): the files it read are unchanged"
@@ -106,10 +107,22 @@ def ask_question(session: Session, question: str) -> AskResult:
         session.close()
     written = result.answer and not result.answer.startswith(NO_ANSWER)
     if memory is not None and result.status == "done" and written:
-        profile = session.config.profile(session.config.ask.profile or session.profile)[0]
-        memory.keep_answer(question, result.files_read, result.answer, profile)
+        memory.keep_answer(question, result.files_read, result.answer, answered_by)
         memory.save(lambda text: session.bus.emit("warning", message=text))
     return result
+
+
+def _answered_by(session: Session) -> str:
+    """Who answers: the ask profile's name and a digest of its settings and of the ask
+    config, so a cached answer is reused only for the same model and research settings."""
+    import hashlib
+    import json
+
+    cfg = session.config
+    name, profile = cfg.profile(cfg.ask.profile or session.profile)
+    settings = {"profile": profile.model_dump(mode="json"), "ask": cfg.ask.model_dump(mode="json")}
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{name}@{digest}"
 
 
 def answer(graph: CompiledStateGraph, session: Session, question: str) -> AskResult:

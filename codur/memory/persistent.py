@@ -107,12 +107,13 @@ class Memory:
         return preference
 
     # -- the ask cache -------------------------------------------------------------------
-    def cached_answer(self, question: str) -> CachedAnswer | None:
-        """The answer kept for `question`, if every file it read is as it was then."""
+    def cached_answer(self, question: str, profile: str) -> CachedAnswer | None:
+        """The answer kept for `question` by the same model and settings (`profile`, as
+        given to keep_answer), if every file it read is as it was then."""
         if not self.config.cache_answers:
             return None
         entry = self.project.data.answers.get(_key("ask", question))
-        if entry is None or entry.question != normalize(question):
+        if entry is None or entry.question != normalize(question) or entry.profile != profile:
             return None
         return entry if file_digests(self.root, entry.files) == entry.files else None
 
