@@ -183,6 +183,23 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     assert not [r for r in caplog.records if r.name.startswith("langgraph")]
     assert "langgraph" not in gone.stderr
 
+    # a run recorded by another Codur version (a setting it knew that this one does not)
+    from codur.undo import state_root
+    from codur.undo.records import History
+
+    record_file = History(state_root(), work).folder / f"{run_id}.json"
+    kept = record_file.read_text()
+    data = json.loads(kept)
+    data["config"]["llm"]["retired_setting"] = 1
+    record_file.write_text(json.dumps(data))
+    older = run_cli(["resume", run_id], cwd=work)
+    assert older.returncode == ExitCode.USAGE, older.stdout + older.stderr
+    assert older.stderr.strip().splitlines() == [
+        f"codur: error: run {run_id} was recorded by another Codur version "
+        "(llm.retired_setting: Extra inputs are not permitted): start it again"
+    ]
+    record_file.write_text(kept)
+
     script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
     script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))
     resumed = run_cli(["resume", run_id[-6:]], cwd=work)  # the id's end names it too

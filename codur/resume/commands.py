@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from codur.config import CodurConfig, LoadedConfig
 from codur.errors import ExitCode, UsageError
 from codur.graph.checkpoint import last_checkpoint
@@ -98,7 +100,15 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
         return EXIT_CODES.get(record.status, ExitCode.OK)
     if not record.config:
         raise UsageError(f"run {record.run_id} was recorded without its settings: not resumable")
-    config = CodurConfig.model_validate(record.config)
+    try:
+        config = CodurConfig.model_validate(record.config)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise UsageError(
+            f"run {record.run_id} was recorded by another Codur version ({where}: "
+            f"{first['msg']}): start it again"
+        ) from None
     if not config.runs.checkpoints:
         raise UsageError(f"run {record.run_id} kept no checkpoints (runs.checkpoints was off)")
     loaded = LoadedConfig(config, {}, [f"run {record.run_id}'s config"])
