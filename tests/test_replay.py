@@ -196,3 +196,17 @@ def test_an_embedded_model_run_replays_to_the_same_files_and_verdict(tmp_path: P
         assert ends[0][field] == ends[1][field], field
     loads = [r for r in records(replayed) if r["event"] == "model.load.start"]
     assert [r["endpoint"] for r in loads] == [f"recording {recording}"]
+
+
+def test_a_recording_inside_the_workspace_is_no_change_of_the_run(tmp_path: Path) -> None:
+    """`codur --record run.jsonl` in the folder: the recording is Codur's, like its debug
+    log: not among the run's changes, and `codur undo` leaves it."""
+    work = folder(tmp_path / "work")
+    flags = [*scripted_profile(tmp_path, [whole_file("main.py", FIXED)]), *NO_REPAIR]
+    done = run_cli([*flags, "--json", "--record", "run.jsonl", "fix @main.py"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    end = records(work)[-1]
+    assert end["files_changed"] == ["main.py"] and "run.jsonl" not in end["run_changes"]
+    assert run_cli(["undo"], work).returncode == 0
+    assert (work / "main.py").read_text() == BUGGY
+    assert lines(work / "run.jsonl")  # the recording stays

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from codur.config import CodurConfig
@@ -28,9 +29,14 @@ ctime is no older than the run's start minus this was created (or touched) in th
 
 def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
     """What snapshots leave out: the tools' ignore list, Codur's own debug log and its
-    own folder (`.codur/`: the code index, the project's memory)."""
+    own folder (`.codur/`: the code index, the project's memory), and a recording being
+    written or replayed (`--record`, `--replay`) when it lies in the workspace."""
     log = config.log_path(ws.root).resolve()
     paths = {ws.relative(log)} if config.log.enabled and ws.contains(log) else set()
+    for named in (config.runs.record, config.runs.replay):
+        target = Path(named).expanduser().resolve() if named else None
+        if target is not None and ws.contains(target):
+            paths.add(ws.relative(target))
     return Excluded(frozenset([*config.tools.ignore, CODUR_DIR]), frozenset(paths))
 
 
