@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from codur import __version__
 from codur.ask.run import AskResult, ask_question
@@ -40,9 +40,6 @@ from codur.ui import IO
 from codur.undo.diff import text_diff
 from codur.undo.records import RESUMABLE, RunRecord
 from codur.workspace import Workspace
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Ledger:
     """What a run's session has spent and changed so far. Every node of the run graph
-    writes it into the state (`codur.graph.nodes.traced`), so each checkpoint holds it and
+    writes it into the state (`codur.trace.traced`), so each checkpoint holds it and
     a resumed run's session goes on from it (`Session.restore`)."""
 
     usage: Usage
