@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/ask.py [--root DIR] [--questions bench/ask_questions.yaml]
     .venv/bin/python bench/ask.py --embed [--threads 1]    # with codur[embed]
-    .venv/bin/python bench/ask.py --answers N [-o llm.profiles.local.n_threads=1 ...]
+    .venv/bin/python bench/ask.py --answers N [--journal F] [-o llm.profiles.local.n_threads=1]
 
 Prints, for search_codebase: the index build time (cold: every file parsed; warm: the
 saved index checked by size/mtime/hash, nothing parsed), the median and p95 query latency,
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import shutil
 import statistics
 import tempfile
@@ -125,28 +126,46 @@ def chunks(hits: list[Hit]) -> list[Chunk]:
     return [h.chunk for h in hits]
 
 
-def answer_figures(root: Path, questions: list[dict], n: int, overrides: list[str]) -> None:
+def answer_figures(
+    root: Path, questions: list[dict], n: int, overrides: list[str], journal: Path | None
+) -> None:
+    """Run `codur ask` on the first n questions; with a journal, skip those it holds."""
     from codur.ask.run import ask_question
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
 
+    done = {}
+    if journal and journal.exists():
+        done = {r["q"]: r for r in map(json.loads, journal.read_text().splitlines())}
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / root.name
         shutil.copytree(root, tree, ignore=shutil.ignore_patterns("__pycache__"))
         quiet = ["log.enabled=false", "memory.enabled=false"]  # nothing cached between runs
         config = load_config(tree, overrides=[*quiet, *overrides]).config
-        right = 0
         for item in questions[:n]:
+            if item["q"] in done:
+                continue
             start = time.perf_counter()
             result = ask_question(Session(config, Workspace(tree), EventBus()), item["q"])
-            cited = {c.path for c in result.citations if c.exists}
-            ok = bool(cited & set(item["files"]))
-            right += ok
+            cited = sorted({c.path for c in result.citations if c.exists})
+            row = {
+                "q": item["q"],
+                "ok": bool(set(cited) & set(item["files"])),
+                "status": result.status,
+                "cited": cited,
+                "wall_s": round(time.perf_counter() - start, 1),
+            }
+            done[item["q"]] = row
+            if journal:
+                with journal.open("a") as out:
+                    out.write(json.dumps(row) + "\n")
             print(
-                f"{'ok  ' if ok else 'miss'} {time.perf_counter() - start:6.1f} s "
-                f"{result.status} {item['q']!r} cited {sorted(cited)}"
+                f"{'ok  ' if row['ok'] else 'miss'} {row['wall_s']:6.1f} s "
+                f"{row['status']} {row['q']!r} cited {cited}",
+                flush=True,
             )
+    right = sum(done[item["q"]]["ok"] for item in questions[:n])
     print(f"answers citing a right file: {right}/{n} ({right / n:.0%})")
 
 
@@ -155,6 +174,9 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=HERE / "ask_questions.yaml")
     parser.add_argument("--root", type=Path, help="the tree (default: the package's folder)")
     parser.add_argument("--answers", type=int, default=0, help="run codur ask on N questions")
+    parser.add_argument(
+        "--journal", type=Path, help="JSONL of answered questions: rerun to continue"
+    )
     parser.add_argument("--embed", action="store_true", help="also the embedding model")
     parser.add_argument("--threads", type=int, default=1, help="its threads (default 1)")
     parser.add_argument("-o", dest="overrides", action="append", default=[], help="key=value")
@@ -165,7 +187,7 @@ def main() -> None:
     print(f"{len(questions)} questions from {args.questions.name}")
     search_figures(root, questions, args.embed, args.threads)
     if args.answers:
-        answer_figures(root, questions, args.answers, args.overrides)
+        answer_figures(root, questions, args.answers, args.overrides, args.journal)
 
 
 if __name__ == "__main__":
