@@ -3,7 +3,6 @@ the checkpoints (`codur.graph.checkpoint`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,6 +10,7 @@ from pydantic import ValidationError
 from codur.config import CodurConfig, LoadedConfig
 from codur.errors import ExitCode, UsageError
 from codur.graph.checkpoint import last_checkpoint
+from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
 from codur.ui import IO
 from codur.undo import state_root
@@ -31,20 +31,14 @@ def status(record: RunRecord) -> str:
 
 def alive(pid: int) -> bool:
     """Whether a Codur process `pid` is running (a pid reused by another program is not)."""
-    if pid <= 0:
+    if pid <= 0 or not process_exists(pid):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     cmdline = Path(f"/proc/{pid}/cmdline")
     if not cmdline.parent.parent.is_dir():
         return True  # no /proc here: trust the pid
     try:
         return b"codur" in cmdline.read_bytes()
-    except OSError:
+    except OSError:  # it ended between the two looks
         return False
 
 
