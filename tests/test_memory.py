@@ -250,6 +250,37 @@ def test_caps_and_keys(tmp_path: Path) -> None:
     assert reopened.forget("node-log") is None
 
 
+def test_two_codur_processes_in_one_project_keep_each_others_memory(tmp_path: Path) -> None:
+    """Both read the files at their start and save at their end: each one's changes are
+    applied to what the file holds then, not written over the other's."""
+    config, user, warnings = MemoryConfig(), tmp_path / "user.json", []
+    earlier = Memory.open(tmp_path, config, warnings.append, user=user)
+    assert earlier is not None
+    earlier.remember_preference("use tabs")
+    earlier.save(warnings.append)  # a preference both will see, one will forget
+    first = Memory.open(tmp_path, config, warnings.append, user=user)
+    second = Memory.open(tmp_path, config, warnings.append, user=user)
+    assert first is not None and second is not None
+    first.remember_preference("always add type hints")
+    first.remember_preference("short names", "user")
+    first.log_node("run-1", "verify", 0.5)
+    second.keep_answer("what is x?", [], "x is 1", "local")
+    second.log_node("run-2", "review", 0.2)
+    assert second.forget(second.project.data.preferences[0].key) == "preference: use tabs"
+    first.save(warnings.append)
+    second.save(warnings.append)
+    after = Memory.open(tmp_path, config, warnings.append, user=user)
+    assert after is not None and not warnings
+    assert after.preferences() == ["short names", "always add type hints"]
+    assert [a.answer for a in after.project.data.answers.values()] == ["x is 1"]
+    assert [(r.run_id, r.node) for r in after.project.data.node_log] == [
+        ("run-1", "verify"),
+        ("run-2", "review"),
+    ]
+    saved = second.project.data.preferences  # a file saved is the file as written
+    assert [p.text for p in saved] == ["always add type hints"]
+
+
 def test_session_memory_forgets_a_file_changed_on_disk_and_keeps_exchanges_short(
     tmp_path: Path,
 ) -> None:

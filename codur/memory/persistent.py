@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from codur.errors import WorkspaceError
 from codur.events import Event
 from codur.memory.store import (
     CachedAnswer,
+    MemoryData,
     MemoryFile,
     NodeRecord,
     Preference,
@@ -95,15 +97,19 @@ class Memory:
         text = normalize(text)
         if not text:
             raise ValueError("a preference needs some text")
-        memory = self._file(scope)
         key = _key("pref", text)
+        memory = self._file(scope)
         found = next((p for p in memory.data.preferences if p.key == key), None)
         if found is not None:
             return found
         preference = Preference(key=key, text=text, added=now())
-        kept = [*memory.data.preferences, preference][-self.config.max_preferences :]
-        memory.data.preferences = kept
-        memory.dirty = True
+        limit = self.config.max_preferences
+
+        def add(data: MemoryData) -> None:
+            if all(p.key != key for p in data.preferences):
+                data.preferences = [*data.preferences, preference][-limit:]
+
+        memory.change(add)
         return preference
 
     # -- the ask cache -------------------------------------------------------------------
@@ -122,9 +128,7 @@ class Memory:
         if not self.config.cache_answers or self.config.max_cached_answers == 0:
             return
         key = _key("ask", question)
-        answers = self.project.data.answers
-        answers.pop(key, None)
-        answers[key] = CachedAnswer(
+        entry = CachedAnswer(
             key=key,
             question=normalize(question),
             files=file_digests(self.root, files),
@@ -132,19 +136,28 @@ class Memory:
             profile=profile,
             added=now(),
         )
-        while len(answers) > self.config.max_cached_answers:
-            answers.pop(next(iter(answers)))
-        self.project.dirty = True
+        limit = self.config.max_cached_answers
+
+        def keep(data: MemoryData) -> None:
+            data.answers.pop(key, None)
+            data.answers[key] = entry
+            while len(data.answers) > limit:
+                data.answers.pop(next(iter(data.answers)))
+
+        self.project.change(keep)
 
     # -- the node log -------------------------------------------------------------------
     def log_node(self, run_id: str, node: str, duration_s: float, error: str = "") -> None:
         if self.config.max_node_log == 0:
             return
         record = NodeRecord(run_id=run_id, node=node, duration_s=duration_s, error=error, at=now())
-        log = self.project.data.node_log
-        log.append(record)
-        del log[: max(0, len(log) - self.config.max_node_log)]
-        self.project.dirty = True
+        limit = self.config.max_node_log
+
+        def append(data: MemoryData) -> None:
+            data.node_log.append(record)
+            del data.node_log[: max(0, len(data.node_log) - limit)]
+
+        self.project.change(append)
 
     def node_sink(self, run_id: str) -> Callable[[Event], None]:
         """An event sink keeping each finished node (`node.end`) of run `run_id`."""
@@ -164,28 +177,40 @@ class Memory:
             if not self.project.data.node_log:
                 return None
             count = len(self.project.data.node_log)
-            self.project.data.node_log = []
-            self.project.dirty = True
+            self.project.change(_clear_node_log)
             return f"the node log ({count} records)"
         for memory in (self.project, self.user):
-            for p in memory.data.preferences:
-                if p.key == key:
-                    memory.data.preferences.remove(p)
-                    memory.dirty = True
-                    return f"preference: {p.text}"
-        entry = self.project.data.answers.pop(key, None)
+            found = next((p for p in memory.data.preferences if p.key == key), None)
+            if found is not None:
+                memory.change(functools.partial(_drop_preference, key))
+                return f"preference: {found.text}"
+        entry = self.project.data.answers.get(key)
         if entry is not None:
-            self.project.dirty = True
+            self.project.change(functools.partial(_drop_answer, key))
             return f"cached answer: {entry.question}"
         return None
 
     def clear(self, scope: Scope) -> None:
         """Forget everything in one scope's file (the user's holds only preferences)."""
-        memory = self._file(scope)
-        memory.data = type(memory.data)()
-        memory.dirty = True
+        self._file(scope).change(_clear)
 
     def save(self, warn: Warn) -> None:
         """Write back what changed (atomically; a failure is a warning)."""
         self.project.save(warn)
         self.user.save(warn)
+
+
+def _clear_node_log(data: MemoryData) -> None:
+    data.node_log = []
+
+
+def _drop_preference(key: str, data: MemoryData) -> None:
+    data.preferences = [p for p in data.preferences if p.key != key]
+
+
+def _drop_answer(key: str, data: MemoryData) -> None:
+    data.answers.pop(key, None)
+
+
+def _clear(data: MemoryData) -> None:
+    data.preferences, data.answers, data.node_log = [], {}, []

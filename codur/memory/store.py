@@ -1,5 +1,8 @@
 """The memory files: `.codur/memory.json` in a project, `memory.json` in the user config
-folder. Each is read once when a run starts and written back atomically when it ends.
+folder. Each is read once when a run starts; what the run changes is kept as operations,
+and at the end, under a lock, the file is read again, the operations are applied to what
+it holds then and it is written back atomically: two Codur processes in one project do not
+lose each other's preferences, answers or node records.
 
 A file that cannot be read or does not hold what a memory file holds (bad JSON, wrong
 shapes, unreadable) is never fatal: it is renamed aside (`memory.json.bad-<time>`, kept
@@ -9,9 +12,11 @@ it cannot even be renamed, the run goes on with empty memory and saves nothing t
 
 from __future__ import annotations
 
+import fcntl
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +29,8 @@ FILE_NAME = "memory.json"
 VERSION = 1
 
 Warn = Callable[[str], None]
+Operation = Callable[["MemoryData"], None]
+"""One change to a memory file's content, applied again to what the file holds at save."""
 
 
 class _Record(BaseModel):
@@ -94,8 +101,8 @@ class MemoryFile:
     data: MemoryData = field(default_factory=MemoryData)
     writable: bool = True
     """False when a damaged file was found and could not be set aside: it is left alone."""
-    dirty: bool = False
-    """Changed since it was read (save writes only then)."""
+    pending: list[Operation] = field(default_factory=list)
+    """The changes made since it was read, in order (save applies them to the file)."""
     git_ignored: bool = False
     """Keep a `.gitignore` of `*` beside it (a project's `.codur/`: Codur's own files,
     not the project's, so `git status` does not list them)."""
@@ -103,30 +110,61 @@ class MemoryFile:
     @classmethod
     def open(cls, path: Path, warn: Warn) -> MemoryFile:
         """The memory in `path` (empty when there is none; a damaged file is set aside)."""
-        if not path.exists():
-            return cls(path)
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(raw, dict):
-                raise ValueError(f"a JSON object was expected, not {type(raw).__name__}")
-            return cls(path, MemoryData.model_validate(raw))
-        except (OSError, ValueError) as exc:  # bad JSON, not UTF-8, wrong shapes (pydantic)
-            return cls(path, writable=set_aside(path, _why(exc), warn))
+        data, writable = _read(path, warn)
+        return cls(path, data, writable)
+
+    def change(self, operation: Operation) -> None:
+        """Apply `operation` to the content now, and again to the file's at save."""
+        operation(self.data)
+        self.pending.append(operation)
 
     def save(self, warn: Warn) -> None:
-        """Write the file atomically if it changed; a failure is a warning, never fatal."""
-        if not self.dirty or not self.writable:
+        """Apply the changes to what the file holds now and write it atomically, under the
+        file's lock; a failure is a warning, never fatal."""
+        if not self.pending or not self.writable:
             return
-        text = json.dumps(self.data.model_dump(mode="json"), indent=1, ensure_ascii=False)
         folder = Workspace(self.path.parent)
         try:
-            folder.write_text(self.path.name, text + "\n")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with _locked(self.path):
+                data, self.writable = _read(self.path, warn)
+                if not self.writable:
+                    return
+                for operation in self.pending:
+                    operation(data)
+                text = json.dumps(data.model_dump(mode="json"), indent=1, ensure_ascii=False)
+                folder.write_text(self.path.name, text + "\n")
             if self.git_ignored and not (self.path.parent / ".gitignore").exists():
                 folder.write_text(".gitignore", "*\n")
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
             return
-        self.dirty = False
+        self.data, self.pending = data, []
+
+
+def _read(path: Path, warn: Warn) -> tuple[MemoryData, bool]:
+    """The content of `path` (empty when missing) and whether it may be written (a
+    damaged file is set aside: empty and writable; one that cannot be: not writable)."""
+    if not path.exists():
+        return MemoryData(), True
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError(f"a JSON object was expected, not {type(raw).__name__}")
+        return MemoryData.model_validate(raw), True
+    except (OSError, ValueError) as exc:  # bad JSON, not UTF-8, wrong shapes (pydantic)
+        return MemoryData(), set_aside(path, _why(exc), warn)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold `path`'s lock file (`memory.json.lock` beside it) exclusively."""
+    with path.with_name(path.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _why(exc: BaseException) -> str:
