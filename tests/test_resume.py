@@ -4,6 +4,7 @@ the runs. Real processes, real files; the model is the scripted one."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -199,6 +200,15 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
         "(llm.retired_setting: Extra inputs are not permitted): start it again"
     ]
     record_file.write_text(kept)
+
+    # another `codur resume` of the run under way (its lock held): one line, exit 2
+    with (record_file.parent / f"{run_id}.resume-lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        twice = run_cli(["resume", run_id], cwd=work)
+    assert twice.returncode == ExitCode.USAGE, twice.stdout + twice.stderr
+    assert twice.stderr.strip().splitlines() == [
+        f"codur: error: run {run_id} is being resumed by another process"
+    ]
 
     script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
     script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))

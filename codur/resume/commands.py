@@ -3,6 +3,9 @@ the checkpoints (`codur.graph.checkpoint`)."""
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -73,8 +76,6 @@ def list_runs(ws: Workspace, io: IO) -> int:
 def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) -> int:
     """Go on with run `run_id` (default: the latest interrupted one) from its last
     checkpoint; a run that had ended is only reported (its exit code)."""
-    from codur.run import run_command
-
     history = History(state_root(), ws.root)
     if run_id:
         record = history.find(run_id, every=True)
@@ -82,6 +83,27 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
         record = next((r for r in history.runs() if resumable(r)), None)
         if record is None:
             raise UsageError(f"no interrupted run to resume in {ws.root} (see codur runs)")
+    with _claimed(history, record.run_id):
+        record = history.find(record.run_id, every=True)  # as the process before left it
+        return _resume(ws, record, verbose, json_mode)
+
+
+@contextmanager
+def _claimed(history: History, run_id: str) -> Iterator[None]:
+    """Hold run `run_id`'s resume lock while it runs (a second `codur resume` of the run
+    at the same time: one line, exit 2)."""
+    history.folder.mkdir(parents=True, exist_ok=True)
+    with (history.folder / f"{run_id}.resume-lock").open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"run {run_id} is being resumed by another process") from None
+        yield
+
+
+def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool) -> int:
+    from codur.run import run_command
+
     io = IO(json_mode=json_mode)
     if record.undo_of:
         raise UsageError(f"run {record.run_id} is an undo (of {record.undo_of}), not a task")
