@@ -264,23 +264,28 @@ def version() -> int:
 def trust_command(
     directory: WorkDir = Path("."),
     revoke: Annotated[
-        bool, typer.Option("--revoke", help="Stop trusting the folder's codur.yaml.")
+        bool, typer.Option("--revoke", help="Stop trusting the folder's Codur files.")
     ] = False,
 ) -> int:
-    """Trust the folder's codur.yaml as it is now (like `direnv allow`): until then it may
-    not set where API keys go, the log path, confinement, approval, MCP servers or the
-    tools' safety switches. A changed file needs trusting again."""
+    """Trust the folder's codur.yaml and .codur/memory.json as they are now (like `direnv
+    allow`): until then the config may not set where API keys go, the log path,
+    confinement, approval, MCP servers or the tools' safety switches, and a memory file
+    Codur did not write keeps its preferences and answers out of prompts. A changed file
+    needs trusting again."""
     from codur.config import trust
+    from codur.memory.store import project_file
     from codur.ui import IO
 
-    project = (directory / "codur.yaml").resolve()
-    if not project.is_file():
-        raise UsageError(f"{project}: no such file")
-    if revoke:
-        was = trust.revoke(project)
-        IO().info(f"{'no longer trusted' if was else 'was not trusted'}: {project}")
-    else:
-        IO().info(f"trusted {project} (sha256 {trust.trust(project)[:16]}...)")
+    files = [(directory / "codur.yaml").resolve(), project_file(directory.resolve())]
+    found = [f for f in files if f.is_file()]
+    if not found:
+        raise UsageError(f"{directory.resolve()}: no codur.yaml or .codur/memory.json to trust")
+    for path in found:
+        if revoke:
+            was = trust.revoke(path)
+            IO().info(f"{'no longer trusted' if was else 'was not trusted'}: {path}")
+        else:
+            IO().info(f"trusted {path} (sha256 {trust.trust(path)[:16]}...)")
     return ExitCode.OK
 
 

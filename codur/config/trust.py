@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from codur.locking import locked
+
 PROTECTED: tuple[str, ...] = (
     "llm.profiles.*.base_url",
     "llm.profiles.*.api_key_env",
@@ -82,19 +84,21 @@ def is_trusted(path: Path, store: Path | None = None) -> bool:
 def trust(path: Path, store: Path | None = None) -> str:
     """Trust `path` as it is now; its sha256."""
     store = store or store_file()
-    data = _load(store)
-    data[str(path.resolve())] = value = digest(path)
-    _save(store, data)
+    with locked(store):
+        data = _load(store)
+        data[str(path.resolve())] = value = digest(path)
+        _save(store, data)
     return value
 
 
 def revoke(path: Path, store: Path | None = None) -> bool:
     """Forget `path`; whether it was trusted."""
     store = store or store_file()
-    data = _load(store)
-    found = data.pop(str(path.resolve()), None) is not None
-    if found:
-        _save(store, data)
+    with locked(store):
+        data = _load(store)
+        found = data.pop(str(path.resolve()), None) is not None
+        if found:
+            _save(store, data)
     return found
 
 

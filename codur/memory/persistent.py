@@ -80,8 +80,13 @@ class Memory:
         are set aside with a warning (see store.py)."""
         if not config.enabled and not force:
             return None
-        project = MemoryFile.open(project_file(root), warn)
+        project = MemoryFile.open(project_file(root), warn, guarded=True)
         project.git_ignored = True
+        if not project.trusted:
+            warn(
+                f"{project.path} was not written by Codur as it is: its preferences and "
+                "cached answers are not used (look: codur memory show; use them: codur trust)"
+            )
         return cls(root, project, MemoryFile.open(user or user_file(), warn), config)
 
     def _file(self, scope: Scope) -> MemoryFile:
@@ -90,7 +95,8 @@ class Memory:
     # -- preferences -------------------------------------------------------------------
     def preferences(self) -> list[str]:
         """Every preference's text: the user's, then the project's."""
-        return [p.text for f in (self.user, self.project) for p in f.data.preferences]
+        files = (self.user, self.project) if self.project.trusted else (self.user,)
+        return [p.text for f in files for p in f.data.preferences]
 
     def remember_preference(self, text: str, scope: Scope = "project") -> Preference:
         """Keep `text` as a standing preference (the same text twice is kept once)."""
@@ -116,7 +122,7 @@ class Memory:
     def cached_answer(self, question: str, profile: str) -> CachedAnswer | None:
         """The answer kept for `question` by the same model and settings (`profile`, as
         given to keep_answer), if every file it read is as it was then."""
-        if not self.config.cache_answers:
+        if not self.config.cache_answers or not self.project.trusted:
             return None
         entry = self.project.data.answers.get(_key("ask", question))
         if entry is None or entry.question != normalize(question) or entry.profile != profile:

@@ -12,17 +12,17 @@ it cannot even be renamed, the run goes on with empty memory and saves nothing t
 
 from __future__ import annotations
 
-import fcntl
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from codur.config.trust import is_trusted, trust
 from codur.errors import WorkspaceError
+from codur.locking import locked
 from codur.workspace import CODUR_DIR, Workspace
 
 FILE_NAME = "memory.json"
@@ -106,12 +106,19 @@ class MemoryFile:
     git_ignored: bool = False
     """Keep a `.gitignore` of `*` beside it (a project's `.codur/`: Codur's own files,
     not the project's, so `git status` does not list them)."""
+    guarded: bool = False
+    """It comes with the folder (a project's): its preferences and answers reach prompts
+    only while `trusted`."""
+    trusted: bool = True
+    """Codur wrote it as it is (its sha256 is in the trust store, codur/config/trust.py),
+    or the user trusted it (`codur trust`), or it holds nothing a prompt would use."""
 
     @classmethod
-    def open(cls, path: Path, warn: Warn) -> MemoryFile:
-        """The memory in `path` (empty when there is none; a damaged file is set aside)."""
+    def open(cls, path: Path, warn: Warn, guarded: bool = False) -> MemoryFile:
+        """The memory in `path` (empty when there is none; a damaged file is set aside).
+        `guarded`: a file from the folder, trusted only as described at `trusted`."""
         data, writable = _read(path, warn)
-        return cls(path, data, writable)
+        return cls(path, data, writable, guarded=guarded, trusted=_trusted(path, data, guarded))
 
     def change(self, operation: Operation) -> None:
         """Apply `operation` to the content now, and again to the file's at save."""
@@ -126,20 +133,32 @@ class MemoryFile:
         folder = Workspace(self.path.parent)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with _locked(self.path):
+            with locked(self.path):
                 data, self.writable = _read(self.path, warn)
                 if not self.writable:
                     return
+                trusted = _trusted(self.path, data, self.guarded)  # as the file is now
                 for operation in self.pending:
                     operation(data)
                 text = json.dumps(data.model_dump(mode="json"), indent=1, ensure_ascii=False)
                 folder.write_text(self.path.name, text + "\n")
+                self.trusted = _trusted(self.path, data, self.guarded, trusted)
+                if self.guarded and self.trusted:
+                    trust(self.path)  # written by Codur from trusted content
             if self.git_ignored and not (self.path.parent / ".gitignore").exists():
                 folder.write_text(".gitignore", "*\n")
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
             return
         self.data, self.pending = data, []
+
+
+def _trusted(path: Path, data: MemoryData, guarded: bool, carried: bool = False) -> bool:
+    """Whether `path` with content `data` may reach prompts: not guarded, nothing in it
+    that prompts use, `carried` (written from trusted content), or in the trust store."""
+    if not guarded or not (data.preferences or data.answers) or carried:
+        return True
+    return path.is_file() and is_trusted(path)
 
 
 def _read(path: Path, warn: Warn) -> tuple[MemoryData, bool]:
@@ -154,17 +173,6 @@ def _read(path: Path, warn: Warn) -> tuple[MemoryData, bool]:
         return MemoryData.model_validate(raw), True
     except (OSError, ValueError) as exc:  # bad JSON, not UTF-8, wrong shapes (pydantic)
         return MemoryData(), set_aside(path, _why(exc), warn)
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold `path`'s lock file (`memory.json.lock` beside it) exclusively."""
-    with path.with_name(path.name + ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _why(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ tools and then delegates; after planning.max_tool_rounds the planner may not cal
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -171,11 +172,24 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
 def _remember(decision: PlanDecision, session: Session) -> Command[Goto]:
     """A standing preference ("always add type hints"): nothing runs; the run ends and
     run_task keeps it in memory (seed 002's profile route)."""
-    kept = StandingPreference(" ".join(decision.preference.split()), decision.scope)
+    text, scope = " ".join(decision.preference.split()), decision.scope
+    note = ""
+    if scope == "user" and not _user_says_all_projects(text, session):
+        scope = "project"  # a model's reading of one task does not reach every project
+        note = f" (for all projects: codur memory add --user {shlex.quote(text)})"
+    kept = StandingPreference(text, scope)
     message = (
-        f"kept as a {kept.scope} preference: {kept.text}"
+        f"kept as a {kept.scope} preference: {kept.text}{note}"
         if session.memory is not None
         else f"not kept (memory.enabled is off): {kept.text}"
     )
     update = {"status": "done", "status_message": message, "preference": kept}
     return Command(update=update, goto=END)
+
+
+def _user_says_all_projects(text: str, session: Session) -> bool:
+    """The user, asked on the terminal, keeps the preference for all projects (no
+    terminal: no, it stays the project's)."""
+    if session.confirm is None or session.memory is None:
+        return False
+    return session.confirm(f"Keep this preference for all your projects? {text}", "")
