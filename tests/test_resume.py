@@ -240,3 +240,33 @@ def test_every_checkpointed_state_type_exists() -> None:
 
     for module, name in STATE_TYPES:
         assert isinstance(getattr(importlib.import_module(module), name), type), (module, name)
+
+
+def test_a_checkpoint_file_held_by_another_process_stops_the_run_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Another process holds the checkpoint file (an exclusive SQLite transaction) longer
+    than runs.checkpoint_wait_s: one line naming the file and the way out, exit 4, no
+    traceback; the file is its owner's only."""
+    import sqlite3
+
+    from codur.graph.checkpoint import db_path, open_saver
+
+    work = folder(tmp_path / "work")
+    with open_saver(work):
+        pass  # the file exists, as after an earlier run
+    path = db_path(work)
+    assert path.stat().st_mode & 0o777 == 0o600
+    holder = sqlite3.connect(str(path))
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+        done = run_cli([*flags, "-o", "runs.checkpoint_wait_s=0.2", "fix @main.py"], cwd=work)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert done.returncode == ExitCode.ERROR, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"codur: error: checkpoints ({path}): database is locked "
+        "(runs.checkpoints=false runs without them)"
+    ]

@@ -102,6 +102,9 @@ class RunsConfig(_Section):
     checkpoints: bool = True
     """Save the graph's state after every step (a SQLite file per folder in the user state
     folder), so `codur resume` can continue an interrupted run from its last step."""
+    checkpoint_wait_s: float = Field(30.0, gt=0)
+    """How long a run waits for another Codur process that holds the checkpoint file
+    before it stops with an error (seconds)."""
     record: str | None = None
     """Save every model request and response of the run to this JSONL file (`--record`)."""
     replay: str | None = None

@@ -16,6 +16,7 @@ or its checkpoint cannot be read back (tests check it).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -26,11 +27,14 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from codur.errors import CodurError
 from codur.session import Session
 from codur.undo import state_root
 from codur.undo.records import History, RunRecord
 
 DB_NAME = "checkpoints.sqlite"
+WAIT_S = 30.0
+"""How long to wait for another process's hold on the file (runs.checkpoint_wait_s)."""
 
 STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.graph.outcome", "Outcome"),
@@ -89,18 +93,34 @@ class RunSaver(SqliteSaver):
             super().put_writes(config, writes, task_id, task_path)
 
 
+class CheckpointError(CodurError):
+    """The checkpoint file could not be opened or written (locked too long, disk full,
+    damaged): the run stops with one line, not a traceback."""
+
+
 @contextmanager
-def open_saver(root: Path) -> Iterator[RunSaver]:
-    """The workspace's checkpointer, open for the block (the file is made if needed)."""
+def open_saver(root: Path, wait_s: float = WAIT_S) -> Iterator[RunSaver]:
+    """The workspace's checkpointer, open for the block (the file is made if needed,
+    readable by its owner only: it holds the run's files and model messages)."""
     path = db_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=wait_s)
+    except (OSError, sqlite3.Error) as exc:
+        raise CheckpointError(_failed(path, exc)) from None
     try:
         saver = RunSaver(conn, serde=serializer())
         saver.setup()
         yield saver
+    except sqlite3.Error as exc:  # raised by the store, not by a node (their handler)
+        raise CheckpointError(_failed(path, exc)) from None
     finally:
         conn.close()
+
+
+def _failed(path: Path, exc: BaseException) -> str:
+    return f"checkpoints ({path}): {exc} (runs.checkpoints=false runs without them)"
 
 
 def run_graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict[str, Any]]:
@@ -122,7 +142,11 @@ def run_graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict
     }
     first = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
     with ExitStack() as stack:
-        saver = stack.enter_context(open_saver(session.ws.root)) if cfg.runs.checkpoints else None
+        saver = (
+            stack.enter_context(open_saver(session.ws.root, cfg.runs.checkpoint_wait_s))
+            if cfg.runs.checkpoints
+            else None
+        )
         yield from build_graph(saver).stream(
             None if saved else first,
             config,
