@@ -55,7 +55,13 @@ def tree(root: Path) -> list[tuple[str, Path]]:
     return [(rel, root / rel) for rel in sorted(FILES)]
 
 
-def test_vectors_are_cached_in_the_folder_and_updated_by_file_hash(tmp_path: Path) -> None:
+def test_vectors_are_cached_in_the_folder_and_updated_by_file_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codur.search import index as code_index
+    from codur.search import vectors
+    from codur.search.chunks import CHUNKER
+
     files, folder = tree(tmp_path / "w"), tmp_path / "index"
     model = TopicEmbedder()
     index = CodeIndex.load(folder)
@@ -81,6 +87,13 @@ def test_vectors_are_cached_in_the_folder_and_updated_by_file_hash(tmp_path: Pat
     assert set(again.semantic.files) == {rel for rel, _ in files[1:]}
     other_limit = SemanticIndex.load(folder, TopicEmbedder(), 128)  # made another way
     assert other_limit.files == {}
+    again.save()
+    with monkeypatch.context() as patched:  # files cut into chunks another way: rows differ
+        patched.setattr(vectors, "CHUNKER", CHUNKER + 1)
+        patched.setattr(code_index, "CHUNKER", CHUNKER + 1)
+        assert SemanticIndex.load(folder, TopicEmbedder(), 256).files == {}
+        assert CodeIndex.load(folder).files == {}
+    assert SemanticIndex.load(folder, TopicEmbedder(), 256).files != {}
 
 
 def test_hybrid_fuses_the_semantic_ranking_with_bm25(tmp_path: Path) -> None:

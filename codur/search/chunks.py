@@ -10,6 +10,11 @@ from typing import Any, Literal
 
 ChunkKind = Literal["module", "function", "class", "method"]
 
+CHUNKER = 1
+"""How files are cut into chunks (which spans, what text each holds): saved with the
+index and the embedding cache, whose rows are chunks; change it when the cutting
+changes, and both are built again."""
+
 MAX_CHUNK_CHARS = 4000
 """Characters of a chunk's source kept for ranking and display (its range stays whole)."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codur.search.calls import Call, Definition, callee_matches, matches, python_calls
-from codur.search.chunks import Chunk, python_chunks
+from codur.search.chunks import CHUNKER, Chunk, python_chunks
 from codur.search.rank import BM25Ranker, NameRanker, Ranker, chunk_document, fuse
 from codur.search.vectors import SemanticIndex
 
@@ -106,7 +106,7 @@ class CodeIndex:
             return index
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("format") == FORMAT:
+            if (data.get("format"), data.get("chunker")) == (FORMAT, CHUNKER):
                 index.files = {k: FileEntry.from_json(v) for k, v in data["files"].items()}
         except (OSError, ValueError, KeyError, TypeError):
             index.files = {}  # a damaged index is rebuilt
@@ -120,7 +120,8 @@ class CodeIndex:
         ignore = self.folder / ".gitignore"
         if not ignore.exists():
             ignore.write_text("*\n", encoding="utf-8")
-        data = {"format": FORMAT, "files": {k: v.to_json() for k, v in self.files.items()}}
+        files = {k: v.to_json() for k, v in self.files.items()}
+        data = {"format": FORMAT, "chunker": CHUNKER, "files": files}
         fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".codur-tmp", dir=self.folder)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out)

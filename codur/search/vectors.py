@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codur.search.chunks import Chunk
+from codur.search.chunks import CHUNKER, Chunk
 from codur.search.embed import Embedder
 
 if TYPE_CHECKING:
@@ -59,7 +59,12 @@ class SemanticIndex:
         return self.folder / f"embeddings-{self.embedder.model_id}.npz" if self.folder else None
 
     def _meta(self) -> dict:
-        return {"format": FORMAT, "model": self.embedder.model_id, "max_tokens": self.max_tokens}
+        return {
+            "format": FORMAT,
+            "chunker": CHUNKER,
+            "model": self.embedder.model_id,
+            "max_tokens": self.max_tokens,
+        }
 
     @classmethod
     def load(cls, folder: Path | None, embedder: Embedder, max_tokens: int) -> SemanticIndex:
