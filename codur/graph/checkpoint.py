@@ -193,6 +193,16 @@ def last_checkpoint(root: Path, run_id: str) -> Saved | None:
     return Saved(dict(chosen.values), step, tuple(chosen.next), dict(chosen.config))
 
 
+def last_values(root: Path, run_id: str) -> dict[str, Any]:
+    """The state values of run `run_id`'s newest checkpoint ({}: none), read from the
+    file without building the graph (for `codur runs`)."""
+    if not db_path(root).is_file():
+        return {}
+    with open_saver(root) as saver:
+        found = saver.get_tuple(thread(run_id))
+    return dict(found.checkpoint.get("channel_values", {})) if found else {}
+
+
 def forget(root: Path, run_ids: list[str]) -> None:
     """Delete the checkpoints of these runs (finished, or pruned with their records)."""
     if not run_ids or not db_path(root).is_file():

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from codur.config import CodurConfig, LoadedConfig
 from codur.errors import ExitCode, UsageError
-from codur.graph.checkpoint import last_checkpoint
+from codur.graph.checkpoint import last_values
 from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
 from codur.ui import IO
@@ -62,8 +62,7 @@ def list_runs(ws: Workspace, io: IO) -> int:
         when = r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         calls = r.model_calls
         if r.status == "running":  # killed (or running): its checkpoint knows
-            saved = last_checkpoint(ws.root, r.run_id)
-            ledger = saved.values.get("ledger") if saved else None
+            ledger = last_values(ws.root, r.run_id).get("ledger")
             calls = ledger.usage.calls if ledger is not None else 0
         changed = str(len(r.changed)) if r.end else "?"
         note = f"codur resume {r.run_id}" if resumable(r) else ""
