@@ -105,6 +105,8 @@ ERROR_ROWS: list[tuple[str, dict, str]] = [
     ("retries used up: end", {"typed": False, "errors": MAX_NODE_RETRIES + 1}, "end"),
     ("a lower cap", {"typed": False, "errors": 2, "max_retries": 1}, "end"),
     ("no retries at all", {"typed": False, "errors": 1, "max_retries": 0}, "end"),
+    ("effects would repeat: end", {"typed": False, "errors": 1, "repeatable": False}, "end"),
+    ("typed, effects or not", {"typed": True, "errors": 1, "repeatable": False}, "raise"),
 ]
 
 

@@ -56,6 +56,11 @@ def test_retries_are_bounded_then_a_readable_end(tmp_path: Path) -> None:
     assert [NOTE in m[-1]["content"] for m in plans] == [False, True, True, True]
     assert result.model_calls == 5 and (root / "main.py").read_text() == BUGGY
 
+    fewer = ["runtime.max_node_retries=1"]  # the cap is the user's
+    result, events, _ = run_in_process(root, [PRE_PLAN, BOOM, BOOM], "tidy up", fewer)
+    assert result.message == f"the llm_plan step failed 2 times; the last error: {LINE}"
+    assert [e.data["decision"] for e in events if e.kind == "node.error"] == ["retry", "end"]
+
 
 def test_working_memory_holds_the_last_error(tmp_path: Path) -> None:
     from codur.config import load_config

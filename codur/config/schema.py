@@ -125,6 +125,10 @@ class RuntimeConfig(_Section):
     search only; the model is never loaded), as `--no-model`."""
     recursion_limit: int = Field(300, gt=0)
     """LangGraph recursion limit (graph steps) for one run."""
+    max_node_retries: int = Field(3, ge=0)
+    """Times a graph step that raised an unexpected error runs again (the error in the
+    model's context) before the run ends with status error; the tool and run_command
+    steps never run again (their effects would repeat)."""
     detect_tool_calls_from_text: bool = True
     """Read tool calls written as text (JSON, fenced blocks) from models without native
     tool calling."""

@@ -18,7 +18,8 @@ review           -> execute | repair | sample | textual_pre_plan (retry) | END
                     (the decision table: codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
 sample           -> verify (a candidate passed in a scratch copy) | review (none did)
-any node raising -> the same node again (at most decide.MAX_NODE_RETRIES times) | END
+any node raising -> the same node again (at most runtime.max_node_retries times;
+                    never tool or run_command: their effects would repeat) | END
                     (graph/nodes/node_error.py: LangGraph's error handler)
 """
 

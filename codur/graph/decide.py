@@ -176,7 +176,7 @@ def _unchecked(f: Facts, why: str, record: Record | None) -> Decision:
     return Decision("end", "unverified", message, record, answer=True)
 
 
-MAX_NODE_RETRIES = 3
+MAX_NODE_RETRIES = 3  # runtime.max_node_retries's default
 """Retries after a node raised (each with the error in the model's context) before the
 run ends with status error."""
 
@@ -193,6 +193,10 @@ class ErrorFacts:
     errors: int
     """Node exceptions in the run so far, this one included."""
     max_retries: int = MAX_NODE_RETRIES
+    """runtime.max_node_retries."""
+    repeatable: bool = True
+    """Running the node again does not repeat an effect outside the run's state (the
+    tool node's calls and run_command's command may have run before it raised)."""
 
 
 def on_error(f: ErrorFacts) -> ErrorGoto:
@@ -201,11 +205,12 @@ def on_error(f: ErrorFacts) -> ErrorGoto:
     | facts                            | decision                                         |
     | -------------------------------- | ------------------------------------------------ |
     | typed (its own ending)           | raise: the run ends as that error says           |
+    | not repeatable                   | end: its effects must not happen twice           |
     | errors so far <= max_retries     | retry the node (the error in the model's context) |
     | otherwise                        | end: status error, one line (exit code 4)        |
     """
     if f.typed:
         return "raise"
-    if f.errors <= f.max_retries:
+    if f.repeatable and f.errors <= f.max_retries:
         return "retry"
     return "end"

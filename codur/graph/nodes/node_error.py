@@ -38,6 +38,10 @@ Goto = Literal[
 ]
 """The failed node (a retry) or the end."""
 
+NOT_REPEATABLE = frozenset({"tool", "run_command"})
+"""Nodes whose work reaches outside the run's state before they may raise (tool calls,
+the user's command): run again, it would happen twice."""
+
 
 def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
@@ -48,7 +52,13 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
     exc = error.error
     count = state.get("error_count", 0) + 1
     typed = isinstance(exc, CodurError | GraphBubbleUp)
-    decision = on_error(ErrorFacts(typed=typed, errors=count))
+    facts = ErrorFacts(
+        typed=typed,
+        errors=count,
+        max_retries=runtime.context.config.runtime.max_node_retries,
+        repeatable=error.node not in NOT_REPEATABLE,
+    )
+    decision = on_error(facts)
     runtime.context.bus.emit(
         "node.error",
         node=error.node,
@@ -62,5 +72,10 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
     update = {"last_error": NodeFailure(error.node, one_line(exc), count), "error_count": count}
     if decision == "retry":
         return Command(update=update, goto=error.node)
-    message = f"the {error.node} step failed {count} times; the last error: {one_line(exc)}"
+    failed = (
+        f"failed {count} times"
+        if facts.repeatable
+        else "failed (not run again: its effects would repeat)"
+    )
+    message = f"the {error.node} step {failed}; the last error: {one_line(exc)}"
     return Command(update={**update, "status": "error", "status_message": message}, goto=END)
