@@ -7,38 +7,11 @@ from pathlib import Path
 
 import pytest
 from helpers import watched_context, write_files
+from test_honest_verdict import SELF_CHECK
 
 from codur.scope import ScopeError, decide_scope
 from codur.scope.harness import find_harness
 from codur.scope.oracle import asked_to_change, find_oracle
-
-SELF_CHECK = '''"""Digit sums, with a self-check."""
-
-
-def digit_sum(n):
-    total = 0
-    while n > 10:
-        total += n % 10
-        n //= 10
-    return total
-
-
-def check(name, n, expected):
-    actual = digit_sum(n)
-    if actual != expected:
-        print(f"FAILED {name}: got {actual}, expected {expected}")
-    else:
-        print(f"PASSED {name}")
-
-
-def main():
-    check("small", 7, 7)
-    check("big", 1234, 10)
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 def lines_of(source: str, text: str) -> int:
@@ -56,8 +29,8 @@ def test_a_self_checking_driver_is_harness() -> None:
     assert harness.definitions == ("check", "main")
     assert harness.code_under_test == ("digit_sum",)
     assert touches(harness, "if actual != expected")
-    assert touches(harness, 'check("big"')
-    assert not touches(harness, "while n > 10")
+    assert touches(harness, 'check("four digits"')
+    assert not touches(harness, "while n > 9")
 
 
 def test_when_the_task_names_a_function_everything_else_the_driver_reaches_is_harness() -> None:
@@ -175,10 +148,10 @@ def test_harness_edits_are_refused_and_code_edits_allowed(tmp_path: Path) -> Non
     faked = SELF_CHECK.replace("actual = digit_sum(n)", "actual = expected")
     with pytest.raises(ScopeError, match="harness"):
         scope.check_write("main.py", SELF_CHECK, faked)
-    data = SELF_CHECK.replace('check("big", 1234, 10)', 'check("big", 1234, 9)')
+    data = SELF_CHECK.replace('check("four digits", 1234, 10)', 'check("four digits", 1234, 9)')
     with pytest.raises(ScopeError, match="harness"):
         scope.check_write("main.py", SELF_CHECK, data)
-    fixed = SELF_CHECK.replace("while n > 10:", "while n > 0:")
+    fixed = SELF_CHECK.replace("while n > 9:", "while n > 0:")
     scope.check_write("main.py", SELF_CHECK, fixed)  # the code under test: fine
     reformatted = fixed.replace('print(f"PASSED {name}")', "print(f'PASSED {name}')")
     scope.check_write("main.py", SELF_CHECK, reformatted)  # same AST: the harness is intact
