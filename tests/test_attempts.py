@@ -118,3 +118,36 @@ def test_unchanged_file_text_is_not_an_edit(tmp_path: Path) -> None:
     assert run.result.status == "verified"
     second = run.kinds("model.request")[2]
     assert "the reply changed no file" in second["messages"][-1]["content"]
+
+
+def test_every_second_candidate_starts_from_the_files_as_the_run_found_them(
+    tmp_path: Path,
+) -> None:
+    """A wrong first attempt anchors every revision of it: candidate 2 is drawn from the
+    file as it was (and how the check failed on it), and its function-only reply is
+    merged into that file, not into the wrong attempt."""
+    still_wrong = WRONG.replace("- 2)", "- 3)")
+    function_only = FIXED.split("\n\nprint")[0] + "\n"
+    replies = [
+        whole_file("main.py", WRONG),  # the first attempt: wrong (prints 3)
+        whole_file("main.py", still_wrong),  # candidate 1 revises it: still wrong
+        whole_file("main.py", function_only),  # candidate 2, fresh: the fix
+    ]
+    run = Run(tmp_path, [PLAN, *replies], overrides=["sampling.candidates=2"])
+    assert run.result.status == "verified", run.result.message
+    assert (run.root / "main.py").read_text() == FIXED
+    sampled = [c for c in run.kinds("sample.candidate")]
+    assert [(c["fresh"], c["status"]) for c in sampled] == [(False, "failed"), (True, "passed")]
+    revise, fresh = (r["messages"][-1]["content"] for r in run.kinds("model.request")[2:4])
+    assert "range(len(xs) - 2)" in revise and "range(len(xs) - 1)" not in revise
+    assert "range(len(xs) - 1)" in fresh and "range(len(xs) - 2)" not in fresh
+    assert "Actual output:\n```\n6\n```" in fresh  # the first check, on the file as found
+    assert "Actual output:\n```\n3\n```" in revise
+
+    (tmp_path / "off").mkdir()
+    off = Run(
+        tmp_path / "off",
+        [PLAN, *replies],
+        overrides=["sampling.candidates=2", "sampling.fresh_starts=false"],
+    )
+    assert [c["fresh"] for c in off.kinds("sample.candidate")] == [False, False]

@@ -36,6 +36,8 @@ class Candidate:
     why: str = ""
     size: int = 0
     fingerprint: str = ""
+    fresh: bool = False
+    """Drawn from the files as the run found them, not from the last attempt."""
 
 
 @dataclass
@@ -55,15 +57,17 @@ def sample(
     failing: VerificationResult,
     session: Session,
     k: int,
+    fresh: AgentRequest | None = None,
 ) -> SampleRound:
-    """One round of k candidates for `request`, checked under `failing`'s plan."""
+    """One round of k candidates for `request`, checked under `failing`'s plan; with
+    `fresh` (the request as the run began), every second candidate is drawn from it."""
     start = time.monotonic()
     cfg = session.config
     ctx = session.tool_context()
     vctx = verification_context(ctx, cfg.verify)
     quick = failing.plan.narrowed(failing.evidence)
     plans = [quick] if quick == failing.plan else [quick, failing.plan]
-    originals = {p: session.ws.read_text(p) for p in request.files}
+    current = {p: session.ws.read_text(p) for p in request.files}
     seen = set(request.seen)
     candidates: list[Candidate] = []
     running: dict[Future[TrialResult], Candidate] = {}
@@ -79,8 +83,9 @@ def sample(
                 and session.usage.calls >= session.usage.max_calls
             ):
                 break
-            proposal, _ = agent.propose(request, session, sample=session.usage.calls)
-            candidate = Candidate(index, proposal)
+            asked = fresh if fresh is not None and index % 2 == 1 else request
+            proposal, _ = agent.propose(asked, session, sample=session.usage.calls)
+            candidate = Candidate(index, proposal, fresh=asked is fresh)
             candidates.append(candidate)
             if proposal.truncated or proposal.error is not None:
                 candidate.status = "cut" if proposal.truncated else "rejected"
@@ -89,7 +94,7 @@ def sample(
                 candidate.status = "duplicate" if proposal.digest in seen else "rejected"
                 candidate.why = "same as an earlier reply" if proposal.digest in seen else "no edit"
             else:
-                candidate.size = proposal.size(originals)
+                candidate.size = proposal.size(asked.files if asked is fresh else current)
                 running[pool.submit(trial, proposal.sources)] = candidate
             seen.add(proposal.digest)
         for future, candidate in running.items():
@@ -106,6 +111,7 @@ def sample(
             why=candidate.why,
             size=candidate.size,
             digest=candidate.proposal.digest,
+            fresh=candidate.fresh,
         )
     passing = [c for c in candidates if c.status == "passed"]
     chosen = min(passing, key=lambda c: (c.size, c.index)) if passing else None

@@ -67,6 +67,10 @@ class SamplingConfig(_Section):
     smallest that passes is written. 0: one reply per attempt, written and checked."""
     workers: int = Field(2, ge=1)
     """Candidates checked at once, each in its own scratch copy, while the next is drawn."""
+    fresh_starts: bool = True
+    """Every second candidate starts from the files as the run found them (told how the
+    check failed on those, and what earlier attempts did) instead of revising the last
+    attempt: a wrong first approach does not anchor every candidate."""
 
 
 ApprovalMode = Literal["suggest", "auto-edit", "full-auto"]

@@ -4,6 +4,7 @@ the check fails on them, what earlier attempts did."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from codur.agents.registry import AgentRequest
@@ -78,6 +79,26 @@ def build_request(
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
         preferences=tuple(session.preferences()),
         context=session.chat_context,
+    )
+
+
+def fresh_request(state: AgentState, session: Session) -> AgentRequest | None:
+    """The request as the run began: the files as the run found them and how the check
+    failed on those, with the earlier attempts' lines (what not to do again). None when
+    the files shown are as they were (nothing to start afresh from) or the first check is
+    not known. Sampling draws some candidates from it: a wrong first attempt anchors every
+    revision of itself, a fresh draw does not."""
+    first = state.get("first_verification")
+    if first is None or session.snapshot is None:
+        return None
+    now = build_request(state, session, state.get("verification"))
+    before = {p: session.snapshot.original(p) for p in now.files}
+    if any(text is None for text in before.values()) or before == now.files:
+        return None
+    return replace(
+        build_request(state, session, first),
+        files={p: t for p, t in before.items() if t is not None},
+        hot_lines={},
     )
 
 

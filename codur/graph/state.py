@@ -100,6 +100,9 @@ class AgentState(TypedDict, total=False):
     attempts: list[Attempt]
     verification: VerificationResult | None
     """The verification agent's verdict on the files as they are now."""
+    first_verification: VerificationResult | None
+    """The verdict on the files as the run found them (the check before the first
+    attempt): what a fresh start is told (attempts.fresh_request)."""
     repairs_tried: list[str]
     """Fingerprints of the failures the repair search has already been run on."""
     status: Status

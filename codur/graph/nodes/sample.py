@@ -12,7 +12,7 @@ from langgraph.types import Command
 
 from codur.agents.registry import resolve
 from codur.agents.sampling import sample as draw
-from codur.graph.attempts import build_request
+from codur.graph.attempts import build_request, fresh_request
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
@@ -27,8 +27,9 @@ def sample(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
     failing = state["verification"]
     agent = resolve(state["agent"], session.config).build()
     request = build_request(state, session, failing)
+    fresh = fresh_request(state, session) if session.config.sampling.fresh_starts else None
     k = session.config.sampling.candidates
-    result = draw(agent, request, failing, session, k)  # type: ignore[arg-type]
+    result = draw(agent, request, failing, session, k, fresh)  # type: ignore[arg-type]
     session.bus.emit(
         "sample.end",
         candidates=len(result.candidates),

@@ -20,4 +20,7 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     outcome = state.get("outcome")
     if outcome is not None and not outcome.applied:
         return {}  # nothing was applied: the last verdict still describes the files
-    return {"verification": verify_now(state, runtime.context)}
+    verdict = verify_now(state, runtime.context)
+    if outcome is None and "first_verification" not in state:  # the files as found
+        return {"verification": verdict, "first_verification": verdict}
+    return {"verification": verdict}
