@@ -43,7 +43,7 @@ def test_set_checks_a_template_against_its_node() -> None:
         book.set("planner", "Plan well.\nAgents: {agents}\n")
     assert isinstance(missing.value, ValueError) and isinstance(missing.value, ConfigError)
     assert str(missing.value) == (
-        "prompt 'planner' in set by the API: missing required placeholders {tools}"
+        "prompt 'planner' set by the API: missing required placeholders {tools}"
     )
     with pytest.raises(ValueError, match=r"unknown placeholders \{plan\} \(allowed: \{agents\}"):
         book.set("planner", "{agents} {tools} {plan}")
@@ -55,6 +55,8 @@ def test_set_checks_a_template_against_its_node() -> None:
         book.set("planner", "{agents} {tools!r}")
     with pytest.raises(ValueError, match=r"unknown prompt 'plannr' \(known: pre_planner, planner"):
         book.set("plannr", "text")
+    with pytest.raises(ValueError, match="prompt 'coder' set by the API: it is empty"):
+        book.set("coder", " \n")
     assert book.get("planner").source is None  # every refused text left the prompt alone
 
     book.set("planner", 'Agents:\n{agents}\n{tools}\nReply {{"action": "delegate"}}.')
@@ -154,3 +156,24 @@ def test_an_untrusted_project_names_prompt_files_only_inside_the_folder(tmp_path
     trust(root / "codur.yaml", store)  # trusted: the user allowed what it names
     loaded = load_config(root, environ={}, trust_store=store)
     assert loaded.config.prompts == {"coder": str(outside)}
+
+
+def test_the_docs_examples_fit_their_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from helpers import ROOT
+
+    docs = (ROOT / "docs" / "prompts.md").read_text()
+    blocks = re.findall(r"\((`prompts/\w+\.md`)\):\n\n```\n(.*?)```", docs, re.S)
+    assert [name for name, _ in blocks] == ["`prompts/planner.md`", "`prompts/coder_task.md`"]
+    book = PromptBook()
+    book.set("planner", blocks[0][1])
+    assert '{"action": "delegate"' in book.render("planner", **PLANNER_VALUES)
+    book.set("coder_task", blocks[1][1])
+    assert not book.get("coder_task").template.plain
+    example = re.search(r"```python\n(.*?)```", docs, re.S)
+    assert example is not None
+    exec(example.group(1), {})
+    assert capsys.readouterr().out == (
+        "prompt 'planner' set by the API: missing required placeholders {tools}\n"
+    )

@@ -49,7 +49,8 @@ def fitted(name: str, text: str, source: str) -> Prompt:
     try:
         template = check(text, tuple(wanted.required), tuple(wanted.optional))
     except ValueError as exc:
-        raise PromptError(f"prompt '{name}' in {source}: {exc}") from None
+        where = source if source == API else f"in {source}"
+        raise PromptError(f"prompt '{name}' {where}: {exc}") from None
     return Prompt(wanted, template, source)
 
 

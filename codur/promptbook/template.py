@@ -69,7 +69,9 @@ def parse(text: str) -> Template:
 def check(text: str, required: tuple[str, ...], optional: tuple[str, ...]) -> Template:
     """`text` parsed and checked: a template must hold every required placeholder and no
     other than the required and optional ones (ValueError naming them); plain text is
-    always accepted."""
+    accepted unless it is empty."""
+    if not text.strip():
+        raise ValueError("it is empty")
     template = parse(text)
     if template.fields is None:
         return template
