@@ -23,7 +23,7 @@ from codur.config.schema import LLMProfile
 from codur.events import EventBus
 from codur.models.base import estimate_tokens
 from codur.models.client import ModelClient
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,8 +43,10 @@ def main() -> None:
         }
         request = AgentRequest(task=challenge.prompt, files=files)
         messages = [
-            SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
+            SystemMessage(PromptBook().render("coder")),
+            HumanMessage(
+                task_message(request.task, Prompt(files=request.files), "whole_file", PromptBook())
+            ),
         ]
         counted = client.count_tokens(messages)
         estimate = estimate_tokens(messages)

@@ -23,7 +23,7 @@ from codur.agents.registry import AgentRequest
 from codur.config.schema import LLMProfile
 from codur.events import EventBus
 from codur.models.client import ModelClient
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,11 +34,14 @@ def prompts() -> dict[str, list[BaseMessage]]:
         task=(challenge / "prompt.txt").read_text().strip(),
         files={"main.py": (challenge / "main.py").read_text()},
     )
+    book = PromptBook()
     return {
-        "planner": [SystemMessage(prompt("pre_plan.md")), HumanMessage(request.task)],
+        "planner": [SystemMessage(book.render("pre_planner")), HumanMessage(request.task)],
         "coder": [
-            SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
+            SystemMessage(book.render("coder")),
+            HumanMessage(
+                task_message(request.task, Prompt(files=request.files), "whole_file", book)
+            ),
         ],
     }
 

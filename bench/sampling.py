@@ -21,7 +21,7 @@ from codur.agents.registry import AgentRequest
 from codur.config.schema import LLMProfile
 from codur.events import EventBus
 from codur.models.client import ModelClient
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT_FIX = (
@@ -40,8 +40,10 @@ def cases() -> dict[str, list[BaseMessage]]:
         "haiku": [HumanMessage("Write a haiku about rivers.")],
         "short code fix": [HumanMessage(SHORT_FIX)],
         "coder prompt": [
-            SystemMessage(prompt("coder_system.md")),
-            HumanMessage(task_message(request.task, Prompt(files=request.files), "whole_file")),
+            SystemMessage(PromptBook().render("coder")),
+            HumanMessage(
+                task_message(request.task, Prompt(files=request.files), "whole_file", PromptBook())
+            ),
         ],
     }
 

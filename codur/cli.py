@@ -19,6 +19,7 @@ from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, Wo
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.cli import memory_app
+from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
 from codur.undo.cli import diff, undo
 
@@ -70,6 +71,7 @@ config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is
 app.add_typer(config_app, name="config")
 app.add_typer(challenges_app, name="challenges")
 app.add_typer(memory_app, name="memory")
+app.add_typer(prompts_app, name="prompts")
 
 
 @app.command()

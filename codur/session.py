@@ -18,6 +18,7 @@ from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.log import Redactor, secret_values
 from codur.models.client import ModelClient, Usage
+from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
 from codur.undo.diff import text_diff
@@ -74,6 +75,9 @@ class Session:
     models: dict[str, Any] = field(default_factory=dict)
     """Chat models built so far, by profile (a `codur chat` session passes the same dict
     to each of its runs, so a model loads once)."""
+    prompts: PromptBook = None  # type: ignore[assignment]
+    """Every node's prompt (`codur.promptbook`); None: built from `config.prompts` (the
+    Python API passes its own book, with the prompts set on it)."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
@@ -88,6 +92,8 @@ class Session:
             keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
             self.redact = Redactor(secret_values(os.environ, keys))
         self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
+        if self.prompts is None:
+            self.prompts = PromptBook(self.config.prompts)
 
     @property
     def model_allowed(self) -> bool:

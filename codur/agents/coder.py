@@ -52,14 +52,14 @@ class CoderAgent:
         specs = list_tools_for_tasks(task_types) if task_types else []
         names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
-        system = prompt("coder_system.md") + preferences_section(request.preferences)
+        system = session.prompts.render("coder") + preferences_section(request.preferences)
         if request.context:
             system += "\n\n" + request.context
         if names and not native:
             from codur.tools.registry import prompt_section
 
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
-        base, budget, edit_format = build_messages(request, client, system)
+        base, budget, edit_format = build_messages(request, client, system, session.prompts)
         bound = [t for t in langchain_tools(task_types) if t.name in names] if native else []
         if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
             sample = session.usage.calls if request.attempts else 0

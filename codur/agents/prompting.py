@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from codur.agents.registry import AgentRequest
     from codur.models.client import ModelClient
+    from codur.promptbook import PromptBook
 
 EDIT_PROMPTS = {
     "whole_file": "edit_whole_file.md",
@@ -33,8 +34,9 @@ def reply_budget(files: dict[str, str], edit_format: str) -> int:
     return 400 + int(size / 3 if edit_format == "functions" else size)
 
 
-def task_message(task: str, parts: Prompt, edit_format: str) -> str:
-    """The user turn: files, how the check fails, earlier attempts, task, answer format."""
+def task_message(task: str, parts: Prompt, edit_format: str, book: PromptBook) -> str:
+    """The user turn (`book`'s coder_task prompt): files, how the check fails, earlier
+    attempts, task, answer format."""
     shown = "\n\n".join(
         f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
         for path, text in parts.files.items()
@@ -45,23 +47,20 @@ def task_message(task: str, parts: Prompt, edit_format: str) -> str:
         listed = "\n".join(f"- {line}" for line in parts.attempts)
         attempts = prompt("coder_attempts.md").format(attempts=listed)
     notes = "\n".join(f"(Note: {n}.)" for n in parts.notes)
-    return (
-        prompt("coder_task.md")
-        .format(
-            files=shown or "(no files given)",
-            evidence=evidence,
-            attempts=attempts,
-            notes=notes,
-            task=task,
-            edit_rules=prompt(EDIT_PROMPTS[edit_format]),
-        )
-        .strip()
-        + "\n"
+    text = book.render(
+        "coder_task",
+        files=shown or "(no files given)",
+        evidence=evidence,
+        attempts=attempts,
+        notes=notes,
+        task=task,
+        edit_rules=prompt(EDIT_PROMPTS[edit_format]),
     )
+    return text.strip() + "\n"
 
 
 def build_messages(
-    request: AgentRequest, client: ModelClient, system: str
+    request: AgentRequest, client: ModelClient, system: str, book: PromptBook
 ) -> tuple[list[BaseMessage], int, str]:
     """The messages for `request`, fitted to the model's window; the reply budget; and
     the edit format asked for (changed functions only when files are shown in part)."""
@@ -72,7 +71,7 @@ def build_messages(
 
     def render(p: Prompt) -> list[BaseMessage]:
         fmt = "functions" if p.partial_files and edit_format == "whole_file" else edit_format
-        return [SystemMessage(system), HumanMessage(task_message(request.task, p, fmt))]
+        return [SystemMessage(system), HumanMessage(task_message(request.task, p, fmt, book))]
 
     budget = min(client.profile.max_tokens, reply_budget(request.files, edit_format))
     fitted, budget = fit(

@@ -19,6 +19,7 @@ from typing import Any, get_args, get_origin
 import yaml
 from pydantic import ValidationError
 
+from codur.config.prompt_files import check_files, resolve_paths
 from codur.config.schema import CodurConfig
 from codur.config.trust import is_trusted, strip_protected
 from codur.errors import ConfigError
@@ -213,31 +214,42 @@ def load_config(
     layers = [yaml_layer(default_config_file(), "built-in configs/default.yaml")]
     user_file = user_file or user_config_file()
     if user_file.is_file():
-        layers.append(yaml_layer(user_file))
+        layers.append(_with_paths(yaml_layer(user_file), user_file.resolve().parent))
     project = workdir / "codur.yaml"
     if project.is_file():
         layer = yaml_layer(project)
+        confined: tuple[Path, ...] = ()
         if not is_trusted(project, trust_store):
+            confined = (workdir, user_file.parent)
             ignored = strip_protected(layer.values)
             if ignored:
                 warnings.append(
                     f"{project} is not trusted, so it may not set {', '.join(ignored)} "
                     f"(ignored; to allow them: codur trust -C {workdir})"
                 )
-        layers.append(layer)
+        hint = f" (to allow others: codur trust -C {workdir})"
+        layers.append(_with_paths(layer, workdir, confined, hint))
     if config_file is not None:
-        layers.append(yaml_layer(config_file))
-    layers += env_layers(environ, warnings)
-    layers += override_layers(overrides or [])
+        layers.append(_with_paths(yaml_layer(config_file), config_file.resolve().parent))
+    given = env_layers(environ, warnings) + override_layers(overrides or [])
     for label, (key, value) in (flags or {}).items():
         if value is not None:
-            layers.append(Layer(label, _nested(tuple(key.split(".")), value)))
+            given.append(Layer(label, _nested(tuple(key.split(".")), value)))
+    layers += [_with_paths(layer, workdir) for layer in given]
     merged, origins = merge(layers)
     try:
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origins)) from None
-    return LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
+    loaded = LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
+    check_files(config.prompts, loaded.nearest_origin)
+    return loaded
+
+
+def _with_paths(layer: Layer, base: Path, inside: tuple[Path, ...] = (), hint: str = "") -> Layer:
+    """`layer` with its prompt file paths made absolute from `base` (`prompt_files`)."""
+    resolve_paths(layer.values, base, layer.where, inside, hint)
+    return layer
 
 
 def _describe(exc: ValidationError, origins: dict[Key, str]) -> str:

@@ -304,6 +304,9 @@ class CodurConfig(_Section):
     """Preferences, the `codur ask` answer cache and the node log, kept between runs."""
     runs: RunsConfig = RunsConfig()
     """Checkpoints for `codur resume`; recording and replaying model calls."""
+    prompts: dict[str, str] = {}
+    """Custom node prompts: node -> prompt file (relative to the config file that sets
+    it; to the folder for -o and CODUR_*). See docs/prompts.md and `codur prompts list`."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
         """The named profile (default: llm.default_profile), or ConfigError."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from codur.resources import prompt
 from codur.verify.derived import DerivedCheck
 
 if TYPE_CHECKING:
@@ -53,7 +52,7 @@ def write_test(session: Session, task: str, files: list[str]) -> DerivedCheck | 
 
     client = session.client()
     reply = client.invoke(
-        [HumanMessage(prompt("check_test.md").format(files=shown or "(none)", task=task))],
+        [HumanMessage(session.prompts.render("check_test", files=shown or "(none)", task=task))],
         **client.sampling(0),
     )
     test = usable_test(str(reply.content))

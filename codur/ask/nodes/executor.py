@@ -55,7 +55,8 @@ def setup_executor(state: AskState, runtime: Runtime[Session]) -> dict:
     cfg = ask_config(runtime)
     plan, step = state.get("plan") or [], state.get("current_step", 0)
     instruction = plan[step] if step < len(plan) else "No more steps to execute"
-    system = prompt("ask_executor.md").format(
+    system = runtime.context.prompts.render(
+        "ask_executor",
         question=state["question"],
         findings=evidence(state, cfg.max_finding_chars),
     )

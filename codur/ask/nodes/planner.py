@@ -8,7 +8,6 @@ from langgraph.runtime import Runtime
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.parse import fallback_plan, parse_plan
 from codur.ask.state import AskState
-from codur.resources import prompt
 from codur.session import Session
 
 REPLAN = "Steps already ran (see the findings): plan only what is still missing to answer.\n"
@@ -27,7 +26,8 @@ def planner(state: AskState, runtime: Runtime[Session]) -> dict:
         bus.emit("ask.plan", steps=plan[step:], kept=True, fallback=False)
         return {"iterations": iterations}
     findings = state.get("findings") or {}
-    text = prompt("ask_plan.md").format(
+    text = runtime.context.prompts.render(
+        "ask_planner",
         max_steps=cfg.max_plan_steps,
         replan=REPLAN if findings else "",
         question=state["question"],

@@ -12,7 +12,6 @@ from langgraph.types import Command
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.parse import fallback_decision, parse_decision
 from codur.ask.state import AskState
-from codur.resources import prompt
 from codur.session import Session
 
 
@@ -26,7 +25,8 @@ def refinery(
     if iterations >= cfg.max_iterations:
         decision, reason = "FINISH", f"ask.max_iterations ({cfg.max_iterations}) reached"
     else:
-        text = prompt("ask_refine.md").format(
+        text = runtime.context.prompts.render(
+            "ask_refinery",
             done=step,
             total=len(plan),
             question=state["question"],

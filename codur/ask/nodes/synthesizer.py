@@ -9,7 +9,6 @@ from langgraph.runtime import Runtime
 from codur.ask.ground import ground
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.state import AskState
-from codur.resources import prompt
 from codur.session import Session
 from codur.tools.code import code_index
 
@@ -17,7 +16,8 @@ from codur.tools.code import code_index
 @traced("synthesizer")
 def synthesizer(state: AskState, runtime: Runtime[Session]) -> dict:
     cfg = ask_config(runtime)
-    text = prompt("ask_synthesize.md").format(
+    text = runtime.context.prompts.render(
+        "ask_synthesizer",
         question=state["question"],
         findings=evidence(state, cfg.max_finding_chars),
     )

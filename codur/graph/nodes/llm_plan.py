@@ -81,8 +81,11 @@ def _system(session: Session) -> str:
         for ref in agent_choices(session.config)
     )
     tools = prompt_section([TaskType.FILE_OPERATION, TaskType.SEARCH, TaskType.GIT])
-    system = prompt("plan.md").format(
-        agents=agents, tools=tools, default_agent=session.config.agents.preferences.default_agent
+    system = session.prompts.render(
+        "planner",
+        agents=agents,
+        tools=tools,
+        default_agent=session.config.agents.preferences.default_agent,
     )
     return system + preferences_section(session.preferences())
 

@@ -18,7 +18,6 @@ from langgraph.types import Command
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.planning.parse import extract_json_object
-from codur.resources import prompt
 from codur.session import Session
 
 DIRECT = {"greeting", "question", "file_operation"}
@@ -32,7 +31,8 @@ def llm_pre_plan(
     if state.get("context_files") or not session.model_allowed:
         return Command(goto="llm_plan")
     client = session.client()
-    reply = client.invoke([SystemMessage(prompt("pre_plan.md")), HumanMessage(state["task"])])
+    system = SystemMessage(session.prompts.render("pre_planner"))
+    reply = client.invoke([system, HumanMessage(state["task"])])
     data = extract_json_object(str(reply.content)) or {}
     kind, confidence = data.get("kind"), data.get("confidence")
     sure = (

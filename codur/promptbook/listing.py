@@ -1,0 +1,46 @@
+"""What `codur prompts list` and `codur prompts show` print: the prompts as table rows,
+and each prompt rendered with its example values under a line saying where it comes
+from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codur.promptbook.book import Prompt, PromptBook
+from codur.promptbook.template import braces
+
+COLUMNS = ["prompt", "source", "required placeholders", "what it is"]
+
+
+def source(prompt: Prompt, root: Path) -> str:
+    """`built-in`, or the custom prompt's file (relative to `root` when inside it)."""
+    if prompt.source is None:
+        return "built-in"
+    path = Path(prompt.source)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else prompt.source
+
+
+def rows(book: PromptBook, root: Path) -> list[list[str]]:
+    return [
+        [name, source(p, root), braces(p.spec.required) or "-", p.spec.description]
+        for name, p in ((name, book.get(name)) for name in book.names())
+    ]
+
+
+def heading(prompt: Prompt, root: Path) -> str:
+    """`==> planner: built-in prompts/plan.md <==`, or the custom file (and whether it
+    is plain text, its data appended)."""
+    if prompt.source is None:
+        where = f"built-in prompts/{prompt.spec.file}"
+    else:
+        appended = prompt.template.plain and prompt.spec.placeholders
+        plain = ", plain text: its data is appended" if appended else ""
+        where = f"custom {source(prompt, root)}{plain}"
+    return f"==> {prompt.spec.name}: {where} <=="
+
+
+def shown(book: PromptBook, names: list[str], root: Path) -> str:
+    """Each prompt of `names` rendered with its example values, under its heading."""
+    return "\n\n".join(
+        f"{heading(book.get(name), root)}\n{book.example(name).rstrip()}" for name in names
+    )

@@ -1,0 +1,124 @@
+"""The prompts a user may replace: one entry per node prompt, by the name users see.
+
+An entry names the shipped file in `prompts/`, says in a line what the prompt is for,
+and lists its placeholders with an example value each (`codur prompts show` renders the
+prompt with them). Required placeholders carry data the node cannot work without: a
+custom template must hold them all. Optional ones may be left out. Adding a prompt is one
+entry in SPECS, and its file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    name: str
+    """The node name users see (config key `prompts.NAME`, `codur prompts show NAME`)."""
+    file: str
+    """The shipped template, in `prompts/`."""
+    description: str
+    """What the prompt is for, in one line."""
+    required: dict[str, str] = field(default_factory=dict)
+    """Placeholder -> an example value; a custom template must hold every one."""
+    optional: dict[str, str] = field(default_factory=dict)
+    """Placeholder -> an example value; a custom template may leave them out."""
+
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        return (*self.required, *self.optional)
+
+    @property
+    def examples(self) -> dict[str, str]:
+        return {**self.required, **self.optional}
+
+
+TASK = "make total() in main.py add every number of the list"
+FILES = (
+    "main.py\n```python\ndef total(xs):\n    return sum(xs[:-1])\n\nprint(total([1, 2, 3]))\n```"
+)
+QUESTION = "where is the config file loaded?"
+EVIDENCE = (
+    "\nThis is how the check fails on the files as they are now:\n\n"
+    "Expected output:\n```\n6\n```\nActual output:\n```\n3\n```\n"
+)
+ATTEMPTS = (
+    "\nEarlier attempts that did not work (do something different):\n"
+    "- changed main.py; the check still failed: output line 1 is '3'\n"
+)
+FINDINGS = (
+    "### Search the code for where the config is loaded\n"
+    "codur/config/loader.py:212 `load_config` reads each layer and merges them"
+)
+
+SPECS: tuple[PromptSpec, ...] = (
+    PromptSpec(
+        "pre_planner",
+        "pre_plan.md",
+        "phase 1: classifies the request (greeting, question, file operation, code change)",
+    ),
+    PromptSpec(
+        "planner",
+        "plan.md",
+        "phase 2: picks a route (edit, explain, run_command) and an agent, or tools (JSON)",
+        {
+            "agents": "- agent:coder: edits files and fixes bugs",
+            "tools": "## Available tools\n- read_file(path): Read a text file.",
+        },
+        {"default_agent": "agent:coder"},
+    ),
+    PromptSpec(
+        "coder",
+        "coder_system.md",
+        "the coding agent's system prompt (preferences and tools are added after it)",
+    ),
+    PromptSpec(
+        "coder_task",
+        "coder_task.md",
+        "the coding agent's request: files, how the check fails, earlier attempts, task",
+        {
+            "files": FILES,
+            "evidence": EVIDENCE,
+            "attempts": ATTEMPTS,
+            "task": TASK,
+            "edit_rules": "Reply with the whole changed file in a fenced block after its path.",
+            "notes": "(Note: main.py is shown in part.)",
+        },
+    ),
+    PromptSpec(
+        "ask_planner",
+        "ask_plan.md",
+        "ask mode: plans the research steps for a question (JSON list)",
+        {"question": QUESTION, "findings": FINDINGS},
+        {"max_steps": "4", "replan": ""},
+    ),
+    PromptSpec(
+        "ask_executor",
+        "ask_executor.md",
+        "ask mode: carries out one research step with read-only tools",
+        {"question": QUESTION, "findings": FINDINGS},
+    ),
+    PromptSpec(
+        "ask_refinery",
+        "ask_refine.md",
+        "ask mode: decides whether the findings answer the question (CONTINUE / FINISH)",
+        {"question": QUESTION, "findings": FINDINGS},
+        {"done": "1", "total": "2"},
+    ),
+    PromptSpec(
+        "ask_synthesizer",
+        "ask_synthesize.md",
+        "ask mode: writes the answer in markdown, citing path:line",
+        {"question": QUESTION, "findings": FINDINGS},
+    ),
+    PromptSpec(
+        "check_test",
+        "check_test.md",
+        "verification: asks for a pytest test of the task when nothing else can check it",
+        {"files": FILES, "task": TASK},
+    ),
+)
+
+REGISTRY: dict[str, PromptSpec] = {spec.name: spec for spec in SPECS}
+"""The specs by name."""
