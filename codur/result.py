@@ -47,6 +47,10 @@ class RunResult:
     """Files read into the task's context (`@file`), for a chat session's memory."""
     last_error: str = ""
     """Working memory's last error when the run ended ("" if none)."""
+    messages: list[Any] = field(default_factory=list)
+    """The run's conversation (LangChain messages), for the Python API."""
+    plan_iteration: int = 1
+    """Plans made: 1, plus one for each replan after a failed verification."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -1,37 +1,22 @@
-"""Running a task or a question, the one place: `run_command` (`codur run`) and
-`ask_command` (`codur ask`) share `_command`, which wires config, events, the debug log
-and the terminal around the work: `run_task` invokes the agent graph with the run's
-session and sums up the outcome (a RunResult); `codur.ask.run.ask_question` invokes the
-ask graph (an AskResult).
-
-Every way a command can end leaves an end record (`run.end`, or `ask.end`) in the debug
-log: a result, a typed error (its exit code), an interruption (Ctrl-C, SIGTERM, SIGHUP, a
-closed output) or a bug (exit code 4, with the traceback in the log only).
+"""Running a task or a question: `run_command` (`codur run`) and `ask_command` (`codur
+ask`) hand their work to `codur.command.wired` (config, events, the debug log, the
+terminal): `run_task` invokes the agent graph with the run's session and sums up the
+outcome (a RunResult); `codur.ask.run.ask_question` invokes the ask graph (an AskResult).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-import traceback
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any
 
-from codur import __version__
 from codur.ask.run import AskResult, ask_question
+from codur.command import How, InternalError, wired
 from codur.config import LoadedConfig
 from codur.errors import (
     ApprovalRequired,
-    CodurError,
-    ExitCode,
-    Interrupted,
     LimitReached,
 )
-from codur.events import EventBus
-from codur.log import JsonlLog, Redactor, log_path, secret_values
-from codur.memory.persistent import Memory
 from codur.memory.session import Exchange, SessionMemory
 from codur.report import report, report_answer
 from codur.result import EXIT_CODES, RunResult
@@ -39,27 +24,8 @@ from codur.session import Session
 from codur.ui import IO
 from codur.undo.diff import text_diff
 from codur.undo.records import RESUMABLE, RunRecord
-from codur.workspace import Workspace
 
 __all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
-
-
-class InternalError(CodurError):
-    """An unexpected exception inside Codur: a bug (the traceback is in the debug log)."""
-
-    exit_code = ExitCode.ERROR
-
-
-class Ended(Protocol):
-    """What a command's work returns: its end record and its exit code."""
-
-    @property
-    def exit_code(self) -> ExitCode: ...
-
-    def end_record(self) -> dict[str, Any]: ...
-
-
-R = TypeVar("R", bound=Ended)
 
 
 def run_command(
@@ -94,10 +60,8 @@ def run_command(
     def work(session: Session, task: str) -> RunResult:
         return run_task(session, task, resume)
 
-    return _command(
-        loaded, workdir, task, "run", work, show, profile, verbose, json_mode,
-        chat_context=context, models=models, run_id=resume.run_id if resume else None,
-    )  # fmt: skip
+    how = How(profile, verbose, json_mode, context, models, resume.run_id if resume else None)
+    return wired(loaded, workdir, task, "run", work, show, how)
 
 
 def ask_command(
@@ -115,101 +79,8 @@ def ask_command(
     def show(io: IO, result: AskResult, log: Path | None) -> None:
         report_answer(io, result)
 
-    return _command(
-        loaded, workdir, question, "ask", ask_question, show, profile, verbose, json_mode
-    )
-
-
-def _command(
-    loaded: LoadedConfig,
-    workdir: Path,
-    task: str,
-    kind: Literal["run", "ask"],
-    work: Callable[[Session, str], R],
-    show: Callable[[IO, R, Path | None], None],
-    profile: str | None,
-    verbose: bool,
-    json_mode: bool,
-    chat_context: str = "",
-    models: dict[str, Any] | None = None,
-    run_id: str | None = None,
-) -> int:
-    """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
-    then `show` (skipped when an error ends it: the CLI says that in one line). The
-    session has the project's memory (None with memory.enabled off), a chat's context,
-    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new)."""
-    cfg = loaded.config
-    cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
-    if cfg.ask.profile:
-        cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
-    key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
-    redact = Redactor(secret_values(os.environ, key_envs))
-    io = IO(verbose=verbose, json_mode=json_mode, redact=redact)
-    for warning in loaded.warnings:
-        io.warn(warning)
-    bus = EventBus()
-    interactive = sys.stdin.isatty() and not json_mode
-    ws = Workspace(workdir)
-    session = Session(
-        cfg,
-        ws,
-        bus,
-        profile=profile,
-        confirm=io.confirm if interactive else None,
-        memory=Memory.open(workdir, cfg.memory, io.warn),
-        chat_context=chat_context,
-        models=models if models is not None else {},
-        redact=redact,
-    )
-    if run_id is not None:
-        session.run_id = run_id
-    log = None
-    if cfg.log.enabled:
-        log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
-        bus.subscribe(log)
-    bus.subscribe(io.on_event)
-    end = f"{kind}.end"
-    try:
-        bus.emit(
-            f"{kind}.start",
-            run_id=session.run_id,
-            version=__version__,
-            task=task,
-            workdir=str(workdir),
-            profile=profile or cfg.llm.default_profile,
-            config=cfg.model_dump(mode="json"),
-            config_layers=loaded.layers,
-            warnings=loaded.warnings,
-            resumed=run_id is not None,
-        )
-        try:
-            result = work(session, task)
-        except CodurError as exc:
-            bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
-            raise
-        except Interrupted as exc:
-            bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
-            raise
-        except KeyboardInterrupt:
-            bus.emit(end, status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
-            raise
-        except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
-            error = f"internal error: {type(exc).__name__}: {exc}"
-            bus.emit(
-                end,
-                status="error",
-                error=error,
-                traceback=traceback.format_exc(),
-                exit_code=int(ExitCode.ERROR),
-            )
-            where = f"; the traceback is in {log.path}" if log else ""
-            raise InternalError(f"{error} (a bug: please report it{where})") from exc
-        bus.emit(end, **result.end_record(), exit_code=int(result.exit_code))
-    finally:
-        if log is not None:
-            log.close()
-    show(io, result, log.path if log else None)
-    return result.exit_code
+    how = How(profile, verbose, json_mode)
+    return wired(loaded, workdir, question, "ask", ask_question, show, how)
 
 
 def changes(session: Session) -> tuple[list[str], str]:
@@ -318,4 +189,6 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         cached_prompt_tokens=session.usage.cached_prompt_tokens,
         files_read=list(state.get("context_files", {})),
         last_error=working.last_error,
+        messages=list(state.get("messages", [])),
+        plan_iteration=state.get("plan_iteration", 1),
     )

@@ -250,3 +250,20 @@ class IO:
     def raw(self, text: str) -> None:
         """Text printed as is (e.g. YAML), without markup (control sequences removed)."""
         self._print(self.out, clean(text), markup=False, highlight=False)
+
+
+class SilentIO(IO):
+    """No terminal output and nobody to ask (the Python API without `verbose`): warnings
+    go to the `codur` logger."""
+
+    def on_event(self, event: Event) -> None:
+        if event.kind == "warning":
+            self.warn(self.redact(event.data.get("message", "")))
+
+    def _print(self, console: Console, *what: Any, **options: Any) -> None:
+        return None
+
+    def warn(self, text: str) -> None:
+        import logging
+
+        logging.getLogger("codur").warning(text)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
+from codur.errors import ConfigError
 from codur.memory import preferences_section
 from codur.models.client import truncated
 from codur.resources import prompt
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from codur.agents.loop import Turn
     from codur.config.schema import AgentConfig
     from codur.session import Session
+    from codur.tools.registry import ToolSpec
 
 
 @dataclass
@@ -50,6 +52,8 @@ class CoderAgent:
         wanted = self.config.tools if self.config and client.profile.agent_tools else []
         task_types = [TaskType(t) for t in wanted]
         specs = list_tools_for_tasks(task_types) if task_types else []
+        if self.config is not None and self.config.tool_names is not None:
+            specs = only(specs, self.config.tool_names)
         names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
         system = session.prompts.render("coder") + preferences_section(request.preferences)
@@ -133,3 +137,16 @@ class CoderAgent:
 def build_coder(config: AgentConfig | None, profile: str | None) -> CoderAgent:
     """The LLM coding agent: edits files and fixes bugs with a profile's model and tools."""
     return CoderAgent(config, profile or (config.profile if config else None))
+
+
+def only(specs: list[ToolSpec], names: list[str]) -> list[ToolSpec]:
+    """The tools named in `names` among `specs`; ConfigError for a name that is none."""
+    from codur.tools.registry import all_tools
+
+    unknown = sorted(set(names) - set(all_tools()))
+    if unknown:
+        raise ConfigError(
+            f"agents.configs.*.tool_names: unknown tool {', '.join(unknown)} "
+            f"(valid: {', '.join(sorted(all_tools()))})"
+        )
+    return [s for s in specs if s.name in names]

@@ -101,6 +101,9 @@ class AgentConfig(_Section):
     """Agent-specific options passed to a registered agent class."""
     tools: list[str] = ["file_operation", "search", "code_validation"]
     """Task types (codur.tools.registry.TaskType) whose tools this agent may call."""
+    tool_names: list[str] | None = None
+    """Only these tools (by name) of those task types' tools (unset: all of them; the
+    Python API's `tools=`). An unknown name stops the run (exit code 2)."""
 
 
 class AgentPreferences(_Section):
@@ -135,6 +138,10 @@ class RuntimeConfig(_Section):
 
 
 class PlanningConfig(_Section):
+    enabled: bool = True
+    """Ask the model how to handle the task (pre-plan and plan). Off: every task that
+    phase 0 does not settle goes straight to the default agent (the Python API's
+    `enable_planning=False`)."""
     max_retry_attempts: int = Field(3, ge=0)
     """Planner retries when its reply cannot be parsed, before the default agent is used."""
     pre_plan_confidence: float = Field(0.9, ge=0, le=1)

@@ -61,8 +61,9 @@ def textual_pre_plan(
         files[ref] = read_reference(session, ref, f"@{ref}")
     decision = fast_path(task, prompt("greeting.md").strip())
     update: dict[str, Any] = {"context_files": files, "iterations": 0}
-    if decision is None:
-        return Command(update=update, goto="llm_pre_plan")
+    if decision is None:  # the model plans, unless planning is off: the default agent
+        planned = session.config.planning.enabled
+        return Command(update=update, goto="llm_pre_plan" if planned else "delegate")
     if decision.kind == "respond":
         update |= {"final_response": decision.response, "status": "done"}
         return Command(update=update, goto=END)

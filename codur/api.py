@@ -1,0 +1,185 @@
+"""The Python API: `from codur import Agent`.
+
+    agent = Agent(cwd="project", model="llm:local")
+    result = agent.run("fix @main.py")
+    result.is_verified, result.final_answer, result.files_changed
+
+A run is the CLI's run (`codur.command.wired`): the same config layers (built-in, user,
+the folder's codur.yaml, `CODUR_*`), then the Agent's arguments on top; the same
+snapshot before any edit (`codur undo` works), debug log and verdict. Nothing is printed
+unless `verbose`; nobody is asked anything (approvals that need a yes stop the run with
+status `approval`). Bad arguments raise `codur.errors.ConfigError` (a ValueError-like
+CodurError with one line); a model that cannot be reached raises `ModelUnreachable`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codur.errors import ConfigError
+
+PROVIDERS = ("openai", "ollama", "local", "scripted")
+API_PROFILE = "api"
+"""The profile an Agent's `model="provider/model"` becomes."""
+
+
+@dataclass
+class Usage:
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    wall_s: float = 0.0
+
+
+@dataclass
+class Result:
+    """How a run ended. `result["final_answer"]` works too (seed 004's dict access)."""
+
+    status: str
+    """verified, done, unverified, stuck, limit, approval or error (docs/verification.md)."""
+    message: str
+    final_answer: str
+    """What the run answers: the agent's or planner's reply, else the status message."""
+    is_verified: bool
+    """A mechanical check (the expected output, tests, checks derived from the task)
+    passed on the changed code. Never true on a model's word alone."""
+    files_changed: list[str]
+    diff: str
+    messages: list[Any]
+    """The run's conversation (LangChain messages)."""
+    plan_iteration: int
+    """Plans made: 1, plus one for each replan after a failed verification."""
+    usage: Usage
+    run_id: str
+    exit_code: int
+    check: str = ""
+    """What the verdict rests on (the checks that ran)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+
+class Agent:
+    """A Codur agent on a folder. See the module docstring and docs/api.md."""
+
+    def __init__(
+        self,
+        cwd: str | Path = ".",
+        model: str | None = None,
+        enable_planning: bool = True,
+        tools: list[str] | None = None,
+        recursion_limit: int = 50,
+        verbose: bool = False,
+        config: str | Path | None = None,
+        overrides: list[str] | None = None,
+        **model_kwargs: Any,
+    ) -> None:
+        """`model`: "llm:NAME" (a configured profile), "provider/model" (provider one of
+        openai, ollama, local; `model_kwargs` are the profile's other fields, such as
+        base_url, api_key_env, temperature), or None (the configured default). `tools`:
+        names of the tools the agent may call (None: its configured ones). `config`: a
+        YAML file layered over the folder's; `overrides`: "key=value" strings, as `-o`."""
+        from codur.promptbook import PromptBook
+
+        self.cwd = Path(cwd).resolve()
+        if not self.cwd.is_dir():
+            raise ConfigError(f"Agent(cwd={str(cwd)!r}): no such folder")
+        self.verbose = verbose
+        self._flags = _flags(model, enable_planning, tools, recursion_limit, model_kwargs)
+        self._file = Path(config) if config else None
+        self._overrides = list(overrides or [])
+        self.loaded = self._load()  # bad arguments fail here, not at the first run
+        self.prompts = PromptBook(self.loaded.config.prompts)
+
+    def _load(self) -> Any:
+        from codur.config import load_config
+
+        return load_config(self.cwd, self._file, self._overrides, flags=self._flags)
+
+    def set_prompt(self, name: str, text: str) -> None:
+        """Replace node `name`'s prompt (`codur prompts list` names them); a template
+        missing a required placeholder raises PromptError (docs/prompts.md)."""
+        self.prompts.set(name, text)
+
+    def run(self, task: str) -> Result:
+        """Run `task` in the folder to its end; the Result says how it ended."""
+        from codur.command import How, wired
+        from codur.run import run_task
+        from codur.ui import IO, SilentIO
+
+        def terminal(redact: Any) -> IO:
+            return IO(verbose=True, redact=redact) if self.verbose else SilentIO(redact=redact)
+
+        ended: list[Any] = []
+        how = How(verbose=self.verbose, prompts=self.prompts, io=terminal)
+        loaded = self._load()  # the folder's config as it is now
+        wired(loaded, self.cwd, task, "run", run_task, lambda io, r, log: ended.append(r), how)
+        return _result(ended[0])
+
+    async def arun(self, task: str) -> Result:
+        """`run` without blocking the event loop (in a worker thread)."""
+        return await asyncio.to_thread(self.run, task)
+
+
+def _flags(
+    model: str | None,
+    planning: bool,
+    tools: list[str] | None,
+    recursion_limit: int,
+    model_kwargs: dict[str, Any],
+) -> dict[str, tuple[str, Any]]:
+    """The Agent's arguments as config layers (label -> key, value)."""
+    flags: dict[str, tuple[str, Any]] = {
+        "Agent(enable_planning=...)": ("planning.enabled", planning),
+        "Agent(recursion_limit=...)": ("runtime.recursion_limit", recursion_limit),
+    }
+    if tools is not None:
+        flags["Agent(tools=...)"] = ("agents.configs.coder.tool_names", list(tools))
+    if model is None or model.startswith("llm:") or "/" not in model:
+        if model_kwargs:
+            raise ConfigError("Agent(**model_kwargs) needs model='provider/model'")
+        if model is not None:
+            flags["Agent(model=...)"] = ("llm.default_profile", model.removeprefix("llm:"))
+        return flags
+    provider, _, name = model.partition("/")
+    if provider not in PROVIDERS:
+        raise ConfigError(
+            f"Agent(model={model!r}): unknown provider {provider!r} "
+            f"(valid: {', '.join(PROVIDERS)}; or llm:PROFILE)"
+        )
+    profile = {"provider": provider, "model": name, **model_kwargs}
+    flags["Agent(model=...)"] = (f"llm.profiles.{API_PROFILE}", profile)
+    flags["Agent(model=...) profile"] = ("llm.default_profile", API_PROFILE)
+    return flags
+
+
+def _result(run: Any) -> Result:
+    return Result(
+        status=run.status,
+        message=run.message,
+        final_answer=run.final_response or run.message,
+        is_verified=run.status == "verified",
+        files_changed=list(run.files_changed),
+        diff=run.diff,
+        messages=list(run.messages),
+        plan_iteration=run.plan_iteration,
+        usage=Usage(
+            run.model_calls,
+            run.prompt_tokens,
+            run.completion_tokens,
+            run.cached_prompt_tokens,
+            run.wall_s,
+        ),
+        run_id=run.run_id,
+        exit_code=int(run.exit_code),
+        check=run.check,
+    )
+
+
+logging.getLogger("codur").addHandler(logging.NullHandler())

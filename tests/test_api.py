@@ -1,0 +1,120 @@
+"""The Python API (`from codur import Agent`): docs/api.md's examples executed, and the
+Agent's arguments, Result, prompts and errors on real folders with a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import BUGGY, FIXED, ROOT, whole_file
+
+from codur import Agent
+from codur.errors import ConfigError
+
+PRE_PLAN = json.dumps({"kind": "unclear", "confidence": 0.3})
+PLAN = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"})
+QUIET = ["repair.enabled=false", "sampling.candidates=0"]
+TASK = "make main.py print the sum of the list"
+"""A task naming no file with @: the planner is asked (pre-plan, plan, then the coder)."""
+
+
+def script(tmp_path: Path, replies: list) -> Path:
+    path = tmp_path / "script.yaml"
+    path.write_text(yaml.safe_dump(replies))
+    return path
+
+
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "demo"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    return root
+
+
+def test_the_docs_examples_run_and_print_what_the_docs_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = (ROOT / "docs" / "api.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", docs, re.S)
+    printed = re.findall(r"prints\n\n```\n(.*?)```", docs, re.S)
+    path = script(tmp_path, [whole_file("main.py", FIXED)])  # "fix @main.py": no planning
+    scripted = f'model="scripted/demo", script={str(path)!r}'
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    for block in blocks:
+        exec(block.replace('model="llm:local"', scripted), scope)
+    assert capsys.readouterr().out == "".join(printed)
+    assert (tmp_path / "demo" / "main.py").read_text() == FIXED
+
+
+def test_result_fields_and_a_run_without_planning(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    root = folder(tmp_path)
+    path = script(tmp_path, [PRE_PLAN, PLAN, whole_file("main.py", FIXED)])
+    agent = Agent(cwd=root, model="scripted/s", script=str(path), overrides=QUIET)
+    result = agent.run(TASK)
+    assert (result.status, result.is_verified, result.exit_code) == ("verified", True, 0)
+    assert result.files_changed == ["main.py"] and "range(len(xs))" in result.diff
+    assert result.usage.model_calls == 3 and result.usage.prompt_tokens > 0
+    assert result.plan_iteration == 1 and result["status"] == "verified"
+    assert result.messages and result.messages[0].content == TASK
+    assert capfd.readouterr() == ("", "")  # nothing printed, not even a warning
+    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    assert log[0]["event"] == "run.start" and log[-1]["event"] == "run.end"  # for codur trace
+
+    (root / "main.py").write_text(BUGGY)
+    direct = script(tmp_path, [whole_file("main.py", FIXED)])  # the coder's reply only
+    bare = Agent(root, "scripted/s", enable_planning=False, script=str(direct), overrides=QUIET)
+    result = bare.run(TASK)
+    assert result.is_verified and result.usage.model_calls == 1
+
+
+def test_a_custom_prompt_reaches_the_model_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    from codur.promptbook import PromptError
+
+    root = folder(tmp_path)
+    path = script(tmp_path, [PRE_PLAN, PLAN, whole_file("main.py", FIXED)])
+    agent = Agent(cwd=root, model="scripted/s", script=str(path), overrides=QUIET)
+    with pytest.raises(PromptError, match=r"missing required placeholders \{tools\}"):
+        agent.set_prompt("planner", "Be brief. {agents}")
+    agent.set_prompt("planner", "PLAN-BRIEFLY agents: {agents} tools: {tools}")
+    assert agent.run(TASK).is_verified
+    requests = [
+        json.loads(line)
+        for line in (root / "codur_debug.log").read_text().splitlines()
+        if '"model.request"' in line
+    ]
+    assert len(requests) == 3  # pre-plan, plan, coder
+    assert requests[1]["messages"][0]["content"].startswith("PLAN-BRIEFLY agents: ")
+
+
+def test_arun_and_bad_arguments(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    path = script(tmp_path, [whole_file("main.py", FIXED)])
+    agent = Agent(cwd=root, model="scripted/s", script=str(path), overrides=QUIET)
+
+    async def two_things() -> tuple[str, str]:
+        run = asyncio.create_task(agent.arun("fix @main.py"))
+        await asyncio.sleep(0)  # the loop goes on while the run works in its thread
+        return "the loop went on", (await run).status
+
+    assert asyncio.run(two_things()) == ("the loop went on", "verified")
+    assert (root / "main.py").read_text() == FIXED
+
+    with pytest.raises(ConfigError, match="no such folder"):
+        Agent(cwd=tmp_path / "missing")
+    with pytest.raises(ConfigError, match="needs model='provider/model'"):
+        Agent(cwd=root, temperature=0.1)
+    with pytest.raises(ConfigError, match="unknown_field"):
+        Agent(cwd=root, model="openai/gpt", unknown_field=1)
+    with pytest.raises(ConfigError, match="no_such_profile"):
+        Agent(cwd=root, model="llm:no_such_profile").run("fix @main.py")
+    tools = Agent(cwd=root, model="scripted/s", script=str(path), tools=["no_such_tool"])
+    with pytest.raises(ConfigError, match="unknown tool no_such_tool"):
+        tools.run("fix @main.py")
