@@ -256,7 +256,7 @@ class IO:
 
         top = Tree(label(root), guide_style="dim")
         grow(top, root)
-        self._print(self.out, top)
+        self._print(self.out, top, soft_wrap=False)  # long lines wrap under their guides
 
     def confirm(self, question: str, detail: str = "") -> bool:
         """Ask on the terminal (stderr), after showing `detail` (a diff); the default

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from codur.traces.tree import Item, number, text
+from codur.traces.item import Item, listed, number, text
 from codur.ui import Outline
 
 Short = Callable[..., str]
@@ -35,7 +35,7 @@ def model_line(item: Item, models: dict[str, Any], full: bool, short: Short) -> 
             parts.append((f"  {d['duration_s']:g}s", "dim"))
         if d.get("finish_reason") == "length":
             parts.append(("  cut at the token limit", "yellow"))
-        calls = d.get("tool_calls") if isinstance(d.get("tool_calls"), list) else []
+        calls = listed(d.get("tool_calls"))
         names = ", ".join(text(c.get("name")) if isinstance(c, dict) else text(c) for c in calls)
         if names:
             parts += [(" -> tool calls: ", "dim"), (names, "")]
@@ -44,7 +44,7 @@ def model_line(item: Item, models: dict[str, Any], full: bool, short: Short) -> 
     else:
         parts.append(("  no reply", "red"))
     line = Outline(parts)
-    for retry in d.get("retries") or []:
+    for retry in listed(d.get("retries")):
         retry = retry if isinstance(retry, dict) else {"error": retry}
         why = f"retry {text(retry.get('attempt'))} after {short(retry.get('error'), 80)}"
         line.children.append(Outline([(why, "yellow")]))
@@ -56,16 +56,16 @@ def model_line(item: Item, models: dict[str, Any], full: bool, short: Short) -> 
 def _model_full(d: dict[str, Any]) -> list[Outline]:
     settings = {k: d[k] for k in ("temperature", "seed", "max_tokens", "tools") if k in d}
     lines = [Outline([("settings: ", "dim"), (json.dumps(settings, default=str), "")])]
-    messages = d.get("messages") if isinstance(d.get("messages"), list) else []
+    messages = listed(d.get("messages"))
     for message in messages:
         message = message if isinstance(message, dict) else {"content": message}
         role = text(message.get("role")) or "message"
         lines.append(block(role, text(message.get("content"))))
-        for call in message.get("tool_calls") or []:
+        for call in listed(message.get("tool_calls")):
             lines.append(block(f"{role} tool call", call))
     if d.get("replied"):
         lines.append(block("reply", text(d.get("content")) or "(no text)"))
-        for call in d.get("tool_calls") or []:
+        for call in listed(d.get("tool_calls")):
             lines.append(block("tool call", call))
     return lines
 

@@ -40,7 +40,7 @@ def _where(
     target: str | None, run: str | None, folder_log: Callable[[], Path]
 ) -> tuple[Path, str | None]:
     """The log to read and the run wanted in it (None: its last)."""
-    if target is None:
+    if not target:
         return folder_log(), run
     path = Path(target).expanduser()
     if path.is_file():

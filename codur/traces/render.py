@@ -10,13 +10,15 @@ from pathlib import PurePath
 from typing import Any
 
 from codur.traces.calls import block, model_line, tool_line
-from codur.traces.tree import Item, number, text
+from codur.traces.item import Item, listed, number, text
 from codur.ui import Outline
 
 LINE_CHARS = 110
 """A value shown on an item's line is cut to this many characters (--full: never)."""
-QUIET = frozenset({"sandbox", "snapshot", "index.progress", "index.semantic"})
-"""Event kinds shown only with --full (the run's housekeeping)."""
+QUIET = frozenset({"sandbox", "snapshot", "index", "index.progress", "index.semantic"})
+"""Events shown only with --full: the run's housekeeping."""
+DETAIL = frozenset({"repair.candidate"})
+"""Events shown only with --full: one a candidate (their count and the outcome show)."""
 DECISIONS = {"retry": "retried", "end": "the run ended", "raise": "raised"}
 """What the node error handler did (node.error's `decision`), as the trace says it."""
 STATUS_STYLE = {"verified": "green", "done": "green", "unverified": "yellow"}
@@ -63,7 +65,7 @@ class _Render:
             top.children.append(Outline([("reply: ", "dim"), (self.short(reply), "")]))
         if self.full and d.get("traceback"):
             top.children.append(block("traceback", d["traceback"], "red"))
-        for note in d.get("log_notes") or []:
+        for note in listed(d.get("log_notes")):
             top.children.append(Outline([("log: ", "yellow"), (text(note), "yellow")]))
         top.children += self.children(root)
         return top
@@ -96,7 +98,7 @@ class _Render:
             return Outline([("warning: ", "yellow"), (self.short(item.data.get("message")), "")])
         if kind == "resumed":
             return Outline([("resumed", "yellow"), (" (a new process went on from here)", "dim")])
-        if not self.full and (item.name in QUIET or kind == "span" and item.name == "index"):
+        if not self.full and item.name in QUIET | DETAIL:
             return None
         return self.event(item)
 
@@ -131,10 +133,10 @@ class _Render:
         if d.get("reasoning"):
             parts += [(" - ", "dim"), (self.short(d["reasoning"]), "")]
         line = Outline(parts)
-        checks = d.get("checks") if isinstance(d.get("checks"), list) else []
+        checks = listed(d.get("checks"))
         for check in checks:
             line.children.append(Outline([("rests on: ", "dim"), (self.short(check), "")]))
-        hints = d.get("suggestions") if isinstance(d.get("suggestions"), list) else []
+        hints = listed(d.get("suggestions"))
         for n, hint in enumerate(hints if self.full else hints[:1]):
             label = "first difference: " if n == 0 else "also: "
             line.children.append(Outline([(label, "yellow"), (self.short(hint), "")]))
@@ -198,23 +200,25 @@ def _duration(d: dict[str, Any]) -> Parts:
 
 
 def _totals(d: dict[str, Any]) -> str:
-    parts = [f"{d.get('model_calls', 0)} model calls"]
-    parts.append(f"{d.get('prompt_tokens', 0)}+{d.get('completion_tokens', 0)} tokens")
+    parts = [f"model calls {text(d.get('model_calls', 0))}"]
+    tokens = f"{text(d.get('prompt_tokens', 0))}+{text(d.get('completion_tokens', 0))}"
+    cached = number(d.get("cached_prompt_tokens"))
+    parts.append(f"tokens {tokens}" + (f" ({cached:g} cached)" if cached else ""))
     if number(d.get("iterations")) is not None:
-        parts.append(f"{d['iterations']} iterations")
+        parts.append(f"iterations {d['iterations']}")
     if number(d.get("wall_s")) is not None:
-        parts.append(f"{d['wall_s']}s")
+        parts.append(f"wall time {d['wall_s']:g}s")
     if d.get("profile"):
         parts.append(f"profile {text(d['profile'])}")
     changed = d.get("files_changed")
     if isinstance(changed, list):
-        parts.append(f"changed: {', '.join(map(text, changed)) or 'none'}")
+        parts.append(f"changed {', '.join(map(text, changed)) or 'nothing'}")
     return " · ".join(parts)
 
 
 def _todo(item: Item) -> Outline:
     items = item.data.get("items")
-    items = items if isinstance(items, list) else []
+    items = listed(items)
     marks = {"done": "[x]", "in_progress": "[>]", "pending": "[ ]"}
     lines, done = [], 0
     for entry in items:
@@ -234,16 +238,24 @@ EVENTS = {
     ),
     "file.write": lambda d: f"wrote {text(d.get('path'))} ({text(d.get('lines')) or '?'} lines)",
     "plan.decision": lambda d: (
-        f"plan: {text(d.get('action'))} {text(d.get('agent'))} "
-        f"({text(d.get('route')) or '-'}) {text(d.get('reasoning'))}"
+        f"plan: {text(d.get('action'))} {text(d.get('agent'))}"
+        + (f" (route {text(d['route'])})" if d.get("route") else "")
+        + f": {text(d.get('reasoning'))}"
     ),
     "ask.plan": lambda d: f"ask plan: {text(d.get('steps'))}",
     "ask.step": lambda d: (
         f"step {text(d.get('step'))}/{text(d.get('of'))}: " + text(d.get("instruction"))
     ),
     "ask.decision": lambda d: f"{text(d.get('decision'))}: {text(d.get('reason'))}",
-    "repair.end": lambda d: (
-        f"repair search: {text(d.get('change')) or 'nothing found'} ({text(d.get('tried'))} tried)"
+    "repair": lambda d: (
+        f"repair search: {text(d.get('change')) or 'nothing found'} "
+        f"({text(d.get('tried'))} candidates tried from {text(d.get('candidates'))} single edits"
+        + (f"; {text(d['reason'])}" if d.get("reason") else "")
+        + ")"
+    ),
+    "sample.candidate": lambda d: (
+        f"candidate {text(d.get('index'))}: {text(d.get('status'))}"
+        + (f" - {text(d['why'])}" if d.get("why") else "")
     ),
     "sample.end": lambda d: (
         f"sampling: {text(d.get('passed'))} of {text(d.get('candidates'))} candidates passed"

@@ -12,11 +12,10 @@ record of an older or newer Codur, or a damaged one, never stops the tree.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from codur.traces.item import Item, listed, number, text, walk
 from codur.traces.logfile import Record, RunLog
 
 EXECUTE_STEP = ("prepare", "agent", "tools", "finish")
@@ -24,47 +23,6 @@ EXECUTE_STEP = ("prepare", "agent", "tools", "finish")
 MCP_TOOLS = frozenset({"call_mcp_tool", "list_mcp_tools", "read_mcp_resource"})
 """The MCP tool family's tools, for logs written before tool.call carried `origin`."""
 _ENVELOPE = ("ts", "run", "event")
-
-
-@dataclass
-class Item:
-    """One line of the trace and the lines under it. `kind`: run, node, group, model,
-    tool, check, verification, verifier, todo, warning, resumed, span (a `*.start` /
-    `*.end` pair) or event (any other record, shown generically)."""
-
-    kind: str
-    name: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-    children: list[Item] = field(default_factory=list)
-    start: float | None = None
-    end: float | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            **self.data,
-            "children": [c.as_json() for c in self.children],
-        }
-
-
-def text(value: Any) -> str:
-    """Any logged value as text (a content list's text parts joined)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
-        parts = [v.get("text") for v in value]
-        if all(isinstance(p, str) for p in parts):
-            return "\n".join(parts)  # type: ignore[arg-type]
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return value
 
 
 def build(run: RunLog, notes: list[str] | None = None) -> Item:
@@ -126,7 +84,9 @@ class _Builder:
         if "status" not in data:
             data["status"] = "unfinished"
             notes = [*notes, "no run.end in the log: the run was killed, or is still running"]
-        models = list(_walk(self.root, "model"))
+        models = list(walk(self.root, "model"))
+        if isinstance(data.get("models"), dict):  # the model names of profiles it called
+            data["models"] = {k: v for k, v in data["models"].items() if _called(k, models)}
         data.setdefault("model_calls", len(models))
         data.setdefault(
             "prompt_tokens", sum(number(m.data.get("prompt_tokens")) or 0 for m in models)
@@ -227,7 +187,8 @@ class _Builder:
         if not waiting:
             self._leaf("event", kind, record)
             return
-        waiting[-1].data.setdefault("retries", []).append(_fields(record))
+        item = waiting[-1]
+        item.data["retries"] = [*listed(item.data.get("retries")), _fields(record)]
 
     def _tool_call(self, kind: str, record: Record) -> None:
         item = self._leaf("tool", text(record.get("tool") or record.get("name")), record)
@@ -248,7 +209,7 @@ class _Builder:
 
     def _tool_error(self, kind: str, record: Record) -> None:
         name = text(record.get("tool"))
-        done = [t for t in _walk(self.top, "tool") if t.name == name]
+        done = [t for t in walk(self.top, "tool") if t.name == name]
         if not done:
             self._leaf("event", kind, record)
             return
@@ -292,8 +253,5 @@ def _fields(record: Record, *drop: str) -> dict[str, Any]:
     return {str(k): v for k, v in record.items() if k not in _ENVELOPE and k not in drop}
 
 
-def _walk(item: Item, kind: str):
-    for child in item.children:
-        if child.kind == kind:
-            yield child
-        yield from _walk(child, kind)
+def _called(profile: str, models: list[Item]) -> bool:
+    return any(m.name == profile for m in models)
