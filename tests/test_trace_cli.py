@@ -132,3 +132,29 @@ def test_a_run_by_id_and_a_log_file_by_path(traced_run, tmp_path: Path) -> None:
     assert by_path.returncode == 0 and by_path.stdout.startswith(f"run {run_id}")
     from_elsewhere = run_cli(["-C", str(root), "trace"], tmp_path)
     assert from_elsewhere.stdout.startswith(f"run {run_id}")
+
+
+def test_the_ask_graph_sits_inside_explain(tmp_path: Path) -> None:
+    """`codur "explain @main.py"`: the explain node holds the ask graph's nodes, their
+    model calls and the executor's tool call."""
+    root = buggy_folder(tmp_path / "work")
+    replies = [
+        json.dumps(["Read main.py"]),
+        tool_calls(("read_file", {"path": "main.py"})),
+        "total() in main.py:3 loops over range(len(xs) - 1).",
+        json.dumps({"decision": "FINISH", "reason": "found"}),
+        "`total` stops one element short (`main.py:3`).",
+    ]
+    done = run_cli([*scripted_profile(tmp_path, replies), "explain @main.py"], root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tree = json.loads(run_cli(["trace", "--json"], root).stdout)
+    explain = next(c for c in tree["children"] if c["name"] == "explain")
+    inside = [c["name"] for c in explain["children"]]
+    assert inside == ["retrieve", "planner", "setup_executor", "executor_llm", "tool_node",
+                      "executor_llm", "aggregate", "refinery", "synthesizer"]  # fmt: skip
+    tool_node = explain["children"][4]
+    assert [(c["kind"], c["name"]) for c in tool_node["children"]] == [("tool", "read_file")]
+    out = run_cli(["trace"], root).stdout
+    reply = next(line for line in out.splitlines() if line.startswith("├── reply: "))
+    assert "stops one element short" in reply  # the answer (its citations grounded)
+    assert "    ├── executor_llm [ask graph] iteration 1" in out  # one level under explain

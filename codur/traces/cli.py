@@ -14,7 +14,7 @@ def trace(
     target: Annotated[
         str | None,
         typer.Argument(
-            metavar="[RUN_ID|LOG]",
+            metavar="RUN_ID|LOG",
             help="A run of this folder's debug log (its id, or the start or end of it), "
             "or a debug log file; default: the last run in this folder's log.",
         ),

@@ -54,7 +54,8 @@ class _Render:
             parts.append((f"  exit code {d['exit_code']}", "dim"))
         top = Outline(parts)
         if d.get("task"):
-            top.children.append(Outline([("task: ", "dim"), (self.short(d["task"]), "")]))
+            label = "question: " if d.get("command") == "ask" else "task: "
+            top.children.append(Outline([(label, "dim"), (self.short(d["task"]), "")]))
         ending = d.get("error") or d.get("message")
         if ending:
             label = "error: " if status in ("error", "interrupted") else "verdict: "
