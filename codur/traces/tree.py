@@ -40,7 +40,7 @@ class _Builder:
         self.models: dict[tuple[str, str], Item] = {}  # calls without a reply yet
         self.tools: list[Item] = []  # tool calls without a result yet
         self.spans: list[Item] = []
-        self.started = False
+        self.started = self.ended = False
         self.handlers: dict[str, Callable[[str, Record], None]] = {
             "run.start": self._start,
             "ask.start": self._start,
@@ -81,7 +81,7 @@ class _Builder:
     def finish(self, notes: list[str]) -> Item:
         self._close_open(upto=1)
         data = self.root.data
-        if "status" not in data:
+        if not self.ended:
             data["status"] = "unfinished"
             notes = [*notes, "no run.end in the log: the run was killed, or is still running"]
         models = list(walk(self.root, "model"))
@@ -113,7 +113,8 @@ class _Builder:
         self.root.data.update({"command": kind.split(".")[0], **fields})
         self.root.start = number(record.get("ts"))
         config = record.get("config")
-        profiles = config.get("llm", {}).get("profiles", {}) if isinstance(config, dict) else {}
+        llm = config.get("llm") if isinstance(config, dict) else None
+        profiles = llm.get("profiles") if isinstance(llm, dict) else None
         if isinstance(profiles, dict):
             self.root.data["models"] = {
                 str(name): text(p.get("model"))
@@ -122,6 +123,7 @@ class _Builder:
             }
 
     def _end(self, kind: str, record: Record) -> None:
+        self.ended = True
         self._close_open(upto=1)
         self.root.data.update(_fields(record))
         self.root.end = number(record.get("ts"))
