@@ -21,6 +21,7 @@ from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.cli import memory_app
 from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
+from codur.traces.cli import trace
 from codur.undo.cli import diff, undo
 
 
@@ -160,6 +161,7 @@ app.command()(diff)
 app.command()(chat)
 app.command()(runs)
 app.command()(resume)
+app.command()(trace)
 
 
 @config_app.command("show")

@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
@@ -138,6 +139,15 @@ does not say them again."""
 PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write", "repair.end"}
 
 
+@dataclass
+class Outline:
+    """A tree for `IO.tree`: one line, as (text, style) parts, and the lines under it (a
+    part may hold several lines of text, shown indented under its line)."""
+
+    parts: list[tuple[str, str]]
+    children: list[Outline] = field(default_factory=list)
+
+
 def _console(stderr: bool) -> Console:
     """Rich decides colour (NO_COLOR, terminal or not); piped output is not wrapped at 80."""
     console = Console(stderr=stderr, highlight=False, soft_wrap=True)
@@ -228,6 +238,26 @@ class IO:
             table.add_row(*(_markup(cell) for cell in row))
         self._print(self.out, table)
 
+    def tree(self, root: Outline) -> None:
+        """An outline drawn as a tree (rich); its text is shown as is: no markup, no
+        control sequences."""
+        from rich.text import Text
+        from rich.tree import Tree
+
+        def label(line: Outline) -> Text:
+            text = Text()
+            for part, style in line.parts:
+                text.append(clean(part), style=style or None)
+            return text
+
+        def grow(branch: Tree, line: Outline) -> None:
+            for child in line.children:
+                grow(branch.add(label(child)), child)
+
+        top = Tree(label(root), guide_style="dim")
+        grow(top, root)
+        self._print(self.out, top, soft_wrap=False)  # long lines wrap under their guides
+
     def confirm(self, question: str, detail: str = "") -> bool:
         """Ask on the terminal (stderr), after showing `detail` (a diff); the default
         answer is no."""
@@ -249,7 +279,7 @@ class IO:
 
     def raw(self, text: str) -> None:
         """Text printed as is (e.g. YAML), without markup (control sequences removed)."""
-        self._print(self.out, clean(text), markup=False, highlight=False)
+        self._print(self.out, clean(text), markup=False, highlight=False, emoji=False)
 
 
 class SilentIO(IO):

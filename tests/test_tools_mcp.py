@@ -34,6 +34,8 @@ def test_list_call_and_read_over_stdio(call, mcp_ctx) -> None:
     greeting = call("read_mcp_resource", server="test", uri="note://greeting")
     assert greeting.output == "hello from the test server"
     assert mcp_ctx.mcp._connections["test"].task is not None  # one connection, reused
+    origins = {e.data["origin"] for e in mcp_ctx.events if e.kind == "tool.call"}
+    assert origins == {"mcp"}  # how `codur trace` tells MCP tools from Codur's own
 
 
 def test_server_side_failures_are_error_results(call, mcp_ctx) -> None:

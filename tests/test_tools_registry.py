@@ -111,7 +111,11 @@ def test_events_are_emitted_and_truncated(tool_ctx, tool_ws) -> None:
     result = invoke("read_file", {"path": "big.txt"}, tool_ctx)
     call_event, result_event = tool_ctx.events
     assert (call_event.kind, result_event.kind) == ("tool.call", "tool.result")
-    assert call_event.data == {"tool": "read_file", "args": '{"path": "big.txt"}'}
+    assert call_event.data == {
+        "tool": "read_file",
+        "origin": "builtin",
+        "args": '{"path": "big.txt"}',
+    }
     assert result_event.data["ok"] is True and result_event.data["duration_s"] >= 0
     assert result_event.data["output"].startswith("x" * 40 + "\n[... cut: ")
     assert len(result.output) < 200 and "more characters]" in result.output

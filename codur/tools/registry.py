@@ -202,13 +202,23 @@ def invoke(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> ToolR
     ApprovalRequired, when the tool needs a yes nobody can give, stops the run)."""
     preview = ctx.config.event_preview_chars
     shown = json.dumps(args, ensure_ascii=False, default=str)
-    ctx.bus.emit("tool.call", tool=name, args=_cut(shown, preview))
+    ctx.bus.emit("tool.call", tool=name, origin=origin(name), args=_cut(shown, preview))
     start = time.perf_counter()
     ok, output, value = _run(name, args, ctx)
     output = _cut(output, ctx.config.max_result_chars)
     duration = round(time.perf_counter() - start, 3)
     ctx.bus.emit("tool.result", tool=name, ok=ok, output=_cut(output, preview), duration_s=duration)
     return ToolResult(name, ok, output, value if ok else None, duration)
+
+
+def origin(name: str) -> str:
+    """Where tool `name` comes from, as tool.call events say it: "mcp" (a tool of the MCP
+    task type, reaching a configured MCP server), "builtin" (Codur's own), or "unknown"
+    (no such tool: the call fails)."""
+    spec = all_tools().get(name)
+    if spec is None:
+        return "unknown"
+    return "mcp" if TaskType.MCP in spec.task_types else "builtin"
 
 
 def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[bool, str, Any]:
