@@ -19,6 +19,7 @@ from typing import Any, get_args, get_origin
 import yaml
 from pydantic import ValidationError
 
+from codur.config.agents import unknown_references
 from codur.config.schema import CodurConfig
 from codur.config.trust import is_trusted, strip_protected
 from codur.errors import ConfigError
@@ -237,7 +238,12 @@ def load_config(
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origins)) from None
-    return LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
+    loaded = LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
+    unknown = unknown_references(config)
+    if unknown is not None:  # a value naming an agent or a profile that does not exist
+        key, what = unknown
+        raise ConfigError(f"{loaded.nearest_origin(key)}: key '{'.'.join(key)}': {what}")
+    return loaded
 
 
 def _describe(exc: ValidationError, origins: dict[Key, str]) -> str:
