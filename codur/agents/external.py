@@ -99,7 +99,8 @@ class CliAgent:
                 sandbox=self.sandbox(session),
             )
             parsed = self.spec.parse(result.stdout)
-            end.update(exit_code=result.exit_code, timed_out=result.timed_out, **parsed.usage)
+            end.update(exit_code=result.exit_code, timed_out=result.timed_out, reply=parsed.reply)
+            end.update(parsed.usage)
         files, notes = changes.settle(session, before, changes.state(session), self.reference)
         error = self.failure(result, parsed)
         from langchain_core.messages import AIMessage
@@ -128,11 +129,15 @@ class CliAgent:
         return found
 
     def sandbox(self, session: Session) -> Sandbox:
-        """The run's sandbox, letting the CLI keep its key variables and write its state."""
+        """The run's sandbox, letting the CLI keep its key variables and write its state
+        (its state folders are made if missing: a confined CLI could not make them)."""
         box = session.sandbox
         allow = self.config.env_allow if self.config.env_allow is not None else self.spec.env_allow
         folders = self.config.writable if self.config.writable is not None else self.spec.writable
         writable = [Path(f).expanduser().resolve() for f in folders]
+        if box.confiner is not None:
+            for folder in writable:
+                folder.mkdir(parents=True, exist_ok=True)
         return replace(
             box,
             env_allow=(*box.env_allow, *allow),
