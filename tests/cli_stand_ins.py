@@ -7,7 +7,8 @@ object). The model is the only thing they fake.
 
 `mode` picks the behaviour: fix (the sum's off-by-one in main.py), fail (exit 1 with an
 error on stderr, like a CLI whose login expired), hang (never finishes), tamper (fix,
-and also rewrite expected.txt so the check would pass anyway).
+and also rewrite expected.txt so the check would pass anyway), wrong-first (a wrong fix,
+then the right one once the prompt lists an earlier attempt).
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ from pathlib import Path
 
 MODE = {mode!r}
 
-def edit(root):
+def edit(root, prompt):
     """What the agent does to the workspace; a line for its reply."""
     main = root / "main.py"
     text = main.read_text()
+    if MODE == "wrong-first" and "Earlier attempts" not in prompt:
+        main.write_text(text.replace("range(len(xs) - 1)", "range(len(xs) - 2)"))
+        return "main.py: adjusted the loop bound"
+    text = text.replace("range(len(xs) - 2)", "range(len(xs) - 1)")
     main.write_text(text.replace("range(len(xs) - 1)", "range(len(xs))"))
     if MODE == "tamper":
         (root / "expected.txt").write_text("6\n")
@@ -80,7 +85,7 @@ home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 (home / "sessions" / "rollout.jsonl").write_text(json.dumps({{"prompt": prompt}}) + "\n")
 misbehave("codex")
 print("Reading prompt from arguments...", file=sys.stderr)
-summary = edit(root)
+summary = edit(root, prompt)
 events = [
     {{"type": "thread.started", "thread_id": "0199-stand-in"}},
     {{"type": "turn.started"}},
@@ -134,7 +139,7 @@ if not prompt.strip():
     sys.exit(1)
 misbehave("claude")
 if flags.get("--permission-mode") in ("acceptEdits", "bypassPermissions"):
-    result = edit(Path.cwd())
+    result = edit(Path.cwd(), prompt)
 else:
     result = "I need permission to edit main.py; grant it and run me again."
 output = {{"type": "result", "subtype": "success", "is_error": False, "duration_ms": 2310,

@@ -127,6 +127,37 @@ def test_a_cli_changing_the_check_is_put_back(tmp_path: Path, cli_path: Path) ->
     assert result.files_changed == ["main.py"]
 
 
+def test_a_cli_fix_that_fails_the_check_is_retried_with_the_failure(
+    tmp_path: Path, cli_path: Path
+) -> None:
+    """No sampling for a CLI agent (it edits the files itself): the retry is the CLI
+    again, told how its first attempt failed."""
+    install(cli_path, "codex", mode="wrong-first")
+    root = project(tmp_path / "p")
+    overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
+    overrides += ["sampling.candidates=2"]
+    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    assert result.status == "verified" and result.iterations == 2
+    nodes = [e.data["node"] for e in events if e.kind == "node.start"]
+    assert "sample" not in nodes and nodes.count("prepare") == 2
+    second = kinds(events, "agent.run.start")[1]["prompt"]
+    assert "Earlier attempts that did not work" in second
+    assert "changed main.py; the check still failed: output line 1 is '3'" in second
+
+
+def test_agents_lists_the_cli_agents(tmp_path: Path) -> None:
+    done = run_cli(
+        ["agents", "-o", "agents.configs.fast.type=codex", "-o", "agents.configs.fast.model=o4"],
+        tmp_path,
+        env={"COLUMNS": "250"},
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+    fast = [c.strip() for c in rows["agent:fast"].split("│")]
+    assert fast[1:5] == ["codex", "-", "codex (CLI)", "o4"]
+    assert "(not offered to the planner)" in rows["agent:claude_code"]
+
+
 def test_running_a_cli_agent_needs_approval_outside_full_auto(
     tmp_path: Path, cli_path: Path
 ) -> None:

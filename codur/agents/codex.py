@@ -46,7 +46,7 @@ def parse(stdout: str) -> Parsed:
         elif msg.get("type") == "agent_message":  # before codex-cli 0.44
             reply = str(msg.get("message", ""))
         elif kind == "turn.completed":
-            completed, error = True, None
+            completed = True
             for key, value in (event.get("usage") or {}).items():
                 if isinstance(value, int):
                     usage[key] = usage.get(key, 0) + value
@@ -54,9 +54,7 @@ def parse(stdout: str) -> Parsed:
             error = str((event.get("error") or {}).get("message", "the turn failed"))
         elif kind == "error" or msg.get("type") == "error":
             error = str(event.get("message") or msg.get("message") or "error")
-    if completed and error is None:
-        return Parsed(reply, None, usage)
-    return Parsed(reply, error, usage)
+    return Parsed(reply, None if completed else error, usage)  # errors it recovered from
 
 
 def _events(stdout: str) -> list[dict[str, Any]]:
