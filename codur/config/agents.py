@@ -91,7 +91,9 @@ class AgentConfig(_Section):
 
     @model_validator(mode="after")
     def _keys_of_its_type(self) -> AgentConfig:
-        stray = sorted(self.model_fields_set - _KEYS[self.type] - _COMMON)
+        fields = type(self).model_fields
+        others = self.model_fields_set - _KEYS[self.type] - _COMMON
+        stray = sorted(n for n in others if getattr(self, n) != fields[n].default)  # a dump's too
         if stray:
             allowed = ", ".join(sorted(_KEYS[self.type] | _COMMON))
             raise ValueError(
