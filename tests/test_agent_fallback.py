@@ -201,3 +201,14 @@ def test_wrong_default_agent_is_exit_2_from_the_cli(tmp_path: Path) -> None:
     assert line.startswith("codur: error: -o agents.preferences.default_agent: ")
     assert "unknown agent 'codx' (valid: agent:coder, agent:ollama, agent:codex" in line
     assert (root / "main.py").read_text() == BUGGY and not (root / "codur_debug.log").exists()
+
+
+def test_an_untrusted_project_may_not_choose_what_an_agent_runs(tmp_path: Path) -> None:
+    (tmp_path / "codur.yaml").write_text(
+        "agents:\n  configs:\n    x:\n      type: codex\n      command: ./evil\n"
+        "      env_allow: ['*']\n      timeout_s: 60\n"
+    )
+    loaded = load_config(tmp_path, environ={}, trust_store=tmp_path / "trusted.json")
+    entry = loaded.config.agents.configs["x"]
+    assert (entry.command, entry.env_allow, entry.timeout_s) == (None, None, 60)
+    assert "agents.configs.x.command, agents.configs.x.env_allow" in loaded.warnings[0]

@@ -106,8 +106,11 @@ def test_every_goto_and_every_fact_is_exercised() -> None:
 
 ERROR_ROWS: list[tuple[str, dict, str]] = [
     # (row, facts, decision)
-    ("the agent cannot run, another is left", {"typed": True, "errors": 1, "fallback": True},
-     "fallback"),
+    (
+        "the agent cannot run, another is left",
+        {"typed": True, "errors": 1, "fallback": True},
+        "fallback",
+    ),
     ("a typed error keeps its own ending", {"typed": True, "errors": 1}, "raise"),
     ("a typed error after retries too", {"typed": True, "errors": 9}, "raise"),
     ("first error: retry", {"typed": False, "errors": 1}, "retry"),
