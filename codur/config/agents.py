@@ -9,9 +9,9 @@ CLIs, run non-interactively in the workspace). docs/agents.md describes each.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from codur.config.llm import LLMProfile
 from codur.config.sections import _Section
@@ -88,6 +88,12 @@ class AgentConfig(_Section):
     """codex, claude_code: folders the CLI may write besides the workspace when programs
     are confined (sandbox.confine), on top of `sandbox.writable` (default: its own state
     folder, ~/.codex or ~/.claude)."""
+
+    @model_serializer(mode="wrap")
+    def _own_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the settings of its type (`codur config show`, the run's record)."""
+        keep = _KEYS[self.type] | _COMMON
+        return {k: v for k, v in handler(self).items() if k in keep}
 
     @model_validator(mode="after")
     def _keys_of_its_type(self) -> AgentConfig:
