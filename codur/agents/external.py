@@ -81,6 +81,8 @@ class CliAgent:
     config: AgentConfig
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
+        from langchain_core.messages import AIMessage
+
         executable = self.find()
         what = f"run {self.reference} in the workspace (it edits files and may run commands)"
         if not session.gate.approve(Action.RUN, what):
@@ -103,12 +105,10 @@ class CliAgent:
             end.update(parsed.usage)
         files, notes = changes.settle(session, before, changes.state(session), self.reference)
         error = self.failure(result, parsed)
-        from langchain_core.messages import AIMessage
-
-        reply = parsed.reply or (error or "")
+        said = parsed.reply or error or ""  # what the conversation keeps of the attempt
         return AgentResult(
             parsed.reply,
-            messages=[AIMessage(reply, name=self.reference.replace(":", "_"))],
+            messages=[AIMessage(said, name=self.reference.replace(":", "_"))],
             files_changed=files,
             error=error,
             notes=notes,
