@@ -9,6 +9,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from codur.agents.registry import ResolvedAgent
     from codur.config.schema import CodurConfig, LLMProfile
 
 AGENT_COLUMNS = ["agent", "runs as", "profile", "provider", "model", "tools", "description"]
@@ -16,26 +17,26 @@ PROFILE_COLUMNS = ["name", "provider", "model", "endpoint", "api key"]
 
 
 def agent_rows(cfg: CodurConfig) -> list[list[str]]:
-    """One row per agent reference (`*` marks agents.preferences.default_agent)."""
+    """One row per agent reference (`*` marks agents.preferences.default_agent): those
+    the planner picks from, then the registered ones no entry or default names."""
     from codur.agents.registry import agent_choices, registered, resolve
 
     default = _reference(cfg.agents.preferences.default_agent)
     factories = registered()
     rows = []
-    for reference in agent_choices(cfg):
+    offered = agent_choices(cfg)
+    others = [f"agent:{n}" for n in factories if f"agent:{n}" not in offered and n != "coder"]
+    for reference in [*offered, *others]:
         agent = resolve(reference, cfg)
-        uses_profile = agent.kind == "coder"
-        profile = (agent.profile or cfg.llm.default_profile) if uses_profile else None
-        known = cfg.llm.profiles.get(profile) if profile else None
-        if profile and known is None:
-            provider, model = "(unknown profile)", ""
-        else:
-            provider, model = (known.provider, known.model) if known else ("", "")
-        tools = ", ".join(agent.config.tools) if agent.config else ""
-        if agent.config is not None:
+        profile, provider, model = _runs_on(agent, cfg)
+        uses_tools = agent.config is not None and agent.kind in ("coder", "ollama")
+        tools = ", ".join(agent.config.tools) if agent.config and uses_tools else ""
+        if agent.config is not None and agent.config.description:
             description = agent.config.description
         else:  # a registered agent no config entry describes: its factory's docstring
             description = inspect.getdoc(factories[agent.kind]) or ""
+        if reference in others:
+            description = "(not offered to the planner) " + description
         mark = "*" if reference == default else ""
         rows.append(
             [
@@ -45,10 +46,35 @@ def agent_rows(cfg: CodurConfig) -> list[list[str]]:
                 provider or "-",
                 model or "-",
                 tools or "-",
-                description.split("\n")[0] or "-",
+                " ".join(description.split("\n\n")[0].split()) or "-",
             ]
         )
     return rows
+
+
+def _runs_on(agent: ResolvedAgent, cfg: CodurConfig) -> tuple[str, str, str]:
+    """(profile, provider, model) of an agent's row; a CLI agent's provider is its CLI."""
+    from codur.agents.registry import CLI_KINDS
+    from codur.errors import ConfigError
+
+    if agent.kind in CLI_KINDS:
+        command = (agent.config.command if agent.config else None) or (
+            "codex" if agent.kind == "codex" else "claude"
+        )
+        return "", f"{command} (CLI)", (agent.config.model if agent.config else None) or ""
+    if agent.kind == "ollama":
+        entry = agent.config
+        base = (entry.profile if entry else None) or "ollama"
+        try:
+            prof = cfg.profile(agent.profile)[1]
+        except ConfigError:
+            return base, "(unknown profile)", ""
+        return base, f"ollama at {prof.base_url}", prof.model
+    profile = agent.profile or cfg.llm.default_profile
+    known = cfg.llm.profiles.get(profile)
+    if known is None:
+        return profile, "(unknown profile)", ""
+    return profile, known.provider, known.model
 
 
 def _reference(name: str) -> str:

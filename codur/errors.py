@@ -21,7 +21,8 @@ class ExitCode(IntEnum):
     USAGE = 2
     """Bad command line, bad config file or bad config value."""
     MODEL_UNREACHABLE = 3
-    """The model provider could not be reached or the model could not be loaded."""
+    """The model provider could not be reached or the model could not be loaded, or the
+    agent could not run or failed (after every fallback)."""
     ERROR = 4
     """Any other failure inside Codur (a bug: please report it with the debug log)."""
     APPROVAL_NEEDED = 5
@@ -70,6 +71,14 @@ class ModelUnreachable(CodurError):
 
 class ModelError(CodurError):
     """The provider answered, but with an error that retrying will not fix (HTTP 4xx)."""
+
+    exit_code = ExitCode.MODEL_UNREACHABLE
+
+
+class AgentUnavailable(CodurError):
+    """An agent cannot run here: its CLI is not installed, its server cannot be reached
+    or lacks the model. The message names what to install or start; the next agent of
+    `agents.preferences.fallback_order` takes over, if any."""
 
     exit_code = ExitCode.MODEL_UNREACHABLE
 

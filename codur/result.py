@@ -15,6 +15,7 @@ EXIT_CODES: dict[str, ExitCode] = {
     "limit": ExitCode.NOT_VERIFIED,
     "approval": ExitCode.APPROVAL_NEEDED,
     "error": ExitCode.ERROR,
+    "failed": ExitCode.MODEL_UNREACHABLE,
 }
 
 

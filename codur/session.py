@@ -81,6 +81,9 @@ class Session:
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
+    _down: dict[str, str] = field(default_factory=dict)
+    """Profiles whose model could not be reached or loaded in this run -> the profile
+    answering instead (llm.fallback_order)."""
     _tools: ToolContext | None = None
     _sandbox: Sandbox | None = None
     _recorder: Recorder | None = None
@@ -202,8 +205,11 @@ class Session:
 
     def client(self, profile: str | None = None) -> ModelClient:
         """The model client for `profile` (default: --profile, else llm.default_profile),
-        recording (`runs.record`) or replaying (`runs.replay`) as configured."""
+        recording (`runs.record`) or replaying (`runs.replay`) as configured. A profile
+        found unreachable in this run is answered by the one that replaced it."""
         name, prof = self.config.profile(profile or self.profile)
+        while name in self._down:
+            name, prof = self.config.profile(self._down[name])
         if name not in self._clients:
             runs = self.config.runs
             if runs.replay and self._replay is None:
@@ -222,8 +228,24 @@ class Session:
                 built=self.models,
                 replay=self._replay,
                 recorder=self._recorder,
+                fallback=self._fall_back,
             )
         return self._clients[name]
+
+    def _fall_back(self, name: str, error: Exception) -> ModelClient | None:
+        """The client of the next profile of llm.fallback_order for the unreachable
+        profile `name` (logged as `model.fallback`); None when none is left. An agent's
+        own model (`agent:NAME`) has none: the agent fails, and agent fallback applies."""
+        if name.startswith("agent:"):
+            return None
+        down = {name, *self._down}
+        order = [p.removeprefix("llm:") for p in self.config.llm.fallback_order]
+        replacement = next((p for p in order if p not in down), None)
+        if replacement is None:
+            return None
+        self._down[name] = replacement
+        self.bus.emit("model.fallback", profile=name, to=replacement, error=str(error))
+        return self.client(replacement)
 
     def ledger(self) -> Ledger:
         """What the run has spent and changed so far (a copy: the session goes on)."""

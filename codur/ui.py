@@ -80,6 +80,18 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "model.response": _model_response,
     "model.retry": lambda d: f"retry {d['attempt']} in {d['delay_s']}s after {d['error']}",
+    "model.fallback": lambda d: (
+        f"profile {d['profile']} unreachable ({_short(d['error'], 120)}): using {d['to']}"
+    ),
+    "agent.fallback": lambda d: (
+        f"{d['agent']} failed ({_short(d['error'], 160)}): {d['to']} takes over"
+    ),
+    "agent.run.start": lambda d: f"{d['agent']}: {' '.join(d.get('command', []))}",
+    "agent.run.end": lambda d: (
+        f"{d['agent']} ended in {d['duration_s']}s"
+        + (" (timed out)" if d.get("timed_out") else f" (exit code {d.get('exit_code')})")
+    ),
+    "agent.ready": lambda d: f"{d['agent']}: Ollama at {d['host']} has {d['model']}",
     "verify.run": lambda d: (
         f"verify: {' '.join(d.get('command', []))} -> "
         f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"
@@ -136,7 +148,16 @@ ENDINGS_SAID_ONCE = frozenset({"interrupted", "error"})
 does not say them again."""
 
 # The few events a normal (non-verbose) run shows as progress.
-PROGRESS = {"model.load.start", "model.response", "verify.run", "file.write", "repair.end"}
+PROGRESS = {
+    "model.load.start",
+    "model.response",
+    "model.fallback",
+    "agent.fallback",
+    "agent.run.end",
+    "verify.run",
+    "file.write",
+    "repair.end",
+}
 
 
 @dataclass

@@ -156,6 +156,19 @@ class FakeServer:
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client timed out and hung up: nothing left to tell it
 
+            def do_GET(self) -> None:
+                server.requests.append(
+                    Recorded(
+                        "GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None
+                    )
+                )
+                status, content_type, payload = server.get(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def _trickle(self, trickle: Trickle) -> None:
                 try:
                     self.send_response(200)
@@ -186,6 +199,10 @@ class FakeServer:
         if isinstance(behaviour, Raw):
             return behaviour.status, behaviour.content_type, behaviour.body
         return self.reply(path, body, behaviour)
+
+    def get(self, path: str) -> tuple[int, str, bytes]:
+        """A GET request (not scripted: the chat endpoints are POSTs)."""
+        return self.error(404, f"fake server: no route GET {path}")
 
     def error(self, status: int, message: str) -> tuple[int, str, bytes]:
         raise NotImplementedError
@@ -265,7 +282,18 @@ class OpenAIServer(FakeServer):
 
 class OllamaServer(FakeServer):
     """POST {url}/api/chat. Honours the request's `stream` flag: NDJSON chunks (the text
-    split in two, then a final `done` line with token counts) or one JSON object."""
+    split in two, then a final `done` line with token counts) or one JSON object.
+    GET {url}/api/tags lists `models` (the models the server has pulled)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.models: list[str] = ["qwen2.5-coder:1.5b"]
+
+    def get(self, path: str) -> tuple[int, str, bytes]:
+        if path != "/api/tags":
+            return self.error(404, f"fake server: no route GET {path}")
+        listed = [{"name": m, "model": m, "size": 986_000_000} for m in self.models]
+        return _json(200, {"models": listed})
 
     def error(self, status: int, message: str) -> tuple[int, str, bytes]:
         return _json(status, {"error": message})

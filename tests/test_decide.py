@@ -33,6 +33,12 @@ ROWS: list[tuple[str, dict, tuple]] = [
      ("execute", None, None, False, False)),
     ("repair found nothing before any attempt", {"kind": "no_repair", "first": True,
      **FAILING}, ("execute", None, None, False, False)),
+    ("the agent failed, another is left", {"kind": "agent_failed", **FAILING,
+     "fallback": True}, ("fallback", None, "agent_failed", False, False)),
+    ("the agent failed, none left", {"kind": "agent_failed", **FAILING, "agent_error":
+     "agent:codex exited with code 1"}, ("end", "failed", "agent_failed", False, False)),
+    ("the agent failed after a fix that passes", {"kind": "agent_failed", **PASSING,
+     "changed_files": True, "fallback": True}, ("end", "verified", "applied", False, False)),
     ("cut reply", {"kind": "cut", **FAILING}, ("retry", None, "cut", False, False)),
     ("duplicate of a rejected reply", {"kind": "duplicate", "repeats_rejected": True},
      ("end", "stuck", "duplicate", False, False)),
@@ -83,6 +89,8 @@ def test_messages_say_why() -> None:
     assert limit.message == "no verification passed in 5 iterations"
     no_model = decide(Facts("no_repair", **FAILING, model=False, repairs_tried=True))
     assert no_model.message == "no model (--no-model): the repair search found no fix"
+    failed = decide(Facts("agent_failed", **FAILING, agent_error="agent:codex timed out"))
+    assert failed.message == "agent:codex timed out"
     changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))
     assert changed.message.endswith("changed a.py, b.py")
 
@@ -90,7 +98,7 @@ def test_messages_say_why() -> None:
 def test_every_goto_and_every_fact_is_exercised() -> None:
     """The table covers each destination, and each fact changes some row's decision."""
     gotos = {decide(Facts(**given)).goto for _, given, _ in ROWS}
-    assert gotos == {"execute", "repair", "sample", "retry", "end"}
+    assert gotos == {"execute", "repair", "sample", "retry", "fallback", "end"}
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()
     assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}
@@ -98,6 +106,11 @@ def test_every_goto_and_every_fact_is_exercised() -> None:
 
 ERROR_ROWS: list[tuple[str, dict, str]] = [
     # (row, facts, decision)
+    (
+        "the agent cannot run, another is left",
+        {"typed": True, "errors": 1, "fallback": True},
+        "fallback",
+    ),
     ("a typed error keeps its own ending", {"typed": True, "errors": 1}, "raise"),
     ("a typed error after retries too", {"typed": True, "errors": 9}, "raise"),
     ("first error: retry", {"typed": False, "errors": 1}, "retry"),

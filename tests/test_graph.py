@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, WRONG, whole_file
+from helpers import BUGGY, FIXED, WRONG, run_in_process, whole_file
 
 from codur.config import load_config
 from codur.events import Event, EventBus
@@ -307,11 +307,15 @@ def test_mermaid_diagram_has_every_edge() -> None:
 
 
 def test_single_agent_code_task_needs_no_planning_call(tmp_path: Path) -> None:
-    run = Run(
-        tmp_path, [whole_file("main.py", FIXED)], overrides=["agents.configs.reviewer.type=tool"]
-    )
-    assert run.result.status == "verified" and run.result.model_calls == 1
-    assert "llm_plan" in run.nodes and run.kinds("plan.decision")[0]["agent"] == "agent:coder"
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    result, events, _ = run_in_process(root, [whole_file("main.py", FIXED)])  # one agent
+    assert result.status == "verified" and result.model_calls == 1
+    nodes = [e.data["node"] for e in events if e.kind == "node.start"]
+    decision = next(e.data for e in events if e.kind == "plan.decision")
+    assert "llm_plan" in nodes and decision["agent"] == "agent:coder"
 
 
 def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
     from codur.agents.loop import Turn
+    from codur.agents.registry import ResolvedAgent
     from codur.config.schema import AgentConfig
     from codur.session import Session
     from codur.tools.registry import ToolSpec
@@ -134,9 +135,9 @@ class CoderAgent:
 
 
 @register("coder")
-def build_coder(config: AgentConfig | None, profile: str | None) -> CoderAgent:
+def build_coder(agent: ResolvedAgent) -> CoderAgent:
     """The LLM coding agent: edits files and fixes bugs with a profile's model and tools."""
-    return CoderAgent(config, profile or (config.profile if config else None))
+    return CoderAgent(agent.config, agent.profile)
 
 
 def only(specs: list[ToolSpec], names: list[str]) -> list[ToolSpec]:

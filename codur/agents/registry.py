@@ -1,8 +1,10 @@
 """The agent registry: agents are registered by name; references resolve to one of them.
 
-References (seed 000): `agent:NAME` is a config-defined agent (agents.configs.NAME) or a
-registered agent class; `llm:PROFILE` is the LLM coding agent on that profile. Adding an
-agent is one module with a class and an `@register("name")` line, plus its import below.
+References (seed 000): `agent:NAME` is a config-defined agent (agents.configs.NAME, run by
+the registered agent of its type) or a registered agent class (coder, ollama, codex,
+claude_code); `llm:PROFILE` is the LLM coding agent on that profile. Adding an agent is
+one module with a class and an `@register("name")` line, plus its module in `_MODULES`
+(and its name in codur.config.agents.BUILTIN_AGENTS, its type in AgentType).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from codur.config.agents import RUNS, reference, valid_references
 from codur.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -20,8 +23,16 @@ if TYPE_CHECKING:
     from codur.config.schema import AgentConfig, CodurConfig
     from codur.session import Session
 
-_MODULES = ("codur.agents.coder",)
+_MODULES = (
+    "codur.agents.coder",
+    "codur.agents.ollama",
+    "codur.agents.codex",
+    "codur.agents.claude_code",
+)
 """Modules holding registered agents, imported on first lookup."""
+
+CLI_KINDS = frozenset({"codex", "claude_code"})
+"""Registered agents that run a CLI (no model profile of Codur's)."""
 
 
 @dataclass
@@ -64,18 +75,21 @@ class AgentResult:
     """The reply repeated an earlier one: nothing was applied."""
     truncated: bool = False
     """The reply was cut at the token limit: nothing was applied."""
+    failed: bool = False
+    """The agent itself failed (its CLI exited with an error or timed out, the user said
+    no to running it): `error` says how. Not a reply whose edits were unusable."""
 
 
 class Agent(Protocol):
     def run(self, request: AgentRequest, session: Session) -> AgentResult: ...
 
 
-AgentFactory = Callable[["AgentConfig | None", "str | None"], Agent]
+AgentFactory = Callable[["ResolvedAgent"], Agent]
 _AGENTS: dict[str, AgentFactory] = {}
 
 
 def register(name: str) -> Callable[[AgentFactory], AgentFactory]:
-    """Register an agent factory `(agent_config, profile) -> Agent` under `name`."""
+    """Register an agent factory `(resolved agent) -> Agent` under `name`."""
 
     def add(factory: AgentFactory) -> AgentFactory:
         _AGENTS[name] = factory
@@ -96,46 +110,60 @@ class ResolvedAgent:
     kind: str
     """The registered agent that runs it."""
     profile: str | None
+    """The profile its model runs on: llm agents' (None: the default), an ollama agent's
+    own (`agent:NAME`, codur.config.agents.ollama_profile); None for a CLI agent."""
     config: AgentConfig | None
 
     def build(self) -> Agent:
-        return registered()[self.kind](self.config, self.profile)
+        return registered()[self.kind](self)
 
 
 def agent_choices(cfg: CodurConfig) -> list[str]:
-    """The agents the planner chooses among: config-defined agents, then registered ones
-    that no config entry covers (`llm:PROFILE` stays available to users, not offered)."""
-    agents = registered()
-    refs = [
-        f"agent:{name}"
-        for name, agent in cfg.agents.configs.items()
-        if agent.type == "llm" or name in agents
-    ]
-    covered = {"coder"} if any(a.type == "llm" for a in cfg.agents.configs.values()) else set()
-    return refs + [
-        f"agent:{name}" for name in agents if name not in set(cfg.agents.configs) | covered
-    ]
+    """The agents the planner chooses among: the default agent, the config-defined ones,
+    and the LLM coding agent when no entry covers it. A registered agent that needs
+    something installed (ollama, codex, claude_code) is offered only when an entry or
+    the default names it; `llm:PROFILE` stays available to users, not offered."""
+    refs = [f"agent:{name}" for name in cfg.agents.configs]
+    if not any(a.type == "llm" for a in cfg.agents.configs.values()):
+        refs.append("agent:coder")
+    default = reference(cfg.agents.preferences.default_agent)
+    if default.startswith("agent:") and default not in refs:
+        refs.insert(0, default)
+    return refs
 
 
 def known_references(cfg: CodurConfig) -> list[str]:
     """Every valid reference, for error messages."""
-    return agent_choices(cfg) + [f"llm:{name}" for name in cfg.llm.profiles]
+    return valid_references(cfg)
 
 
-def resolve(reference: str, cfg: CodurConfig) -> ResolvedAgent:
-    """The agent behind `reference` (a bare NAME means agent:NAME), or ConfigError naming
-    the valid ones."""
-    if ":" not in reference:
-        reference = f"agent:{reference}"
-    kind, _, name = reference.partition(":")
+def resolve(ref: str, cfg: CodurConfig) -> ResolvedAgent:
+    """The agent behind `ref` (a bare NAME means agent:NAME), or ConfigError naming the
+    valid ones."""
+    ref = reference(ref)
+    kind, _, name = ref.partition(":")
     if kind == "llm" and name in cfg.llm.profiles:
-        return ResolvedAgent(reference, "coder", name, None)
+        return ResolvedAgent(ref, "coder", name, None)
     if kind == "agent" and name in cfg.agents.configs:
-        agent_cfg = cfg.agents.configs[name]
-        target = "coder" if agent_cfg.type == "llm" else name
-        if target in registered():
-            return ResolvedAgent(reference, target, agent_cfg.profile, agent_cfg)
+        entry = cfg.agents.configs[name]
+        target = RUNS[entry.type]
+        profile = ref if entry.type == "ollama" else entry.profile
+        return ResolvedAgent(ref, target, None if target in CLI_KINDS else profile, entry)
     if kind == "agent" and name in registered():
-        return ResolvedAgent(reference, name, None, None)
+        return ResolvedAgent(ref, name, ref if name == "ollama" else None, None)
     valid = ", ".join(known_references(cfg))
-    raise ConfigError(f"unknown agent '{reference}' (valid: {valid})")
+    raise ConfigError(f"unknown agent '{ref}' (valid: {valid})")
+
+
+def can_sample(ref: str, cfg: CodurConfig) -> bool:
+    """Whether the agent can propose replies without writing them (sampling needs it):
+    the model-driven agents can; a CLI agent edits the files itself."""
+    return hasattr(resolve(ref, cfg).build(), "propose")
+
+
+def fallback(cfg: CodurConfig, failed: list[str]) -> str | None:
+    """The agent that takes over when the agents in `failed` (this one included) failed
+    or could not run: the first of agents.preferences.fallback_order not among them."""
+    down = {reference(r) for r in failed}
+    order = [reference(r) for r in cfg.agents.preferences.fallback_order]
+    return next((r for r in order if r not in down), None)

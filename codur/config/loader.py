@@ -19,6 +19,7 @@ from typing import Any, get_args, get_origin
 import yaml
 from pydantic import ValidationError
 
+from codur.config.agents import unknown_references
 from codur.config.prompt_files import check_files, resolve_paths
 from codur.config.schema import CodurConfig
 from codur.config.trust import is_trusted, strip_protected
@@ -242,6 +243,10 @@ def load_config(
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origins)) from None
     loaded = LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
+    unknown = unknown_references(config)
+    if unknown is not None:  # a value naming an agent or a profile that does not exist
+        key, what = unknown
+        raise ConfigError(f"{loaded.nearest_origin(key)}: key '{'.'.join(key)}': {what}")
     check_files(config.prompts, loaded.nearest_origin)
     return loaded
 

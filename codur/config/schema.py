@@ -9,13 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
+from codur.config.agents import AgentsConfig, ollama_profile
+from codur.config.llm import LLMConfig, LLMProfile
 from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
     DisplayConfig,
     EmbeddingConfig,
+    McpServerConfig,
     MemoryConfig,
     RepairConfig,
     RunsConfig,
@@ -24,98 +27,6 @@ from codur.config.sections import (
     UndoConfig,
     _Section,
 )
-
-
-class LLMProfile(_Section):
-    provider: Literal["openai", "ollama", "local", "scripted"]
-    """Which provider serves this profile: openai (any OpenAI-compatible endpoint),
-    ollama, local (embedded llama.cpp) or scripted (replays a file, for tests/demos)."""
-    model: str = ""
-    """Model name as the provider knows it (e.g. gpt-4o-mini, qwen2.5-coder:1.5b)."""
-    base_url: str | None = None
-    """Endpoint URL for openai/ollama (e.g. http://127.0.0.1:8080/v1)."""
-    api_key_env: str | None = None
-    """Name of the environment variable holding the API key (the key itself never goes
-    in config files or logs)."""
-    temperature: float = Field(0.2, ge=0, le=2)
-    """Sampling temperature."""
-    max_tokens: int = Field(2048, gt=0)
-    """Upper bound on tokens generated per model call."""
-    timeout_s: float = Field(120.0, gt=0)
-    """Seconds one model request may take as a whole, however its answer trickles in
-    (openai, ollama); then it counts as a transient failure and is retried."""
-    retry_temperature: float = Field(0.8, ge=0, le=2)
-    """Temperature for a new attempt after a failed one (with a different seed), so the
-    model samples a different fix instead of repeating the one that failed."""
-    max_retries: int = Field(2, ge=0)
-    """Retries (with exponential backoff) after a transient failure: connection error,
-    timeout, HTTP 429 or 5xx."""
-    retry_backoff_s: float = Field(1.0, ge=0)
-    """First backoff delay in seconds; doubles after each retry."""
-    native_tools: bool = True
-    """Use the provider's native tool calling (bind_tools). When false, tools are described
-    in the prompt and calls are read from the reply text."""
-    agent_tools: bool = True
-    """Offer tools to agents running on this profile. Small embedded models do better
-    with the relevant files given up front and no tool list to read."""
-    edit_format: Literal["whole_file", "search_replace", "functions"] = "whole_file"
-    """How this model is asked to edit files: the complete file (whole_file), SEARCH/REPLACE
-    blocks (search_replace), or only the changed functions/classes, merged into the file by
-    name (functions). Any of these shapes in a reply is applied, whichever was asked for.
-    Small models do best with whole files or functions."""
-    model_file: str | None = None
-    """local: path to a GGUF file. Unset means the packaged weights named by `weights`."""
-    weights: str | None = None
-    """local: which packaged weights to use (a key of codur.models.weights.PACKAGED)."""
-    n_ctx: int = Field(8192, gt=0)
-    """local: context window in tokens."""
-    n_threads: int | None = Field(None, gt=0)
-    """local: CPU threads for inference (unset: the number of cores)."""
-    seed: int = 0
-    """Sampling seed, so runs are reproducible; attempt k after a failed one uses seed + k
-    (local and ollama; OpenAI-compatible servers get it too, some ignore it)."""
-    context_window: int | None = Field(None, gt=0)
-    """openai/ollama/scripted: the model's context window in tokens (prompt plus reply),
-    for fitting prompts into it; unset means unknown. Ollama also gets it as `num_ctx`, so
-    the server loads the model with that window instead of its small default, which
-    silently drops the start of longer prompts. local: `n_ctx` is the window."""
-    script: str | None = None
-    """scripted: path to a YAML/JSON file of responses to replay in order."""
-
-
-class LLMConfig(_Section):
-    default_profile: str = "local"
-    """The profile used when an agent or command names none (`--profile` overrides)."""
-    profiles: dict[str, LLMProfile] = {}
-    """Named model profiles, referenced as `llm:NAME`."""
-
-
-class AgentConfig(_Section):
-    type: Literal["llm", "tool"] = "llm"
-    """llm: an LLM coding agent driven by a profile; tool: a registered agent class."""
-    profile: str | None = None
-    """For type llm: the LLM profile this agent uses (default: llm.default_profile)."""
-    description: str = ""
-    """What the agent is good at; the planner reads this when choosing an agent."""
-    options: dict[str, str | int | float | bool] = {}
-    """Agent-specific options passed to a registered agent class."""
-    tools: list[str] = ["file_operation", "search", "code_validation"]
-    """Task types (codur.tools.registry.TaskType) whose tools this agent may call."""
-    tool_names: list[str] | None = None
-    """Only these tools (by name) of those task types' tools (unset: all of them; the
-    Python API's `tools=`). An unknown name stops the run (exit code 2)."""
-
-
-class AgentPreferences(_Section):
-    default_agent: str = "agent:coder"
-    """The agent that gets a task when planning does not pick one (or fails)."""
-
-
-class AgentsConfig(_Section):
-    preferences: AgentPreferences = AgentPreferences()
-    """Agent selection preferences."""
-    configs: dict[str, AgentConfig] = {}
-    """Config-defined agents, referenced as `agent:NAME`."""
 
 
 class RuntimeConfig(_Section):
@@ -257,25 +168,6 @@ class ToolsConfig(_Section):
     """ddgs backend for duckduckgo_search (duckduckgo, auto, bing, ...)."""
 
 
-class McpServerConfig(_Section):
-    command: str | None = None
-    """stdio server: the program to start (e.g. `npx`, `uvx`, a path)."""
-    args: list[str] = []
-    """stdio server: its command-line arguments."""
-    env: dict[str, str] = {}
-    """stdio server: extra environment variables."""
-    cwd: str | None = None
-    """stdio server: working folder, relative to the workspace root (default: the root)."""
-    url: str | None = None
-    """HTTP server: its streamable-HTTP endpoint (e.g. http://127.0.0.1:8000/mcp)."""
-
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerConfig:
-        if (self.command is None) == (self.url is None):
-            raise ValueError("an MCP server needs exactly one of `command` (stdio) or `url`")
-        return self
-
-
 class CodurConfig(_Section):
     llm: LLMConfig = LLMConfig()
     """Model profiles."""
@@ -316,10 +208,13 @@ class CodurConfig(_Section):
     it; to the folder for -o and CODUR_*). See docs/prompts.md and `codur prompts list`."""
 
     def profile(self, name: str | None = None) -> tuple[str, LLMProfile]:
-        """The named profile (default: llm.default_profile), or ConfigError."""
+        """The named profile (default: llm.default_profile), or ConfigError. `agent:NAME`
+        is the profile an ollama-type agent runs on (`agents.ollama_profile`)."""
         from codur.errors import ConfigError
 
         name = name or self.llm.default_profile
+        if name.startswith("agent:"):
+            return name, ollama_profile(self, name.removeprefix("agent:"))
         name = name.removeprefix("llm:")
         if name not in self.llm.profiles:
             known = ", ".join(sorted(self.llm.profiles)) or "none"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
@@ -177,3 +177,22 @@ class EmbeddingConfig(_Section):
     model was trained on up to 256. A change means every chunk is embedded again."""
     batch_size: int = Field(16, gt=0)
     """Chunks embedded in one call of the model."""
+
+
+class McpServerConfig(_Section):
+    command: str | None = None
+    """stdio server: the program to start (e.g. `npx`, `uvx`, a path)."""
+    args: list[str] = []
+    """stdio server: its command-line arguments."""
+    env: dict[str, str] = {}
+    """stdio server: extra environment variables."""
+    cwd: str | None = None
+    """stdio server: working folder, relative to the workspace root (default: the root)."""
+    url: str | None = None
+    """HTTP server: its streamable-HTTP endpoint (e.g. http://127.0.0.1:8000/mcp)."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP server needs exactly one of `command` (stdio) or `url`")
+        return self

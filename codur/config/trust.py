@@ -3,10 +3,10 @@
 A `./codur.yaml` comes with the folder, so whoever wrote the folder wrote it. Until the
 user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one warning
 names them): where the API key is sent, where the log is written, confinement, the
-environment programs get, approval, MCP servers (programs Codur would start) and the
-tools' safety switches. Trust is per file and per content: `codur trust` records the
-file's sha256 in the user config folder; any change to the file needs a new `codur
-trust`.
+environment programs get, approval, MCP servers and agent CLIs (programs Codur would
+start, with what they may see and write) and the tools' safety switches. Trust is per
+file and per content: `codur trust` records the file's sha256 in the user config
+folder; any change to the file needs a new `codur trust`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ from codur.locking import locked
 PROTECTED: tuple[str, ...] = (
     "llm.profiles.*.base_url",
     "llm.profiles.*.api_key_env",
+    "agents.configs.*.host",
+    "agents.configs.*.command",
+    "agents.configs.*.args",
+    "agents.configs.*.env_allow",
+    "agents.configs.*.writable",
     "log.path",
     "sandbox",
     "approval",

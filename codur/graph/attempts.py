@@ -66,7 +66,10 @@ def build_request(
         for loc in verdict.locations:
             hot.setdefault(loc.path, set()).add(loc.line)
     cut = bool(attempts) and attempts[-1].get("outcome") == "cut"
-    lines = [a["summary"] for a in attempts if a.get("summary")]
+    # an agent that failed to run says nothing about the code: not shown to the next one
+    lines = [
+        a["summary"] for a in attempts if a.get("summary") and a.get("outcome") != "agent failed"
+    ]
     if (failed := state.get("last_error")) and failed.node == "execute":  # its retry
         lines.append(failed.note())
     return AgentRequest(

@@ -11,6 +11,8 @@ for an exception a node raised (`on_error`, at the end).
 | no attempt yet, no model, check passes (behaviour) | end verified                       |
 | no attempt yet, no model                           | end unverified (no model)          |
 | no attempt yet                                     | execute (the agent's first try)    |
+| the agent failed, a fallback agent left            | fallback (record "agent_failed")   |
+| the agent failed, and its changes do not pass      | end failed                         |
 | reply cut at the token limit                       | again (record "cut")               |
 | duplicate of a rejected reply                      | end stuck                          |
 | duplicate, MAX_REPEATS reached                     | end stuck                          |
@@ -40,8 +42,8 @@ from codur.graph.state import Status
 MAX_REPEATS = 2
 """Replies identical to an earlier one (each dropped) before the run is stuck."""
 
-Goto = Literal["execute", "repair", "sample", "retry", "end"]
-Record = Literal["cut", "duplicate", "rejected", "applied"]
+Goto = Literal["execute", "repair", "sample", "retry", "fallback", "end"]
+Record = Literal["cut", "duplicate", "rejected", "applied", "agent_failed"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,10 @@ class Facts:
     """sampling.candidates > 0."""
     model_failed_before: bool = False
     """A model attempt (this one included) has failed: sampling may start."""
+    fallback: bool = False
+    """An agent of agents.preferences.fallback_order that has not failed is left."""
+    agent_error: str = ""
+    """How the agent failed (outcome agent_failed)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,10 @@ def end(status: Status, message: str, record: Record | None = None) -> Decision:
 def decide(f: Facts) -> Decision:
     if f.kind is None or (f.kind == "no_repair" and f.first):
         return _before_first_attempt(f)
+    if f.kind == "agent_failed" and not (f.passed and f.changed_files):
+        if f.fallback:
+            return Decision("fallback", record="agent_failed")
+        return end("failed", f.agent_error, "agent_failed")
     if f.kind == "cut":
         return again(f, "cut")
     if f.kind == "duplicate":
@@ -180,7 +190,7 @@ MAX_NODE_RETRIES = 3  # runtime.max_node_retries's default
 """Retries after a node raised (each with the error in the model's context) before the
 run ends with status error."""
 
-ErrorGoto = Literal["raise", "retry", "end"]
+ErrorGoto = Literal["fallback", "raise", "retry", "end"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,9 @@ class ErrorFacts:
     config or path) or a LangGraph interrupt: it carries its own ending and exit code."""
     errors: int
     """Node exceptions in the run so far, this one included."""
+    fallback: bool = False
+    """The agent could not run (not installed, its server or model unreachable) and an
+    agent of agents.preferences.fallback_order that has not failed is left."""
     max_retries: int = MAX_NODE_RETRIES
     """runtime.max_node_retries."""
     repeatable: bool = True
@@ -204,11 +217,15 @@ def on_error(f: ErrorFacts) -> ErrorGoto:
 
     | facts                            | decision                                         |
     | -------------------------------- | ------------------------------------------------ |
+    | the agent could not run, a       | fallback: a failed outcome, review hands the     |
+    | fallback agent left              | task to the next agent                           |
     | typed (its own ending)           | raise: the run ends as that error says           |
     | not repeatable                   | end: its effects must not happen twice           |
     | errors so far <= max_retries     | retry the node (the error in the model's context) |
     | otherwise                        | end: status error, one line (exit code 4)        |
     """
+    if f.fallback:
+        return "fallback"
     if f.typed:
         return "raise"
     if f.repeatable and f.errors <= f.max_retries:

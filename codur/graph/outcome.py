@@ -16,12 +16,16 @@ OutcomeKind = Literal[
     "no_repair",
     "sampled",
     "no_sample",
+    "agent_failed",
 ]
 """edited: the agent's edits were applied (checked next); no_edit: its reply changed no
 file; rejected: its edits could not be applied (`error` says why); cut: the reply hit the
 token limit (nothing applied); duplicate: it repeated an earlier reply (nothing applied);
 repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
-a sampled candidate that passed in a scratch copy was written / none passed."""
+a sampled candidate that passed in a scratch copy was written / none passed;
+agent_failed: the agent itself failed or could not run (not installed, unreachable, its
+CLI exited with an error or timed out; `error` says how), whatever it changed before
+is checked."""
 
 APPLIED: frozenset[OutcomeKind] = frozenset({"edited", "no_edit", "repaired", "sampled"})
 """Kinds after which the files may differ, so they are checked again."""
@@ -35,7 +39,8 @@ class Outcome:
     reply: str = ""
     files_changed: tuple[str, ...] = ()
     error: str = ""
-    """Why a rejected reply could not be applied (goes back to the model)."""
+    """Why a rejected reply could not be applied (goes back to the model), or how the
+    agent failed."""
     notes: tuple[str, ...] = ()
     """Parts of the reply left out (outside the edit scope), for the next prompt."""
     digest: str = ""
@@ -52,4 +57,5 @@ class Outcome:
 
     @property
     def applied(self) -> bool:
-        return self.kind in APPLIED
+        """The files may differ since the last check."""
+        return self.kind in APPLIED or (self.kind == "agent_failed" and bool(self.files_changed))

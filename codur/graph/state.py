@@ -19,7 +19,7 @@ from codur.planning.calls import ToolCallSpec
 from codur.session import Ledger
 from codur.verify.result import VerificationResult
 
-Status = Literal["verified", "unverified", "stuck", "limit", "done", "error"]
+Status = Literal["verified", "unverified", "stuck", "limit", "done", "error", "failed"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,8 @@ class Attempt(TypedDict, total=False):
     """The agent reference; empty for the repair search."""
     files_changed: list[str]
     outcome: str
-    """passed, failed, rejected, cut (at the token limit), duplicate, no edit, sampled."""
+    """passed, failed, rejected, cut (at the token limit), duplicate, no edit, sampled,
+    agent failed (the agent itself failed or could not run)."""
     summary: str
     """One line for the next prompt ("rejected: ...", "changed main.py; still: ...")."""
     digest: str
@@ -82,7 +83,12 @@ class AgentState(TypedDict, total=False):
     selected_agent: str
     """The agent planning chose (a reference as written); settled by delegate."""
     agent: str
-    """The agent that runs the task: resolved once, by delegate, for the whole run."""
+    """The agent that runs the task: resolved by delegate, again only when planning
+    chooses another or the agent fails and another takes over (agent fallback)."""
+    agents_failed: list[str]
+    """Agents that failed or could not run in this run, in order: the fallback takes the
+    first agent of agents.preferences.fallback_order not among them, and delegate never
+    goes back to one."""
     tool_calls: list[ToolCallSpec]
     """Tool calls planning decided on, not yet run."""
     tool_calls_by: Literal["task", "planner"]

@@ -3,9 +3,11 @@
 It builds the profile's chat model once, applies per-call sampling (temperature, seed,
 output cap), binds tools, retries transient failures with exponential backoff, turns
 provider errors into ModelUnreachable / ModelError naming the profile and endpoint,
-enforces the run's LLM-call budget, and emits model.* events with token counts, cached
-prompt tokens, the finish reason and timings for the debug log and --verbose. It also
-offers the primitives for fitting a prompt: `context_window` and `count_tokens`.
+enforces the run's LLM-call budget, hands a call to another profile when the model
+cannot be reached (`fallback`: llm.fallback_order), and emits model.* events with token
+counts, cached prompt tokens, the finish reason and timings for the debug log and
+--verbose. It also offers the primitives for fitting a prompt: `context_window` and
+`count_tokens`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from codur.errors import LimitReached, ModelError, ModelUnreachable
+from codur.errors import CodurError, LimitReached, ModelError, ModelUnreachable
 from codur.events import EventBus
 from codur.models import provider
 from codur.models.recording import tool_names
@@ -66,7 +68,12 @@ class ModelClient:
     """Answers every request instead of the profile's provider (`--replay`)."""
     recorder: Recorder | None = None
     """Records every request and response (`--record`)."""
+    fallback: Callable[[str, CodurError], ModelClient | None] | None = None
+    """Called when this profile's model cannot be reached or loaded: the client of the
+    profile that answers instead (`llm.fallback_order`), or None (the error stands)."""
     _model: BaseChatModel | None = None
+    _instead: ModelClient | None = None
+    """The client answering for this one since its model was found unreachable."""
 
     @property
     def backend(self) -> Provider:
@@ -98,12 +105,28 @@ class ModelClient:
     @property
     def context_window(self) -> int | None:
         """Tokens the model attends to (prompt plus reply); None when unknown."""
+        if self._instead is not None:
+            return self._instead.context_window
         return self.backend.context_window(self.profile)
+
+    def _switch(self, error: CodurError) -> ModelClient | None:
+        """The client that answers instead of this unreachable one (None: none does)."""
+        if self._instead is None and self.fallback is not None:
+            self._instead = self.fallback(self.name, error)
+        return self._instead
 
     def count_tokens(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> int:
         """Prompt tokens of `invoke(messages, tools)`: the model's own tokenizer for the
         embedded model (loads it), an estimate elsewhere (`codur.models.base`)."""
-        count = self.backend.count_tokens(lambda: self.model, messages, tools)
+        if self._instead is not None:
+            return self._instead.count_tokens(messages, tools)
+        try:
+            count = self.backend.count_tokens(lambda: self.model, messages, tools)
+        except (ModelUnreachable, ModelError) as exc:  # the embedded model did not load
+            other = self._switch(exc)
+            if other is None:
+                raise
+            return other.count_tokens(messages, tools)
         if self.recorder is not None:
             self.recorder.tokens(messages, tool_names(tools), count)
         return count
@@ -130,8 +153,29 @@ class ModelClient:
         `temperature` and `seed` replace the profile's for this call (see `sampling`);
         `max_tokens` lowers the profile's output cap for this call (a reply that runs on
         past what the answer can need is a model stuck repeating itself). None keeps the
-        profile's value. `finish_reason(reply)` says whether the cap cut the reply.
+        profile's value. `finish_reason(reply)` says whether the cap cut the reply. A
+        model that cannot be reached or loaded hands the call to `fallback`'s client.
         """
+        settings = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens}
+        if self._instead is not None:
+            return self._instead.invoke(messages, tools, **settings)
+        try:
+            return self._invoke(messages, tools, **settings)
+        except (ModelUnreachable, ModelError) as exc:
+            other = self._switch(exc)
+            if other is None:
+                raise
+            return other.invoke(messages, tools, **settings)
+
+    def _invoke(
+        self,
+        messages: Sequence[BaseMessage],
+        tools: Sequence[Any],
+        *,
+        temperature: float | None,
+        seed: int | None,
+        max_tokens: int | None,
+    ) -> AIMessage:
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
             raise LimitReached(f"LLM call limit reached ({self.usage.max_calls} calls)")
         settings: dict[str, Any] = {

@@ -1,6 +1,7 @@
 """Delegate: settle which agent runs the task (the planner's choice, else the default),
-resolved once (again only if a replanning chose another); the nodes after it use it.
-The first round checks the files before the agent runs (the one verification path: a
+resolved once (again only if a replanning chose another, or review handed the task to
+the next agent after a failure: never back to an agent that failed); the nodes after it
+use it. The first round checks the files before the agent runs (the one verification path: a
 failure found there may go to the repair search first)."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["e
     default = cfg.agents.preferences.default_agent
     agent = state.get("agent")
     wanted = state.get("selected_agent") or default
+    if agent and wanted in state.get("agents_failed", []):  # never back to a failed one
+        wanted = agent
     if not agent or wanted != agent:  # once a run, unless planning chose again
         try:
             agent = resolve(wanted, cfg).reference

@@ -47,7 +47,9 @@ def finish(state: ExecuteState, runtime: Runtime[Session]) -> dict[str, Any]:
 def outcome(agent: str, result: AgentResult) -> Outcome:
     """The typed outcome of one agent run."""
     kind: OutcomeKind
-    if result.truncated:
+    if result.failed:
+        kind = "agent_failed"
+    elif result.truncated:
         kind = "cut"
     elif result.duplicate:
         kind = "duplicate"

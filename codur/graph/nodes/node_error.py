@@ -1,10 +1,12 @@
 """The graph's error handler (LangGraph's `error_handler`, set for every node of the run
 graph in build.py): an exception a node raised is recorded in working memory
 (`last_error`, `error_count`) and on the bus (`node.error`, with the traceback, into the
-debug log); `decide.on_error` chooses: raise (a typed error keeps its own ending), retry
-the node (its model reads the error: the planner's prompt, the agent's earlier attempts),
-or end the run with status error and one line (exit code 4). Never an unbounded retry:
-the count is the run's, and the handler itself is never retried."""
+debug log); `decide.on_error` chooses: the agent's failure (an agent that cannot run,
+with a fallback agent left: review hands the task on), raise (a typed error keeps its
+own ending), retry the node (its model reads the error: the planner's prompt, the
+agent's earlier attempts), or end the run with status error and one line (exit code 4).
+Never an unbounded retry: the count is the run's, and the handler itself is never
+retried."""
 
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from codur.errors import CodurError
+from codur.agents.registry import fallback as next_agent
+from codur.errors import AgentUnavailable, CodurError, ModelError, ModelUnreachable
 from codur.graph.decide import ErrorFacts, on_error
+from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState, NodeFailure
 from codur.session import Session
 
@@ -48,15 +52,26 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
+AGENT_NODES = frozenset({"execute", "sample"})
+"""Nodes that run the agent: an error there saying it cannot run is the agent's failure."""
+CANNOT_RUN = (AgentUnavailable, ModelUnreachable, ModelError)
+"""The agent is not installed, its server or its model cannot be reached or refuses."""
+
+
 def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -> Command[Goto]:
     exc = error.error
     count = state.get("error_count", 0) + 1
     typed = isinstance(exc, CodurError | GraphBubbleUp)
+    agent = state.get("agent", "")
+    cannot_run = error.node in AGENT_NODES and isinstance(exc, CANNOT_RUN) and bool(agent)
+    failed = [*state.get("agents_failed", []), agent]
+    fallback = cannot_run and next_agent(runtime.context.config, failed) is not None
     facts = ErrorFacts(
         typed=typed,
         errors=count,
         max_retries=runtime.context.config.runtime.max_node_retries,
         repeatable=error.node not in NOT_REPEATABLE,
+        fallback=fallback,
     )
     decision = on_error(facts)
     runtime.context.bus.emit(
@@ -67,6 +82,9 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
         decision=decision,
         traceback="".join(traceback.format_exception(exc)),
     )
+    if decision == "fallback":  # review hands the task to the next agent
+        failure = Outcome("agent_failed", agent=agent, error=str(exc))
+        return Command(update={"outcome": failure}, goto="review")
     if decision == "raise":
         raise exc
     update = {"last_error": NodeFailure(error.node, one_line(exc), count), "error_count": count}

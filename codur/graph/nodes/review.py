@@ -14,6 +14,8 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from codur.agents.registry import can_sample
+from codur.agents.registry import fallback as next_agent
 from codur.graph.attempts import attempt, failure_line
 from codur.graph.decide import Decision, Facts, decide
 from codur.graph.nodes import traced
@@ -28,19 +30,28 @@ _GOTO = {
     "repair": "repair",
     "sample": "sample",
     "retry": "textual_pre_plan",
+    "fallback": "delegate",
     "end": END,
 }
+Goto = Literal["execute", "repair", "sample", "textual_pre_plan", "delegate", "__end__"]
 
 
 @traced("review")
-def review(
-    state: AgentState, runtime: Runtime[Session]
-) -> Command[Literal["execute", "repair", "sample", "textual_pre_plan", "__end__"]]:
+def review(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     session = runtime.context
     decision = decide(facts(state, session))
     update = apply(decision, state, session)
     update["llm_calls"] = session.usage.calls
     return Command(update=update, goto=_GOTO[decision.goto])
+
+
+def _failed_agents(state: AgentState) -> list[str]:
+    """The agents that failed in the run, the last attempt's included."""
+    outcome = state.get("outcome")
+    failed = list(state.get("agents_failed", []))
+    if outcome is not None and outcome.kind == "agent_failed" and outcome.agent not in failed:
+        failed.append(outcome.agent)
+    return failed
 
 
 def facts(state: AgentState, session: Session) -> Facts:
@@ -56,6 +67,8 @@ def facts(state: AgentState, session: Session) -> Facts:
     if verdict is not None and not failures:
         failures = [verdict.fingerprint]
     model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
+    agent = state.get("agent")
+    samples = agent is None or can_sample(agent, cfg)
     return Facts(
         kind=outcome.kind if outcome else None,
         first=not attempts,
@@ -75,8 +88,10 @@ def facts(state: AgentState, session: Session) -> Facts:
         unshown_fix=verdict is not None and _unshown_fix(session, verdict),
         iterations=state.get("iterations", 0),
         max_iterations=cfg.runtime.max_iterations,
-        sampling=cfg.sampling.candidates > 0,
+        sampling=cfg.sampling.candidates > 0 and samples,
         model_failed_before=model_failed,
+        fallback=next_agent(cfg, _failed_agents(state)) is not None,
+        agent_error=outcome.error if outcome else "",
     )
 
 
@@ -96,6 +111,13 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
             update["final_response"] = outcome.reply
         return update
     if decision.goto in ("execute", "repair"):
+        return update
+    if decision.goto == "fallback":  # the next agent takes over (delegate resolves it)
+        failed = _failed_agents(state)
+        successor = next_agent(session.config, failed)
+        assert outcome is not None and successor is not None  # decide checked there is one
+        session.bus.emit("agent.fallback", agent=outcome.agent, to=successor, error=outcome.error)
+        update.update(agents_failed=failed, selected_agent=successor, iterations=iterations)
         return update
     text = _feedback_text(outcome, verdict) if decision.feedback else None
     messages: list[Any] = [feedback(text)] if text else []
@@ -138,6 +160,9 @@ def _record(
         return attempt(state, "duplicate", "repeated an earlier reply word for word")
     if decision.record == "rejected":
         return attempt(state, "rejected", f"rejected: {outcome.error.splitlines()[0]}")
+    if decision.record == "agent_failed":
+        what = outcome.error.splitlines()[0] if outcome.error else "it failed"
+        return attempt(state, "agent failed", f"{outcome.agent} failed: {what}")
     return _applied(state, outcome, verdict)
 
 
