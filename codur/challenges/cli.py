@@ -3,7 +3,6 @@ commands.py). Light: imported when `codur --help` runs."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated
 
@@ -12,22 +11,20 @@ from typer.core import TyperGroup
 
 from codur.cli_options import Overrides, Profile
 from codur.cli_options import load as _load
+from codur.cluster.connect import ADDRESS
 from codur.errors import ExitCode
-
-RAY_ADDRESS = re.compile(r"^(auto|local|ray://\S+|\S+:\d+)$")
-"""What `--ray` takes as its address when given as the next word: auto, local,
-ray://host:port or host:port. Anything else (a challenge folder) is not its value."""
 
 
 def bare_ray(args: list[str]) -> list[str]:
-    """`--ray [ADDRESS]`: a `--ray` not followed by an address means `--ray=local` (typer
-    has no options with an optional value)."""
+    """`--ray [ADDRESS]`: a `--ray` not followed by an address (ADDRESS: anything else,
+    such as a challenge folder, is not its value) means `--ray=local` (typer has no
+    options with an optional value)."""
     out = list(args)
     for i, arg in enumerate(out):
         if arg == "--":
             break
         following = out[i + 1] if i + 1 < len(out) else ""
-        if arg == "--ray" and not RAY_ADDRESS.match(following):
+        if arg == "--ray" and not ADDRESS.match(following):
             out[i] = "--ray=local"
     return out
 

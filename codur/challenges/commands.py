@@ -14,7 +14,7 @@ from codur.challenges.on_ray import RayOptions
 from codur.challenges.outcome import seed_label
 from codur.challenges.runner import DEFAULT_COMMAND, RunSettings
 from codur.challenges.spec import Challenge
-from codur.cluster.connect import require_ray
+from codur.cluster.connect import ADDRESS, require_ray
 from codur.cluster.placement import placement
 from codur.config.schema import CodurConfig, LLMProfile
 from codur.errors import ExitCode, UsageError
@@ -84,15 +84,15 @@ LOCAL_RAY = "local"
 
 def ray_options(options: RunOptions, name: str, profile: LLMProfile) -> RayOptions:
     """What `--ray` asks for; MissingExtra (exit 7) without the ray package, UsageError
-    when the "address" is a folder (`--ray challenges/`: the folder was taken as it)."""
+    for what is no Ray address."""
     require_ray()
-    address = options.ray
-    if address and address != LOCAL_RAY and Path(address).exists():
+    address = options.ray or LOCAL_RAY
+    if not ADDRESS.match(address):
         raise UsageError(
-            f"--ray {address}: that is a folder, not a Ray address; put the challenge "
-            "folders before --ray, or write --ray=ADDRESS"
+            f"--ray {address}: not a Ray address (host:port, ray://host:port, auto, local); "
+            "challenge folders go before --ray"
         )
-    where = None if address in (None, "", LOCAL_RAY) else address
+    where = None if address == LOCAL_RAY else address
     return RayOptions(where, placement(name, profile), options.task_timeout_s)
 
 

@@ -5,6 +5,7 @@ an address, shut down (or left) when the run ends."""
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -15,6 +16,9 @@ from types import ModuleType
 from codur.errors import MissingExtra, UsageError
 
 INSTALL = "pip install 'codur[ray]'"
+ADDRESS = re.compile(r"^(auto|local|ray://\S+|\S+:\d+)$")
+"""A Ray address as `--ray` takes it: auto (the cluster running on this machine), local (a
+new local instance), ray://host:port (Ray Client) or host:port (the head's GCS)."""
 
 
 def require_ray(feature: str = "--ray") -> ModuleType:
