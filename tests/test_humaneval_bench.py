@@ -154,7 +154,7 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
 
 
 def test_a_killed_run_counts_its_model_calls_from_the_log(tmp_path: Path) -> None:
-    from humaneval import run_end
+    from humaneval_codur import run_end
 
     log = tmp_path / "codur_debug.log"
     events = [

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -102,6 +104,41 @@ def test_every_descendant_is_killed(tmp_path: Path, ends: str) -> None:
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)  # SIGKILL is sent; the kernel may take a moment
     assert not [p for p in pids if alive(p)]
+
+
+PARENT = """
+import sys
+from pathlib import Path
+from codur.process import run_process
+from codur.sandbox import Sandbox
+note = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
+child = [sys.executable, "-c", note, sys.argv[1]]
+run_process(child, Path.cwd(), 120, 1000, sandbox=Sandbox(die_with_parent=sys.argv[2] == "yes"))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+@pytest.mark.parametrize("wanted", ["yes", "no"])
+def test_a_program_dies_with_a_killed_parent_when_asked(tmp_path: Path, wanted: str) -> None:
+    """A Ray worker killed mid-run leaves no Codur run behind (die_with_parent); without
+    it the program outlives the SIGKILLed process that started it (its own session)."""
+    pid_file = tmp_path / "child.pid"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(pid_file), wanted], cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while not pid_file.is_file() or not pid_file.read_text():
+        assert time.monotonic() < deadline and parent.poll() is None
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert alive(child) == (wanted == "no")
+    finally:
+        if alive(child):
+            os.kill(child, signal.SIGKILL)
 
 
 WRITER = """

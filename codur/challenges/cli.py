@@ -7,13 +7,37 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from codur.cli_options import Overrides, Profile
 from codur.cli_options import load as _load
+from codur.cluster.connect import ADDRESS
 from codur.errors import ExitCode
 
+
+def bare_ray(args: list[str]) -> list[str]:
+    """`--ray [ADDRESS]`: a `--ray` not followed by an address (ADDRESS: anything else,
+    such as a challenge folder, is not its value) means `--ray=local` (typer has no
+    options with an optional value)."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--":
+            break
+        following = out[i + 1] if i + 1 < len(out) else ""
+        if arg == "--ray" and not ADDRESS.match(following):
+            out[i] = "--ray=local"
+    return out
+
+
+class ChallengesGroup(TyperGroup):
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, bare_ray(args))
+
+
 challenges_app = typer.Typer(
-    help="Score Codur on sample repos (challenges/).", no_args_is_help=True
+    cls=ChallengesGroup,
+    help="Score Codur on sample repos (challenges/).",
+    no_args_is_help=True,
 )
 Paths = Annotated[
     list[Path] | None, typer.Argument(help="Challenge folders (default: ./challenges).")
@@ -80,6 +104,25 @@ def challenges_run(
     out: Annotated[
         Path, typer.Option(help="Folder for report.json, report.md and the logs.")
     ] = Path("challenge-results"),
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="[ADDRESS]",
+            help="Run each challenge and seed as a Ray task: alone, on a local Ray instance; "
+            "with an address (host:port, ray://host:port, auto), on that cluster. "
+            "--jobs then caps the runs at a time (default: as many as the CPUs hold). "
+            "Needs pip install 'codur[ray]'; see docs/scaling.md.",
+        ),
+    ] = None,
+    task_timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="With --ray: seconds one task (a challenge and seed, all attempts, judged) "
+            "may run before it is cancelled (default: attempts x (--timeout + the "
+            "challenge's timeout_s) + 60)."
+        ),
+    ] = None,
 ) -> int:
     """Run Codur on each challenge in a temporary copy and report what passed: the
     challenge's own check, with no change to a file outside its `editable` ones."""
@@ -96,6 +139,8 @@ def challenges_run(
         codur_command=codur_command,
         max_iterations=max_iterations,
         out=out,
+        ray=ray,
+        task_timeout_s=task_timeout,
     )
     cfg = _load(Path("."), None, overrides).config
     return run_challenges(_challenges(paths), cfg, options)

@@ -8,11 +8,15 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.challenges.batch import run_all
 from codur.challenges.judge import check
+from codur.challenges.on_ray import RayOptions
 from codur.challenges.outcome import seed_label
-from codur.challenges.runner import DEFAULT_COMMAND, RunSettings, run_all
+from codur.challenges.runner import DEFAULT_COMMAND, RunSettings
 from codur.challenges.spec import Challenge
-from codur.config.schema import CodurConfig
+from codur.cluster.connect import ADDRESS, require_ray
+from codur.cluster.placement import placement
+from codur.config.schema import CodurConfig, LLMProfile
 from codur.errors import ExitCode, UsageError
 from codur.ui import IO
 
@@ -69,6 +73,27 @@ class RunOptions:
     codur_command: str | None
     max_iterations: int | None
     out: Path
+    ray: str | None = None
+    """`--ray [ADDRESS]`: LOCAL_RAY to start a local instance; None: run here."""
+    task_timeout_s: float | None = None
+
+
+LOCAL_RAY = "local"
+"""`--ray` given without an address (Ray's own name for a new local instance)."""
+
+
+def ray_options(options: RunOptions, name: str, profile: LLMProfile) -> RayOptions:
+    """What `--ray` asks for; MissingExtra (exit 7) without the ray package, UsageError
+    for what is no Ray address."""
+    require_ray()
+    address = options.ray or LOCAL_RAY
+    if not ADDRESS.match(address):
+        raise UsageError(
+            f"--ray {address}: not a Ray address (host:port, ray://host:port, auto, local); "
+            "challenge folders go before --ray"
+        )
+    where = None if address == LOCAL_RAY else address
+    return RayOptions(where, placement(name, profile), options.task_timeout_s)
 
 
 def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOptions) -> int:
@@ -80,6 +105,11 @@ def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOp
         codur_args += ["--max-iterations", str(options.max_iterations)]
     if options.attempts < 1:
         raise UsageError(f"--attempts {options.attempts}: give at least 1")
+    ray = ray_options(options, name, prof) if options.ray is not None else None
+    if ray is not None:
+        codur_args += [f"-o{o}" for o in ray.placement.overrides]
+    elif options.task_timeout_s is not None:
+        raise UsageError("--task-timeout applies to --ray runs only (see --timeout)")
     command = shlex.split(options.codur_command) if options.codur_command else DEFAULT_COMMAND
     if not command:
         raise UsageError("--codur-command: empty command")
@@ -95,7 +125,11 @@ def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOp
     jobs = options.jobs or (1 if prof.provider == "local" else os.cpu_count() or 1)
     io = IO()
     with io.progress(len(challenges) * len(settings.seeds), "runs") as advance:
-        outcomes = run_all(challenges, options.out.resolve(), settings, jobs, advance)
+        out = options.out.resolve()
+        if ray is None:
+            outcomes, tally = run_all(challenges, out, settings, jobs, advance)
+        else:
+            outcomes, tally = run_all(challenges, out, settings, options.jobs, advance, ray)
     rows = [
         [
             o.name,
@@ -111,5 +145,7 @@ def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOp
     columns = ["challenge", "seed", "result", "status", "calls", "tokens", "wall s"]
     io.table("Results", columns, rows)
     passed = sum(o.passed for o in outcomes)
+    if tally is not None:
+        io.info(" ".join(line for line in tally.lines() if line))
     io.info(f"passed {passed}/{len(outcomes)}; report: {options.out / 'report.md'}")
     return ExitCode.OK if passed == len(outcomes) else ExitCode.NOT_VERIFIED

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+LOST = "lost"
+"""The status of a run the runner lost, not Codur (--ray: its worker died more times than
+Ray retries, or the task raised); not journalled, so running again makes it."""
+
 
 @dataclass
 class Outcome:
@@ -29,12 +33,17 @@ class Outcome:
     diff: str = ""
     log: str = ""
     error: str = ""
+    retries: int = 0
+    """--ray: times the run was started again because the process running it died."""
 
     @property
     def result(self) -> str:
-        """pass, FAIL, or FAIL (protected) when the run changed a protected file."""
+        """pass, FAIL, FAIL (protected) when the run changed a protected file, or LOST
+        when the runner lost it (status `lost`)."""
         if self.passed:
             return "pass"
+        if self.status == LOST:
+            return "LOST"
         return "FAIL (protected)" if self.violations else "FAIL"
 
 

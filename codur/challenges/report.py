@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codur.challenges.outcome import Outcome, Summary, seed_label, seeds_passed, summarize
+
+if TYPE_CHECKING:
+    from codur.challenges.on_ray import RayTally
 
 
 def _figures(s: Summary) -> list[str]:
@@ -60,6 +64,8 @@ def _seeds_per_challenge(outcomes: list[Outcome]) -> list[str]:
 def _details(o: Outcome) -> list[str]:
     title = o.name if o.seed is None else f"{o.name} (seed {o.seed})"
     lines = ["", f"## {title}", "", f"log: `{o.log}`" + (f"; error: {o.error}" if o.error else "")]
+    if o.retries:
+        lines += ["", f"Started again {o.retries} time(s) on Ray after the worker running it died."]
     if o.violations:
         lines += ["", "Protected files changed (the run fails whatever its output):"]
         lines += [f"- {v}" for v in o.violations]
@@ -68,18 +74,23 @@ def _details(o: Outcome) -> list[str]:
     return lines
 
 
-def write_reports(outcomes: list[Outcome], out: Path) -> Summary:
+def write_reports(outcomes: list[Outcome], out: Path, ray: RayTally | None = None) -> Summary:
+    """report.json and report.md in `out`; `ray`: how a --ray run went (placement, retries,
+    lost runs, an interruption)."""
     summary = summarize(outcomes)
-    data = {
+    data: dict = {
         "summary": asdict(summary),
         "challenges": [{**asdict(o), "result": o.result} for o in outcomes],
     }
+    if ray is not None:
+        data["ray"] = asdict(ray)
     (out / "report.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
-    lines = [*_figures(summary), "", *_table(outcomes)]
+    lines = [*_figures(summary), *(["", *ray.lines()] if ray is not None else []), ""]
+    lines += _table(outcomes)
     if summary.seeds != [None]:
         lines += _seeds_per_challenge(outcomes)
     for o in outcomes:
-        if o.diff or o.error or o.violations:
+        if o.diff or o.error or o.violations or o.retries:
             lines += _details(o)
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return summary

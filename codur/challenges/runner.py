@@ -8,15 +8,11 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.challenges.journal import Journal
 from codur.challenges.judge import judge
 from codur.challenges.outcome import Outcome
-from codur.challenges.report import write_reports
 from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge
@@ -48,6 +44,9 @@ class RunSettings:
     """Each challenge runs once per seed; None: the profile's own seed."""
     codur_command: tuple[str, ...] = DEFAULT_COMMAND
     """The command that runs Codur (the prompt and `codur_args` follow)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables set for each Codur run besides its process's own environment: the
+    runner's CODUR_* variables, carried to Ray workers, whose environment is the node's."""
 
     def recorded(self) -> dict:
         """What a journal records of these settings (seeds excepted: adding seeds to an
@@ -87,8 +86,8 @@ def attempt(
             work,
             settings.timeout_s,
             OUTPUT_LIMIT,
-            env=NO_MEMORY,
-            sandbox=Sandbox(scrub=False),
+            env={**dict(settings.env), **NO_MEMORY},
+            sandbox=Sandbox(scrub=False, die_with_parent=True),
         )
         wall = round(time.perf_counter() - start, 2)
         judgement = judge(challenge, work, before, scope)
@@ -134,36 +133,3 @@ def run_challenge(
             break
     outcome.wall_s, outcome.model_calls = round(total_wall, 2), total_calls
     return outcome
-
-
-def run_all(
-    challenges: list[Challenge],
-    out: Path,
-    settings: RunSettings,
-    jobs: int,
-    on_done: Callable[[Outcome], None] = lambda o: None,
-) -> list[Outcome]:
-    """Every challenge with every seed, `jobs` runs at a time; writes the reports to `out`.
-    Runs already in out/runs.jsonl (same settings) are not made again."""
-    logs = out / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    journal = Journal(out, settings.recorded())
-    done = journal.finished()
-    runs = [(c, seed) for c in challenges for seed in settings.seeds]
-    for challenge, seed in runs:
-        if (challenge.name, seed) in done:
-            on_done(done[(challenge.name, seed)])
-
-    def one(run: tuple[Challenge, int | None]) -> Outcome:
-        challenge, seed = run
-        if (challenge.name, seed) in done:
-            return done[(challenge.name, seed)]
-        outcome = run_challenge(challenge, settings, seed, logs)
-        journal.add(outcome)
-        on_done(outcome)
-        return outcome
-
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        outcomes = list(pool.map(one, runs))
-    write_reports(outcomes, out)
-    return outcomes

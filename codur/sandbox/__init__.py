@@ -10,8 +10,10 @@ confined. `Sandbox.from_config` is a run's: also every profile's key variable re
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -59,6 +61,10 @@ class Sandbox:
     """Folders confined programs may write besides their own and their temp folder."""
     scrub: bool = True
     """False only for Codur running Codur (the challenge runner): the key is needed."""
+    die_with_parent: bool = False
+    """Kill the program when the thread that started it dies (Linux: PR_SET_PDEATHSIG),
+    even by SIGKILL, when nothing is left to reap it: the challenge runner's Codur runs,
+    whose runner (a Ray worker) may be killed; elsewhere a no-op."""
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> Sandbox:
@@ -117,7 +123,8 @@ class Sandbox:
                 folders = [Path(cwd).resolve(), temp, *extra]
                 prepared = self.confiner.prepare(list(command), Path(cwd), folders)
             try:
-                preexec = _chain(prepared.preexec, memory_limit)
+                parent = _parent_death(self.die_with_parent)
+                preexec = _chain(prepared.preexec, memory_limit, parent)
                 tag = REAPER.new_tag()
                 yield Launch(prepared.argv, self.environment(env, temp, tag), preexec, tag, temp)
             finally:
@@ -127,12 +134,48 @@ class Sandbox:
             shutil.rmtree(temp)
 
 
-def _chain(confine: Callable[[], None] | None, memory_limit: int | None):
-    """What the child runs before exec: the memory cap, then confinement."""
-    if not memory_limit and confine is None:
+PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """The C library's prctl (Linux only); looked up in the parent, never in a child."""
+    if sys.platform != "linux":
+        return None
+    import ctypes  # here: `codur --help` needs none of it
+
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _parent_death(wanted: bool) -> Callable[[], None] | None:
+    """The child's half of `die_with_parent`: ask for SIGKILL when its parent dies, then
+    make sure the parent did not die before that (the signal would never come)."""
+    prctl = _prctl() if wanted else None
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(137)
+
+    return arm
+
+
+def _chain(
+    confine: Callable[[], None] | None,
+    memory_limit: int | None,
+    parent_death: Callable[[], None] | None = None,
+):
+    """What the child runs before exec: death with its parent, the memory cap, then
+    confinement."""
+    if not memory_limit and confine is None and parent_death is None:
         return None
 
     def preexec() -> None:
+        if parent_death is not None:
+            parent_death()
         if memory_limit and resource is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
         if confine is not None:
