@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from codur.config.schema import AgentConfig, CodurConfig
     from codur.session import Session
+    from codur.tools.todo import TodoItem
 
 _MODULES = ("codur.agents.coder",)
 """Modules holding registered agents, imported on first lookup."""
@@ -44,6 +45,13 @@ class AgentRequest:
     """The user's standing preferences (persistent memory), for the system prompt."""
     context: str = ""
     """What a `codur chat` session said before this task (empty outside a chat)."""
+    plan: tuple[str, ...] = ()
+    """plan_verify mode: the step plan to work through (empty: not in that mode). An agent
+    with tools then ends with attempt_completion; one without completes with its reply."""
+    plan_iteration: int = 0
+    """plan_verify mode: which plan this is (1: the first)."""
+    todos: tuple[TodoItem, ...] = ()
+    """plan_verify mode: the task's todo list as it stands."""
 
 
 @dataclass
@@ -64,6 +72,9 @@ class AgentResult:
     """The reply repeated an earlier one: nothing was applied."""
     truncated: bool = False
     """The reply was cut at the token limit: nothing was applied."""
+    completion: str | None = None
+    """plan_verify mode: the result the agent gave attempt_completion; None: it did not
+    call it (or was not asked to)."""
 
 
 class Agent(Protocol):

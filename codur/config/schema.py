@@ -145,6 +145,27 @@ class PlanningConfig(_Section):
     """Rounds of tool calls the planner may make, each result going back to it, before it
     must delegate or answer ("list the files, then fix the bug"); past it the run ends
     with the last results."""
+    mode: Literal["auto", "check", "plan_verify"] = "auto"
+    """How an edit task is driven. check: the check-driven loop (the agent edits, the
+    checks judge, their failure goes back to it); plan_verify: seed 004's loop (a step
+    plan seeds a todo list, the agent works through it with tools and ends with
+    attempt_completion, a model verifier judges the work against the task, a NOT_VERIFIED
+    verdict replans); auto: plan_verify where nothing checks behaviour (no expected
+    output, tests, check derived from the task or model-written test that runs), check
+    otherwise. A check, where there is one, outranks the model verifier."""
+    max_plan_iterations: int = Field(3, gt=0)
+    """plan_verify: plans at most (the first and each replan); when the last one's work
+    is not verified either, the run ends unverified with the verifier's reasons."""
+    max_plan_steps: int = Field(6, gt=0)
+    """plan_verify: steps kept from one plan (the rest are dropped)."""
+    max_agent_rounds: int = Field(15, gt=0)
+    """plan_verify: the agent's replies in one attempt (each followed by its tool calls,
+    or by a reminder when it called none); a loop that ends without attempt_completion
+    ends the run with status limit."""
+    verifier_trace_chars: int = Field(6000, gt=0)
+    """plan_verify: the execution trace the verifier and replan read (the plan and todo
+    list, tool calls and results cut short, the diff of the files changed) is cut to
+    this many characters."""
 
 
 class VerifyConfig(_Section):

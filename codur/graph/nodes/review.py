@@ -29,13 +29,27 @@ _GOTO = {
     "sample": "sample",
     "retry": "textual_pre_plan",
     "end": END,
+    "plan": "planner",
+    "verifier": "verifier",
+    "replan": "replan",
 }
 
 
 @traced("review")
 def review(
     state: AgentState, runtime: Runtime[Session]
-) -> Command[Literal["execute", "repair", "sample", "textual_pre_plan", "__end__"]]:
+) -> Command[
+    Literal[
+        "execute",
+        "repair",
+        "sample",
+        "textual_pre_plan",
+        "planner",
+        "verifier",
+        "replan",
+        "__end__",
+    ]
+]:
     session = runtime.context
     decision = decide(facts(state, session))
     update = apply(decision, state, session)
@@ -56,6 +70,9 @@ def facts(state: AgentState, session: Session) -> Facts:
     if verdict is not None and not failures:
         failures = [verdict.fingerprint]
     model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
+    plan_iteration = state.get("plan_iteration", 0)
+    judgement = state.get("verifier_verdict")
+    judged = judgement if judgement and judgement.plan_iteration == plan_iteration else None
     return Facts(
         kind=outcome.kind if outcome else None,
         first=not attempts,
@@ -77,6 +94,12 @@ def facts(state: AgentState, session: Session) -> Facts:
         max_iterations=cfg.runtime.max_iterations,
         sampling=cfg.sampling.candidates > 0,
         model_failed_before=model_failed,
+        mode=cfg.planning.mode,
+        plan_iteration=plan_iteration,
+        max_plan_iterations=cfg.planning.max_plan_iterations,
+        judged=judged.verdict if judged else None,
+        verifier_reasons=judged.reasons if judged else (),
+        check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
     )
 
 
@@ -95,8 +118,10 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
         if decision.answer and outcome is not None:
             update["final_response"] = outcome.reply
         return update
-    if decision.goto in ("execute", "repair"):
+    if decision.goto in ("execute", "repair", "plan", "verifier"):
         return update
+    if decision.goto == "replan":
+        return {**update, "iterations": iterations, "replan_reasons": list(decision.reasons)}
     text = _feedback_text(outcome, verdict) if decision.feedback else None
     messages: list[Any] = [feedback(text)] if text else []
     messages += prune(
@@ -138,6 +163,8 @@ def _record(
         return attempt(state, "duplicate", "repeated an earlier reply word for word")
     if decision.record == "rejected":
         return attempt(state, "rejected", f"rejected: {outcome.error.splitlines()[0]}")
+    if decision.record == "completed":
+        return _completed(state, outcome, decision)
     return _applied(state, outcome, verdict)
 
 
@@ -155,6 +182,21 @@ def _applied(state: AgentState, outcome: Outcome, verdict: VerificationResult | 
     failure = failure_line(verdict) if verdict is not None else "no check ran"
     what = f"changed {', '.join(outcome.files_changed)}; the check still failed: {failure}"
     return attempt(state, "failed", what + (f" ({notes})" if notes else ""))
+
+
+def _completed(state: AgentState, outcome: Outcome, decision: Decision) -> Attempt:
+    """The record of a plan's completion (plan mode) and why it was not accepted."""
+    said = _short(outcome.reply, 160) or "(nothing)"
+    line = f"plan {state.get('plan_iteration', 0)}, the agent's answer: {said}"
+    if decision.goto == "replan":
+        line += f"; not accepted: {_short('; '.join(decision.reasons), 300) or 'no reason given'}"
+    return attempt(state, "completed", line)
+
+
+def _short(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
