@@ -20,7 +20,6 @@ from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.memory import preferences_section
 from codur.models.client import truncated
 from codur.resources import prompt
-from codur.tools.todo import checklist
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -66,6 +65,8 @@ class CoderAgent:
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
         rules = None
         if completion:
+            from codur.tools.todo import checklist
+
             todos = checklist(request.todos) or "(empty)"
             rules = prompt("plan_agent_rules.md").format(todos=todos)
         base, budget, edit_format = build_messages(request, client, system, rules)
