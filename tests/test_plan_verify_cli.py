@@ -124,5 +124,9 @@ def test_the_plan_state_is_checkpointed_and_a_lost_model_resumes(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert (work / "util.py").read_text() == DOCUMENTED
     end = [r for r in records(work) if r["event"] == "run.end"][-1]
-    assert (end["status"], end["plan_iteration"], end["verifier_verdict"]) == ("done", 2, "VERIFIED")
+    assert (end["status"], end["plan_iteration"], end["verifier_verdict"]) == (
+        "done",
+        2,
+        "VERIFIED",
+    )
     assert end["model_calls"] == 9

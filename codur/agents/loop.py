@@ -136,8 +136,8 @@ def completion(turns: list[BaseMessage]) -> str | None:
     reply = last_reply(turns)
     if not done or reply is None:
         return None
-    call = next(c for c in reply.tool_calls if c["id"] in done)
-    return str(call["args"].get("result", "")).strip()
+    call = next((c for c in reply.tool_calls if c["id"] in done), None)
+    return str(call["args"].get("result", "")).strip() if call is not None else None
 
 
 COMPLETE = "attempt_completion"

@@ -10,8 +10,9 @@ for an exception a node raised (`on_error`, at the end).
 | no attempt yet, failing, repairable, repair first  | repair                             |
 | no attempt yet, no model, check passes (behaviour) | end verified                       |
 | no attempt yet, no model                           | end unverified (no model)          |
-| no attempt yet, mode plan_verify, or mode auto and |                                    |
-|   nothing checks behaviour                         | plan (the step planner)            |
+| no attempt yet, mode plan_verify, or mode auto,    |                                    |
+|   nothing checks behaviour and no expected output  |                                    |
+|   or tests wait for a program yet                  | plan (the step planner)            |
 | no attempt yet                                     | execute (the agent's first try)    |
 | plan mode: the loop ended without a completion     | end limit                          |
 | completed, a check fails, plans left               | replan (the failure as reasons)    |
@@ -118,6 +119,10 @@ class Facts:
     verifier_reasons: tuple[str, ...] = ()
     check_failure: str = ""
     """How the check fails (its feedback): what a replan is told."""
+    oracle: bool = False
+    """The folder holds expected output or tests (the edit scope's oracle), even where
+    they cannot run yet (expected.txt beside no program): auto keeps the check-driven
+    loop."""
 
 
 @dataclass(frozen=True)
@@ -196,7 +201,7 @@ def _before_first_attempt(f: Facts) -> Decision:
         if f.passed and f.strategy not in ("static", "none", None):
             return end("verified", "the check already passes; nothing was changed")
         return _no_model(f, None)
-    if f.mode == "plan_verify" or (f.mode == "auto" and not _behavioural(f)):
+    if f.mode == "plan_verify" or (f.mode == "auto" and not _behavioural(f) and not f.oracle):
         return Decision("plan")
     return Decision("execute")
 

@@ -29,6 +29,6 @@ def planner(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         text += "\n\n" + failed.note()
     steps, reply = ask_steps(session, text)
     if not steps:
-        session.bus.emit("plan.invalid", error="no steps in the reply", reply=reply)
+        session.bus.emit("plan.no_steps", reply=reply)
         steps = [" ".join(task.split())]
     return adopt(steps, 1, session)

@@ -37,6 +37,6 @@ def replan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         text += "\n\n" + failed.note()
     steps, reply = ask_steps(session, text)
     if not steps:
-        session.bus.emit("plan.invalid", error="no steps in the reply", reply=reply)
+        session.bus.emit("plan.no_steps", reply=reply)
         steps = previous or [" ".join(state["task"].split())]
     return adopt(steps, iteration + 1, session, reasons=reasons)

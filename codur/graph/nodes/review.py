@@ -100,6 +100,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         judged=judged.verdict if judged else None,
         verifier_reasons=judged.reasons if judged else (),
         check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
+        oracle=bool(session.scope is not None and session.scope.oracle),
     )
 
 

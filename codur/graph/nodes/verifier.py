@@ -26,10 +26,12 @@ def verifier(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     outcome = state.get("outcome")
     iteration = state.get("plan_iteration", 0)
+    answer = (outcome.reply.strip() if outcome is not None else "") or "(no answer)"
+    room = session.config.planning.verifier_trace_chars // 3  # a reply with whole files
+    if len(answer) > room:
+        answer = f"{answer[:room]}\n[... cut: {len(answer) - room} more characters]"
     text = prompt("verify_answer.md").format(
-        task=state["task"],
-        answer=(outcome.reply.strip() if outcome is not None else "") or "(no answer)",
-        trace_section=transcript(state, session),
+        task=state["task"], answer=answer, trace_section=transcript(state, session)
     )
     reply = session.client().invoke([HumanMessage(text)])
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
