@@ -151,8 +151,9 @@ class PlanningConfig(_Section):
     plan seeds a todo list, the agent works through it with tools and ends with
     attempt_completion, a model verifier judges the work against the task, a NOT_VERIFIED
     verdict replans); auto: plan_verify where nothing checks behaviour (no expected
-    output, tests, check derived from the task or model-written test that runs), check
-    otherwise. A check, where there is one, outranks the model verifier."""
+    output or tests, even waiting for a program; no check derived from the task, nor a
+    model-written test that runs), check otherwise. A check, where there is one,
+    outranks the model verifier."""
     max_plan_iterations: int = Field(3, gt=0)
     """plan_verify: plans at most (the first and each replan); when the last one's work
     is not verified either, the run ends unverified with the verifier's reasons."""
