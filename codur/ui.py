@@ -68,6 +68,8 @@ def _model_response(d: dict[str, Any]) -> str:
 
 
 TODO_MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+"""As codur.tools.todo draws a checklist (not imported: `codur --help` loads this module
+and must not load LangChain)."""
 
 
 def _todos(d: dict[str, Any]) -> str:
