@@ -53,7 +53,12 @@ class Result:
     messages: list[Any]
     """The run's conversation (LangChain messages)."""
     plan_iteration: int
-    """Plans made: 1, plus one for each replan after a failed verification."""
+    """plan_verify mode (docs/verification.md): plans made, 1 plus one per replan after
+    a failed verification; 0: the run used the check-driven loop."""
+    plan: list[str] = field(default_factory=list)
+    """plan_verify mode: the last step plan."""
+    verifier_verdict: str = ""
+    """plan_verify mode: the model verifier's last verdict (VERIFIED / NOT_VERIFIED)."""
     usage: Usage
     run_id: str
     exit_code: int
@@ -179,6 +184,8 @@ def _result(run: Any) -> Result:
         run_id=run.run_id,
         exit_code=int(run.exit_code),
         check=run.check,
+        plan=list(run.plan),
+        verifier_verdict=run.verifier_verdict,
     )
 
 

@@ -50,8 +50,17 @@ class RunResult:
     """Working memory's last error when the run ended ("" if none)."""
     messages: list[Any] = field(default_factory=list)
     """The run's conversation (LangChain messages), for the Python API."""
-    plan_iteration: int = 1
-    """Plans made: 1, plus one for each replan after a failed verification."""
+    plan: list[str] = field(default_factory=list)
+    """plan_verify mode: the last step plan (empty: the run was not in that mode)."""
+    plan_iteration: int = 0
+    """plan_verify mode: plans made (1: the first one only); 0: not in that mode."""
+    todos: list[dict[str, str]] = field(default_factory=list)
+    """plan_verify mode: the todo list as it ended, `{"text", "status"}` each."""
+    verifier_verdict: str = ""
+    """plan_verify mode: the model verifier's last verdict, VERIFIED or NOT_VERIFIED ("":
+    it was not asked)."""
+    verifier_reasons: list[str] = field(default_factory=list)
+    """...and its reasons."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -74,4 +83,9 @@ class RunResult:
             "outside_changes": self.outside_changes,
             "run_changes": self.run_changes,
             "final_response": self.final_response,
+            "plan": self.plan,
+            "plan_iteration": self.plan_iteration,
+            "todos": self.todos,
+            "verifier_verdict": self.verifier_verdict,
+            "verifier_reasons": self.verifier_reasons,
         }

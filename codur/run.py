@@ -116,6 +116,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     from langgraph.errors import GraphRecursionError
 
     from codur.graph.checkpoint import forget, keep_only, run_graph, take_up
+    from codur.graph.summary import check_line, plan_fields
     from codur.graph.working import working_memory
     from codur.scope import decide_scope
     from codur.task import file_refs
@@ -167,7 +168,6 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
             session.memory.save(lambda message: session.bus.emit("warning", message=message))
     files, diff = changes(session)
     working = working_memory(state, cfg.planning.keep_feedback_messages)
-    verdict = state.get("verification")
     return RunResult(
         status,
         message,
@@ -179,7 +179,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         session.usage.completion_tokens,
         round(time.perf_counter() - start, 2),
         state.get("final_response", ""),
-        check=verdict.rests_on if verdict is not None else "",
+        check=check_line(state),
         outside_changes=(
             session.scope.outside(touched, session.snapshot.start) if session.scope else touched
         ),
@@ -190,5 +190,5 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         files_read=list(state.get("context_files", {})),
         last_error=working.last_error,
         messages=list(state.get("messages", [])),
-        plan_iteration=state.get("plan_iteration", 1),
+        **plan_fields(state),
     )

@@ -68,6 +68,34 @@ def _model_response(d: dict[str, Any]) -> str:
     )
 
 
+TODO_MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+"""As codur.tools.todo draws a checklist (not imported: `codur --help` loads this module
+and must not load LangChain)."""
+
+
+def _todos(d: dict[str, Any]) -> str:
+    """The todo list as one checklist line: `todo 1/3: [x] read | [~] fix | [ ] run`."""
+    items = d.get("items", [])
+    done = sum(i.get("status") == "done" for i in items)
+    shown = " | ".join(
+        f"{TODO_MARKS.get(i.get('status', ''), '[?]')} {_short(i.get('text', ''), 40)}"
+        for i in items
+    )
+    return f"todo {done}/{len(items)}: {shown or '(empty)'}"
+
+
+def _plan(d: dict[str, Any]) -> str:
+    steps = " | ".join(f"{n}. {_short(s, 50)}" for n, s in enumerate(d.get("steps", []), 1))
+    return f"plan {d.get('plan_iteration', '?')}: {steps}"
+
+
+def _verdict(d: dict[str, Any]) -> str:
+    reasons = "; ".join(d.get("reasons", []))
+    return f"verifier (plan {d.get('plan_iteration', '?')}): {d.get('verdict', '?')}" + (
+        f" - {_short(reasons, 200)}" if reasons else ""
+    )
+
+
 # How each event kind looks in --verbose; kinds not listed are shown as key=value pairs.
 VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "run.start": lambda d: (
@@ -137,6 +165,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"approval ({d['mode']}): {d['what']} -> {'yes' if d['approved'] else 'no'}"
     ),
     "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",
+    "todo.updated": _todos,
+    "plan.steps": _plan,
+    "verifier.verdict": _verdict,
+    "agent.reminded": lambda d: f"agent replied without a tool call: reminded (round {d['round']})",
     "node.start": lambda d: f"-> {d['node']} (iteration {d.get('iteration', '-')})",
     "node.end": lambda d: (
         f"<- {d['node']} {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
@@ -157,6 +189,9 @@ PROGRESS = {
     "verify.run",
     "file.write",
     "repair.end",
+    "plan.steps",
+    "todo.updated",
+    "verifier.verdict",
 }
 
 

@@ -12,7 +12,7 @@ import pytest
 from helpers import BUGGY, FIXED, run_in_process, tool_calls, whole_file
 from langchain_core.messages import AIMessage, ToolMessage
 
-from codur.agents.loop import Turn, hit_cap, model_view, route
+from codur.agents.loop import Turn, after_tools, completion, hit_cap, model_view, route
 from codur.graph.build import build_graph
 from codur.tools.context import Ctx
 from codur.tools.registry import TaskType, all_tools, register_tool
@@ -106,6 +106,36 @@ def test_route_is_a_pure_function_of_the_last_reply() -> None:
     assert hit_cap([call]) and not hit_cap([call, AIMessage("done")])
 
 
+def test_where_attempt_completion_is_the_way_out_the_routes_wait_for_it() -> None:
+    """plan_verify mode: a reply without tool calls gets a reminder while another reply
+    may follow; the loop ends once attempt_completion succeeded, or no reply is left."""
+    plan = Turn(profile=None, prompt=(), max_rounds=3, completion=True)
+    other = Turn(profile=None, prompt=(), max_rounds=3)
+    args = {"result": "added the docstring"}
+    finish = AIMessage("", tool_calls=[{"name": "attempt_completion", "args": args, "id": "c"}])
+    ok = ToolMessage("Submitted", tool_call_id="c", name="attempt_completion", status="success")
+    failed = ToolMessage("say what", tool_call_id="c", name="attempt_completion", status="error")
+    read = AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "r"}])
+    read_ok = ToolMessage("text", tool_call_id="r", name="read_file", status="success")
+    rows: list[tuple[Any, Any, dict[str, Any], str]] = [
+        (route, plan, {"turns": [AIMessage("done!")], "loop_rounds": 0}, "remind"),
+        (route, plan, {"turns": [AIMessage("done!")], "loop_rounds": 1}, "remind"),
+        (route, plan, {"turns": [AIMessage("done!")], "loop_rounds": 2}, "done"),  # the last
+        (route, other, {"turns": [AIMessage("done!")], "loop_rounds": 0}, "done"),
+        (route, plan, {"turns": [finish], "loop_rounds": 2}, "tools"),
+        (after_tools, plan, {"turns": [finish, ok], "loop_rounds": 1}, "done"),
+        (after_tools, plan, {"turns": [finish, failed], "loop_rounds": 1}, "agent"),
+        (after_tools, plan, {"turns": [read, read_ok], "loop_rounds": 1}, "agent"),
+        (after_tools, plan, {"turns": [read, read_ok], "loop_rounds": 3}, "done"),
+        (after_tools, other, {"turns": [finish, ok], "loop_rounds": 1}, "agent"),
+    ]
+    for router, turn, state, goto in rows:
+        assert router({"turn": turn, **state}) == goto, (router.__name__, state)
+    assert completion([finish, ok]) == "added the docstring"
+    assert completion([finish, failed]) is None and completion([read, read_ok]) is None
+    assert completion([finish, ok, AIMessage("more")]) is None  # not the last round's
+
+
 def test_text_mode_turns_are_shown_as_text() -> None:
     call = AIMessage(
         '{"tool": "read_file"}', tool_calls=[{"name": "read_file", "args": {}, "id": "t"}]
@@ -123,8 +153,11 @@ def test_the_drawn_graph_shows_the_agent_loop_inside_execute() -> None:
         "delegate -.-> execute\\3aprepare;",
         "execute\\3aprepare -.-> execute\\3aagent;",
         "execute\\3aagent -.-> execute\\3atools;",
-        "execute\\3atools --> execute\\3aagent;",
+        "execute\\3atools -.-> execute\\3aagent;",
         "execute\\3aagent -. &nbsp;done&nbsp; .-> execute\\3afinish;",
+        "execute\\3aagent -.-> execute\\3aremind;",  # plan_verify: a reply without tools
+        "execute\\3aremind --> execute\\3aagent;",
+        "execute\\3atools -. &nbsp;done&nbsp; .-> execute\\3afinish;",  # attempt_completion
         "execute\\3afinish --> verify;",
     ):
         assert edge in drawn, edge

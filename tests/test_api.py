@@ -62,7 +62,7 @@ def test_result_fields_and_a_run_without_planning(
     assert (result.status, result.is_verified, result.exit_code) == ("verified", True, 0)
     assert result.files_changed == ["main.py"] and "range(len(xs))" in result.diff
     assert result.usage.model_calls == 3 and result.usage.prompt_tokens > 0
-    assert result.plan_iteration == 1 and result["status"] == "verified"
+    assert result.plan_iteration == 0 and result["status"] == "verified"  # a check: no plan
     assert result.messages and result.messages[0].content == TASK
     assert capfd.readouterr() == ("", "")  # nothing printed, not even a warning
     log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]

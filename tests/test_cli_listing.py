@@ -36,7 +36,7 @@ def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> No
     assert "subgraph explain" in plain.stdout  # the ask graph inside the explain route
     assert "llm_plan -.-> run_command" in plain.stdout
     assert "execute\\3aagent -.-> execute\\3atools;" in plain.stdout
-    assert "execute\\3atools --> execute\\3aagent;" in plain.stdout
+    assert "execute\\3atools -.-> execute\\3aagent;" in plain.stdout
 
 
 @pytest.mark.skipif(

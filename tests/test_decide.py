@@ -72,6 +72,55 @@ ROWS: list[tuple[str, dict, tuple]] = [
      ("end", "unverified", "applied", False, False)),
     ("no model after an attempt", {"kind": "no_repair", **FAILING, "model": False,
      "repairs_tried": True}, ("end", "unverified", None, False, False)),
+    # plan mode (plan_verify, seed 004): chosen after the first check ...
+    ("auto, nothing checks behaviour: plan", {"kind": None, "strategy": "static",
+     "passed": True, "mode": "auto"}, ("plan", None, None, False, False)),
+    ("auto, no check at all: plan", {"kind": None, "strategy": "none", "mode": "auto"},
+     ("plan", None, None, False, False)),
+    ("auto, expected output waits for a program: the check-driven loop", {"kind": None,
+     "strategy": "none", "mode": "auto", "oracle": True}, ("execute", None, None, False,
+     False)),
+    ("auto, a behavioural check: the check-driven loop", {"kind": None, **FAILING,
+     "mode": "auto"}, ("execute", None, None, False, False)),
+    ("auto, a model test that passed before: no check, plan", {"kind": None, **PASSING,
+     "unshown_fix": True, "mode": "auto"}, ("plan", None, None, False, False)),
+    ("plan_verify, even with a check", {"kind": None, **FAILING, "mode": "plan_verify"},
+     ("plan", None, None, False, False)),
+    ("check mode never plans", {"kind": None, "strategy": "none", "mode": "check"},
+     ("execute", None, None, False, False)),
+    ("auto, no model: no plan", {"kind": None, "strategy": "none", "mode": "auto",
+     "model": False}, ("end", "unverified", None, False, False)),
+    # ... then the agent's completion: the checks first, the model verifier after
+    ("the loop ended without attempt_completion", {"kind": "no_completion",
+     "plan_iteration": 1}, ("end", "limit", None, False, False)),
+    ("completed, a check fails, plans left: replan", {"kind": "completed", **FAILING,
+     "plan_iteration": 1, "check_failure": "Expected 10, got 6"},
+     ("replan", None, "completed", False, False)),
+    ("completed, a check fails at the cap", {"kind": "completed", **FAILING,
+     "plan_iteration": 3, "max_plan_iterations": 3}, ("end", "unverified", "completed",
+     False, True)),
+    ("the model's VERIFIED never passes a failing check", {"kind": "completed", **FAILING,
+     "plan_iteration": 3, "max_plan_iterations": 3, "judged": "VERIFIED"},
+     ("end", "unverified", "completed", False, True)),
+    ("completed, a static check fails: replan", {"kind": "completed", "strategy": "static",
+     "passed": False, "plan_iteration": 1}, ("replan", None, "completed", False, False)),
+    ("completed, not judged yet: verifier", {"kind": "completed", "strategy": "static",
+     "passed": True, "plan_iteration": 1}, ("verifier", None, None, False, False)),
+    ("NOT_VERIFIED, plans left: replan", {"kind": "completed", "strategy": "none",
+     "plan_iteration": 2, "judged": "NOT_VERIFIED", "verifier_reasons": ("no docstring",)},
+     ("replan", None, "completed", False, False)),
+    ("NOT_VERIFIED at the cap", {"kind": "completed", "strategy": "none",
+     "plan_iteration": 3, "max_plan_iterations": 3, "judged": "NOT_VERIFIED"},
+     ("end", "unverified", "completed", False, True)),
+    ("VERIFIED, and a behavioural check passed", {"kind": "completed", **PASSING,
+     "plan_iteration": 1, "judged": "VERIFIED"}, ("end", "verified", "completed", False,
+     True)),
+    ("VERIFIED, only the model judged: done", {"kind": "completed", "strategy": "static",
+     "passed": True, "plan_iteration": 1, "judged": "VERIFIED"},
+     ("end", "done", "completed", False, True)),
+    ("plan mode retries a rejected reply without sampling", {"kind": "rejected", **FAILING,
+     "sampling": True, "model_failed_before": True, "plan_iteration": 1},
+     ("retry", None, "rejected", True, False)),
 ]  # fmt: skip
 
 
@@ -93,12 +142,24 @@ def test_messages_say_why() -> None:
     assert failed.message == "agent:codex timed out"
     changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))
     assert changed.message.endswith("changed a.py, b.py")
+    plan = {"kind": "completed", "strategy": "none", "plan_iteration": 1}
+    judged = decide(Facts(**plan, judged="VERIFIED", verifier_reasons=("adds the docstring",)))
+    assert judged.message == "model verifier: VERIFIED — adds the docstring"
+    refused = decide(Facts(**plan, judged="NOT_VERIFIED", verifier_reasons=("a", "b")))
+    assert refused.reasons == ("a", "b")
+    capped = decide(Facts(**{**plan, "plan_iteration": 3}, judged="NOT_VERIFIED",
+                          verifier_reasons=("a", "b")))  # fmt: skip
+    assert capped.message == "model verifier: NOT_VERIFIED — a; b"
+    failing = decide(Facts("completed", **FAILING, plan_iteration=1, check_failure="got 6"))
+    assert failing.reasons == ("got 6",)
 
 
 def test_every_goto_and_every_fact_is_exercised() -> None:
     """The table covers each destination, and each fact changes some row's decision."""
     gotos = {decide(Facts(**given)).goto for _, given, _ in ROWS}
-    assert gotos == {"execute", "repair", "sample", "retry", "fallback", "end"}
+    assert gotos == {
+        "execute", "repair", "sample", "retry", "fallback", "end", "plan", "verifier", "replan"
+    }  # fmt: skip
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()
     assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}

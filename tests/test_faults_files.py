@@ -58,7 +58,10 @@ def test_an_absolute_path_inside_the_workspace_is_the_relative_one(tmp_path: Pat
     reply = f"{work / 'hello.py'}\n```python\nprint('hi')\n```\n"  # a file not shown
     no_test = "No test."  # asked for a test first: nothing in the folder checks the task
     script = ["{}", '{"action": "delegate"}', no_test, reply]
-    result = codur([*scripted_profile(tmp_path, script), "make the greeting say hi"], work)
+    check_mode = ["-o", "planning.mode=check"]  # the check-driven loop: no model verifier
+    result = codur(
+        [*scripted_profile(tmp_path, script), *check_mode, "make the greeting say hi"], work
+    )
     end = ended(result, work, 1)  # changed, and nothing could check it
     assert (
         end["files_changed"] == ["hello.py"] and (work / "hello.py").read_text() == "print('hi')\n"

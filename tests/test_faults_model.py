@@ -95,7 +95,7 @@ def test_the_printed_diff_is_capped(tmp_path: Path) -> None:
     reply = whole_file("main.py", big.replace("print(", "print(1 + "))
     no_test = "No test."  # asked for a test first: nothing in the folder checks the task
     flags = [*scripted_profile(tmp_path, [no_test, reply]), "-o", "display.max_diff_lines=40"]
-    flags += ["-o", "display.max_reply_lines=5"]
+    flags += ["-o", "display.max_reply_lines=5", "-o", "planning.mode=check"]  # no verifier
     result = codur([*flags, "rewrite @main.py"], work)
     assert result.returncode == 1, result.stdout + result.stderr  # nothing could check it
     assert "... diff cut: 3964 more lines (display.max_diff_lines)" in result.stdout, result.stdout

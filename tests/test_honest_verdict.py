@@ -141,12 +141,17 @@ def test_driver_data_outside_the_named_file_is_read_only(tmp_path: Path) -> None
     assert run.result.status == "verified" and run.result.outside_changes == []
 
 
+CHECK_MODE = ["planning.mode=check"]
+"""The check-driven loop only (mode auto would judge a task nothing checks with the model
+verifier instead: tests/test_plan_verify.py)."""
+
+
 def test_changed_code_with_no_check_is_not_verified(tmp_path: Path) -> None:
     """The model gives no usable test, so nothing checks the edit."""
     files = {"util.py": "def double(x):\n    return x + x + 1\n"}
     fixed = "def double(x):\n    return x + x\n"
     replies = [PLAN, "No test needed.", whole_file("util.py", fixed)]
-    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    run = Run(tmp_path, replies, task="fix @util.py", files=files, overrides=CHECK_MODE)
     assert run.result.status == "unverified" and run.result.exit_code == 1
     assert run.result.message.startswith("no check")
 
@@ -213,7 +218,7 @@ def test_a_model_test_that_passes_before_the_change_does_not_verify(tmp_path: Pa
     files = {"util.py": "def double(x):\n    return x + x\n"}
     tidy = "def double(x):\n    return 2 * x\n"
     replies = [PLAN, MODEL_TEST, whole_file("util.py", tidy)]
-    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    run = Run(tmp_path, replies, task="fix @util.py", files=files, overrides=CHECK_MODE)
     assert run.result.status == "unverified" and "does not show a fix" in run.result.message
 
 
@@ -225,7 +230,7 @@ def test_a_model_test_that_runs_no_test_is_no_check(tmp_path: Path) -> None:
     broken = MODEL_TEST.replace("from util import double", "from shop.cart import double")
     fixed = "def double(x):\n    return x + x\n"
     replies = [PLAN, broken, whole_file("util.py", fixed)]
-    run = Run(tmp_path, replies, task="fix @util.py", files=files)
+    run = Run(tmp_path, replies, task="fix @util.py", files=files, overrides=CHECK_MODE)
     (rejected,) = run.kinds("verify.model_test_rejected")
     assert "shop.cart" in rejected["test"]
     assert run.result.status == "unverified" and run.result.exit_code == 1

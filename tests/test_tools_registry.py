@@ -28,11 +28,13 @@ SEED_TOOLS = {
     "call_mcp_tool", "read_mcp_resource", "fetch_webpage", "duckduckgo_search", "run_command",
     "search_codebase", "get_callers", "get_callees",
 }  # fmt: skip
+PLANNING_TOOLS = {"todo_write", "todo_read", "attempt_completion"}
+"""Seed 004's (plan_verify mode): the todo list, and the agent's only way to finish."""
 
 
 def test_the_full_tool_set_is_registered_with_documented_schemas() -> None:
     tools = all_tools()
-    assert set(tools) == SEED_TOOLS
+    assert set(tools) == SEED_TOOLS | PLANNING_TOOLS
     for spec in tools.values():
         schema = convert_to_openai_tool(spec.structured_tool)["function"]
         props = schema["parameters"].get("properties", {})
@@ -48,7 +50,9 @@ def test_list_tools_for_tasks_filters_by_task_type() -> None:
     assert all(n.startswith("git_") for n in git_tools)
     both = {t.name for t in list_tools_for_tasks([TaskType.WEB, TaskType.MCP])}
     assert {"fetch_webpage", "call_mcp_tool"} <= both and "read_file" not in both
-    assert len(list_tools_for_tasks()) == len(SEED_TOOLS)
+    assert len(list_tools_for_tasks()) == len(SEED_TOOLS | PLANNING_TOOLS)
+    planning = {t.name for t in list_tools_for_tasks([TaskType.PLANNING])}
+    assert planning == PLANNING_TOOLS
 
 
 def test_prompt_section_groups_tools_under_the_requested_task_types() -> None:

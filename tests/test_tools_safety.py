@@ -83,8 +83,10 @@ NOT_IN_PROPERTY = {
         "(ignore rules; secrets files never indexed), see tests/test_code_search.py",
     ),
 }
+# the todo tools and attempt_completion work on the graph state, never on files
 PATHLESS = {"git_status", "git_commit", "list_mcp_tools", "call_mcp_tool", "read_mcp_resource",
-            "fetch_webpage", "duckduckgo_search"}  # fmt: skip
+            "fetch_webpage", "duckduckgo_search",
+            "todo_write", "todo_read", "attempt_completion"}  # fmt: skip
 
 
 def test_the_property_covers_every_tool_that_takes_a_path() -> None:

@@ -52,19 +52,30 @@ class CoderAgent:
         client = session.client(self.profile)
         wanted = self.config.tools if self.config and client.profile.agent_tools else []
         task_types = [TaskType(t) for t in wanted]
+        if request.plan and task_types:  # plan_verify: the todo list and attempt_completion
+            task_types.append(TaskType.PLANNING)
         specs = list_tools_for_tasks(task_types) if task_types else []
         if self.config is not None and self.config.tool_names is not None:
             specs = only(specs, self.config.tool_names)
         names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
-        system = session.prompts.render("coder") + preferences_section(request.preferences)
+        completion = bool(request.plan) and bool(names)  # the only way out: attempt_completion
+        system = prompt("plan_agent.md") if completion else session.prompts.render("coder")
+        system += preferences_section(request.preferences)
         if request.context:
             system += "\n\n" + request.context
         if names and not native:
             from codur.tools.registry import prompt_section
 
             system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
-        base, budget, edit_format = build_messages(request, client, system, session.prompts)
+        rules = None
+        if completion:
+            from codur.tools.todo import checklist
+
+            todos = checklist(request.todos) or "(empty)"
+            rules = prompt("plan_agent_rules.md").format(todos=todos)
+        base, budget, edit_format = build_messages(request, client, system, session.prompts, rules)
+        planning = session.config.planning
         bound = [t for t in langchain_tools(task_types) if t.name in names] if native else []
         if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
             sample = session.usage.calls if request.attempts else 0
@@ -76,12 +87,17 @@ class CoderAgent:
             native=native,
             budget=budget,
             sample=sample,
-            max_rounds=session.config.runtime.max_tool_iterations,
+            max_rounds=(
+                planning.max_agent_rounds
+                if completion
+                else session.config.runtime.max_tool_iterations
+            ),
             detect_from_text=session.config.runtime.detect_tool_calls_from_text,
             request=request,
             edit_format=edit_format,
             written_before=frozenset(session.written()),
             owner=self,
+            completion=completion,
         )
 
     def settle(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult:
@@ -89,6 +105,8 @@ class CoderAgent:
         (never for a repeated reply or an unusable one)."""
         request = turn.request
         assert request is not None
+        if turn.completion:
+            return self.completed(turn, turns, session)
         proposal, messages = self.conclude(turn, turns, session)
         result = AgentResult(proposal.reply, messages=messages, notes=list(proposal.notes))
         result.digest, result.truncated = proposal.digest, proposal.truncated
@@ -103,6 +121,19 @@ class CoderAgent:
                 result.error = "; ".join(declined)
         after = set(session.written())
         result.files_changed = sorted(set(result.files_changed) | (after - turn.written_before))
+        return result
+
+    def completed(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult:
+        """A loop that ends with attempt_completion (plan_verify mode): its files were
+        changed by the tools, its result is the completion (None: it never came)."""
+        from codur.agents.loop import completion, model_view
+
+        text = completion(turns)
+        result = AgentResult(text or "", messages=model_view(turns, turn.native), completion=text)
+        result.files_changed = sorted(set(session.written()) - turn.written_before)
+        if text is None:
+            session.bus.emit("agent.tool_limit", rounds=turn.max_rounds)
+            result.notes.append(f"no attempt_completion in {turn.max_rounds} rounds")
         return result
 
     def propose(

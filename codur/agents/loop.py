@@ -1,6 +1,7 @@
 """The agent loop: an agent's model <-> tools loop as a LangGraph subgraph.
 
-    agent --route--> tools --> agent ...
+    agent --route--> tools --after_tools--> agent ...
+          \\--route--> remind --> agent          \\--after_tools--> done
           \\--route--> done
 
 `agent` calls the model once with the prompt and the turns so far; `route` (pure) looks
@@ -9,6 +10,13 @@ calls through the registry and adds one result per call. A failing tool (a ToolE
 refused path, an exception) is a result with status "error" that the model reads: the
 loop goes on. At most `Turn.max_rounds` (runtime.max_tool_iterations) rounds of tools;
 a reply that still calls tools after the last round ends the loop, and `hit_cap` says so.
+
+With `Turn.completion` (plan_verify mode, seed 004) `attempt_completion` is the only way
+out: a reply without tool calls goes to `remind` (a reminder turn, counted as a round)
+and back to the agent; `after_tools` (pure) ends the loop once an attempt_completion call
+succeeded. There `max_rounds` bounds the agent's replies (each followed by tools or a
+reminder): a loop that runs out of them ends without a completion. The task's todo list
+(`todos`) is put on the tool context before a round of tools and taken back after.
 
 Models without native tool calling (`Turn.native` false) write their calls as text: they
 are read from the reply (`detect_tool_calls`) into the same `tool_calls`, and the turns
@@ -31,7 +39,9 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
 from codur.errors import ApprovalRequired
+from codur.resources import prompt
 from codur.session import Session
+from codur.tools.todo import TodoItem
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
@@ -72,6 +82,9 @@ class Turn:
     written_before: frozenset[str] = frozenset()
     owner: LoopAgent | None = field(default=None, compare=False)
     """The agent that started the turn and settles it."""
+    completion: bool = False
+    """attempt_completion is the only way out of the loop (plan_verify mode, tools
+    offered): a reply without a tool call gets a reminder and another round."""
 
 
 class LoopState(TypedDict, total=False):
@@ -79,19 +92,56 @@ class LoopState(TypedDict, total=False):
     turns: Annotated[list[AnyMessage], add_messages]
     """The loop's conversation after the prompt: replies and tool results."""
     loop_rounds: int
-    """Rounds of tools run so far."""
+    """Rounds of tools (and reminders) run so far."""
+    todos: list[TodoItem]
+    """The task's todo list (plan_verify mode): todo_write changes it."""
 
 
 def last_reply(turns: list[BaseMessage]) -> AIMessage | None:
     return next((m for m in reversed(turns) if isinstance(m, AIMessage)), None)
 
 
-def route(state: LoopState) -> Literal["tools", "done"]:
-    """Tools while the last reply calls them and rounds are left; else done."""
+def route(state: LoopState) -> Literal["tools", "remind", "done"]:
+    """Tools while the last reply calls them and rounds are left; a reminder for a reply
+    without tool calls when only attempt_completion may end the loop; else done."""
     reply = last_reply(state.get("turns", []))
-    if reply is None or not reply.tool_calls:
+    rounds_left = state.get("loop_rounds", 0) < state["turn"].max_rounds
+    if reply is None or not rounds_left:
         return "done"
-    return "tools" if state.get("loop_rounds", 0) < state["turn"].max_rounds else "done"
+    if reply.tool_calls:
+        return "tools"
+    another = state.get("loop_rounds", 0) + 1 < state["turn"].max_rounds
+    return "remind" if state["turn"].completion and another else "done"
+
+
+def after_tools(state: LoopState) -> Literal["agent", "done"]:
+    """Where attempt_completion is the way out: done once it succeeded, or when no round
+    is left for another reply (it could not call it); else the agent."""
+    turn = state["turn"]
+    if not turn.completion:
+        return "agent"
+    ended = state.get("loop_rounds", 0) >= turn.max_rounds
+    return "done" if ended or completion(state.get("turns", [])) is not None else "agent"
+
+
+def completion(turns: list[BaseMessage]) -> str | None:
+    """The result of the attempt_completion call that succeeded in the last round of
+    tools; None: none did."""
+    results: list[ToolMessage] = []
+    for message in reversed(turns):
+        if not isinstance(message, ToolMessage):
+            break
+        results.append(message)
+    done = {m.tool_call_id for m in results if m.name == COMPLETE and m.status == "success"}
+    reply = last_reply(turns)
+    if not done or reply is None:
+        return None
+    call = next((c for c in reply.tool_calls if c["id"] in done), None)
+    return str(call["args"].get("result", "")).strip() if call is not None else None
+
+
+COMPLETE = "attempt_completion"
+"""The tool whose success ends the loop in plan_verify mode (codur.tools.completion)."""
 
 
 def hit_cap(turns: list[BaseMessage]) -> bool:
@@ -136,9 +186,24 @@ def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     reply = last_reply(state["turns"])
     assert reply is not None and reply.tool_calls  # route sends only such a reply here
     rounds = state.get("loop_rounds", 0)
+    ctx = session.tool_context()
+    todos = list(state.get("todos", []))
+    ctx.todos = list(todos)  # the state's list, for todo_write / todo_read
     with session.bus.span("node", node="tools", round=rounds):
         results = [run_call(c, session) for c in reply.tool_calls]
-    return {"turns": results, "loop_rounds": rounds + 1}
+    update: dict[str, Any] = {"turns": results, "loop_rounds": rounds + 1}
+    if ctx.todos != todos:
+        update["todos"] = list(ctx.todos)
+    return update
+
+
+def remind(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
+    """A reply without tool calls where attempt_completion is the only way out: tell the
+    model so, and give it another round."""
+    rounds = state.get("loop_rounds", 0)
+    with runtime.context.bus.span("node", node="remind", round=rounds):
+        runtime.context.bus.emit("agent.reminded", round=rounds)
+    return {"turns": [HumanMessage(prompt("completion_reminder.md"))], "loop_rounds": rounds + 1}
 
 
 def run_call(call: dict[str, Any], session: Session) -> ToolMessage:
@@ -182,12 +247,16 @@ def model_view(turns: list[BaseMessage], native: bool) -> list[BaseMessage]:
 
 def add_loop(graph: StateGraph, done: str) -> None:
     """Add the loop's nodes to `graph` (whose state has LoopState's keys): `agent` is
-    entered from outside; a reply without tool calls (or past the round limit) goes to
-    `done`."""
+    entered from outside; a reply without tool calls (or past the round limit), or a
+    successful attempt_completion where it is the way out, goes to `done`."""
     graph.add_node("agent", agent)
     graph.add_node("tools", tools)
-    graph.add_conditional_edges("agent", route, {"tools": "tools", "done": done})
-    graph.add_edge("tools", "agent")
+    graph.add_node("remind", remind)
+    graph.add_conditional_edges(
+        "agent", route, {"tools": "tools", "remind": "remind", "done": done}
+    )
+    graph.add_conditional_edges("tools", after_tools, {"agent": "agent", "done": done})
+    graph.add_edge("remind", "agent")
 
 
 def build_loop() -> CompiledStateGraph:

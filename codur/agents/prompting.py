@@ -34,9 +34,11 @@ def reply_budget(files: dict[str, str], edit_format: str) -> int:
     return 400 + int(size / 3 if edit_format == "functions" else size)
 
 
-def task_message(task: str, parts: Prompt, edit_format: str, book: PromptBook) -> str:
+def task_message(
+    task: str, parts: Prompt, edit_format: str, book: PromptBook, rules: str | None = None
+) -> str:
     """The user turn (`book`'s coder_task prompt): files, how the check fails, earlier
-    attempts, task, answer format."""
+    attempts, task, answer format (`rules`: instead of the edit format's)."""
     shown = "\n\n".join(
         f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
         for path, text in parts.files.items()
@@ -54,24 +56,39 @@ def task_message(task: str, parts: Prompt, edit_format: str, book: PromptBook) -
         attempts=attempts,
         notes=notes,
         task=task,
-        edit_rules=prompt(EDIT_PROMPTS[edit_format]),
+        edit_rules=rules if rules is not None else prompt(EDIT_PROMPTS[edit_format]),
     )
     return text.strip() + "\n"
 
 
+def plan_section(request: AgentRequest) -> str:
+    """The step plan the agent works through (plan_verify mode); empty without one."""
+    if not request.plan:
+        return ""
+    steps = "\n".join(f"{n}. {step}" for n, step in enumerate(request.plan, 1))
+    return prompt("plan_section.md").format(iteration=request.plan_iteration, steps=steps)
+
+
 def build_messages(
-    request: AgentRequest, client: ModelClient, system: str, book: PromptBook
+    request: AgentRequest,
+    client: ModelClient,
+    system: str,
+    book: PromptBook,
+    rules: str | None = None,
 ) -> tuple[list[BaseMessage], int, str]:
     """The messages for `request`, fitted to the model's window; the reply budget; and
-    the edit format asked for (changed functions only when files are shown in part)."""
+    the edit format asked for (changed functions only when files are shown in part).
+    `rules`: what the answer is instead of the edit format's rules (an agent that ends
+    with attempt_completion)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     edit_format = request.edit_format or client.profile.edit_format
     parts = Prompt(files=request.files, evidence=request.evidence or "", attempts=request.attempts)
+    task = "\n\n".join(filter(None, [request.task, plan_section(request).strip()]))
 
     def render(p: Prompt) -> list[BaseMessage]:
         fmt = "functions" if p.partial_files and edit_format == "whole_file" else edit_format
-        return [SystemMessage(system), HumanMessage(task_message(request.task, p, fmt, book))]
+        return [SystemMessage(system), HumanMessage(task_message(task, p, fmt, book, rules))]
 
     budget = min(client.profile.max_tokens, reply_budget(request.files, edit_format))
     fitted, budget = fit(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from codur.config.schema import AgentConfig, CodurConfig
     from codur.session import Session
+    from codur.tools.todo import TodoItem
 
 _MODULES = (
     "codur.agents.coder",
@@ -55,6 +56,13 @@ class AgentRequest:
     """The user's standing preferences (persistent memory), for the system prompt."""
     context: str = ""
     """What a `codur chat` session said before this task (empty outside a chat)."""
+    plan: tuple[str, ...] = ()
+    """plan_verify mode: the step plan to work through (empty: not in that mode). An agent
+    with tools then ends with attempt_completion; one without completes with its reply."""
+    plan_iteration: int = 0
+    """plan_verify mode: which plan this is (1: the first)."""
+    todos: tuple[TodoItem, ...] = ()
+    """plan_verify mode: the task's todo list as it stands."""
 
 
 @dataclass
@@ -78,6 +86,9 @@ class AgentResult:
     failed: bool = False
     """The agent itself failed (its CLI exited with an error or timed out, the user said
     no to running it): `error` says how. Not a reply whose edits were unusable."""
+    completion: str | None = None
+    """plan_verify mode: the result the agent gave attempt_completion; None: it did not
+    call it (or was not asked to)."""
 
 
 class Agent(Protocol):

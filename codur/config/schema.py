@@ -13,6 +13,7 @@ from pydantic import Field
 
 from codur.config.agents import AgentsConfig, ollama_profile
 from codur.config.llm import LLMConfig, LLMProfile
+from codur.config.planning import PlanningConfig
 from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
@@ -46,27 +47,6 @@ class RuntimeConfig(_Section):
     detect_tool_calls_from_text: bool = True
     """Read tool calls written as text (JSON, fenced blocks) from models without native
     tool calling."""
-
-
-class PlanningConfig(_Section):
-    enabled: bool = True
-    """Ask the model how to handle the task (pre-plan and plan). Off: every task that
-    phase 0 does not settle goes straight to the default agent (the Python API's
-    `enable_planning=False`)."""
-    max_retry_attempts: int = Field(3, ge=0)
-    """Planner retries when its reply cannot be parsed, before the default agent is used."""
-    pre_plan_confidence: float = Field(0.9, ge=0, le=1)
-    """Phase-1 classification may route directly only above this confidence."""
-    replan_on_retry: bool = False
-    """After a failed verification, plan again (phases 1-2) instead of handing the
-    feedback straight back to the agent that made the attempt."""
-    keep_feedback_messages: int = Field(6, gt=0)
-    """Message pruning: the most recent verification-feedback turns (with the attempts
-    they answer) kept in the conversation; the original task is always kept."""
-    max_tool_rounds: int = Field(3, ge=0)
-    """Rounds of tool calls the planner may make, each result going back to it, before it
-    must delegate or answer ("list the files, then fix the bug"); past it the run ends
-    with the last results."""
 
 
 class VerifyConfig(_Section):

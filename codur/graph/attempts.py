@@ -82,6 +82,9 @@ def build_request(
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
         preferences=tuple(session.preferences()),
         context=session.chat_context,
+        plan=tuple(state.get("plan", [])),
+        plan_iteration=state.get("plan_iteration", 0),
+        todos=tuple(state.get("todos", [])),
     )
 
 

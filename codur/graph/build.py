@@ -13,11 +13,19 @@ tool             -> llm_plan (planning's calls: the results go back) | END (phas
 delegate         -> verify (first round: check the files first) | execute
 execute          -> verify -> review
   (a subgraph)      prepare -> agent <-> tools (at most runtime.max_tool_iterations
-                    rounds) -> finish; prepare -> finish (an agent run as a whole)
-review           -> execute | repair | sample | textual_pre_plan (retry) | END
-                    (the decision table: codur/graph/decide.py)
+                    rounds) -> finish; prepare -> finish (an agent run as a whole);
+                    plan mode: agent -> remind -> agent (a reply without tool calls),
+                    tools -> finish once attempt_completion succeeded
+review           -> execute | repair | sample | textual_pre_plan (retry) | planner |
+                    verifier | replan | END (the decision table: codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
 sample           -> verify (a candidate passed in a scratch copy) | review (none did)
+
+plan_verify mode (seed 004; planning.mode, review chooses it after the first check):
+planner          -> execute (the step plan, seeding the todo list)
+execute          -> verify (the checks, where there are any) -> review
+review           -> verifier (the model judges the completion) -> review
+                 -> replan (NOT_VERIFIED, or a check fails; plans left) -> execute | END
 any node raising -> the same node again (at most runtime.max_node_retries times;
                     never tool or run_command: their effects would repeat) | END
                     (graph/nodes/node_error.py: LangGraph's error handler)
@@ -38,11 +46,14 @@ from codur.graph.nodes.explain import explain_with
 from codur.graph.nodes.llm_plan import llm_plan
 from codur.graph.nodes.llm_pre_plan import llm_pre_plan
 from codur.graph.nodes.node_error import node_error
+from codur.graph.nodes.planner import planner
 from codur.graph.nodes.repair import repair
+from codur.graph.nodes.replan import replan
 from codur.graph.nodes.review import review
 from codur.graph.nodes.sample import sample
 from codur.graph.nodes.textual_pre_plan import textual_pre_plan
 from codur.graph.nodes.tool import tool
+from codur.graph.nodes.verifier import verifier
 from codur.graph.nodes.verify import verify
 from codur.graph.state import AgentState, ExecuteState
 from codur.session import Session
@@ -65,12 +76,18 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     graph.add_node("review", review)
     graph.add_node("repair", repair)
     graph.add_node("sample", sample)
+    graph.add_node("planner", planner)
+    graph.add_node("verifier", verifier)
+    graph.add_node("replan", replan)
 
     graph.add_edge(START, "textual_pre_plan")
     graph.add_edge("explain", END)
     graph.add_edge("run_command", END)
     graph.add_edge("execute", "verify")
     graph.add_edge("verify", "review")
+    graph.add_edge("planner", "execute")
+    graph.add_edge("verifier", "review")
+    graph.add_edge("replan", "execute")
     return graph.compile(checkpointer=checkpointer)
 
 

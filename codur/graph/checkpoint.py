@@ -54,6 +54,8 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.verify.plan", "StaticCheck"),
     ("codur.verify.oracle", "OracleCheck"),
     ("codur.verify.derived", "DerivedCheck"),
+    ("codur.tools.todo", "TodoItem"),
+    ("codur.planning.verdict", "VerifierVerdict"),
 )
 """The (module, class) of every non-builtin value the run graph's state may hold."""
 

@@ -10,9 +10,20 @@ for an exception a node raised (`on_error`, at the end).
 | no attempt yet, failing, repairable, repair first  | repair                             |
 | no attempt yet, no model, check passes (behaviour) | end verified                       |
 | no attempt yet, no model                           | end unverified (no model)          |
+| no attempt yet, mode plan_verify, or mode auto,    |                                    |
+|   nothing checks behaviour and no expected output  |                                    |
+|   or tests wait for a program yet                  | plan (the step planner)            |
 | no attempt yet                                     | execute (the agent's first try)    |
 | the agent failed, a fallback agent left            | fallback (record "agent_failed")   |
 | the agent failed, and its changes do not pass      | end failed                         |
+| plan mode: the loop ended without a completion     | end limit                          |
+| completed, a check fails, plans left               | replan (the failure as reasons)    |
+| completed, a check fails                           | end unverified                     |
+| completed, not judged by the model verifier yet    | verifier                           |
+| completed, NOT_VERIFIED, plans left                | replan (the verifier's reasons)    |
+| completed, NOT_VERIFIED                            | end unverified (its reasons)       |
+| completed, VERIFIED, a behavioural check passed    | end verified                       |
+| completed, VERIFIED (only the model judged)        | end done (model verifier: VERIFIED) |
 | reply cut at the token limit                       | again (record "cut")               |
 | duplicate of a rejected reply                      | end stuck                          |
 | duplicate, MAX_REPEATS reached                     | end stuck                          |
@@ -28,7 +39,14 @@ for an exception a node raised (`on_error`, at the end).
 | failing                                            | again (the failure as feedback)    |
 
 "again" is itself a small table: no model -> end unverified; the iteration limit ->
-end unverified; sampling on and a model attempt failed -> sample; else retry.
+end unverified; sampling on, not in plan mode, and a model attempt failed -> sample; else
+retry.
+
+Plan mode (plan_verify, seed 004): "completed" is the agent's attempt_completion (or the
+applied reply of an agent without tools); a check that ran (static ones included)
+outranks the model verifier, which is asked only when no check fails. `verified` always
+means a behavioural check passed: the model's VERIFIED alone ends `done` (exit 0), its
+`check` naming the model verifier (docs/verification.md).
 """
 
 from __future__ import annotations
@@ -38,12 +56,18 @@ from typing import Literal
 
 from codur.graph.outcome import OutcomeKind
 from codur.graph.state import Status
+from codur.planning.verdict import Verdict
 
 MAX_REPEATS = 2
 """Replies identical to an earlier one (each dropped) before the run is stuck."""
 
-Goto = Literal["execute", "repair", "sample", "retry", "fallback", "end"]
-Record = Literal["cut", "duplicate", "rejected", "applied", "agent_failed"]
+Goto = Literal[
+    "execute", "repair", "sample", "retry", "fallback", "end", "plan", "verifier", "replan"
+]
+Record = Literal["cut", "duplicate", "rejected", "applied", "agent_failed", "completed"]
+Mode = Literal["auto", "check", "plan_verify"]
+BEHAVIOURAL = ("output", "tests", "hybrid")
+"""Strategies that check what the program does (static checks and none do not)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +116,21 @@ class Facts:
     """An agent of agents.preferences.fallback_order that has not failed is left."""
     agent_error: str = ""
     """How the agent failed (outcome agent_failed)."""
+    mode: Mode = "check"
+    """planning.mode: check, plan_verify, or auto (plan_verify when nothing checks
+    behaviour)."""
+    plan_iteration: int = 0
+    """The plan the agent works on (plan mode); 0: the run is not in plan mode."""
+    max_plan_iterations: int = 3
+    judged: Verdict | None = None
+    """The model verifier's verdict on this completion; None: not judged yet."""
+    verifier_reasons: tuple[str, ...] = ()
+    check_failure: str = ""
+    """How the check fails (its feedback): what a replan is told."""
+    oracle: bool = False
+    """The folder holds expected output or tests (the edit scope's oracle), even where
+    they cannot run yet (expected.txt beside no program): auto keeps the check-driven
+    loop."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +145,8 @@ class Decision:
     """Another attempt, with the failure or the rejection kept in the conversation."""
     answer: bool = False
     """The last reply is the run's answer (shown in the summary and in --json)."""
+    reasons: tuple[str, ...] = ()
+    """For goto replan: why the plan's work was not accepted."""
 
 
 def end(status: Status, message: str, record: Record | None = None) -> Decision:
@@ -119,6 +160,8 @@ def decide(f: Facts) -> Decision:
         if f.fallback:
             return Decision("fallback", record="agent_failed")
         return end("failed", f.agent_error, "agent_failed")
+    if f.kind in ("completed", "no_completion"):
+        return _completed(f)
     if f.kind == "cut":
         return again(f, "cut")
     if f.kind == "duplicate":
@@ -157,7 +200,8 @@ def again(f: Facts, record: Record | None, feedback: bool = False) -> Decision:
         return _no_model(f, record)
     if f.iterations + 1 >= f.max_iterations:
         return end("unverified", f"no verification passed in {f.max_iterations} iterations", record)
-    goto: Goto = "sample" if f.sampling and f.model_failed_before else "retry"
+    sample = f.sampling and f.model_failed_before and not f.plan_iteration
+    goto: Goto = "sample" if sample else "retry"
     return Decision(goto, record=record, feedback=feedback)
 
 
@@ -169,7 +213,39 @@ def _before_first_attempt(f: Facts) -> Decision:
         if f.passed and f.strategy not in ("static", "none", None):
             return end("verified", "the check already passes; nothing was changed")
         return _no_model(f, None)
+    if f.mode == "plan_verify" or (f.mode == "auto" and not _behavioural(f) and not f.oracle):
+        return Decision("plan")
     return Decision("execute")
+
+
+def _behavioural(f: Facts) -> bool:
+    """A check of what the program does ran (one that can show a fix)."""
+    return f.strategy in BEHAVIOURAL and not f.unshown_fix
+
+
+def _completed(f: Facts) -> Decision:
+    """Plan mode: the agent's completion, judged by the checks first, then the model."""
+    if f.kind == "no_completion":
+        why = "the agent did not call attempt_completion (planning.max_agent_rounds)"
+        return end("limit", why)
+    left = f.plan_iteration < f.max_plan_iterations
+    if f.strategy not in (None, "none") and not f.passed:
+        if left:
+            return Decision("replan", record="completed", reasons=(f.check_failure or f.checks,))
+        message = f"the check still fails after {f.plan_iteration} plan(s): {f.checks}"
+        return Decision("end", "unverified", message, "completed", answer=True)
+    if f.judged is None:
+        return Decision("verifier")
+    line = f"model verifier: {f.judged}" + (
+        f" — {'; '.join(f.verifier_reasons)}" if f.verifier_reasons else ""
+    )
+    if f.judged == "NOT_VERIFIED":
+        if left:
+            return Decision("replan", record="completed", reasons=f.verifier_reasons)
+        return Decision("end", "unverified", line, "completed", answer=True)
+    if _behavioural(f):
+        return Decision("end", "verified", f.checks, "completed", answer=True)
+    return Decision("end", "done", line, "completed", answer=True)
 
 
 def _no_model(f: Facts, record: Record | None) -> Decision:

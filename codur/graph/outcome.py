@@ -17,17 +17,23 @@ OutcomeKind = Literal[
     "sampled",
     "no_sample",
     "agent_failed",
+    "completed",
+    "no_completion",
 ]
 """edited: the agent's edits were applied (checked next); no_edit: its reply changed no
 file; rejected: its edits could not be applied (`error` says why); cut: the reply hit the
 token limit (nothing applied); duplicate: it repeated an earlier reply (nothing applied);
 repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
-a sampled candidate that passed in a scratch copy was written / none passed;
-agent_failed: the agent itself failed or could not run (not installed, unreachable, its
-CLI exited with an error or timed out; `error` says how), whatever it changed before
-is checked."""
+a sampled candidate that passed in a scratch copy was written / none passed; completed /
+no_completion (plan_verify mode): the agent called attempt_completion (`reply` holds its
+result; an agent without tools completes with its applied reply) / its loop ended
+without it; agent_failed: the agent itself failed or could not run (not installed,
+unreachable, its CLI exited with an error or timed out; `error` says how), whatever it
+changed before is checked."""
 
-APPLIED: frozenset[OutcomeKind] = frozenset({"edited", "no_edit", "repaired", "sampled"})
+APPLIED: frozenset[OutcomeKind] = frozenset(
+    {"edited", "no_edit", "repaired", "sampled", "completed"}
+)
 """Kinds after which the files may differ, so they are checked again."""
 
 

@@ -16,7 +16,9 @@ from codur.agents.loop import LoopState
 from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
 from codur.planning.calls import ToolCallSpec
+from codur.planning.verdict import VerifierVerdict
 from codur.session import Ledger
+from codur.tools.todo import TodoItem
 from codur.verify.result import VerificationResult
 
 Status = Literal["verified", "unverified", "stuck", "limit", "done", "error", "failed"]
@@ -127,6 +129,20 @@ class AgentState(TypedDict, total=False):
     ledger: Ledger
     """The session's model calls, tokens, files changed and edit scope after the last
     step (written by every node): a resumed run's session goes on from it."""
+    plan: list[str]
+    """plan_verify mode: the step plan the agent works through (the planner's, then
+    replan's)."""
+    plan_iteration: int
+    """plan_verify mode: which plan the agent works on (1: the first); 0 or absent: the
+    run is not in that mode."""
+    todos: list[TodoItem]
+    """plan_verify mode: the task's todo list, seeded from the plan; todo_write changes it
+    (the agent loop takes it back from the tool context)."""
+    verifier_verdict: VerifierVerdict | None
+    """plan_verify mode: the model verifier's last judgement (with the plan it judged)."""
+    replan_reasons: list[str]
+    """plan_verify mode: why the last plan's work was not accepted (the verifier's reasons,
+    or the failing check), for replan."""
 
 
 class ExecuteState(AgentState, LoopState, total=False):

@@ -120,5 +120,37 @@ SPECS: tuple[PromptSpec, ...] = (
     ),
 )
 
+TRACE = '- read_file {"path": "main.py"} -> def total(xs): ...\n- files changed: main.py (+1 -1)'
+STEPS = "1. Read main.py\n2. Fix total() so it adds every number"
+
+SPECS += (
+    PromptSpec(
+        "step_planner",
+        "step_plan.md",
+        "plan_verify mode: the step plan for a task nothing can check (seeds the todo list)",
+        {"task": TASK, "max_steps": "6"},
+        {"files": "main.py", "tool_instructions": "read_file, write_file, attempt_completion"},
+    ),
+    PromptSpec(
+        "verifier",
+        "verify_answer.md",
+        "plan_verify mode: judges the completion against the task and the trace",
+        {"task": TASK, "answer": "total() now sums the whole list", "trace_section": TRACE},
+    ),
+    PromptSpec(
+        "replanner",
+        "replan.md",
+        "plan_verify mode: a better plan from the verifier's reasons",
+        {"task": TASK, "verification_feedback": "- the last number is still left out"},
+        {
+            "iteration": "1",
+            "previous_plan": STEPS,
+            "trace_section": TRACE,
+            "max_steps": "6",
+            "tool_instructions": "read_file, write_file, attempt_completion",
+        },
+    ),
+)
+
 REGISTRY: dict[str, PromptSpec] = {spec.name: spec for spec in SPECS}
 """The specs by name."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from codur.search.index import CodeIndex
     from codur.session import Session
     from codur.tools.mcp import McpClients
+    from codur.tools.todo import TodoItem
 
 
 class ToolError(CodurError):
@@ -64,6 +65,10 @@ class ToolContext:
     """How programs run (environment, confinement); the run's, from its config."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
+    todos: list[TodoItem] = field(default_factory=list, repr=False)
+    """The task's todo list (plan_verify mode). The graph state holds it: the agent loop
+    puts the state's list here before a round of tools and takes it back after, so
+    todo_write / todo_read (codur.tools.todo) work on the run's list."""
     code_index: CodeIndex | None = field(default=None, init=False, repr=False)
     """The code search index, loaded and brought up to date on the first search of the
     run (`codur.tools.code`)."""

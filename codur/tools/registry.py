@@ -43,6 +43,7 @@ class TaskType(str, Enum):
     GIT = "git"
     WEB = "web"
     MCP = "mcp"
+    PLANNING = "planning"
 
     @property
     def title(self) -> str:
@@ -59,9 +60,23 @@ _TITLES = {
     TaskType.GIT: "Git",
     TaskType.WEB: "Web",
     TaskType.MCP: "MCP servers",
+    TaskType.PLANNING: "Planning and finishing",
 }
 
-_FAMILIES = ("fs", "search", "code", "data", "python", "shell", "pyast", "git", "mcp", "web")
+_FAMILIES = (
+    "fs",
+    "search",
+    "code",
+    "data",
+    "python",
+    "shell",
+    "pyast",
+    "git",
+    "mcp",
+    "web",
+    "todo",
+    "completion",
+)
 """The modules whose `@register_tool` functions make up the registry, imported on first use."""
 
 

@@ -38,6 +38,9 @@ Goto = Literal[
     "review",
     "repair",
     "sample",
+    "planner",
+    "verifier",
+    "replan",
     "__end__",
 ]
 """The failed node (a retry) or the end."""

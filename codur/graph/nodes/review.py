@@ -32,8 +32,21 @@ _GOTO = {
     "retry": "textual_pre_plan",
     "fallback": "delegate",
     "end": END,
+    "plan": "planner",
+    "verifier": "verifier",
+    "replan": "replan",
 }
-Goto = Literal["execute", "repair", "sample", "textual_pre_plan", "delegate", "__end__"]
+Goto = Literal[
+    "execute",
+    "repair",
+    "sample",
+    "textual_pre_plan",
+    "delegate",
+    "planner",
+    "verifier",
+    "replan",
+    "__end__",
+]
 
 
 @traced("review")
@@ -69,6 +82,9 @@ def facts(state: AgentState, session: Session) -> Facts:
     model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
     agent = state.get("agent")
     samples = agent is None or can_sample(agent, cfg)
+    plan_iteration = state.get("plan_iteration", 0)
+    judgement = state.get("verifier_verdict")
+    judged = judgement if judgement and judgement.plan_iteration == plan_iteration else None
     return Facts(
         kind=outcome.kind if outcome else None,
         first=not attempts,
@@ -92,6 +108,13 @@ def facts(state: AgentState, session: Session) -> Facts:
         model_failed_before=model_failed,
         fallback=next_agent(cfg, _failed_agents(state)) is not None,
         agent_error=outcome.error if outcome else "",
+        mode=cfg.planning.mode,
+        plan_iteration=plan_iteration,
+        max_plan_iterations=cfg.planning.max_plan_iterations,
+        judged=judged.verdict if judged else None,
+        verifier_reasons=judged.reasons if judged else (),
+        check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
+        oracle=bool(session.scope is not None and session.scope.oracle),
     )
 
 
@@ -110,7 +133,7 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
         if decision.answer and outcome is not None:
             update["final_response"] = outcome.reply
         return update
-    if decision.goto in ("execute", "repair"):
+    if decision.goto in ("execute", "repair", "plan", "verifier"):
         return update
     if decision.goto == "fallback":  # the next agent takes over (delegate resolves it)
         failed = _failed_agents(state)
@@ -119,6 +142,8 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
         session.bus.emit("agent.fallback", agent=outcome.agent, to=successor, error=outcome.error)
         update.update(agents_failed=failed, selected_agent=successor, iterations=iterations)
         return update
+    if decision.goto == "replan":
+        return {**update, "iterations": iterations, "replan_reasons": list(decision.reasons)}
     text = _feedback_text(outcome, verdict) if decision.feedback else None
     messages: list[Any] = [feedback(text)] if text else []
     messages += prune(
@@ -163,6 +188,8 @@ def _record(
     if decision.record == "agent_failed":
         what = outcome.error.splitlines()[0] if outcome.error else "it failed"
         return attempt(state, "agent failed", f"{outcome.agent} failed: {what}")
+    if decision.record == "completed":
+        return _completed(state, outcome, decision)
     return _applied(state, outcome, verdict)
 
 
@@ -180,6 +207,21 @@ def _applied(state: AgentState, outcome: Outcome, verdict: VerificationResult | 
     failure = failure_line(verdict) if verdict is not None else "no check ran"
     what = f"changed {', '.join(outcome.files_changed)}; the check still failed: {failure}"
     return attempt(state, "failed", what + (f" ({notes})" if notes else ""))
+
+
+def _completed(state: AgentState, outcome: Outcome, decision: Decision) -> Attempt:
+    """The record of a plan's completion (plan mode) and why it was not accepted."""
+    said = _short(outcome.reply, 160) or "(nothing)"
+    line = f"plan {state.get('plan_iteration', 0)}, the agent's answer: {said}"
+    if decision.goto == "replan":
+        line += f"; not accepted: {_short('; '.join(decision.reasons), 300) or 'no reason given'}"
+    return attempt(state, "completed", line)
+
+
+def _short(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:

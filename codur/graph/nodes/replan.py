@@ -1,0 +1,42 @@
+"""Replan (plan_verify mode, seed 004): the last plan's work was not accepted (the model
+verifier said NOT_VERIFIED, or a check failed); one model call (prompts/replan.md) makes
+an improved plan from the reasons and the execution trace. The plan iteration goes up and
+the agent starts on the new plan; review's table ends the run before a plan past
+planning.max_plan_iterations. A reply that lists no steps keeps the last plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from codur.graph.nodes import traced
+from codur.graph.plans import adopt, agent_tools, ask_steps, render
+from codur.graph.state import AgentState
+from codur.graph.transcript import transcript
+from codur.session import Session
+
+
+@traced("replan")
+def replan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+    session = runtime.context
+    iteration = state.get("plan_iteration", 1)
+    previous = list(state.get("plan", []))
+    reasons = state.get("replan_reasons", []) or ["no reason was given"]
+    text = session.prompts.render(
+        "replanner",
+        task=state["task"],
+        iteration=iteration,
+        previous_plan=render(previous, iteration).split("\n", 1)[-1],
+        verification_feedback="\n".join(f"- {r}" for r in reasons),
+        trace_section=transcript(state, session),
+        max_steps=session.config.planning.max_plan_steps,
+        tool_instructions=agent_tools(state, session),
+    )
+    if (failed := state.get("last_error")) and failed.node == "replan":  # its retry
+        text += "\n\n" + failed.note()
+    steps, reply = ask_steps(session, text)
+    if not steps:
+        session.bus.emit("plan.no_steps", reply=reply)
+        steps = previous or [" ".join(state["task"].split())]
+    return adopt(steps, iteration + 1, session, reasons=reasons)
