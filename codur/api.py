@@ -55,15 +55,15 @@ class Result:
     plan_iteration: int
     """plan_verify mode (docs/verification.md): plans made, 1 plus one per replan after
     a failed verification; 0: the run used the check-driven loop."""
-    plan: list[str] = field(default_factory=list)
-    """plan_verify mode: the last step plan."""
-    verifier_verdict: str = ""
-    """plan_verify mode: the model verifier's last verdict (VERIFIED / NOT_VERIFIED)."""
     usage: Usage
     run_id: str
     exit_code: int
     check: str = ""
     """What the verdict rests on (the checks that ran)."""
+    plan: list[str] = field(default_factory=list)
+    """plan_verify mode: the last step plan."""
+    verifier_verdict: str = ""
+    """plan_verify mode: the model verifier's last verdict (VERIFIED / NOT_VERIFIED)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
