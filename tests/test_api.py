@@ -118,3 +118,22 @@ def test_arun_and_bad_arguments(tmp_path: Path) -> None:
     tools = Agent(cwd=root, model="scripted/s", script=str(path), tools=["no_such_tool"])
     with pytest.raises(ConfigError, match="unknown tool no_such_tool"):
         tools.run("fix @main.py")
+
+
+def test_a_tool_the_agent_was_not_given_is_refused_not_run(tmp_path: Path) -> None:
+    """tools=["read_file"]: a call to write_file is answered with an error the model
+    reads (which tools it has), and nothing is written."""
+    from helpers import tool_calls
+
+    root = folder(tmp_path)
+    replies = [
+        tool_calls(("write_file", {"path": "other.py", "content": "x = 1\n"})),
+        whole_file("main.py", FIXED),
+    ]
+    path = script(tmp_path, replies)
+    overrides = [*QUIET, "planning.mode=check"]
+    agent = Agent(root, "scripted/s", tools=["read_file"], script=str(path), overrides=overrides)
+    result = agent.run("fix @main.py")
+    assert result.is_verified and not (root / "other.py").exists()
+    refused = [m for m in result.messages if getattr(m, "name", "") == "write_file"]
+    assert refused and "not one of your tools (you may call: read_file)" in refused[0].content

@@ -67,9 +67,12 @@ def test_no_check_todo_tool_completion_verified_is_done(tmp_path: Path) -> None:
     ]
     result, events, _ = run_in_process(root, replies, task=TASK)
     assert (root / "util.py").read_text() == DOCUMENTED
-    # only the model judged: done, exit 0, and the check says so; never "verified"
-    assert (result.status, result.exit_code) == ("done", 0), result.message
-    assert result.message == "model verifier: VERIFIED — double has a docstring"
+    # only the model judged changed code: unverified, exit 1, and the check says so
+    assert (result.status, result.exit_code) == ("unverified", 1), result.message
+    assert result.message == (
+        "model verifier: VERIFIED — double has a docstring; "
+        "no check ran on the changed code (util.py)"
+    )
     assert result.check.startswith("model verifier: VERIFIED — double has a docstring")
     assert result.final_response == "Added a docstring to double."
     assert (result.plan_iteration, result.verifier_verdict) == (1, "VERIFIED")
@@ -123,7 +126,7 @@ def test_not_verified_replans_and_the_second_plan_is_verified(tmp_path: Path) ->
         verdict("VERIFIED", "double has a docstring now"),
     ]
     result, events, _ = run_in_process(root, replies, task=TASK)
-    assert (result.status, result.exit_code, result.plan_iteration) == ("done", 0, 2)
+    assert (result.status, result.exit_code, result.plan_iteration) == ("unverified", 1, 2)
     assert result.plan == ["Add a one-line docstring to double with replace_in_file"]
     assert [(d["verdict"], d["plan_iteration"]) for d in kinds(events, "verifier.verdict")] == [
         ("NOT_VERIFIED", 1),
@@ -188,7 +191,7 @@ def test_an_agent_without_tools_completes_with_its_applied_reply(tmp_path: Path)
     ]
     flags = ["llm.profiles.s.agent_tools=false"]
     result, events, _ = run_in_process(root, replies, task=TASK, overrides=flags)
-    assert (result.status, result.exit_code) == ("done", 0), result.message
+    assert (result.status, result.exit_code) == ("unverified", 1), result.message
     assert (root / "util.py").read_text() == DOCUMENTED
     agent = [e.data for e in events if e.kind == "model.request"][2]
     assert agent["tools"] == [] and "COMPLETE corrected file" in said(agent["messages"])

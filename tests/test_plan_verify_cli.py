@@ -61,19 +61,19 @@ def test_the_cli_runs_the_plan_and_shows_the_todo_list_and_the_verdict(tmp_path:
         verdict("VERIFIED", "double has a docstring"),
     ]
     run = run_cli([*scripted_profile(tmp_path, replies), TASK], cwd=work)
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.returncode == 1, run.stdout + run.stderr  # the model's word only: exit 1
     out = run.stdout
     assert "todo 0/3: [ ] Read util.py | [ ] Add a docstring to double | [ ] Check" in out
     assert "todo 3/3: [x] Read util.py | [x] Add a docstring to double | [x] Check" in out
     assert "verifier (plan 1): VERIFIED - double has a docstring" in out
-    assert "done: model verifier: VERIFIED — double has a docstring" in out
+    assert "model verifier: VERIFIED — double has a docstring; no check ran" in out
     assert "checked by: model verifier: VERIFIED — double has a docstring" in out
     assert (work / "util.py").read_text() == DOCUMENTED
     assert git(work, "rev-parse", "HEAD") == head  # the branch was never moved
     assert git(work, "status", "--porcelain", "util.py").startswith(" M")
     log = records(work)
     end = next(r for r in log if r["event"] == "run.end")
-    assert (end["status"], end["exit_code"], end["plan_iteration"]) == ("done", 0, 1)
+    assert (end["status"], end["exit_code"], end["plan_iteration"]) == ("unverified", 1, 1)
     assert end["verifier_verdict"] == "VERIFIED" and end["todos"] == TODO
     assert end["verifier_reasons"] == ["double has a docstring"] and end["plan"] == STEPS
     kinds = [r["event"] for r in log]
@@ -121,11 +121,11 @@ def test_the_plan_state_is_checkpointed_and_a_lost_model_resumes(
     more = ["1. Write util.py with a docstring", edit(DOCUMENTED), done("Added the docstring.")]
     script.write_text(yaml.safe_dump([*first, *more, verdict("VERIFIED", "it has one")]))
     resumed = run_cli(["resume", run_id], cwd=work)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     assert (work / "util.py").read_text() == DOCUMENTED
     end = [r for r in records(work) if r["event"] == "run.end"][-1]
     assert (end["status"], end["plan_iteration"], end["verifier_verdict"]) == (
-        "done",
+        "unverified",
         2,
         "VERIFIED",
     )

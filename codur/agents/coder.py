@@ -56,7 +56,8 @@ class CoderAgent:
             task_types.append(TaskType.PLANNING)
         specs = list_tools_for_tasks(task_types) if task_types else []
         if self.config is not None and self.config.tool_names is not None:
-            specs = only(specs, self.config.tool_names)
+            planning = [s.name for s in specs if TaskType.PLANNING in s.task_types]
+            specs = only(specs, [*self.config.tool_names, *planning])  # attempt_completion stays
         names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
         completion = bool(request.plan) and bool(names)  # the only way out: attempt_completion

@@ -190,7 +190,8 @@ def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     todos = list(state.get("todos", []))
     ctx.todos = list(todos)  # the state's list, for todo_write / todo_read
     with session.bus.span("node", node="tools", round=rounds):
-        results = [run_call(c, session) for c in reply.tool_calls]
+        offered = state["turn"].names
+        results = [run_call(c, session, offered) for c in reply.tool_calls]
     update: dict[str, Any] = {"turns": results, "loop_rounds": rounds + 1}
     if ctx.todos != todos:
         update["todos"] = list(ctx.todos)
@@ -206,10 +207,21 @@ def remind(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     return {"turns": [HumanMessage(prompt("completion_reminder.md"))], "loop_rounds": rounds + 1}
 
 
-def run_call(call: dict[str, Any], session: Session) -> ToolMessage:
+def run_call(call: dict[str, Any], session: Session, offered: tuple[str, ...]) -> ToolMessage:
+    """Run one call of the reply; a tool the turn did not offer is refused (its result
+    says which it may call), never run."""
     from codur.tools.registry import invoke
 
     name = call["name"]
+    if name not in offered:
+        session.bus.emit("tool.refused", tool=name, offered=list(offered))
+        listed = ", ".join(offered) or "none"
+        return ToolMessage(
+            f"{name} is not one of your tools (you may call: {listed})",
+            tool_call_id=call["id"],
+            name=name,
+            status="error",
+        )
     try:
         result = invoke(name, call["args"], session.tool_context())
         ok, output = result.ok, result.output

@@ -17,13 +17,15 @@ for an exception a node raised (`on_error`, at the end).
 | the agent failed, a fallback agent left            | fallback (record "agent_failed")   |
 | the agent failed, and its changes do not pass      | end failed                         |
 | plan mode: the loop ended without a completion     | end limit                          |
-| completed, a check fails, plans left               | replan (the failure as reasons)    |
+| completed, a check fails (or expected output or    |                                    |
+|   tests never ran), plans left                     | replan (the failure as reasons)    |
 | completed, a check fails                           | end unverified                     |
 | completed, not judged by the model verifier yet    | verifier                           |
 | completed, NOT_VERIFIED, plans left                | replan (the verifier's reasons)    |
 | completed, NOT_VERIFIED                            | end unverified (its reasons)       |
 | completed, VERIFIED, a behavioural check passed    | end verified                       |
-| completed, VERIFIED (only the model judged)        | end done (model verifier: VERIFIED) |
+| completed, VERIFIED, files changed, no check ran   | end unverified (the model's word only) |
+| completed, VERIFIED, nothing changed (an answer)    | end done (model verifier: VERIFIED) |
 | reply cut at the token limit                       | again (record "cut")               |
 | duplicate of a rejected reply                      | end stuck                          |
 | duplicate, MAX_REPEATS reached                     | end stuck                          |
@@ -229,10 +231,12 @@ def _completed(f: Facts) -> Decision:
         why = "the agent did not call attempt_completion (planning.max_agent_rounds)"
         return end("limit", why)
     left = f.plan_iteration < f.max_plan_iterations
-    if f.strategy not in (None, "none") and not f.passed:
+    unmet = f.oracle and not _behavioural(f)  # expected output or tests that never ran
+    if (f.strategy not in (None, "none") and not f.passed) or unmet:
+        why = f.check_failure or f.checks or "the expected output or tests were never run"
         if left:
-            return Decision("replan", record="completed", reasons=(f.check_failure or f.checks,))
-        message = f"the check still fails after {f.plan_iteration} plan(s): {f.checks}"
+            return Decision("replan", record="completed", reasons=(why,))
+        message = f"the check still fails after {f.plan_iteration} plan(s): {why}"
         return Decision("end", "unverified", message, "completed", answer=True)
     if f.judged is None:
         return Decision("verifier")
@@ -245,6 +249,10 @@ def _completed(f: Facts) -> Decision:
         return Decision("end", "unverified", line, "completed", answer=True)
     if _behavioural(f):
         return Decision("end", "verified", f.checks, "completed", answer=True)
+    if f.run_changes:  # changed code that no check ran on: the model's word is no verdict
+        changed = ", ".join(f.run_changes)
+        message = f"{line}; no check ran on the changed code ({changed})"
+        return Decision("end", "unverified", message, "completed", answer=True)
     return Decision("end", "done", line, "completed", answer=True)
 
 
