@@ -54,6 +54,12 @@ def test_a_verdict_is_read_from_json_or_its_first_line(
         ('{"verdict": "PROBABLY", "reasons": []}', "'PROBABLY' is neither"),
         ("", "starts with no verdict"),
         ("VERIFIEDISH: maybe", "starts with no verdict"),
+        ("Verified that util.py exists.\nNOT_VERIFIED: no docstring", "starts with no verdict"),
+        ("verified: false", "starts with no verdict"),
+        ('{"verdict": "verified", "reasons": []}', "'verified' is neither"),
+        ("VERIFIED? No. The docstring is missing.", "VERIFIED and also something else"),
+        ("VERIFIED: it has one\n- but it is not verified that it runs", "and also something"),
+        ('Like {"verdict": "VERIFIED"}; mine: {"verdict": "NOT_VERIFIED"}', "and also"),
     ],
 )
 def test_an_unreadable_verdict_is_not_verified(reply: str, why: str) -> None:

@@ -5,7 +5,9 @@ The reply is a JSON object `{"verdict": "VERIFIED" | "NOT_VERIFIED", "reasons": 
 (bare, fenced or in prose), or, as seed 004 writes it, a first line `VERIFIED: reason` /
 `NOT_VERIFIED: reason` with more reasons on the lines after. Anything else is
 NOT_VERIFIED, its reason saying the reply could not be read: an unreadable judgement
-never passes a run.
+never passes a run. VERIFIED counts only when nothing in the reply says otherwise: the
+word in capitals (not "Verified that..." or "verified: false"), and no NOT_VERIFIED, no
+second verdict and no question mark after it anywhere in the reply.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from codur.planning.parse import extract_json_object
 
 Verdict = Literal["VERIFIED", "NOT_VERIFIED"]
 
-_LINE = re.compile(r"^\**\s*(NOT[ _-]VERIFIED|VERIFIED)\b\**\s*[:.\-—]?\s*(.*)$", re.IGNORECASE)
+_LINE = re.compile(r"^\**\s*((?i:NOT[ _-]VERIFIED)|VERIFIED)\b\**\s*[:.\-—]?\s*(.*)$")
+_DOUBT = re.compile(r"NOT[ _-]VERIFIED|VERIFIED\s*\?|\bnot\s+verified\b", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 
 
@@ -46,8 +49,12 @@ class VerifierVerdict:
 
 
 def _verdict(word: str) -> Verdict | None:
-    normal = re.sub(r"[\s-]+", "_", word.strip().upper())
-    return normal if normal in ("VERIFIED", "NOT_VERIFIED") else None  # type: ignore[return-value]
+    """NOT_VERIFIED in any spelling; VERIFIED only in capitals (a passing verdict is never
+    read into a word that happens to be there)."""
+    normal = re.sub(r"[\s-]+", "_", word.strip())
+    if normal.upper() == "NOT_VERIFIED":
+        return "NOT_VERIFIED"
+    return "VERIFIED" if normal == "VERIFIED" else None
 
 
 def _reasons(value: object) -> list[str]:
@@ -57,6 +64,13 @@ def _reasons(value: object) -> list[str]:
 
 def parse_verdict(text: str, plan_iteration: int) -> VerifierVerdict:
     """The verdict in the verifier's reply `text` (see the module docstring)."""
+    found = _read(text, plan_iteration)
+    if found.verified and (_DOUBT.search(text) or text.count('"verdict"') > 1):
+        return unreadable("it says VERIFIED and also something else", plan_iteration)
+    return found
+
+
+def _read(text: str, plan_iteration: int) -> VerifierVerdict:
     data = extract_json_object(text)
     if data is not None:
         verdict = _verdict(str(data.get("verdict", "")))
