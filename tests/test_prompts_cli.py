@@ -37,6 +37,7 @@ def requests(stdout: str) -> list[list[dict[str, Any]]]:
 def buggy_project(root: Path, prompts: dict[str, str], files: dict[str, str]) -> Path:
     write_files(root, {"main.py": BUGGY, "expected.txt": "10\n", **files})
     (root / "codur.yaml").write_text(yaml.safe_dump({"prompts": prompts}))
+    trust.trust(root / "codur.yaml")  # prompts are a protected key: the user trusted it
     return root
 
 
@@ -65,6 +66,7 @@ def test_a_custom_ask_prompt_reaches_the_model(tmp_path: Path) -> None:
     root = tmp_path / "w"
     write_files(root, {**FILES, "synth.md": "Answer briefly.\nQ: {question}\nF: {findings}\n"})
     (root / "codur.yaml").write_text("prompts:\n  ask_synthesizer: synth.md\n")
+    trust.trust(root / "codur.yaml")
     flags = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, ANSWER])
     done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", QUESTION], root)
     assert done.returncode == 0, done.stderr
@@ -99,6 +101,7 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
             "prompts/test.md": "Test {task} on these files:\n{files}\n",
         },
     )
+    trust.trust(root / "codur.yaml")
     listed = run_cli(["prompts", "list"], root)
     assert listed.returncode == 0, listed.stderr
     rows = {line.split()[0]: line for line in listed.stdout.splitlines()[3:] if line.strip()}

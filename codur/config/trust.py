@@ -38,6 +38,8 @@ PROTECTED: tuple[str, ...] = (
     "tools.secret_patterns",
     "runs.record",
     "runs.replay",
+    "prompts",
+    "agents.preferences",
 )
 """Key paths (`*` is any one name; a section covers everything in it) that an untrusted
 project file may not set."""
