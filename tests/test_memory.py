@@ -361,3 +361,30 @@ def test_working_memory_sums_up_how_a_task_ended(tmp_path: Path) -> None:
     assert result.last_error == "output line 1 is '3', expected '10'"  # the check's failure
     fixed, _, _ = run_in_process(root, [whole_file("main.py", FIXED)])
     assert fixed.status == "verified" and fixed.last_error == ""
+
+
+def test_a_codur_folder_leading_outside_is_neither_read_nor_written(tmp_path: Path) -> None:
+    """A project's `.codur` that is a symlink out of the folder, or a planted lock file
+    link: nothing is written outside."""
+    import os
+
+    root, outside = tmp_path / "w", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    os.symlink(outside, root / ".codur")
+    warnings: list[str] = []
+    memory = Memory.open(root, MemoryConfig(), warnings.append, user=tmp_path / "u.json")
+    assert memory is not None and "leads outside the folder" in warnings[0]
+    memory.remember_preference("use tabs")
+    memory.save(warnings.append)
+    assert list(outside.iterdir()) == []
+
+    (root / ".codur").unlink()
+    (root / ".codur").mkdir()
+    target = tmp_path / "created-by-lock"
+    os.symlink(target, root / ".codur" / "memory.json.lock")  # a planted link
+    memory = Memory.open(root, MemoryConfig(), warnings.append, user=tmp_path / "u.json")
+    assert memory is not None
+    memory.remember_preference("use tabs")
+    memory.save(warnings.append)
+    assert not target.exists() and "memory not saved" in warnings[-1]

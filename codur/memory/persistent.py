@@ -29,7 +29,7 @@ from codur.memory.store import (
     project_file,
     user_file,
 )
-from codur.workspace import Workspace
+from codur.workspace import CODUR_DIR, Workspace
 
 Scope = Literal["project", "user"]
 NODE_LOG = "node-log"
@@ -80,7 +80,12 @@ class Memory:
         are set aside with a warning (see store.py)."""
         if not config.enabled and not force:
             return None
-        project = MemoryFile.open(project_file(root), warn, guarded=True)
+        folder = root / CODUR_DIR
+        if folder.is_symlink() or not folder.resolve().is_relative_to(root.resolve()):
+            warn(f"{folder} leads outside the folder: its memory is neither read nor written")
+            project = MemoryFile(project_file(root), writable=False, guarded=True)
+        else:
+            project = MemoryFile.open(project_file(root), warn, guarded=True)
         project.git_ignored = True
         if not project.trusted:
             warn(
