@@ -23,7 +23,9 @@ def traced_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
     root = buggy_folder(tmp / "work")
     config = tmp / "mcp.yaml"
     servers = {"test": {"command": sys.executable, "args": [str(SERVER)]}}
-    config.write_text(yaml.safe_dump({"mcp_servers": servers}))
+    tools = ["file_operation", "search", "code_validation", "mcp"]  # the coder may call MCP
+    agents = {"configs": {"coder": {"type": "llm", "tools": tools}}}
+    config.write_text(yaml.safe_dump({"mcp_servers": servers, "agents": agents}))
     replies = [
         tool_calls(
             ("read_file", {"path": "main.py"}),
