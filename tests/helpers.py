@@ -5,6 +5,7 @@ model can run here."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -66,6 +67,11 @@ def buggy_folder(root: Path) -> Path:
     (root / "main.py").write_text(BUGGY)
     (root / "expected.txt").write_text("10\n")
     return root
+
+
+def delegate_to(agent: str) -> str:
+    """The planner's reply handing an edit task to `agent` (e.g. "agent:codex")."""
+    return json.dumps({"action": "delegate", "route": "edit", "agent": agent})
 
 
 def run_cli(

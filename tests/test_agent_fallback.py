@@ -11,21 +11,19 @@ from pathlib import Path
 import pytest
 from cli_stand_ins import install
 from fake_servers import unused_port
-from helpers import BUGGY, FIXED, run_cli, run_in_process, scripted_profile, whole_file
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    delegate_to,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    whole_file,
+)
 
 from codur.config import load_config
 from codur.errors import ConfigError
-
-
-def plan(agent: str) -> str:
-    return json.dumps({"action": "delegate", "route": "edit", "agent": agent})
-
-
-def project(root: Path) -> Path:
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
 
 
 @pytest.fixture
@@ -43,8 +41,8 @@ def env_with(folder: Path) -> dict[str, str]:
 
 def test_missing_cli_falls_back_to_the_next_agent(tmp_path: Path, bin_dir: Path) -> None:
     install(bin_dir, "claude")  # no codex: the first agent is not installed
-    root = project(tmp_path / "proj")
-    flags = scripted_profile(tmp_path, [plan("agent:codex")])
+    root = buggy_folder(tmp_path / "proj")
+    flags = scripted_profile(tmp_path, [delegate_to("agent:codex")])
     args = [
         "-o", "agents.preferences.default_agent=agent:codex",
         "-o", "agents.preferences.fallback_order=[agent:claude_code, agent:coder]",
@@ -66,8 +64,8 @@ def test_failing_cli_falls_back_to_the_coder(
     tmp_path: Path, bin_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install(bin_dir, "codex", mode="fail")
-    root = project(tmp_path / "proj")
-    replies = [plan("agent:codex"), whole_file("main.py", FIXED)]
+    root = buggy_folder(tmp_path / "proj")
+    replies = [delegate_to("agent:codex"), whole_file("main.py", FIXED)]
     overrides = [
         "agents.preferences.default_agent=agent:codex",
         "agents.preferences.fallback_order=[agent:coder]",
@@ -86,8 +84,8 @@ def test_failing_cli_falls_back_to_the_coder(
 
 
 def test_missing_cli_without_fallback_ends_in_one_line(tmp_path: Path, bin_dir: Path) -> None:
-    root = project(tmp_path / "proj")
-    flags = scripted_profile(tmp_path, [plan("agent:codex")])
+    root = buggy_folder(tmp_path / "proj")
+    flags = scripted_profile(tmp_path, [delegate_to("agent:codex")])
     args = ["-o", "agents.preferences.default_agent=agent:codex", "--yes", *flags, "fix @main.py"]
     done = run_cli(args, root, env=env_with(bin_dir))
     assert done.returncode == 3
@@ -100,7 +98,7 @@ def test_missing_cli_without_fallback_ends_in_one_line(tmp_path: Path, bin_dir: 
 
 def test_unreachable_profile_falls_back_to_the_next(tmp_path: Path) -> None:
     """The first profile points at a closed port: the scripted profile answers instead."""
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
     args = [
         "-o", "llm.profiles.down.provider=openai",
@@ -121,7 +119,7 @@ def test_unreachable_profile_falls_back_to_the_next(tmp_path: Path) -> None:
 
 def test_missing_model_file_falls_back_in_process(tmp_path: Path) -> None:
     """The embedded model's file is missing: the next profile of llm.fallback_order."""
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     overrides = [
         "llm.profiles.gone.provider=local",
         f"llm.profiles.gone.model_file={tmp_path / 'missing.gguf'}",
@@ -138,7 +136,7 @@ def test_missing_model_file_falls_back_in_process(tmp_path: Path) -> None:
 
 
 def test_unreachable_profile_without_fallback_still_ends_with_exit_3(tmp_path: Path) -> None:
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     args = [
         "-o", "llm.profiles.down.provider=ollama",
         "-o", f"llm.profiles.down.base_url=http://127.0.0.1:{unused_port()}",
@@ -194,7 +192,7 @@ def test_a_setting_of_another_agent_type_is_a_config_error(tmp_path: Path) -> No
 
 def test_wrong_default_agent_is_exit_2_from_the_cli(tmp_path: Path) -> None:
     """Before, a wrong default agent passed silently; now the run does not start."""
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     done = run_cli(["-o", "agents.preferences.default_agent=codx", "fix @main.py"], root)
     assert done.returncode == 2
     line = done.stderr.strip()

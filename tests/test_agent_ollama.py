@@ -10,22 +10,11 @@ from pathlib import Path
 
 import pytest
 from fake_servers import OllamaServer, Reply, unused_port
-from helpers import BUGGY, FIXED, run_cli, run_in_process, whole_file
+from helpers import BUGGY, FIXED, buggy_folder, delegate_to, run_cli, run_in_process, whole_file
 
 from codur.agents.ollama import has_model
 from codur.config import load_config
 from codur.errors import AgentUnavailable
-
-
-def plan(agent: str) -> str:
-    return json.dumps({"action": "delegate", "route": "edit", "agent": agent})
-
-
-def project(root: Path) -> Path:
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
 
 
 def agent_flags(host: str, model: str = "codellama:7b") -> list[str]:
@@ -41,8 +30,8 @@ def test_end_to_end_agent_ollama(tmp_path: Path, ollama_server: OllamaServer) ->
     """The planner (an Ollama profile) picks agent:ollama, whose own model on the same
     server sends the fix over /api/chat; Codur applies it and verifies."""
     ollama_server.models = ["qwen2.5-coder:1.5b", "codellama:7b"]
-    ollama_server.script(Reply(plan("agent:ollama")), Reply(whole_file("main.py", FIXED)))
-    root = project(tmp_path / "proj")
+    ollama_server.script(Reply(delegate_to("agent:ollama")), Reply(whole_file("main.py", FIXED)))
+    root = buggy_folder(tmp_path / "proj")
     args: list[str] = []
     for flag in [
         *agent_flags(ollama_server.url),
@@ -66,10 +55,10 @@ def test_end_to_end_agent_ollama(tmp_path: Path, ollama_server: OllamaServer) ->
 
 
 def test_unreachable_ollama_falls_back_to_the_coder(tmp_path: Path) -> None:
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     host = f"http://127.0.0.1:{unused_port()}"
     overrides = [*agent_flags(host), "agents.preferences.fallback_order=[agent:coder]"]
-    replies = [plan("agent:ollama"), whole_file("main.py", FIXED)]
+    replies = [delegate_to("agent:ollama"), whole_file("main.py", FIXED)]
     result, events, _ = run_in_process(root, replies, overrides=overrides)
     assert result.status == "verified" and (root / "main.py").read_text() == FIXED
     (switch,) = [e.data for e in events if e.kind == "agent.fallback"]
@@ -84,9 +73,11 @@ def test_a_model_the_server_lacks_names_the_pull(
     tmp_path: Path, ollama_server: OllamaServer
 ) -> None:
     ollama_server.models = ["qwen2.5-coder:1.5b"]
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     with pytest.raises(AgentUnavailable) as err:
-        run_in_process(root, [plan("agent:ollama")], overrides=agent_flags(ollama_server.url))
+        run_in_process(
+            root, [delegate_to("agent:ollama")], overrides=agent_flags(ollama_server.url)
+        )
     assert str(err.value) == (
         f"agent:ollama: the Ollama server at {ollama_server.url} does not have the model "
         "codellama:7b: run `ollama pull codellama:7b`"

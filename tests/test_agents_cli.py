@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 from cli_stand_ins import install
-from helpers import BUGGY, FIXED, run_cli, run_in_process, scripted_profile
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    delegate_to,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+)
 
 from codur.agents.claude_code import parse as parse_claude
 from codur.agents.codex import parse as parse_codex
@@ -20,18 +28,6 @@ from codur.agents.registry import registered
 from codur.config.agents import BUILTIN_AGENTS
 
 FULL_AUTO = "approval.mode=full-auto"
-
-
-def plan(agent: str) -> str:
-    """The planner's reply choosing `agent` (two agents are configured: a real choice)."""
-    return json.dumps({"action": "delegate", "route": "edit", "agent": agent})
-
-
-def project(root: Path) -> Path:
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    return root
 
 
 @pytest.fixture
@@ -56,9 +52,9 @@ def test_every_registered_agent_is_known_to_config() -> None:
 
 def test_codex_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "codex")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
     assert result.status == "verified", result.message
     assert (root / "main.py").read_text() == FIXED and result.files_changed == ["main.py"]
     start = kinds(events, "agent.run.start")[0]
@@ -78,10 +74,10 @@ def test_codex_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) ->
 
 def test_claude_code_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "claude")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.configs.claude.type=claude_code", "agents.configs.claude.model=sonnet"]
     overrides += ["agents.preferences.default_agent=agent:claude", FULL_AUTO]
-    result, events, _ = run_in_process(root, [plan("agent:claude")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:claude")], overrides=overrides)
     assert result.status == "verified", result.message
     command = kinds(events, "agent.run.start")[0]["command"]
     assert command[1:3] == ["-p", "PROMPT"] and command[3:] == [
@@ -93,9 +89,9 @@ def test_claude_code_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Pa
 
 def test_a_cli_that_fails_is_a_failed_agent_with_its_stderr(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "codex", mode="fail")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
     assert result.status == "failed" and result.exit_code == 3
     assert result.message == (
         "agent:codex exited with code 1: codex: error: 401 Unauthorized: your session "
@@ -106,10 +102,10 @@ def test_a_cli_that_fails_is_a_failed_agent_with_its_stderr(tmp_path: Path, cli_
 
 def test_a_cli_past_its_timeout_is_stopped(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "codex", mode="hang")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.configs.codex.type=codex", "agents.configs.codex.timeout_s=2"]
     overrides += ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
     assert result.status == "failed"
     assert result.message == "agent:codex did not finish within 2 s (timeout_s); stopped"
     assert kinds(events, "agent.run.end")[0]["timed_out"] is True
@@ -117,9 +113,9 @@ def test_a_cli_past_its_timeout_is_stopped(tmp_path: Path, cli_path: Path) -> No
 
 def test_a_cli_changing_the_check_is_put_back(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "codex", mode="tamper")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
     assert result.status == "verified"  # on the fix, against the real expected output
     assert (root / "expected.txt").read_text() == "10\n"
     restored = kinds(events, "scope.restored")[0]
@@ -133,10 +129,10 @@ def test_a_cli_fix_that_fails_the_check_is_retried_with_the_failure(
     """No sampling for a CLI agent (it edits the files itself): the retry is the CLI
     again, told how its first attempt failed."""
     install(cli_path, "codex", mode="wrong-first")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
     overrides += ["sampling.candidates=2"]
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides)
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
     assert result.status == "verified" and result.iterations == 2
     nodes = [e.data["node"] for e in events if e.kind == "node.start"]
     assert "sample" not in nodes and nodes.count("prepare") == 2
@@ -162,7 +158,7 @@ def test_running_a_cli_agent_needs_approval_outside_full_auto(
     tmp_path: Path, cli_path: Path
 ) -> None:
     install(cli_path, "codex")
-    root = project(tmp_path / "p")
+    root = buggy_folder(tmp_path / "p")
     overrides = ["agents.preferences.default_agent=agent:codex"]
     asked: list[str] = []
 
@@ -170,7 +166,9 @@ def test_running_a_cli_agent_needs_approval_outside_full_auto(
         asked.append(question)
         return False
 
-    result, events, _ = run_in_process(root, [plan("agent:codex")], overrides=overrides, confirm=no)
+    result, events, _ = run_in_process(
+        root, [delegate_to("agent:codex")], overrides=overrides, confirm=no
+    )
     assert asked == [
         "Allow the agent to run agent:codex in the workspace (it edits files and may run commands)?"
     ]
@@ -210,11 +208,11 @@ def test_end_to_end_default_agent_codex(tmp_path: Path, cli_path: Path) -> None:
     """`python -m codur` with agent:codex as the default agent: the stand-in `codex`
     fixes a git project's bug; verified, exit 0."""
     install(cli_path, "codex")
-    root = project(tmp_path / "proj")
+    root = buggy_folder(tmp_path / "proj")
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "start"]):
         identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
         subprocess.run(["git", "-C", str(root), *identity, *args], check=True, timeout=30)
-    flags = scripted_profile(tmp_path, [plan("agent:codex")])
+    flags = scripted_profile(tmp_path, [delegate_to("agent:codex")])
     args = ["-o", "agents.preferences.default_agent=agent:codex", "--yes", *flags]
     done = run_cli([*args, "fix @main.py"], root)
     assert done.returncode == 0, done.stdout + done.stderr
