@@ -61,7 +61,7 @@ class CoderAgent:
         names = [s.name for s in specs]
         native = bool(names) and client.profile.native_tools
         completion = bool(request.plan) and bool(names)  # the only way out: attempt_completion
-        system = prompt("plan_agent.md") if completion else session.prompts.render("coder")
+        system = session.prompts.render("plan_agent" if completion else "coder")
         system += preferences_section(request.preferences)
         if request.context:
             system += "\n\n" + request.context
@@ -74,7 +74,7 @@ class CoderAgent:
             from codur.tools.todo import checklist
 
             todos = checklist(request.todos) or "(empty)"
-            rules = prompt("plan_agent_rules.md").format(todos=todos)
+            rules = session.prompts.render("plan_agent_rules", todos=todos)
         base, budget, edit_format = build_messages(request, client, system, session.prompts, rules)
         planning = session.config.planning
         bound = [t for t in langchain_tools(task_types) if t.name in names] if native else []

@@ -39,7 +39,6 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
 from codur.errors import ApprovalRequired
-from codur.resources import prompt
 from codur.session import Session
 from codur.tools.todo import TodoItem
 
@@ -201,10 +200,11 @@ def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
 def remind(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     """A reply without tool calls where attempt_completion is the only way out: tell the
     model so, and give it another round."""
-    rounds = state.get("loop_rounds", 0)
-    with runtime.context.bus.span("node", node="remind", round=rounds):
-        runtime.context.bus.emit("agent.reminded", round=rounds)
-    return {"turns": [HumanMessage(prompt("completion_reminder.md"))], "loop_rounds": rounds + 1}
+    rounds, session = state.get("loop_rounds", 0), runtime.context
+    with session.bus.span("node", node="remind", round=rounds):
+        session.bus.emit("agent.reminded", round=rounds)
+    reminder = HumanMessage(session.prompts.render("completion_reminder"))
+    return {"turns": [reminder], "loop_rounds": rounds + 1}
 
 
 def run_call(call: dict[str, Any], session: Session, offered: tuple[str, ...]) -> ToolMessage:

@@ -14,6 +14,7 @@ from codur.agents.registry import resolve
 from codur.graph.state import AgentState
 from codur.graph.transcript import PLAN_MARK
 from codur.planning.steps import parse_steps
+from codur.resources import prompt
 from codur.session import Session
 from codur.tools.todo import TodoItem, announce
 
@@ -28,18 +29,24 @@ def agent_tools(state: AgentState, session: Session) -> str:
     _, profile = cfg.profile(agent.profile or session.profile)
     wanted = agent.config.tools if agent.config is not None and profile.agent_tools else []
     if not wanted:
-        return (
-            "The agent has no tools: it reads the files shown to it and answers with its "
-            "edits in one reply, so plan what to change and how it can be seen to work."
-        )
+        return prompt("plan_no_tools.md").strip()
     return prompt_section([*(TaskType(t) for t in wanted), TaskType.PLANNING])
 
 
-def ask_steps(session: Session, text: str) -> tuple[list[str], str]:
-    """One model call on the prompt `text`; the steps its reply lists, and the reply."""
+def draw(
+    state: AgentState, session: Session, node: str, text: str, fallback: list[str]
+) -> list[str]:
+    """One model call on the prompt `text` (with the note of `node`'s failed try when this
+    is its retry); the steps the reply lists, or `fallback` when it lists none (then a
+    `plan.no_steps` event with the reply)."""
+    if (failed := state.get("last_error")) and failed.node == node:
+        text += "\n\n" + failed.note()
     reply = session.client().invoke([HumanMessage(text)])
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
-    return parse_steps(content, session.config.planning.max_plan_steps), content
+    steps = parse_steps(content, session.config.planning.max_plan_steps)
+    if not steps:
+        session.bus.emit("plan.no_steps", reply=content)
+    return steps or fallback
 
 
 def render(steps: list[str], iteration: int) -> str:

@@ -150,6 +150,22 @@ SPECS += (
             "tool_instructions": "read_file, write_file, attempt_completion",
         },
     ),
+    PromptSpec(
+        "plan_agent",
+        "plan_agent.md",
+        "plan_verify mode: the agent's system prompt (tools; attempt_completion ends it)",
+    ),
+    PromptSpec(
+        "plan_agent_rules",
+        "plan_agent_rules.md",
+        "plan_verify mode: the todo list and the rules, after the agent's task",
+        {"todos": "- [ ] Read main.py\n- [ ] Fix total() so it adds every number"},
+    ),
+    PromptSpec(
+        "completion_reminder",
+        "completion_reminder.md",
+        "plan_verify mode: said when the agent replies without a tool call",
+    ),
 )
 
 REGISTRY: dict[str, PromptSpec] = {spec.name: spec for spec in SPECS}

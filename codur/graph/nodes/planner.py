@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from codur.graph.nodes import traced
-from codur.graph.plans import adopt, agent_tools, ask_steps
+from codur.graph.plans import adopt, agent_tools, draw
 from codur.graph.state import AgentState
 from codur.session import Session
 
@@ -25,10 +25,4 @@ def planner(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         max_steps=session.config.planning.max_plan_steps,
         tool_instructions=agent_tools(state, session),
     )
-    if (failed := state.get("last_error")) and failed.node == "planner":  # its retry
-        text += "\n\n" + failed.note()
-    steps, reply = ask_steps(session, text)
-    if not steps:
-        session.bus.emit("plan.no_steps", reply=reply)
-        steps = [" ".join(task.split())]
-    return adopt(steps, 1, session)
+    return adopt(draw(state, session, "planner", text, [" ".join(task.split())]), 1, session)

@@ -11,7 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from codur.graph.nodes import traced
-from codur.graph.plans import adopt, agent_tools, ask_steps, render
+from codur.graph.plans import adopt, agent_tools, draw, render
 from codur.graph.state import AgentState
 from codur.graph.transcript import transcript
 from codur.session import Session
@@ -33,10 +33,5 @@ def replan(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         max_steps=session.config.planning.max_plan_steps,
         tool_instructions=agent_tools(state, session),
     )
-    if (failed := state.get("last_error")) and failed.node == "replan":  # its retry
-        text += "\n\n" + failed.note()
-    steps, reply = ask_steps(session, text)
-    if not steps:
-        session.bus.emit("plan.no_steps", reply=reply)
-        steps = previous or [" ".join(state["task"].split())]
+    steps = draw(state, session, "replan", text, previous or [" ".join(state["task"].split())])
     return adopt(steps, iteration + 1, session, reasons=reasons)
