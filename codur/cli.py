@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
-from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
+from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir, load_and_warn
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.cli import memory_app
@@ -172,12 +172,9 @@ def config_show(
 ) -> int:
     """Print the effective config and where each value came from."""
     from codur.config.show import render
-    from codur.ui import IO
 
-    loaded = _load(directory, config, overrides)
-    for warning in loaded.warnings:
-        IO().warn(warning)
-    IO().raw(render(loaded))
+    loaded, io = load_and_warn(directory, config, overrides)
+    io.raw(render(loaded))
     return ExitCode.OK
 
 

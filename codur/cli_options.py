@@ -40,3 +40,15 @@ def load(
     if not workdir.is_dir():
         raise UsageError(f"-C {workdir}: not a folder")
     return load_config(workdir.resolve(), config, overrides or [], flags=flags)
+
+
+def load_and_warn(workdir: Path, config: Path | None, overrides: list[str] | None):
+    """`load`, and an IO that has printed the config's warnings (for commands that show
+    something from the config): (the loaded config, the IO)."""
+    from codur.ui import IO
+
+    loaded = load(workdir, config, overrides)
+    io = IO()
+    for warning in loaded.warnings:
+        io.warn(warning)
+    return loaded, io

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, WorkDir, load
+from codur.cli_options import ConfigFile, Overrides, WorkDir, load_and_warn
 from codur.errors import ExitCode, UsageError
 
 prompts_app = typer.Typer(
@@ -36,12 +36,8 @@ def list_prompts(
     """List the prompts: name, source (built-in or the custom file), required placeholders."""
     from codur.promptbook import PromptBook
     from codur.promptbook.listing import COLUMNS, rows
-    from codur.ui import IO
 
-    loaded = load(directory, config, overrides)
-    io = IO()
-    for warning in loaded.warnings:
-        io.warn(warning)
+    loaded, io = load_and_warn(directory, config, overrides)
     book = PromptBook(loaded.config.prompts)
     io.table("Prompts (config: prompts.NAME: FILE)", COLUMNS, rows(book, directory.resolve()))
     return ExitCode.OK
@@ -58,13 +54,9 @@ def show(
     values in its placeholders, under a line saying whether it is built-in or custom."""
     from codur.promptbook import PromptBook
     from codur.promptbook.listing import shown
-    from codur.ui import IO
 
     names = _known(node)
-    loaded = load(directory, config, overrides)
-    io = IO()
-    for warning in loaded.warnings:
-        io.warn(warning)
+    loaded, io = load_and_warn(directory, config, overrides)
     book = PromptBook(loaded.config.prompts)
     io.raw(shown(book, names or book.names(), directory.resolve()))
     return ExitCode.OK

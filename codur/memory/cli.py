@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, WorkDir, load
+from codur.cli_options import ConfigFile, Overrides, WorkDir, load_and_warn
 
 if TYPE_CHECKING:
     from codur.memory.persistent import Memory
@@ -25,12 +25,8 @@ UserScope = Annotated[
 
 def _open(directory: Path, config: Path | None, overrides: list[str] | None) -> tuple[Memory, IO]:
     from codur.memory.commands import open_memory
-    from codur.ui import IO
 
-    loaded = load(directory, config, overrides)
-    io = IO()
-    for warning in loaded.warnings:
-        io.warn(warning)
+    loaded, io = load_and_warn(directory, config, overrides)
     return open_memory(directory.resolve(), loaded.config, io), io
 
 
