@@ -23,6 +23,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from codur.eventlines import ENDINGS_SAID_ONCE, PROGRESS, VERBOSE, short
 from codur.events import Event
 from codur.log import Redactor
 
@@ -52,147 +53,6 @@ def cut_lines(text: str, max_lines: int | None, what: str, key: str) -> str:
 def _markup(text: str) -> str:
     """Plain text made safe for rich: no control sequences, no markup."""
     return escape(clean(text))
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _model_response(d: dict[str, Any]) -> str:
-    calls = ", ".join(c["name"] for c in d.get("tool_calls", []))
-    what = f"tool calls: {calls}" if calls else _short(d.get("content", ""), 100)
-    return (
-        f"model {d['profile']} #{d['call']}: {d.get('prompt_tokens', 0)}+"
-        f"{d.get('completion_tokens', 0)} tokens in {d['duration_s']}s - {what}"
-    )
-
-
-TODO_MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
-"""As codur.tools.todo draws a checklist (not imported: `codur --help` loads this module
-and must not load LangChain)."""
-
-
-def _todos(d: dict[str, Any]) -> str:
-    """The todo list as one checklist line: `todo 1/3: [x] read | [~] fix | [ ] run`."""
-    items = d.get("items", [])
-    done = sum(i.get("status") == "done" for i in items)
-    shown = " | ".join(
-        f"{TODO_MARKS.get(i.get('status', ''), '[?]')} {_short(i.get('text', ''), 40)}"
-        for i in items
-    )
-    return f"todo {done}/{len(items)}: {shown or '(empty)'}"
-
-
-def _plan(d: dict[str, Any]) -> str:
-    steps = " | ".join(f"{n}. {_short(s, 50)}" for n, s in enumerate(d.get("steps", []), 1))
-    return f"plan {d.get('plan_iteration', '?')}: {steps}"
-
-
-def _verdict(d: dict[str, Any]) -> str:
-    reasons = "; ".join(d.get("reasons", []))
-    return f"verifier (plan {d.get('plan_iteration', '?')}): {d.get('verdict', '?')}" + (
-        f" - {_short(reasons, 200)}" if reasons else ""
-    )
-
-
-# How each event kind looks in --verbose; kinds not listed are shown as key=value pairs.
-VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
-    "run.start": lambda d: (
-        f"run {d.get('run_id', '')} in {d.get('workdir', '')}: {_short(d.get('task', ''))}"
-    ),
-    "model.load.start": lambda d: f"loading model for profile {d['profile']} ({d['endpoint']})",
-    "model.load.end": lambda d: f"model ready in {d['duration_s']}s",
-    "model.request": lambda d: (
-        f"model {d['profile']} #{d['call']}: {len(d.get('messages', []))} messages"
-    ),
-    "model.response": _model_response,
-    "model.retry": lambda d: f"retry {d['attempt']} in {d['delay_s']}s after {d['error']}",
-    "model.fallback": lambda d: (
-        f"profile {d['profile']} unreachable ({_short(d['error'], 120)}): using {d['to']}"
-    ),
-    "agent.fallback": lambda d: (
-        f"{d['agent']} failed ({_short(d['error'], 160)}): {d['to']} takes over"
-    ),
-    "agent.run.start": lambda d: f"{d['agent']}: {' '.join(d.get('command', []))}",
-    "agent.run.end": lambda d: (
-        f"{d['agent']} ended in {d['duration_s']}s"
-        + (" (timed out)" if d.get("timed_out") else f" (exit code {d.get('exit_code')})")
-    ),
-    "agent.ready": lambda d: f"{d['agent']}: Ollama at {d['host']} has {d['model']}",
-    "verify.run": lambda d: (
-        f"verify: {' '.join(d.get('command', []))} -> "
-        f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"
-    ),
-    "verify.result": lambda d: (
-        f"verification ({d['strategy']}): {'passed' if d['passed'] else 'failed'}"
-        f" - {d.get('reasoning', '')}"
-    ),
-    "repair.start": lambda d: (
-        f"repair search: {d['candidates']} candidate edits in {', '.join(d['files'])}"
-        f" (budget {d['budget_s']}s)"
-    ),
-    "repair.candidate": lambda d: (
-        f"  {'PASS' if d['passed'] else 'fail'} {d['change']} ({d['duration_s']}s)"
-    ),
-    "repair.end": lambda d: (
-        f"repair search: {d['change']} ({d['tried']} tried, {d['duration_s']}s)"
-        if d.get("change")
-        else f"repair search: nothing found ({d['reason']}; {d['tried']} candidates tried "
-        f"from {d['candidates']} single edits, {d['duration_s']}s)"
-    ),
-    "sandbox": lambda d: (
-        f"programs confined by {d['confine']} (writes: their folder and a private temp folder)"
-        if d.get("confine") != "none"
-        else f"programs are not confined: {d.get('unconfined', '')}"
-    ),
-    "index.semantic": lambda d: (
-        f"semantic code search off: {d['off']}"
-        if d.get("off")
-        else f"semantic code search on: {d['model']} fused with BM25"
-    ),
-    "index.progress": lambda d: (
-        f"index: {d.get('stage', '')} {d['done']}/{d['total']} ({d.get('seconds', 0)}s)"
-    ),
-    "litter.removed": lambda d: (
-        f"removed what an interrupted run left: {', '.join([*d['files'], *d['temp']])}"
-    ),
-    "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
-    "snapshot": lambda d: (
-        f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
-    ),
-    "approval": lambda d: (
-        f"approval ({d['mode']}): {d['what']} -> {'yes' if d['approved'] else 'no'}"
-    ),
-    "run.end": lambda d: f"run ended: {d['status']} (exit code {d.get('exit_code')})",
-    "todo.updated": _todos,
-    "plan.steps": _plan,
-    "verifier.verdict": _verdict,
-    "agent.reminded": lambda d: f"agent replied without a tool call: reminded (round {d['round']})",
-    "node.start": lambda d: f"-> {d['node']} (iteration {d.get('iteration', '-')})",
-    "node.end": lambda d: (
-        f"<- {d['node']} {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
-    ),
-}
-
-ENDINGS_SAID_ONCE = frozenset({"interrupted", "error"})
-"""run.end statuses that `codur.cli.main` reports in its one error line; the verbose trace
-does not say them again."""
-
-# The few events a normal (non-verbose) run shows as progress.
-PROGRESS = {
-    "model.load.start",
-    "model.response",
-    "model.fallback",
-    "agent.fallback",
-    "agent.run.end",
-    "verify.run",
-    "file.write",
-    "repair.end",
-    "plan.steps",
-    "todo.updated",
-    "verifier.verdict",
-}
 
 
 @dataclass
@@ -248,7 +108,7 @@ class IO:
             text = (
                 render(data)
                 if render
-                else f"{event.kind} " + " ".join(f"{k}={_short(v, 60)}" for k, v in data.items())
+                else f"{event.kind} " + " ".join(f"{k}={short(v, 60)}" for k, v in data.items())
             )
             self._print(self.out, f"[dim]·[/dim] {_markup(text)}")
 

@@ -13,12 +13,12 @@ from helpers import watched_context, write_files
 
 from codur.config.schema import ToolsConfig
 from codur.config.sections import EmbeddingConfig
+from codur.eventlines import VERBOSE
 from codur.search.embed import MODELS, ModelFile, ModelUnavailable, _checked, why_unavailable
 from codur.search.index import CodeIndex
 from codur.search.rank import tokens
 from codur.search.vectors import SemanticIndex, embed_document
 from codur.tools.registry import invoke
-from codur.ui import VERBOSE
 
 MODEL = "all-MiniLM-L6-v2-int8"
 FILES = {

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from codur.config import CodurConfig, LoadedConfig
 from codur.errors import ExitCode, UsageError
+from codur.eventlines import short
 from codur.graph.checkpoint import last_values
 from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
@@ -66,7 +67,8 @@ def list_runs(ws: Workspace, io: IO) -> int:
             calls = ledger.usage.calls if ledger is not None else 0
         changed = str(len(r.changed)) if r.end else "?"
         note = f"codur resume {r.run_id}" if resumable(r) else ""
-        rows.append([r.run_id, when, status(r), _short(r.task), str(calls), changed, note])
+        task = short(r.task, TASK_CHARS)
+        rows.append([r.run_id, when, status(r), task, str(calls), changed, note])
     columns = ["run", "started", "status", "task", "model calls", "changed", "resume"]
     io.table(f"Runs in {ws.root} (newest first)", columns, rows)
     return ExitCode.OK
@@ -128,7 +130,8 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool) ->
         raise UsageError(f"run {record.run_id} kept no checkpoints (runs.checkpoints was off)")
     loaded = LoadedConfig(config, {}, [f"run {record.run_id}'s config"])
     if not json_mode:
-        io.info(f"resuming run {record.run_id} ({status(record)}): {_short(record.task)}")
+        task = short(record.task, TASK_CHARS)
+        io.info(f"resuming run {record.run_id} ({status(record)}): {task}")
     return run_command(
         loaded,
         ws.root,
@@ -138,8 +141,3 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool) ->
         json_mode=json_mode,
         resume=record,
     )
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= TASK_CHARS else text[: TASK_CHARS - 3] + "..."

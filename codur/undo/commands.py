@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codur.config import CodurConfig
 from codur.errors import ExitCode, UndoRefused, UsageError
+from codur.eventlines import short
 from codur.events import EventBus
 from codur.ui import IO
 from codur.undo import state_root
@@ -38,7 +39,7 @@ def list_runs(ws: Workspace, io: IO) -> int:
             else "" if r.end else "no end snapshot (Codur was stopped)"
         )  # fmt: skip
         changed = f"{len(r.changed)}: {names(r.changed, 3)}" if r.changed else "-"
-        rows.append([r.run_id, when, r.status, _short(r.task), changed, note])
+        rows.append([r.run_id, when, r.status, short(r.task, 60), changed, note])
     columns = ["run", "started", "status", "task", "changed", "note"]
     io.table(f"Runs in {ws.root} (newest first)", columns, rows)
     return ExitCode.OK
@@ -95,7 +96,7 @@ def _report(io: IO, record: RunRecord, put_back: list[str], removed: list[str], 
         return
     parts = [f"put back {len(put_back)}: {names(put_back)}"] if put_back else []
     parts += [f"removed {len(removed)} the run created: {names(removed)}"] if removed else []
-    io.success(f"undid run {record.run_id} ({_short(record.task)}): " + "; ".join(parts))
+    io.success(f"undid run {record.run_id} ({short(record.task, 60)}): " + "; ".join(parts))
     io.info(f"this undo is run {by}: codur undo --run {by} redoes it")
 
 
@@ -108,14 +109,10 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
     store = open_store(ws, config, kind=record.kind)
     text = run_diff(store, record)
-    io.info(f"run {record.run_id} ({_short(record.task)}): {len(record.changed)} file(s) changed")
+    changed = len(record.changed)
+    io.info(f"run {record.run_id} ({short(record.task, 60)}): {changed} file(s) changed")
     io.diff(text)
     return ExitCode.OK
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _warn_damaged(history: History, io: IO) -> None:

@@ -16,6 +16,7 @@ from langgraph.types import Command
 
 from codur.agents.registry import can_sample
 from codur.agents.registry import fallback as next_agent
+from codur.eventlines import short
 from codur.graph.attempts import attempt, failure_line
 from codur.graph.decide import Decision, Facts, decide
 from codur.graph.nodes import traced
@@ -211,17 +212,11 @@ def _applied(state: AgentState, outcome: Outcome, verdict: VerificationResult | 
 
 def _completed(state: AgentState, outcome: Outcome, decision: Decision) -> Attempt:
     """The record of a plan's completion (plan mode) and why it was not accepted."""
-    said = _short(outcome.reply, 160) or "(nothing)"
+    said = short(outcome.reply, 160) or "(nothing)"
     line = f"plan {state.get('plan_iteration', 0)}, the agent's answer: {said}"
     if decision.goto == "replan":
-        line += f"; not accepted: {_short('; '.join(decision.reasons), 300) or 'no reason given'}"
+        line += f"; not accepted: {short('; '.join(decision.reasons), 300) or 'no reason given'}"
     return attempt(state, "completed", line)
-
-
-def _short(text: str, limit: int) -> str:
-    """`text` on one line, cut to `limit` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
