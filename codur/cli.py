@@ -13,9 +13,10 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from codur import cli_info
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
-from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir, load_and_warn
+from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.cli import memory_app
@@ -164,130 +165,12 @@ app.command()(resume)
 app.command()(trace)
 
 
-@config_app.command("show")
-def config_show(
-    directory: WorkDir = Path("."),
-    config: ConfigFile = None,
-    overrides: Overrides = None,
-) -> int:
-    """Print the effective config and where each value came from."""
-    from codur.config.show import render
-
-    loaded, io = load_and_warn(directory, config, overrides)
-    io.raw(render(loaded))
-    return ExitCode.OK
-
-
-@app.command()
-def profiles(
-    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
-) -> int:
-    """List the configured LLM profiles."""
-    from codur.catalog import PROFILE_COLUMNS, profile_rows
-    from codur.ui import IO
-
-    cfg = _load(directory, config, overrides).config
-    IO().table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
-    return ExitCode.OK
-
-
-@app.command()
-def agents(
-    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
-) -> int:
-    """List the agents the planner chooses among, and the LLM profiles (no model is loaded)."""
-    from codur.catalog import AGENT_COLUMNS, PROFILE_COLUMNS, agent_rows, profile_rows
-    from codur.ui import IO
-
-    cfg = _load(directory, config, overrides).config
-    io = IO()
-    io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg))
-    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
-    return ExitCode.OK
-
-
-@app.command()
-def graph(
-    mermaid: Annotated[
-        bool, typer.Option("--mermaid", help="Print Mermaid source (the default).")
-    ] = False,
-    ascii_art: Annotated[
-        bool, typer.Option("--ascii", help="Draw it in the terminal (needs codur[graph]).")
-    ] = False,
-    png: Annotated[
-        Path | None,
-        typer.Option(
-            "--png", metavar="FILE", help="Write a PNG, offline (needs codur[graph-png])."
-        ),
-    ] = None,
-    mode: Annotated[
-        str, typer.Option("--mode", help="Which graph: run (tasks, the default) or ask.")
-    ] = "run",
-) -> int:
-    """Print the agent graph, as compiled: Mermaid source, ASCII art, or a PNG file."""
-    from codur.diagram import draw, write_png
-    from codur.ui import IO
-
-    chosen = [
-        name for name, on in (("--mermaid", mermaid), ("--ascii", ascii_art), ("--png", png)) if on
-    ]
-    if len(chosen) > 1:
-        raise UsageError(f"choose one of {', '.join(chosen)}")
-    if mode not in ("run", "ask"):
-        raise UsageError(f"--mode {mode}: choose run or ask")
-    if png is not None:
-        IO().info(f"wrote {write_png(png, mode)}")
-    else:
-        IO().raw(draw("ascii" if ascii_art else "mermaid", mode))
-    return ExitCode.OK
-
-
-@app.command()
-def version() -> int:
-    """Print Codur's version and the versions of its main libraries."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    from codur import __version__
-    from codur.ui import IO
-
-    parts = [f"codur {__version__}", f"python {sys.version.split()[0]}"]
-    for dist in ("langgraph", "langchain-core", "llama-cpp-python"):
-        try:
-            parts.append(f"{dist} {dist_version(dist)}")
-        except PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    IO().info("\n".join(parts))
-    return ExitCode.OK
-
-
-@app.command("trust")
-def trust_command(
-    directory: WorkDir = Path("."),
-    revoke: Annotated[
-        bool, typer.Option("--revoke", help="Stop trusting the folder's Codur files.")
-    ] = False,
-) -> int:
-    """Trust the folder's codur.yaml and .codur/memory.json as they are now (like `direnv
-    allow`): until then the config may not set where API keys go, the log path,
-    confinement, approval, MCP servers or the tools' safety switches, and a memory file
-    Codur did not write keeps its preferences and answers out of prompts. A changed file
-    needs trusting again."""
-    from codur.config import trust
-    from codur.memory.store import project_file
-    from codur.ui import IO
-
-    files = [(directory / "codur.yaml").resolve(), project_file(directory.resolve())]
-    found = [f for f in files if f.is_file()]
-    if not found:
-        raise UsageError(f"{directory.resolve()}: no codur.yaml or .codur/memory.json to trust")
-    for path in found:
-        if revoke:
-            was = trust.revoke(path)
-            IO().info(f"{'no longer trusted' if was else 'was not trusted'}: {path}")
-        else:
-            IO().info(f"trusted {path} (sha256 {trust.trust(path)[:16]}...)")
-    return ExitCode.OK
+config_app.command("show")(cli_info.config_show)
+app.command()(cli_info.profiles)
+app.command()(cli_info.agents)
+app.command()(cli_info.graph)
+app.command()(cli_info.version)
+app.command("trust")(cli_info.trust_command)
 
 
 def main(argv: list[str] | None = None) -> None:
