@@ -8,7 +8,9 @@ object). The model is the only thing they fake.
 `mode` picks the behaviour: fix (the sum's off-by-one in main.py), fail (exit 1 with an
 error on stderr, like a CLI whose login expired), hang (never finishes), tamper (fix,
 and also rewrite expected.txt so the check would pass anyway), wrong-first (a wrong fix,
-then the right one once the prompt lists an earlier attempt).
+then the right one once the prompt lists an earlier attempt), escape (fix, after trying
+to plant what would run later outside the sandbox: a git hook, a git config, a `.git`
+of its own, its own settings; the reply ends with what each try came to).
 """
 
 from __future__ import annotations
@@ -22,8 +24,30 @@ from pathlib import Path
 
 MODE = {mode!r}
 
+def attempt(action):
+    try:
+        action()
+    except OSError as exc:
+        return type(exc).__name__
+    return "done"
+
+def escape(root):
+    """Plant what would run outside the sandbox later; {{try: what came of it}}."""
+    git, home = root / ".git", Path(os.environ["HOME"])
+    def own_git():
+        git.rename(root / ".git-old")
+        (git / "hooks").mkdir(parents=True)
+        (git / "hooks" / "pre-commit").write_text("#!/bin/sh\necho planted\n")
+    return {{
+        "hook": attempt(lambda: (git / "hooks" / "pre-commit").write_text("#!/bin/sh\n")),
+        "config": attempt(lambda: (git / "config").write_text("[core]\nhooksPath = /x\n")),
+        "own_git": attempt(own_git),
+        "settings": attempt(lambda: (home / ".codex" / "config.toml").write_text("x = 1\n")),
+    }}
+
 def edit(root, prompt):
     """What the agent does to the workspace; a line for its reply."""
+    tried = escape(root) if MODE == "escape" else None
     main = root / "main.py"
     text = main.read_text()
     if MODE == "wrong-first" and "Earlier attempts" not in prompt:
@@ -33,7 +57,8 @@ def edit(root, prompt):
     main.write_text(text.replace("range(len(xs) - 1)", "range(len(xs))"))
     if MODE == "tamper":
         (root / "expected.txt").write_text("6\n")
-    return "main.py: the loop skipped the last element; it now goes over all of them"
+    said = "main.py: the loop skipped the last element; it now goes over all of them"
+    return said if tried is None else f"{{said}}; tried: {{json.dumps(tried)}}"
 
 def misbehave(name):
     if MODE == "fail":

@@ -26,6 +26,10 @@ from codur.agents.claude_code import parse as parse_claude
 from codur.agents.codex import parse as parse_codex
 from codur.agents.registry import registered
 from codur.config.agents import BUILTIN_AGENTS
+from codur.sandbox.confine import detect
+from codur.sandbox.readonly import EXIT_UNPROTECTED
+
+CONFINER, NOT_CONFINED = detect("auto", 30)
 
 FULL_AUTO = "approval.mode=full-auto"
 
@@ -66,7 +70,7 @@ def test_codex_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) ->
     end = kinds(events, "agent.run.end")[0]
     assert end["exit_code"] == 0 and end["input_tokens"] == 1200 and end["output_tokens"] == 80
     assert end["reply"].endswith("(asked: Task: fix @main.py)")  # it got the prompt
-    # it wrote its session record under confinement: ~/.codex is writable for it
+    # it wrote its session record under confinement: ~/.codex/sessions is writable for it
     home = Path(os.environ["HOME"])
     assert "Task: fix @main.py" in (home / ".codex/sessions/rollout.jsonl").read_text()
     assert kinds(events, "file.write") == [{"path": "main.py", "lines": 8, "by": "agent:codex"}]
@@ -85,6 +89,32 @@ def test_claude_code_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Pa
     ]  # fmt: skip
     end = kinds(events, "agent.run.end")[0]
     assert end["exit_code"] == 0 and end["num_turns"] == 3
+
+
+@pytest.mark.skipif(CONFINER is None, reason=f"programs cannot be confined here: {NOT_CONFINED}")
+def test_a_confined_cli_cannot_plant_git_hooks_or_its_settings(
+    tmp_path: Path, cli_path: Path
+) -> None:
+    """What a CLI writes in the workspace's .git (a hook, core.hooksPath) or in its own
+    settings would run later, outside the sandbox: it cannot write there."""
+    install(cli_path, "codex", mode="escape")
+    root = buggy_folder(tmp_path / "p")
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=30)
+    git_config = (root / ".git/config").read_text()
+    overrides = ["agents.preferences.default_agent=agent:codex", FULL_AUTO]
+    result, events, _ = run_in_process(root, [delegate_to("agent:codex")], overrides=overrides)
+    home = Path(os.environ["HOME"])
+    assert not (root / ".git/hooks/pre-commit").exists() and not (root / ".git-old").exists()
+    assert (root / ".git/config").read_text() == git_config
+    assert not (home / ".codex/config.toml").exists()
+    end = kinds(events, "agent.run.end")[0]
+    if end["exit_code"] == EXIT_UNPROTECTED:
+        pytest.skip(f"{CONFINER.name} cannot keep .git read-only here: {result.message}")
+    assert result.status == "verified", result.message
+    tried = json.loads(end["reply"].split("tried: ", 1)[1].rsplit(" (asked:", 1)[0])
+    assert set(tried) == {"hook", "config", "own_git", "settings"}
+    assert "done" not in tried.values(), tried  # each refused: PermissionError or OSError
+    assert "Task: fix @main.py" in (home / ".codex/sessions/rollout.jsonl").read_text()
 
 
 def test_a_cli_that_fails_is_a_failed_agent_with_its_stderr(tmp_path: Path, cli_path: Path) -> None:

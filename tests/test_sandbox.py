@@ -19,6 +19,7 @@ from codur.process import run_process
 from codur.sandbox import Sandbox
 from codur.sandbox.confine import Bubblewrap, Landlock, bubblewrap_unavailable, landlock_unavailable
 from codur.sandbox.env import scrubbed
+from codur.sandbox.readonly import EXIT_UNPROTECTED
 
 NO_LANDLOCK = landlock_unavailable()
 NO_BWRAP, BWRAP = bubblewrap_unavailable(30)
@@ -192,6 +193,48 @@ def test_bubblewrap_confines_writes(tmp_path: Path) -> None:
     assert results["own"] == results["temp"] == results["devnull"] == "ok"
     assert results["outside"] in ("PermissionError", "OSError")  # a read-only file system
     assert results["signal"] == "ProcessLookupError"  # Codur is not in its PID namespace
+
+
+KEEPER = """
+import json, os, sys
+def attempt(action):
+    try:
+        action()
+        return "ok"
+    except OSError as exc:
+        return type(exc).__name__
+print(json.dumps({
+    "own": attempt(lambda: open("own.txt", "w").write("x")),
+    "hook": attempt(lambda: open(".git/hooks/pre-commit", "w").write("x")),
+    "rename": attempt(lambda: os.rename(".git", "moved")),
+    "file": attempt(lambda: open(sys.argv[1], "a").write("x")),
+    "beside": attempt(lambda: open(sys.argv[1] + ".new", "w").write("x")),
+}))
+"""
+
+
+@pytest.mark.parametrize("way", ["landlock", "bubblewrap"])
+def test_read_only_paths_stay_read_only_in_a_writable_folder(tmp_path: Path, way: str) -> None:
+    """An external agent's sandbox: the workspace writable but its .git; a single file
+    elsewhere writable in place, not the folder it is in."""
+    why = NO_LANDLOCK if way == "landlock" else NO_BWRAP
+    if why is not None:
+        pytest.skip(f"{way}: {why}")
+    work, state = tmp_path / "work", tmp_path / "state"
+    (work / ".git" / "hooks").mkdir(parents=True)
+    state.mkdir()
+    (state / "auth.json").write_text("{}")
+    confiner = Landlock() if way == "landlock" else Bubblewrap(BWRAP)
+    box = Sandbox(confiner=confiner, writable=(state / "auth.json",), read_only=(work / ".git",))
+    result = run_process(py(KEEPER) + [str(state / "auth.json")], work, 30, 100_000, sandbox=box)
+    if result.exit_code == EXIT_UNPROTECTED:
+        pytest.skip(f"{way}: no user namespaces here: {result.stderr.strip()}")
+    assert result.exit_code == 0, result.stderr
+    results = json.loads(result.stdout)
+    assert results["own"] == results["file"] == "ok"
+    assert {results["hook"], results["rename"], results["beside"]} <= {"PermissionError", "OSError"}
+    assert not (work / ".git/hooks/pre-commit").exists() and (work / ".git").is_dir()
+    assert (state / "auth.json").read_text() == "{}x" and not (state / "auth.json.new").exists()
 
 
 def fake_kernel_without_landlock(tmp_path: Path) -> Path:

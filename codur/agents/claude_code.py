@@ -61,7 +61,16 @@ SPEC = CliSpec(
     executable="claude",
     install="npm install -g @anthropic-ai/claude-code (then run `claude` once to log in)",
     env_allow=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-    writable=("~/.claude",),
+    writable=(
+        "~/.claude/projects",
+        "~/.claude/todos",
+        "~/.claude/statsig",
+        "~/.claude/shell-snapshots",
+        "~/.claude/session-env",
+        "~/.claude/file-history",
+        "~/.claude/debug",
+    ),
+    files=("~/.claude/.credentials.json", "~/.claude/history.jsonl"),
     argv=argv,
     parse=parse,
 )

@@ -73,7 +73,8 @@ SPEC = CliSpec(
     executable="codex",
     install="npm install -g @openai/codex (then `codex login`)",
     env_allow=("OPENAI_API_KEY", "CODEX_API_KEY"),
-    writable=("~/.codex",),
+    writable=("~/.codex/sessions", "~/.codex/log"),
+    files=("~/.codex/auth.json",),
     argv=argv,
     parse=parse,
 )

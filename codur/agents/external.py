@@ -7,13 +7,14 @@ approved like any program Codur starts (`approval.mode`: asked outside full-auto
 a prompt (prompts/external_agent.md: the task, the files it is about, how the check
 fails, earlier attempts; not the files' text, which the CLI reads itself) as an argument,
 and run through `codur.process.run_process` in the run's sandbox (scrubbed environment
-but for the CLI's own key variables, writes confined to the workspace, its temp folder
-and the CLI's state folder, every descendant killed at the end), with stdin closed, its
-output captured and the agent's `timeout_s`. The workspace is compared before and after
-(`codur.agents.changes`: what it changed, held to the edit scope); the reply is read
-from its output (`CliSpec.parse`); a non-zero exit, a timeout, an output flood or an
-error the CLI reports is a failure (`AgentResult.failed`, with the end of its stderr),
-after which agents.preferences.fallback_order applies.
+but for the CLI's own key variables, writes confined to the workspace but its `.git`,
+its temp folder and the parts of the CLI's state it must write, every descendant killed
+at the end), with stdin closed, its output captured and the agent's `timeout_s`. The
+workspace is compared before and after (`codur.agents.changes`: what it changed, held
+to the edit scope); the reply is read from its output (`CliSpec.parse`); a non-zero
+exit, a timeout, an output flood or an error the CLI reports is a failure
+(`AgentResult.failed`, with the end of its stderr), after which
+agents.preferences.fallback_order applies.
 """
 
 from __future__ import annotations
@@ -67,7 +68,12 @@ class CliSpec:
     env_allow: tuple[str, ...]
     """Variables it keeps although they look like secrets (its API keys)."""
     writable: tuple[str, ...]
-    """Folders it writes besides the workspace (its state), `~` expanded."""
+    """Folders of its state it writes (sessions, logs), `~` expanded; made if missing.
+    Never the whole state folder: its settings there name commands it runs later,
+    outside Codur's sandbox."""
+    files: tuple[str, ...]
+    """Files of its state it rewrites in place (a refreshed login), `~` expanded;
+    writable when present."""
     argv: Callable[[str, str, AgentConfig], list[str]]
     """(the executable, the prompt, the agent's config) -> the command line."""
     parse: Callable[[str], Parsed]
@@ -130,7 +136,9 @@ class CliAgent:
 
     def sandbox(self, session: Session) -> Sandbox:
         """The run's sandbox, letting the CLI keep its key variables and write its state
-        (its state folders are made if missing: a confined CLI could not make them)."""
+        (its state folders are made if missing: a confined CLI could not make them), but
+        not the workspace's `.git` (a hook or a config written there would run later,
+        unconfined, the next time git runs)."""
         box = session.sandbox
         allow = self.config.env_allow if self.config.env_allow is not None else self.spec.env_allow
         folders = self.config.writable if self.config.writable is not None else self.spec.writable
@@ -138,10 +146,13 @@ class CliAgent:
         if box.confiner is not None:
             for folder in writable:
                 folder.mkdir(parents=True, exist_ok=True)
+        files = [] if self.config.writable is not None else self.spec.files
+        writable += [Path(f).expanduser().resolve() for f in files]
         return replace(
             box,
             env_allow=(*box.env_allow, *allow),
             writable=(*box.writable, *writable),
+            read_only=(*box.read_only, session.ws.root.resolve() / ".git"),
         )
 
     def failure(self, result: ProcessResult, parsed: Parsed) -> str | None:

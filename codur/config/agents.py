@@ -88,9 +88,10 @@ class AgentConfig(_Section):
     like secrets, on top of `sandbox.env_allow` (default: its API key variables, e.g.
     OPENAI_API_KEY for codex, ANTHROPIC_API_KEY for claude_code)."""
     writable: list[str] | None = None
-    """codex, claude_code: folders the CLI may write besides the workspace when programs
-    are confined (sandbox.confine), on top of `sandbox.writable` (default: its own state
-    folder, ~/.codex or ~/.claude)."""
+    """codex, claude_code: folders (made if missing) or files the CLI may write besides
+    the workspace when programs are confined (sandbox.confine), on top of
+    `sandbox.writable` (default: the parts of its state folder it writes, such as
+    ~/.codex/sessions, not its settings; see docs/agents.md)."""
 
     @model_serializer(mode="wrap")
     def _own_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

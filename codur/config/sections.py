@@ -21,8 +21,8 @@ class SandboxConfig(_Section):
     bubblewrap, else not confined: `-v` says why), or off. A way that is named but not
     available here stops the run (exit code 2)."""
     writable: list[str] = []
-    """More folders confined programs may write to (absolute, `~` expanded), e.g. a
-    cache a program needs."""
+    """More folders (or single files, written in place) confined programs may write to
+    (absolute, `~` expanded), e.g. a cache a program needs."""
     env_allow: list[str] = []
     """Environment variables (names or globs) programs keep although they look like
     secrets. Otherwise removed: every profile's `api_key_env`, names containing KEY,

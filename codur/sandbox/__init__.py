@@ -58,7 +58,11 @@ class Sandbox:
     unconfined: str = ""
     """Why programs are not confined (empty when they are)."""
     writable: tuple[Path, ...] = ()
-    """Folders confined programs may write besides their own and their temp folder."""
+    """Folders (or single files, written in place) confined programs may write besides
+    their own folder and their temp folder; missing ones are left out."""
+    read_only: tuple[Path, ...] = ()
+    """Paths under those folders that confined programs may not write (an external
+    agent's workspace `.git`); missing ones are left out."""
     scrub: bool = True
     """False only for Codur running Codur (the challenge runner): the key is needed."""
     die_with_parent: bool = False
@@ -119,9 +123,10 @@ class Sandbox:
         try:
             prepared = Prepared(list(command))
             if self.confiner is not None:
-                extra = [p for p in [*self.writable, *writable] if Path(p).is_dir()]
+                extra = [p for p in [*self.writable, *writable] if Path(p).exists()]
                 folders = [Path(cwd).resolve(), temp, *extra]
-                prepared = self.confiner.prepare(list(command), Path(cwd), folders)
+                kept = [p for p in self.read_only if Path(p).exists()]
+                prepared = self.confiner.prepare(list(command), Path(cwd), folders, kept)
             try:
                 parent = _parent_death(self.die_with_parent)
                 preexec = _chain(prepared.preexec, memory_limit, parent)

@@ -1,5 +1,7 @@
 """Confining a program's writes: to its folder (the workspace or a scratch copy), its
-private temporary folder and `sandbox.writable`; reading stays open.
+private temporary folder and `sandbox.writable` (folders, or single files written in
+place), but for paths under those kept read-only (an external agent's `.git`); reading
+stays open.
 
 - landlock: the kernel's Landlock LSM through the `landlockpy` binding. The ruleset is
   built in Codur and enforced in the child between fork and exec, so it holds for the
@@ -7,8 +9,10 @@ private temporary folder and `sandbox.writable`; reading stays open.
   remove, rename, link); also, where the kernel offers it, signals to processes outside
   the program (it cannot kill Codur). Writable besides the folders: /dev/null, /dev/zero,
   /dev/full and /dev/shm (POSIX semaphores). Not covered by Landlock: chmod, chown, utime.
-- bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, a
-  fresh /dev and /proc, and a PID namespace (every descendant dies with the program).
+  Read-only paths: bound read-only in a mount namespace of the child's own (`readonly`).
+- bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, the
+  read-only paths bound read-only over them, a fresh /dev and /proc, and a PID namespace
+  (every descendant dies with the program).
 
 `detect` picks one for `sandbox.confine` (auto: Landlock, else bubblewrap) or says why
 neither can be used.
@@ -23,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from codur.sandbox.readonly import keep_read_only
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
 SHARED_MEMORY = "/dev/shm"
@@ -41,14 +47,19 @@ class Prepared:
 class Confiner(Protocol):
     name: str
 
-    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
-        """`argv` confined so that it may write only under `writable`."""
+    def prepare(
+        self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
+    ) -> Prepared:
+        """`argv` confined so that it may write only under `writable` (existing folders or
+        files), but nothing under `read_only` (existing paths under those)."""
 
 
 class Landlock:
     name = "landlock"
 
-    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
+    def prepare(
+        self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
+    ) -> Prepared:
         from landlockpy import AccessFS, Ruleset, Scope
 
         file_writes = AccessFS.WRITE_FILE | AccessFS.TRUNCATE
@@ -58,14 +69,17 @@ class Landlock:
         writes |= AccessFS.MAKE_SYM
         ruleset = Ruleset(handled_fs=writes, scoped=Scope.SIGNAL)
         try:
-            for folder in [*writable, *_existing([SHARED_MEMORY])]:
-                ruleset.allow_path(folder, writes)
+            for path in [*writable, *_existing([SHARED_MEMORY])]:
+                ruleset.allow_path(path, writes if Path(path).is_dir() else file_writes)
             for device in _existing(DEVICES):
                 ruleset.allow_path(device, file_writes)
         except BaseException:
             ruleset.close()
             raise
-        return Prepared(list(argv), preexec=ruleset.restrict, release=[ruleset.close])
+        preexec = ruleset.restrict
+        if read_only:
+            preexec = _then(keep_read_only(read_only), ruleset.restrict)
+        return Prepared(list(argv), preexec=preexec, release=[ruleset.close])
 
 
 @dataclass
@@ -73,12 +87,24 @@ class Bubblewrap:
     binary: str
     name: str = "bubblewrap"
 
-    def prepare(self, argv: list[str], cwd: Path, writable: Sequence[Path]) -> Prepared:
+    def prepare(
+        self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
+    ) -> Prepared:
         args = [self.binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for folder in writable:
-            args += ["--bind", str(folder), str(folder)]
+        for path in writable:
+            args += ["--bind", str(path), str(path)]
+        for path in read_only:
+            args += ["--ro-bind", str(path), str(path)]
         args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
         return Prepared([*args, *argv])
+
+
+def _then(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:
+    def both() -> None:
+        first()
+        second()
+
+    return both
 
 
 def _existing(paths: Sequence[str]) -> list[str]:

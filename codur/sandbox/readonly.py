@@ -1,0 +1,102 @@
+"""Keeping paths read-only inside a folder Landlock lets a program write.
+
+Landlock only grants: writes allowed on a folder are allowed on everything under it, so
+it cannot keep a workspace's `.git` read-only while the workspace is writable. The child
+half here does what bubblewrap's `--ro-bind` does, between fork and exec and before the
+Landlock ruleset is enforced: it enters a user and mount namespace of its own and binds
+each path read-only onto itself. Writing under such a path is then refused (EROFS), and
+the path, being a mount point, cannot be renamed or removed (EBUSY); once Landlock is
+enforced the program cannot unmount it (a Landlock domain may not change mounts).
+
+Where user namespaces are not allowed, the child prints why on its stderr and exits with
+code 126 instead of running the program unprotected.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+MS_RDONLY = 0x1
+MS_REMOUNT = 0x20
+MS_BIND = 0x1000
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
+MS_RELATIME = 0x200000
+LOCKED = {
+    "ST_NOSUID": 0x2,
+    "ST_NODEV": 0x4,
+    "ST_NOEXEC": 0x8,
+    "ST_NOATIME": 0x400,
+    "ST_NODIRATIME": 0x800,
+    "ST_RELATIME": MS_RELATIME,
+}
+"""statvfs flags (by name: Linux's) -> the mount flags a remount in a user namespace must
+keep."""
+EXIT_UNPROTECTED = 126
+"""The child's exit code when it cannot make the paths read-only."""
+
+
+@functools.cache
+def _libc() -> Any:
+    """The C library (looked up in the parent: the child must import nothing)."""
+    import ctypes  # here: `codur --help` needs none of it
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def keep_read_only(paths: Sequence[Path]) -> Callable[[], None]:
+    """The child's half: `paths` (existing) read-only for it and its descendants."""
+    import ctypes
+
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    targets = [(os.fsencode(p), _locked_flags(p)) for p in paths]
+    shown = ", ".join(str(p) for p in paths)
+
+    def fail(what: str, why: str = "") -> None:
+        why = why or os.strerror(ctypes.get_errno())
+        message = (
+            f"codur: cannot keep {shown} read-only for this program ({what}: {why}); "
+            "user namespaces are needed (or use sandbox.confine: bubblewrap)\n"
+        )
+        os.write(2, message.encode())
+        os._exit(EXIT_UNPROTECTED)
+
+    def enter() -> None:
+        if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+            fail("unshare")
+        maps = {"setgroups": "deny", "uid_map": f"{uid} {uid} 1", "gid_map": f"{gid} {gid} 1"}
+        for name, line in maps.items():
+            try:
+                _write(f"/proc/self/{name}", line)
+            except OSError as exc:
+                fail(f"writing /proc/self/{name}", exc.strerror or "")
+        if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+            fail("mount --make-rprivate /")
+        for target, flags in targets:
+            if libc.mount(target, target, None, MS_BIND | MS_REC, None) != 0:
+                fail("mount --bind")
+            remount = MS_REMOUNT | MS_BIND | MS_RDONLY | flags
+            if libc.mount(None, target, None, remount, None) != 0:
+                fail("mount -o remount,ro")
+
+    return enter
+
+
+def _locked_flags(path: Path) -> int:
+    flags = os.statvfs(path).f_flag
+    return sum(mount for name, mount in LOCKED.items() if flags & getattr(os, name, 0))
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
