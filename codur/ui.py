@@ -41,6 +41,18 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+_UNESCAPED = re.compile(r"[\x7f-\x9f]")
+"""What `json.dumps(ensure_ascii=False)` leaves raw although a terminal acts on it: DEL
+and the C1 controls (0x9b starts a CSI sequence; C0 ones it escapes itself)."""
+
+
+def json_text(value: Any) -> str:
+    """`value` as indented JSON that is safe on a terminal and keeps every character:
+    non-ASCII text as is, control characters escaped (`\\u009b`), never removed."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def cut_lines(text: str, max_lines: int | None, what: str, key: str) -> str:
     """`text` cut after `max_lines` lines, with a line saying how many more there were."""
     lines = text.split("\n")
@@ -196,6 +208,10 @@ class IO:
     def raw(self, text: str) -> None:
         """Text printed as is (e.g. YAML), without markup (control sequences removed)."""
         self._print(self.out, clean(text), markup=False, highlight=False, emoji=False)
+
+    def json(self, value: Any) -> None:
+        """`value` as indented JSON (`json_text`: control characters escaped, not removed)."""
+        self._print(self.out, json_text(value), markup=False, highlight=False, emoji=False)
 
 
 class SilentIO(IO):

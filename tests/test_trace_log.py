@@ -184,6 +184,33 @@ def test_control_sequences_in_logged_text_never_reach_the_terminal(tmp_path: Pat
         assert "ok" in out and "[red]not markup[/red]" in out  # shown as text, not styled
 
 
+def test_json_escapes_control_characters_and_keeps_the_text(tmp_path: Path) -> None:
+    """`codur trace --json` piped to a terminal: a model's reply holding an 8-bit CSI
+    (0x9b, written raw in the log as Codur writes it) comes out escaped, not raw, and the
+    JSON still reads back to the very text."""
+    reply = "\x9b31mred\x9b0m \x1b[2J\x7f é"
+    record = {"ts": 1000.0, "run": RUN, "event": "model.response", "profile": "p"}
+    lines = [
+        line("run.start", task="fix"),
+        json.dumps({**record, "call": 1, "content": reply}, ensure_ascii=False),
+    ]
+    log = write_log(tmp_path / "c1.log", lines)
+    assert "\x9b" in log.read_text(encoding="utf-8")
+    done = run_cli(["trace", str(log), "--json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not any("\x7f" <= ch <= "\x9f" or (ch < " " and ch != "\n") for ch in done.stdout)
+    assert "\\u009b31mred" in done.stdout and "é" in done.stdout  # escaped; non-ASCII as is
+
+    def strings(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) else []
+
+    assert reply in strings(json.loads(done.stdout))
+
+
 def test_run_ids_are_found_like_codur_runs_finds_them(tmp_path: Path) -> None:
     ids = ["20260301T101500-aaaaaa", "20260301T101500-bbbbbb", "20260302T090000-aaaabb"]
     lines = [line("run.start", run=i, task=f"task {n}") for n, i in enumerate(ids)]

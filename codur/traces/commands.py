@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +29,7 @@ def trace(
     tree = build(find_run(log, wanted), log.notes())
     if as_json:
         document = {"log": str(path), **tree.as_json()}
-        io.raw(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+        io.json(document)
     else:
         io.tree(outline(tree, full))
     return ExitCode.OK
