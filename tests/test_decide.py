@@ -15,6 +15,13 @@ from codur.graph.decide import (
     decide,
     on_error,
 )
+from codur.planning.verdict import Verdict, VerifierVerdict
+
+
+def verdict(word: Verdict, *reasons: str) -> VerifierVerdict:
+    """The model verifier's judgement of the first plan's completion."""
+    return VerifierVerdict(word, reasons, 1)
+
 
 FAILING = {"strategy": "output", "passed": False}
 PASSING = {"strategy": "output", "passed": True, "checks": "python main.py: same output"}
@@ -100,33 +107,33 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "plan_iteration": 3, "max_plan_iterations": 3}, ("end", "unverified", "completed",
      False, True)),
     ("the model's VERIFIED never passes a failing check", {"kind": "completed", **FAILING,
-     "plan_iteration": 3, "max_plan_iterations": 3, "judged": "VERIFIED"},
+     "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("VERIFIED")},
      ("end", "unverified", "completed", False, True)),
     ("completed, a static check fails: replan", {"kind": "completed", "strategy": "static",
      "passed": False, "plan_iteration": 1}, ("replan", None, "completed", False, False)),
     ("completed, not judged yet: verifier", {"kind": "completed", "strategy": "static",
      "passed": True, "plan_iteration": 1}, ("verifier", None, None, False, False)),
     ("NOT_VERIFIED, plans left: replan", {"kind": "completed", "strategy": "none",
-     "plan_iteration": 2, "judged": "NOT_VERIFIED", "verifier_reasons": ("no docstring",)},
+     "plan_iteration": 2, "judged": verdict("NOT_VERIFIED", "no docstring")},
      ("replan", None, "completed", False, False)),
     ("NOT_VERIFIED at the cap", {"kind": "completed", "strategy": "none",
-     "plan_iteration": 3, "max_plan_iterations": 3, "judged": "NOT_VERIFIED"},
+     "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("NOT_VERIFIED")},
      ("end", "unverified", "completed", False, True)),
     ("VERIFIED, and a behavioural check passed", {"kind": "completed", **PASSING,
-     "plan_iteration": 1, "judged": "VERIFIED"}, ("end", "verified", "completed", False,
+     "plan_iteration": 1, "judged": verdict("VERIFIED")}, ("end", "verified", "completed", False,
      True)),
     ("VERIFIED, only the model judged: done", {"kind": "completed", "strategy": "static",
-     "passed": True, "plan_iteration": 1, "judged": "VERIFIED"},
+     "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
      ("end", "done", "completed", False, True)),
     ("VERIFIED, only the model judged changed code: unverified", {"kind": "completed",
-     "strategy": "static", "passed": True, "plan_iteration": 1, "judged": "VERIFIED",
+     "strategy": "static", "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED"),
      "run_changes": ("util.py",)}, ("end", "unverified", "completed", False, True)),
     ("expected output that never ran outranks VERIFIED: replan", {"kind": "completed",
-     "strategy": "none", "oracle": True, "plan_iteration": 1, "judged": "VERIFIED"},
+     "strategy": "none", "oracle": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
      ("replan", None, "completed", False, False)),
     ("expected output that never ran, at the cap: unverified", {"kind": "completed",
      "strategy": "none", "oracle": True, "plan_iteration": 3, "max_plan_iterations": 3,
-     "judged": "VERIFIED"}, ("end", "unverified", "completed", False, True)),
+     "judged": verdict("VERIFIED")}, ("end", "unverified", "completed", False, True)),
     ("plan mode retries a rejected reply without sampling", {"kind": "rejected", **FAILING,
      "sampling": True, "model_failed_before": True, "plan_iteration": 1},
      ("retry", None, "rejected", True, False)),
@@ -152,12 +159,13 @@ def test_messages_say_why() -> None:
     changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))
     assert changed.message.endswith("changed a.py, b.py")
     plan = {"kind": "completed", "strategy": "none", "plan_iteration": 1}
-    judged = decide(Facts(**plan, judged="VERIFIED", verifier_reasons=("adds the docstring",)))
+    judged = decide(Facts(**plan, judged=verdict("VERIFIED", "adds the docstring")))
     assert judged.message == "model verifier: VERIFIED — adds the docstring"
-    refused = decide(Facts(**plan, judged="NOT_VERIFIED", verifier_reasons=("a", "b")))
+    refused = decide(Facts(**plan, judged=verdict("NOT_VERIFIED", "a", "b")))
     assert refused.reasons == ("a", "b")
-    capped = decide(Facts(**{**plan, "plan_iteration": 3}, judged="NOT_VERIFIED",
-                          verifier_reasons=("a", "b")))  # fmt: skip
+    capped = decide(
+        Facts(**{**plan, "plan_iteration": 3}, judged=verdict("NOT_VERIFIED", "a", "b"))
+    )
     assert capped.message == "model verifier: NOT_VERIFIED — a; b"
     failing = decide(Facts("completed", **FAILING, plan_iteration=1, check_failure="got 6"))
     assert failing.reasons == ("got 6",)

@@ -58,7 +58,7 @@ from typing import Literal
 
 from codur.graph.outcome import OutcomeKind
 from codur.graph.state import Status
-from codur.planning.verdict import Verdict
+from codur.planning.verdict import VerifierVerdict
 
 MAX_REPEATS = 2
 """Replies identical to an earlier one (each dropped) before the run is stuck."""
@@ -124,9 +124,9 @@ class Facts:
     plan_iteration: int = 0
     """The plan the agent works on (plan mode); 0: the run is not in plan mode."""
     max_plan_iterations: int = 3
-    judged: Verdict | None = None
-    """The model verifier's verdict on this completion; None: not judged yet."""
-    verifier_reasons: tuple[str, ...] = ()
+    judged: VerifierVerdict | None = None
+    """The model verifier's judgement of this completion (its verdict and reasons);
+    None: not judged yet."""
     check_failure: str = ""
     """How the check fails (its feedback): what a replan is told."""
     oracle: bool = False
@@ -240,12 +240,10 @@ def _completed(f: Facts) -> Decision:
         return Decision("end", "unverified", message, "completed", answer=True)
     if f.judged is None:
         return Decision("verifier")
-    line = f"model verifier: {f.judged}" + (
-        f" — {'; '.join(f.verifier_reasons)}" if f.verifier_reasons else ""
-    )
-    if f.judged == "NOT_VERIFIED":
+    line = f.judged.line()
+    if not f.judged.verified:
         if left:
-            return Decision("replan", record="completed", reasons=f.verifier_reasons)
+            return Decision("replan", record="completed", reasons=f.judged.reasons)
         return Decision("end", "unverified", line, "completed", answer=True)
     if _behavioural(f):
         return Decision("end", "verified", f.checks, "completed", answer=True)

@@ -112,8 +112,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         mode=cfg.planning.mode,
         plan_iteration=plan_iteration,
         max_plan_iterations=cfg.planning.max_plan_iterations,
-        judged=judged.verdict if judged else None,
-        verifier_reasons=judged.reasons if judged else (),
+        judged=judged,
         check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
         oracle=bool(session.scope is not None and session.scope.oracle),
     )
