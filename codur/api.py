@@ -8,8 +8,10 @@ A run is the CLI's run (`codur.command.wired`): the same config layers (built-in
 the folder's codur.yaml, `CODUR_*`), then the Agent's arguments on top; the same
 snapshot before any edit (`codur undo` works), debug log and verdict. Nothing is printed
 unless `verbose`; nobody is asked anything (approvals that need a yes stop the run with
-status `approval`). Bad arguments raise `codur.errors.ConfigError` (a ValueError-like
-CodurError with one line); a model that cannot be reached raises `ModelUnreachable`.
+status `approval`). What `Agent(...)`, `run` and `arun` raise, and when, is listed in
+docs/api.md ("Errors"): CodurErrors with one line, e.g. ConfigError for bad arguments or
+config, UsageError for a file named with @ that is missing, ModelUnreachable for a model
+that cannot be reached; every other ending is a Result.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ class Result:
     """How a run ended. `result["final_answer"]` works too (seed 004's dict access)."""
 
     status: str
-    """verified, done, unverified, stuck, limit, approval or error (docs/verification.md)."""
+    """verified, done, unverified, stuck, limit, approval, failed (the agent failed, no
+    fallback agent left) or error (docs/verification.md)."""
     message: str
     final_answer: str
     """What the run answers: the agent's or planner's reply, else the status message."""
@@ -113,7 +116,10 @@ class Agent:
         self.prompts.set(name, text)
 
     def run(self, task: str) -> Result:
-        """Run `task` in the folder to its end; the Result says how it ended."""
+        """Run `task` in the folder to its end; the Result says how it ended. Raises only
+        what docs/api.md ("Errors") lists: e.g. UsageError when a file the
+        task names with @ is missing, ConfigError for the config or an unknown profile,
+        ModelUnreachable, AgentUnavailable."""
         from codur.command import How, wired
         from codur.run import run_task
         from codur.ui import IO, SilentIO

@@ -13,7 +13,7 @@ import yaml
 from helpers import BUGGY, FIXED, ROOT, whole_file
 
 from codur import Agent
-from codur.errors import ConfigError
+from codur.errors import CodurError, ConfigError, ExitCode, UsageError
 
 PRE_PLAN = json.dumps({"kind": "unclear", "confidence": 0.3})
 PLAN = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"})
@@ -118,6 +118,31 @@ def test_arun_and_bad_arguments(tmp_path: Path) -> None:
     tools = Agent(cwd=root, model="scripted/s", script=str(path), tools=["no_such_tool"])
     with pytest.raises(ConfigError, match="unknown tool no_such_tool"):
         tools.run("fix @main.py")
+
+
+def test_a_missing_file_named_with_at_raises_the_documented_usage_error(tmp_path: Path) -> None:
+    """docs/api.md ("Errors"): a file the task names with @ that is missing raises
+    UsageError (exit code 2) from run and arun, before any model call or edit; the run's
+    record in the debug log ends with the error."""
+    docs = (ROOT / "docs" / "api.md").read_text()
+    documented = (
+        "| `UsageError` (exit 2) | `run`, `arun` | a file the task names with `@` is missing"
+    )
+    assert documented in docs
+    root = folder(tmp_path)
+    path = script(tmp_path, [whole_file("main.py", FIXED)])
+    agent = Agent(cwd=root, model="scripted/s", script=str(path), overrides=QUIET)
+    with pytest.raises(UsageError) as raised:
+        agent.run("fix @missing.py")
+    assert str(raised.value) == f"@missing.py: no such file in {root}"
+    assert raised.value.exit_code == ExitCode.USAGE and isinstance(raised.value, CodurError)
+    with pytest.raises(UsageError, match="no such file"):
+        asyncio.run(agent.arun("fix @missing.py"))
+    assert (root / "main.py").read_text() == BUGGY  # nothing was edited
+    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    assert not [r for r in log if r["event"] == "model.request"]
+    end = log[-1]
+    assert end["event"] == "run.end" and end["status"] == "error" and end["exit_code"] == 2
 
 
 def test_a_tool_the_agent_was_not_given_is_refused_not_run(tmp_path: Path) -> None:
