@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, WorkDir, load, load_and_warn
+from codur.cli_options import ConfigFile, Overrides, WorkDir, load_and_warn
 from codur.errors import ExitCode, UsageError
 
 
@@ -31,10 +31,9 @@ def profiles(
 ) -> int:
     """List the configured LLM profiles."""
     from codur.catalog import PROFILE_COLUMNS, profile_rows
-    from codur.ui import IO
 
-    cfg = load(directory, config, overrides).config
-    IO().table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
+    loaded, io = load_and_warn(directory, config, overrides)  # what the folder may not set
+    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(loaded.config))
     return ExitCode.OK
 
 
@@ -43,10 +42,9 @@ def agents(
 ) -> int:
     """List the agents the planner chooses among, and the LLM profiles (no model is loaded)."""
     from codur.catalog import AGENT_COLUMNS, PROFILE_COLUMNS, agent_rows, profile_rows
-    from codur.ui import IO
 
-    cfg = load(directory, config, overrides).config
-    io = IO()
+    loaded, io = load_and_warn(directory, config, overrides)  # what the folder may not set
+    cfg = loaded.config
     io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg))
     io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
     return ExitCode.OK
@@ -113,7 +111,8 @@ def trust_command(
 ) -> int:
     """Trust the folder's codur.yaml and .codur/memory.json as they are now (like `direnv
     allow`): until then the config may not set where API keys go, the log path,
-    confinement, approval, MCP servers or the tools' safety switches, and a memory file
+    confinement, approval, MCP servers, the tools' safety switches or what program an
+    agent starts (a CLI agent of its own, an agent's type, command or args), and a memory file
     Codur did not write keeps its preferences and answers out of prompts. A changed file
     needs trusting again."""
     from codur.config import trust

@@ -167,6 +167,19 @@ def test_unreachable_profile_without_fallback_still_ends_with_exit_3(tmp_path: P
             "local-small, openai, groq, ollama)",
         ),
         (
+            "agents.configs.coder.profile=nope",
+            "key 'agents.configs.coder.profile': unknown LLM profile 'nope' (configured: local, "
+            "local-small, openai, groq, ollama)",
+        ),
+        (
+            "llm.default_profile=llm:nope",
+            "key 'llm.default_profile': unknown LLM profile 'llm:nope' (configured: local,",
+        ),
+        (
+            "ask.profile=agent:coder",
+            "key 'ask.profile': 'agent:coder' is no ollama agent (ollama agents: agent:ollama)",
+        ),
+        (
             "agents.configs.x.type=gemini",
             "key 'agents.configs.x.type': Input should be 'llm', 'ollama', 'codex' or "
             "'claude_code' (got 'gemini')",
@@ -181,13 +194,12 @@ def test_unknown_references_are_config_errors(tmp_path: Path, override: str, mes
 
 
 def test_a_setting_of_another_agent_type_is_a_config_error(tmp_path: Path) -> None:
-    (tmp_path / "codur.yaml").write_text(
-        "agents:\n  configs:\n    fast:\n      type: codex\n      profile: groq\n"
-    )
+    extra = tmp_path / "extra.yaml"  # --config: trusted (an untrusted CLI entry is ignored)
+    extra.write_text("agents:\n  configs:\n    fast:\n      type: codex\n      profile: groq\n")
     with pytest.raises(ConfigError) as err:
-        load_config(tmp_path, environ={})
+        load_config(tmp_path, config_file=extra, environ={})
     assert "key 'agents.configs.fast': profile: not a setting of a codex agent" in str(err.value)
-    assert str(err.value).startswith(f"{tmp_path / 'codur.yaml'}:3: ")
+    assert str(err.value).startswith(f"{extra}:3: ")
 
 
 def test_wrong_default_agent_is_exit_2_from_the_cli(tmp_path: Path) -> None:
@@ -202,11 +214,18 @@ def test_wrong_default_agent_is_exit_2_from_the_cli(tmp_path: Path) -> None:
 
 
 def test_an_untrusted_project_may_not_choose_what_an_agent_runs(tmp_path: Path) -> None:
+    """It may tune a CLI agent the user's config made, not what it starts; a CLI agent of
+    its own is ignored as a whole (tests/test_trust_agents.py runs both)."""
+    user = tmp_path / "user.yaml"
+    user.write_text("agents:\n  configs:\n    x:\n      type: codex\n")
     (tmp_path / "codur.yaml").write_text(
         "agents:\n  configs:\n    x:\n      type: codex\n      command: ./evil\n"
-        "      env_allow: ['*']\n      timeout_s: 60\n"
+        "      env_allow: ['*']\n      timeout_s: 60\n    y:\n      type: codex\n"
     )
-    loaded = load_config(tmp_path, environ={}, trust_store=tmp_path / "trusted.json")
+    store = tmp_path / "trusted.json"
+    loaded = load_config(tmp_path, environ={}, user_file=user, trust_store=store)
     entry = loaded.config.agents.configs["x"]
     assert (entry.command, entry.env_allow, entry.timeout_s) == (None, None, 60)
-    assert "agents.configs.x.command, agents.configs.x.env_allow" in loaded.warnings[0]
+    assert "y" not in loaded.config.agents.configs
+    ignored = "agents.configs.x.command, agents.configs.x.env_allow, agents.configs.y"
+    assert f"may not set {ignored} (ignored;" in loaded.warnings[0]

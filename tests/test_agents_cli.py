@@ -200,7 +200,8 @@ def test_running_a_cli_agent_needs_approval_outside_full_auto(
         root, [delegate_to("agent:codex")], overrides=overrides, confirm=no
     )
     assert asked == [
-        "Allow the agent to run agent:codex in the workspace (it edits files and may run commands)?"
+        f"Allow the agent to run agent:codex ({cli_path / 'codex'}) in the workspace (it edits "
+        "files and may run commands)?"
     ]
     assert result.status == "failed" and "the user said no to running agent:codex" in (
         result.message

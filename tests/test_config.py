@@ -11,6 +11,12 @@ from codur.config import load_config
 from codur.config.show import render
 from codur.errors import ConfigError
 
+BAD_PROFILE = "agents:\n  configs:\n    coder:\n      profile: nope\n"
+BAD_PROFILE_MESSAGE = (
+    "codur.yaml:4: key 'agents.configs.coder.profile': unknown LLM profile 'nope' "
+    "(configured: local, local-small, openai, groq, ollama)"
+)
+
 
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,6 +164,12 @@ def test_render_names_every_source(tmp_path: Path) -> None:
             "-o runtime.max_iterations: key",
         ),
         (["fix it", "--profile", "nope"], {}, "unknown LLM profile 'nope'"),
+        (["config", "show"], {"codur.yaml": BAD_PROFILE}, BAD_PROFILE_MESSAGE),
+        (
+            ["fix @main.py"],
+            {"codur.yaml": BAD_PROFILE, "main.py": "print(1)\n"},
+            BAD_PROFILE_MESSAGE,
+        ),
         (["fix it", "-C", "no/such/dir"], {}, "-C no/such/dir: not a folder"),
     ],
 )

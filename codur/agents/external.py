@@ -3,7 +3,8 @@ CLI runs non-interactively in the workspace and edits the files itself; Codur re
 outcome from the process.
 
 One attempt: the CLI is found (not installed: AgentUnavailable naming what to install),
-approved like any program Codur starts (`approval.mode`: asked outside full-auto), given
+approved like any program Codur starts (`approval.mode`: asked outside full-auto, the
+question naming the executable; a no fails the attempt before anything starts), given
 a prompt (prompts/external_agent.md: the task, the files it is about, how the check
 fails, earlier attempts; not the files' text, which the CLI reads itself) as an argument,
 and run through `codur.process.run_process` in the run's sandbox (scrubbed environment
@@ -90,9 +91,12 @@ class CliAgent:
         from langchain_core.messages import AIMessage
 
         executable = self.find()
-        what = f"run {self.reference} in the workspace (it edits files and may run commands)"
-        if not session.gate.approve(Action.RUN, what):
-            no = f"the user said no to running {self.reference}"
+        what = (
+            f"run {self.reference} ({executable}) in the workspace (it edits files and "
+            "may run commands)"
+        )
+        if not session.gate.approve(Action.RUN, what):  # before anything is started
+            no = f"the user said no to running {self.reference} ({executable}); nothing was started"
             return AgentResult("", error=no, failed=True)
         text = task_prompt(request)
         argv = self.spec.argv(executable, text, self.config)

@@ -33,6 +33,10 @@ RUNS: dict[str, str] = {
 }
 """The registered agent that runs an entry of each type."""
 
+CLI_TYPES: frozenset[str] = frozenset({"codex", "claude_code"})
+"""Types whose agent starts a program of its own (a CLI): an untrusted project file may
+not add an entry of one, nor change an entry's type (codur.config.trust)."""
+
 OLLAMA_HOST = "http://127.0.0.1:11434"
 """Where Ollama listens unless told otherwise (`ollama serve`)."""
 
@@ -53,13 +57,15 @@ class AgentConfig(_Section):
     type: AgentType = "llm"
     """What runs this agent: llm (the LLM coding agent on `profile`), ollama (the coding
     agent on an Ollama server: `host`, `model`), codex (the Codex CLI) or claude_code
-    (the Claude Code CLI)."""
+    (the Claude Code CLI). An untrusted project file may not add an entry of a CLI type
+    nor change an entry's type (codur.config.trust)."""
     description: str = ""
     """What the agent is good at; the planner reads this when choosing an agent."""
     profile: str | None = None
     """llm: the LLM profile this agent uses (default: llm.default_profile). ollama: the
     profile whose other settings (temperature, context window, edit format, timeouts)
-    apply, `host` and `model` replacing its own (default: the `ollama` profile)."""
+    apply, `host` and `model` replacing its own (default: the `ollama` profile). A
+    profile that does not exist is a config error at load."""
     tools: list[str] = ["file_operation", "search", "code_validation"]
     """llm, ollama: task types (codur.tools.registry.TaskType) whose tools the agent may
     call."""
@@ -157,12 +163,42 @@ def unknown_references(cfg: CodurConfig) -> tuple[tuple[str, ...], str] | None:
     for key, ref in named:
         if reference(ref) not in valid:
             return key, f"unknown agent '{ref}' (valid: {', '.join(valid)})"
-    profiles = cfg.llm.profiles
-    for name in cfg.llm.fallback_order:
-        if name.removeprefix("llm:") not in profiles:
-            known = ", ".join(profiles) or "none"
-            return ("llm", "fallback_order"), f"unknown LLM profile '{name}' (configured: {known})"
+    for key, name, agents in _profile_references(cfg):
+        problem = _unknown_profile(cfg, name, agents)
+        if problem is not None:
+            return key, problem
     return None
+
+
+def _profile_references(cfg: CodurConfig) -> list[tuple[tuple[str, ...], str, bool]]:
+    """(key, the profile it names, whether an ollama agent's `agent:NAME` may stand for a
+    profile there) for every config value naming a profile."""
+    named = [(("llm", "default_profile"), cfg.llm.default_profile, True)]
+    named += [(("llm", "fallback_order"), name, False) for name in cfg.llm.fallback_order]
+    if cfg.ask.profile is not None:
+        named.append((("ask", "profile"), cfg.ask.profile, True))
+    for agent, entry in cfg.agents.configs.items():
+        if entry.profile is not None:  # llm and ollama types (a CLI's is a stray key)
+            key = ("agents", "configs", agent, "profile")
+            named.append((key, entry.profile, entry.type == "llm"))
+    return named
+
+
+def _unknown_profile(cfg: CodurConfig, name: str, agents: bool) -> str | None:
+    """Why `name` names no profile, in one line listing the valid ones; None when it
+    does: NAME or llm:NAME of a profile, or (where `agents`) agent:NAME of an ollama
+    agent (CodurConfig.profile)."""
+    if agents and name.startswith("agent:"):
+        ollama = [f"agent:{n}" for n, e in cfg.agents.configs.items() if e.type == "ollama"]
+        if "ollama" not in cfg.agents.configs:
+            ollama.append("agent:ollama")  # the registered one
+        if name in ollama:
+            return None
+        return f"'{name}' is no ollama agent (ollama agents: {', '.join(ollama) or 'none'})"
+    if name.removeprefix("llm:") in cfg.llm.profiles:
+        return None
+    known = ", ".join(cfg.llm.profiles) or "none"
+    return f"unknown LLM profile '{name}' (configured: {known})"
 
 
 def ollama_profile(cfg: CodurConfig, name: str) -> LLMProfile:

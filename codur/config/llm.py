@@ -69,7 +69,8 @@ class LLMProfile(_Section):
 
 class LLMConfig(_Section):
     default_profile: str = "local"
-    """The profile used when an agent or command names none (`--profile` overrides)."""
+    """The profile used when an agent or command names none (`--profile` overrides); one
+    that does not exist is a config error at load."""
     profiles: dict[str, LLMProfile] = {}
     """Named model profiles, referenced as `llm:NAME`."""
     fallback_order: list[str] = []

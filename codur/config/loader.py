@@ -5,7 +5,9 @@ project ./codur.yaml < --config FILE < CODUR_* environment variables < -o key.pa
 Environment variables nest with a double underscore: CODUR_RUNTIME__MAX_ITERATIONS=3;
 a CODUR_* variable that names no config key (CODUR_VENV, read by .ci/bootstrap.py) gets a
 warning and is ignored. The project file's protected keys count only once the user
-trusted it (`codur.config.trust`).
+trusted it (`codur.config.trust`), and so does an agent entry it adds or retypes that
+would start a program. A value naming a profile or an agent that does not exist is a
+ConfigError here, before anything runs.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pydantic import ValidationError
 from codur.config.agents import unknown_references
 from codur.config.prompt_files import check_files, resolve_paths
 from codur.config.schema import CodurConfig
-from codur.config.trust import is_trusted, strip_protected
+from codur.config.trust import is_trusted, strip_new_programs, strip_protected
 from codur.errors import ConfigError
 from codur.resources import default_config_file
 
@@ -222,7 +224,10 @@ def load_config(
         confined: tuple[Path, ...] = ()
         if not is_trusted(project, trust_store):
             confined = (workdir, user_file.parent)
-            ignored = strip_protected(layer.values)
+            below = merge(layers)[0]  # the built-in and user config
+            ignored = sorted(
+                strip_new_programs(layer.values, below) + strip_protected(layer.values)
+            )
             if ignored:
                 warnings.append(
                     f"{project} is not trusted, so it may not set {', '.join(ignored)} "

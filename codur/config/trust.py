@@ -4,8 +4,9 @@ A `./codur.yaml` comes with the folder, so whoever wrote the folder wrote it. Un
 user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one warning
 names them): where the API key is sent, where the log is written, confinement, the
 environment programs get, approval, MCP servers and agent CLIs (programs Codur would
-start, with what they may see and write) and the tools' safety switches. Trust is per
-file and per content: `codur trust` records the file's sha256 in the user config
+start, with what they may see and write) and the tools' safety switches; nor may it add
+an agent that starts a program, or change what an agent is (`strip_new_programs`). Trust
+is per file and per content: `codur trust` records the file's sha256 in the user config
 folder; any change to the file needs a new `codur trust`.
 """
 
@@ -16,9 +17,11 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from codur.config.agents import CLI_TYPES
 from codur.locking import locked
 
 PROTECTED: tuple[str, ...] = (
@@ -120,6 +123,37 @@ def strip_protected(values: dict[str, Any], prefix: tuple[str, ...] = ()) -> lis
         elif isinstance(values[key], dict):
             removed += strip_protected(values[key], path)
     return removed
+
+
+def strip_new_programs(values: dict[str, Any], below: Mapping[str, Any]) -> list[str]:
+    """Remove, in place, the entries of `agents.configs` that would make an agent start a
+    program the trusted config `below` (the layers under this one, merged) does not: a
+    new entry of a CLI type (CLI_TYPES), or one changing the type `below` gives it.
+    Their dotted paths (`agents.configs.NAME`: the whole entry is ignored)."""
+    entries = _agent_entries(values)
+    types = {
+        str(name): str(entry.get("type", "llm"))
+        for name, entry in _agent_entries(below).items()
+        if isinstance(entry, dict)
+    }
+    removed = []
+    for name, entry in list(entries.items()):
+        if not isinstance(entry, dict):
+            continue  # not an entry: the schema says so
+        before = types.get(str(name))
+        after = entry.get("type", before or "llm")
+        new_cli = before is None and isinstance(after, str) and after in CLI_TYPES
+        if new_cli or (before is not None and after != before):
+            del entries[name]
+            removed.append(f"agents.configs.{name}")
+    return removed
+
+
+def _agent_entries(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The `agents.configs` mapping of config `values` ({} when there is none)."""
+    agents = values.get("agents")
+    entries = agents.get("configs") if isinstance(agents, dict) else None
+    return entries if isinstance(entries, dict) else {}
 
 
 def _matches(path: tuple[str, ...], pattern: list[str]) -> bool:
