@@ -9,7 +9,8 @@ the folder's codur.yaml, `CODUR_*`), then the Agent's arguments on top; the same
 snapshot before any edit (`codur undo` works), debug log and verdict. Nothing is printed
 unless `verbose`; nobody is asked anything (approvals that need a yes stop the run with
 status `approval`). Bad arguments raise `codur.errors.ConfigError` (a ValueError-like
-CodurError with one line); a model that cannot be reached raises `ModelUnreachable`.
+CodurError with one line); a model that cannot be reached raises `ModelUnreachable`;
+another run changing the folder meanwhile, `WorkspaceBusy`.
 """
 
 from __future__ import annotations
@@ -113,7 +114,9 @@ class Agent:
         self.prompts.set(name, text)
 
     def run(self, task: str) -> Result:
-        """Run `task` in the folder to its end; the Result says how it ended."""
+        """Run `task` in the folder to its end; the Result says how it ended. Another run
+        that may change files under way in the folder (this process's or another's):
+        WorkspaceBusy, nothing done."""
         from codur.command import How, wired
         from codur.run import run_task
         from codur.ui import IO, SilentIO

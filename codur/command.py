@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
@@ -25,7 +26,7 @@ from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
 from codur.session import Session
 from codur.ui import IO
-from codur.workspace import Workspace
+from codur.workspace import Workspace, hold_workspace
 
 if TYPE_CHECKING:
     from codur.promptbook import PromptBook
@@ -81,11 +82,27 @@ def wired(
     """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
     then `show` (skipped when an error ends it: the CLI says that in one line). The
     session has the project's memory (None with memory.enabled off), a chat's context,
-    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new)."""
-    cfg, profile = loaded.config, how.profile
-    cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
+    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new).
+    A run (it may change files) holds the workspace from before anything is read or
+    written to its end: WorkspaceBusy, having touched nothing, while another run does."""
+    cfg = loaded.config
+    cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
+    with hold_workspace(workdir) if kind == "run" else nullcontext():
+        return _wired(loaded, workdir, task, kind, work, show, how)
+
+
+def _wired(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    kind: Literal["run", "ask"],
+    work: Callable[[Session, str], R],
+    show: Callable[[IO, R, Path | None], None],
+    how: How,
+) -> int:
+    cfg, profile = loaded.config, how.profile
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
     redact = Redactor(secret_values(os.environ, key_envs))
     io = (

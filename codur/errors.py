@@ -35,6 +35,9 @@ class ExitCode(IntEnum):
     or `--png`, `codur challenges run --ray`); the message names the pip extra to install."""
     REPLAY_MISMATCH = 8
     """`--replay`: the run asked the model something the recording does not hold."""
+    BUSY = 9
+    """Another Codur run that may change files (a task, `codur resume`, `codur undo`, the
+    Python API's run) holds the workspace: nothing was done; try again when it ends."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -133,6 +136,12 @@ class ReplayMismatch(CodurError):
     """A replayed run asked a request its recording does not hold (the run diverged)."""
 
     exit_code = ExitCode.REPLAY_MISMATCH
+
+
+class WorkspaceBusy(CodurError):
+    """Another run that may change files holds the workspace's run lock (codur/locking.py)."""
+
+    exit_code = ExitCode.BUSY
 
 
 class Interrupted(KeyboardInterrupt):
