@@ -10,18 +10,20 @@ snapshot before any edit (`codur undo` works), debug log and verdict. Nothing is
 unless `verbose`; nobody is asked anything (approvals that need a yes stop the run with
 status `approval`). Bad arguments raise `codur.errors.ConfigError` (a ValueError-like
 CodurError with one line); a model that cannot be reached raises `ModelUnreachable`;
-another run changing the folder meanwhile, `WorkspaceBusy`.
+another run changing the folder meanwhile, `WorkspaceBusy`. `arun` cancelled stops its
+run as Ctrl-C would (docs/api.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codur.errors import ConfigError
+from codur.errors import Cancelled, ConfigError
 
 PROVIDERS = ("openai", "ollama", "local", "scripted")
 API_PROFILE = "api"
@@ -117,6 +119,34 @@ class Agent:
         """Run `task` in the folder to its end; the Result says how it ended. Another run
         that may change files under way in the folder (this process's or another's):
         WorkspaceBusy, nothing done."""
+        return self._run(task, None)
+
+    async def arun(self, task: str) -> Result:
+        """`run` without blocking the event loop (in a worker thread). Cancelled (its task's
+        `cancel()`, a timeout), the run stops at its next node, model call or program
+        (programs are killed), ends `interrupted` in the debug log and lets go of the
+        folder; then CancelledError is raised here."""
+        cancel = threading.Event()
+        loop = asyncio.get_running_loop()
+        running = loop.run_in_executor(None, self._run_until_cancelled, task, cancel)
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            cancel.set()
+            await asyncio.wait([running])  # the run unwinds (a second cancel: go at once)
+            if not running.cancelled():
+                running.exception()  # an error while unwinding: the caller hears the cancel
+            raise
+
+    def _run_until_cancelled(self, task: str, cancel: threading.Event) -> Result | None:
+        """`_run` in arun's worker thread: None when it was cancelled (Cancelled must not
+        reach the event loop, which would stop on a KeyboardInterrupt)."""
+        try:
+            return self._run(task, cancel)
+        except Cancelled:
+            return None
+
+    def _run(self, task: str, cancel: threading.Event | None) -> Result:
         from codur.command import How, wired
         from codur.run import run_task
         from codur.ui import IO, SilentIO
@@ -125,14 +155,10 @@ class Agent:
             return IO(verbose=True, redact=redact) if self.verbose else SilentIO(redact=redact)
 
         ended: list[Any] = []
-        how = How(verbose=self.verbose, prompts=self.prompts, io=terminal)
+        how = How(verbose=self.verbose, prompts=self.prompts, io=terminal, cancel=cancel)
         loaded = self._load()  # the folder's config as it is now
         wired(loaded, self.cwd, task, "run", run_task, lambda io, r, log: ended.append(r), how)
         return _result(ended[0])
-
-    async def arun(self, task: str) -> Result:
-        """`run` without blocking the event loop (in a worker thread)."""
-        return await asyncio.to_thread(self.run, task)
 
 
 def _flags(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -68,6 +69,9 @@ class How:
     io: Callable[[Redactor], IO] | None = None
     """Builds the terminal side (None: the CLI's IO); the API's prints nothing, and no
     one is asked anything."""
+    cancel: threading.Event | None = None
+    """Set from another thread to stop the run at its next node, model call or program
+    (`Agent.arun` cancelled); None: nothing but a signal stops it."""
 
 
 def wired(
@@ -126,6 +130,7 @@ def _wired(
         models=how.models if how.models is not None else {},
         redact=redact,
         prompts=how.prompts,  # type: ignore[arg-type] - None: built from the config
+        cancel=how.cancel if how.cancel is not None else threading.Event(),
     )
     if how.run_id is not None:
         session.run_id = how.run_id

@@ -162,3 +162,14 @@ class Interrupted(KeyboardInterrupt):
     def quiet(self) -> bool:
         """Nothing to say on a closed output (and nowhere to say it on stdout)."""
         return self.signum == signal.SIGPIPE
+
+
+class Cancelled(Interrupted):
+    """The Python API's run was cancelled (`Agent.arun`'s task): it stops at its next
+    node, model call or program, as on Ctrl-C (its programs killed, its end record written
+    with status `interrupted`), though no signal is involved and other runs of the
+    process go on."""
+
+    def __init__(self) -> None:
+        KeyboardInterrupt.__init__(self, "cancelled")
+        self.signum = signal.SIGINT
