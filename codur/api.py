@@ -11,18 +11,20 @@ unless `verbose`; nobody is asked anything (approvals that need a yes stop the r
 status `approval`). What `Agent(...)`, `run` and `arun` raise, and when, is listed in
 docs/api.md ("Errors"): CodurErrors with one line, e.g. ConfigError for bad arguments or
 config, UsageError for a file named with @ that is missing, ModelUnreachable for a model
-that cannot be reached; every other ending is a Result.
+that cannot be reached, WorkspaceBusy while another run may change the folder; every
+other ending is a Result. `arun` cancelled stops its run as Ctrl-C would (docs/api.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codur.errors import ConfigError
+from codur.errors import Cancelled, ConfigError
 
 PROVIDERS = ("openai", "ollama", "local", "scripted")
 API_PROFILE = "api"
@@ -117,9 +119,38 @@ class Agent:
 
     def run(self, task: str) -> Result:
         """Run `task` in the folder to its end; the Result says how it ended. Raises only
-        what docs/api.md ("Errors") lists: e.g. UsageError when a file the
-        task names with @ is missing, ConfigError for the config or an unknown profile,
-        ModelUnreachable, AgentUnavailable."""
+        what docs/api.md ("Errors") lists: e.g. UsageError when a file the task names
+        with @ is missing, ConfigError for the config or an unknown profile,
+        ModelUnreachable, AgentUnavailable, WorkspaceBusy when another run that may change
+        files is under way in the folder (this process's or another's; nothing done)."""
+        return self._run(task, None)
+
+    async def arun(self, task: str) -> Result:
+        """`run` without blocking the event loop (in a worker thread). Cancelled (its task's
+        `cancel()`, a timeout), the run stops at its next node, model call or program
+        (programs are killed), ends `interrupted` in the debug log and lets go of the
+        folder; then CancelledError is raised here."""
+        cancel = threading.Event()
+        loop = asyncio.get_running_loop()
+        running = loop.run_in_executor(None, self._run_until_cancelled, task, cancel)
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            cancel.set()
+            await asyncio.wait([running])  # the run unwinds (a second cancel: go at once)
+            if not running.cancelled():
+                running.exception()  # an error while unwinding: the caller hears the cancel
+            raise
+
+    def _run_until_cancelled(self, task: str, cancel: threading.Event) -> Result | None:
+        """`_run` in arun's worker thread: None when it was cancelled (Cancelled must not
+        reach the event loop, which would stop on a KeyboardInterrupt)."""
+        try:
+            return self._run(task, cancel)
+        except Cancelled:
+            return None
+
+    def _run(self, task: str, cancel: threading.Event | None) -> Result:
         from codur.command import How, wired
         from codur.run import run_task
         from codur.ui import IO, SilentIO
@@ -128,14 +159,10 @@ class Agent:
             return IO(verbose=True, redact=redact) if self.verbose else SilentIO(redact=redact)
 
         ended: list[Any] = []
-        how = How(verbose=self.verbose, prompts=self.prompts, io=terminal)
+        how = How(verbose=self.verbose, prompts=self.prompts, io=terminal, cancel=cancel)
         loaded = self._load()  # the folder's config as it is now
         wired(loaded, self.cwd, task, "run", run_task, lambda io, r, log: ended.append(r), how)
         return _result(ended[0])
-
-    async def arun(self, task: str) -> Result:
-        """`run` without blocking the event loop (in a worker thread)."""
-        return await asyncio.to_thread(self.run, task)
 
 
 def _flags(

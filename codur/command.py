@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
@@ -25,7 +27,7 @@ from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
 from codur.session import Session
 from codur.ui import IO
-from codur.workspace import Workspace
+from codur.workspace import Workspace, hold_workspace
 
 if TYPE_CHECKING:
     from codur.promptbook import PromptBook
@@ -67,6 +69,9 @@ class How:
     io: Callable[[Redactor], IO] | None = None
     """Builds the terminal side (None: the CLI's IO); the API's prints nothing, and no
     one is asked anything."""
+    cancel: threading.Event | None = None
+    """Set from another thread to stop the run at its next node, model call or program
+    (`Agent.arun` cancelled); None: nothing but a signal stops it."""
 
 
 def wired(
@@ -81,11 +86,27 @@ def wired(
     """A command's wiring: `work` on the session, between `{kind}.start` and `{kind}.end`,
     then `show` (skipped when an error ends it: the CLI says that in one line). The
     session has the project's memory (None with memory.enabled off), a chat's context,
-    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new)."""
-    cfg, profile = loaded.config, how.profile
-    cfg.profile(profile)  # an unknown --profile is a usage error before anything runs
+    the models a chat's earlier runs built, and `run_id` (a resumed run's; else new).
+    A run (it may change files) holds the workspace from before anything is read or
+    written to its end: WorkspaceBusy, having touched nothing, while another run does."""
+    cfg = loaded.config
+    cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
+    with hold_workspace(workdir) if kind == "run" else nullcontext():
+        return _wired(loaded, workdir, task, kind, work, show, how)
+
+
+def _wired(
+    loaded: LoadedConfig,
+    workdir: Path,
+    task: str,
+    kind: Literal["run", "ask"],
+    work: Callable[[Session, str], R],
+    show: Callable[[IO, R, Path | None], None],
+    how: How,
+) -> int:
+    cfg, profile = loaded.config, how.profile
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
     redact = Redactor(secret_values(os.environ, key_envs))
     io = (
@@ -109,6 +130,7 @@ def wired(
         models=how.models if how.models is not None else {},
         redact=redact,
         prompts=how.prompts,  # type: ignore[arg-type] - None: built from the config
+        cancel=how.cancel if how.cancel is not None else threading.Event(),
     )
     if how.run_id is not None:
         session.run_id = how.run_id

@@ -35,6 +35,9 @@ class ExitCode(IntEnum):
     or `--png`, `codur challenges run --ray`); the message names the pip extra to install."""
     REPLAY_MISMATCH = 8
     """`--replay`: the run asked the model something the recording does not hold."""
+    BUSY = 9
+    """Another Codur run that may change files (a task, `codur resume`, `codur undo`, the
+    Python API's run) holds the workspace: nothing was done; try again when it ends."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -135,6 +138,12 @@ class ReplayMismatch(CodurError):
     exit_code = ExitCode.REPLAY_MISMATCH
 
 
+class WorkspaceBusy(CodurError):
+    """Another run that may change files holds the workspace's run lock (codur/locking.py)."""
+
+    exit_code = ExitCode.BUSY
+
+
 class Interrupted(KeyboardInterrupt):
     """Codur was asked to stop: Ctrl-C (SIGINT), SIGTERM, SIGHUP, or its standard output
     was closed (SIGPIPE's number, though no signal is involved). Every program is killed,
@@ -153,3 +162,14 @@ class Interrupted(KeyboardInterrupt):
     def quiet(self) -> bool:
         """Nothing to say on a closed output (and nowhere to say it on stdout)."""
         return self.signum == signal.SIGPIPE
+
+
+class Cancelled(Interrupted):
+    """The Python API's run was cancelled (`Agent.arun`'s task): it stops at its next
+    node, model call or program, as on Ctrl-C (its programs killed, its end record written
+    with status `interrupted`), though no signal is involved and other runs of the
+    process go on."""
+
+    def __init__(self) -> None:
+        KeyboardInterrupt.__init__(self, "cancelled")
+        self.signum = signal.SIGINT

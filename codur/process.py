@@ -13,11 +13,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from codur.errors import Cancelled
 from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER, kill_tree
 
 CHUNK = 65536
+CANCEL_POLL_S = 0.1
+"""How often a program's wait looks whether the run was cancelled."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ def run_process(
     `writable`: folders a confined program may write besides `cwd` and its temp folder."""
     start = time.perf_counter()
     box = sandbox or Sandbox()
+    if box.cancel is not None and box.cancel.is_set():
+        raise Cancelled()
     with box.launch(command, cwd, env or {}, writable, memory_limit) as launch:
         proc = REAPER.spawn(
             launch.tag,
@@ -88,14 +94,10 @@ def run_process(
         threads = [threading.Thread(target=pump, args=(n,), daemon=True) for n in buffers]
         if stdin is not None:
             threads.append(threading.Thread(target=feed, daemon=True))
-        timed_out = False
         try:
             for t in threads:
                 t.start()
-            try:
-                proc.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            ending = _wait(proc, timeout_s, box.cancel)
         finally:  # ended, timed out, or Codur stopping: nothing of it survives
             REAPER.end(launch.tag, proc)
         for t in threads:
@@ -103,6 +105,9 @@ def run_process(
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+    if ending == "cancelled":
+        raise Cancelled()
+    timed_out = ending == "timeout"
     killed = timed_out or flooded.is_set()
     return ProcessResult(
         command=command,
@@ -113,3 +118,21 @@ def run_process(
         timed_out=timed_out,
         truncated=flooded.is_set(),
     )
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None
+) -> Literal["ended", "timeout", "cancelled"]:
+    """Wait for `proc` to end, or `timeout_s` to pass, or the run to be cancelled (`cancel`
+    set; looked at every CANCEL_POLL_S), whichever comes first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            proc.wait(timeout=max(0, left if cancel is None else min(left, CANCEL_POLL_S)))
+            return "ended"
+        except subprocess.TimeoutExpired:
+            if cancel is not None and cancel.is_set():
+                return "cancelled"
+            if time.monotonic() >= deadline:
+                return "timeout"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
-from codur.errors import EditDeclined, WorkspaceError
+from codur.errors import Cancelled, EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.log import Redactor, secret_values
 from codur.models.client import ModelClient, Usage
@@ -78,6 +79,9 @@ class Session:
     prompts: PromptBook = None  # type: ignore[assignment]
     """Every node's prompt (`codur.promptbook`); None: built from `config.prompts` (the
     Python API passes its own book, with the prompts set on it)."""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    """Set (from another thread: `Agent.arun` cancelled) to stop the run at its next
+    node, model call or program: `check_cancelled` raises Cancelled there."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
@@ -108,10 +112,15 @@ class Session:
         """How the run's programs are contained (decided once, from the config; the
         `sandbox` event says how, or why they are not confined)."""
         if self._sandbox is None:
-            self._sandbox = Sandbox.from_config(self.config)
+            self._sandbox = replace(Sandbox.from_config(self.config), cancel=self.cancel)
             box = self._sandbox
             self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
         return self._sandbox
+
+    def check_cancelled(self) -> None:
+        """Raise Cancelled if the run was asked to stop (`cancel`)."""
+        if self.cancel.is_set():
+            raise Cancelled()
 
     def preferences(self) -> list[str]:
         """The user's standing preferences, for planning and coding prompts."""
@@ -229,6 +238,7 @@ class Session:
                 replay=self._replay,
                 recorder=self._recorder,
                 fallback=self._fall_back,
+                cancel=self.cancel,
             )
         return self._clients[name]
 

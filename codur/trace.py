@@ -31,6 +31,7 @@ def traced(name: str, **tags: str) -> Callable[[Node], Node]:
     def wrap(func: Node) -> Node:
         @functools.wraps(func)
         def node(state: Any, runtime: Runtime[Session]) -> Any:
+            runtime.context.check_cancelled()  # a cancelled run stops between nodes
             with runtime.context.bus.span(
                 "node", node=name, iteration=state.get("iterations", 0), **tags
             ) as out:

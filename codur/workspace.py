@@ -1,19 +1,26 @@
-"""The workspace: the folder Codur works in. Every path is confined to it; writes are atomic."""
+"""The workspace: the folder Codur works in. Every path is confined to it; writes are
+atomic; one run that may change it at a time (`hold_workspace`)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 import unicodedata
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.errors import WorkspaceError
+from codur.errors import WorkspaceBusy, WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
+from codur.locking import held
 
 CODUR_DIR = ".codur"
 """Codur's own folder in a workspace: the code index, the project's memory. Not the
 user's content: snapshots leave it out, so `codur undo` never touches it."""
+RUN_LOCK = "run.lock"
+"""The run lock, in CODUR_DIR: held by the one run that may change the workspace."""
 
 SKIP_DIRS = {
     ".git",
@@ -127,3 +134,46 @@ class Workspace:
             Path(tmp).unlink(missing_ok=True)
             raise
         return target
+
+
+@contextmanager
+def hold_workspace(root: Path) -> Iterator[None]:
+    """Hold the workspace at `root` for a run that may change its files (a task, `codur
+    resume`, `codur undo`, the Python API's run), from before it reads or writes anything:
+    WorkspaceBusy at once, naming the run that holds it, while another does (in this
+    process or another). The lock is ROOT/.codur/run.lock (`codur.locking.held`; a
+    symlink there is refused: WorkspaceError). Inside its own block the same thread may
+    hold it again: `codur resume` holds it while it reads the run's record, then runs it."""
+    root = root.resolve()
+    lock = root / CODUR_DIR / RUN_LOCK
+
+    def busy(who: str) -> WorkspaceBusy:
+        return WorkspaceBusy(
+            f"{root} is busy: another Codur run ({who}) may change its files; "
+            "try again when it has ended"
+        )
+
+    with ExitStack() as stack:
+        try:
+            _own_folder(root / CODUR_DIR)
+            stack.enter_context(held(lock, busy))
+        except OSError as exc:
+            link = exc.errno in (errno.ELOOP, errno.ENOTDIR)
+            why = f"{CODUR_DIR} or {RUN_LOCK} is a symlink or not a folder or file" if link else ""
+            fix = " (Codur never follows a link there: remove it)" if link else ""
+            raise WorkspaceError(
+                f"cannot take the run lock {lock}: {why or exc.strerror}{fix}"
+            ) from None
+        yield
+
+
+def _own_folder(folder: Path) -> None:
+    """Make CODUR_DIR when missing, with a `.gitignore` of `*` (Codur's own files, which
+    `git status` should not list)."""
+    try:
+        os.mkdir(folder, 0o755)
+    except FileExistsError:
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    with open(os.open(folder / ".gitignore", flags, 0o644), "w", encoding="utf-8") as fh:
+        fh.write("*\n")

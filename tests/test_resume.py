@@ -4,7 +4,6 @@ the runs. Real processes, real files; the model is the scripted one."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -18,6 +17,7 @@ import yaml
 from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file
 
 from codur.errors import ExitCode
+from codur.workspace import hold_workspace
 
 HOLD = (
     "    import os, time\n"
@@ -201,14 +201,12 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     ]
     record_file.write_text(kept)
 
-    # another `codur resume` of the run under way (its lock held): one line, exit 2
-    with (record_file.parent / f"{run_id}.resume-lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    # another `codur resume` of the run under way (the folder held): one line, exit 9
+    with hold_workspace(work):
         twice = run_cli(["resume", run_id], cwd=work)
-    assert twice.returncode == ExitCode.USAGE, twice.stdout + twice.stderr
-    assert twice.stderr.strip().splitlines() == [
-        f"codur: error: run {run_id} is being resumed by another process"
-    ]
+    assert twice.returncode == ExitCode.BUSY, twice.stdout + twice.stderr
+    [line] = twice.stderr.strip().splitlines()
+    assert line.startswith(f"codur: error: {work} is busy: another Codur run (process ")
 
     script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
     script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))

@@ -12,12 +12,13 @@ counts, cached prompt tokens, the finish reason and timings for the debug log an
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from codur.errors import CodurError, LimitReached, ModelError, ModelUnreachable
+from codur.errors import Cancelled, CodurError, LimitReached, ModelError, ModelUnreachable
 from codur.events import EventBus
 from codur.models import provider
 from codur.models.recording import tool_names
@@ -71,6 +72,9 @@ class ModelClient:
     fallback: Callable[[str, CodurError], ModelClient | None] | None = None
     """Called when this profile's model cannot be reached or loaded: the client of the
     profile that answers instead (`llm.fallback_order`), or None (the error stands)."""
+    cancel: threading.Event | None = None
+    """Set: the run was cancelled (`Session.cancel`); no call starts, and the reply of a
+    call under way is dropped (Cancelled)."""
     _model: BaseChatModel | None = None
     _instead: ModelClient | None = None
     """The client answering for this one since its model was found unreachable."""
@@ -176,6 +180,7 @@ class ModelClient:
         seed: int | None,
         max_tokens: int | None,
     ) -> AIMessage:
+        self._check_cancelled()
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
             raise LimitReached(f"LLM call limit reached ({self.usage.max_calls} calls)")
         settings: dict[str, Any] = {
@@ -226,7 +231,9 @@ class ModelClient:
                     delay_s=delay,
                 )
                 self.sleep(delay)
+                self._check_cancelled()
                 delay *= 2
+        self._check_cancelled()  # cancelled while the model answered: the answer is dropped
         usage = getattr(reply, "usage_metadata", None) or {}
         prompt_tokens = int(usage.get("input_tokens", 0))
         completion_tokens = int(usage.get("output_tokens", 0))
@@ -249,6 +256,10 @@ class ModelClient:
         if self.recorder is not None:
             self.recorder.call(self.name, messages, tool_names(tools), settings, reply)
         return reply
+
+    def _check_cancelled(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
 
     def _configured(self, settings: dict[str, Any]) -> BaseChatModel:
         """The profile's model with `settings` applied to the fields it has."""

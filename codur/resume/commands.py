@@ -3,9 +3,6 @@ the checkpoints (`codur.graph.checkpoint`)."""
 
 from __future__ import annotations
 
-import fcntl
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,7 +16,7 @@ from codur.result import EXIT_CODES
 from codur.ui import IO
 from codur.undo import state_root
 from codur.undo.records import RESUMABLE, History, RunRecord
-from codur.workspace import Workspace
+from codur.workspace import Workspace, hold_workspace
 
 TASK_CHARS = 50
 """Characters of a task shown in the list."""
@@ -84,22 +81,9 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
         record = next((r for r in history.runs() if resumable(r)), None)
         if record is None:
             raise UsageError(f"no interrupted run to resume in {ws.root} (see codur runs)")
-    with _claimed(history, record.run_id):
+    with hold_workspace(ws.root):  # another run under way (this one resumed too): exit 9
         record = history.find(record.run_id, every=True)  # as the process before left it
         return _resume(ws, record, verbose, json_mode)
-
-
-@contextmanager
-def _claimed(history: History, run_id: str) -> Iterator[None]:
-    """Hold run `run_id`'s resume lock while it runs (a second `codur resume` of the run
-    at the same time: one line, exit 2)."""
-    history.folder.mkdir(parents=True, exist_ok=True)
-    with (history.folder / f"{run_id}.resume-lock").open("a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UsageError(f"run {run_id} is being resumed by another process") from None
-        yield
 
 
 def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool) -> int:

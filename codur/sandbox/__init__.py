@@ -28,6 +28,8 @@ from codur.sandbox.env import TAG, scrubbed
 from codur.sandbox.reaper import REAPER
 
 if TYPE_CHECKING:
+    import threading
+
     from codur.config.schema import CodurConfig
 
 if sys.platform != "win32":
@@ -69,6 +71,9 @@ class Sandbox:
     """Kill the program when the thread that started it dies (Linux: PR_SET_PDEATHSIG),
     even by SIGKILL, when nothing is left to reap it: the challenge runner's Codur runs,
     whose runner (a Ray worker) may be killed; elsewhere a no-op."""
+    cancel: threading.Event | None = None
+    """Set: the run was cancelled (`Session.cancel`); a program running is killed with its
+    descendants and no other starts (`codur.process.run_process` raises Cancelled)."""
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> Sandbox:

@@ -12,7 +12,7 @@ from codur.undo.diff import run_diff
 from codur.undo.records import History, RunRecord, new_run_id
 from codur.undo.restore import apply_undo, plan_undo
 from codur.undo.snapshot import begin, open_store
-from codur.workspace import Workspace
+from codur.workspace import Workspace, hold_workspace
 
 SHOWN = 5
 """Paths named in one line before "and N more"."""
@@ -46,6 +46,13 @@ def list_runs(ws: Workspace, io: IO) -> int:
 
 
 def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
+    """Put back what run `run` (default: the last one to undo) changed, holding the
+    workspace (another run under way: WorkspaceBusy, nothing done)."""
+    with hold_workspace(ws.root):
+        return _undo(ws, config, run, force, io)
+
+
+def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
     history = History(state_root(), ws.root)
     record = history.find(run) if run else history.last_to_undo()
     _warn_damaged(history, io)

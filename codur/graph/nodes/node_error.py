@@ -63,6 +63,8 @@ CANNOT_RUN = (AgentUnavailable, ModelUnreachable, ModelError)
 
 def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -> Command[Goto]:
     exc = error.error
+    if isinstance(exc, KeyboardInterrupt):  # a stop (a signal, a cancel) is no node's failure
+        raise exc
     count = state.get("error_count", 0) + 1
     typed = isinstance(exc, CodurError | GraphBubbleUp)
     agent = state.get("agent", "")

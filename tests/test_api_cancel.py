@@ -1,0 +1,103 @@
+"""`Agent.arun` cancelled: the run stops at its next node, model call or program, ends
+`interrupted` in the debug log, lets go of the folder, and CancelledError is raised.
+Real folders, real programs, a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers import BUGGY, FIXED, whole_file
+from test_interrupt import marked
+
+from codur import Agent
+from codur.config import load_config
+from codur.errors import Cancelled
+from codur.events import EventBus
+from codur.models.client import ModelClient
+from codur.run import run_task
+from codur.session import Session
+from codur.workspace import Workspace
+
+QUIET = ["repair.enabled=false", "sampling.candidates=0"]
+
+
+def log_of(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+
+
+def test_a_cancelled_arun_stops_its_program_ends_interrupted_and_lets_go(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    marker = f"codur-test-{uuid.uuid4().hex}"
+    sleeper = (
+        "import subprocess, sys\n"
+        f"subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)  # {marker}'])\n"
+        "print(10)\n"
+    )
+    (root / "main.py").write_text(sleeper)
+    (root / "expected.txt").write_text("10\n")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
+    agent = Agent(cwd=root, model="scripted/s", script=str(script), overrides=QUIET)
+
+    async def cancel_while_the_check_runs() -> float:
+        run = asyncio.create_task(agent.arun("fix @main.py"))
+        while not marked(marker):  # the run's first check: the program sleeps
+            assert not run.done()
+            await asyncio.sleep(0.05)
+        start = time.monotonic()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        return time.monotonic() - start
+
+    assert asyncio.run(cancel_while_the_check_runs()) < 10  # not the program's 60 s
+    assert not marked(marker)  # killed, with nothing left behind
+    end = log_of(root)[-1]
+    assert end["event"] == "run.end" and end["status"] == "interrupted"
+    assert end["signal"] == "cancelled" and end["exit_code"] == 130
+    assert (root / "main.py").read_text() == sleeper
+    assert not [t for t in threading.enumerate() if t.name.startswith("asyncio")]
+
+    (root / "main.py").write_text(BUGGY)  # the folder is free: the next run goes through
+    result = agent.run("fix @main.py")
+    assert result.is_verified and (root / "main.py").read_text() == FIXED
+
+
+def test_a_cancelled_run_stops_before_its_next_node_and_model_call(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
+    flags = [f"llm.profiles.s.script={script}", "llm.profiles.s.provider=scripted"]
+    overrides = [*flags, "llm.default_profile=s", *QUIET]
+    config = load_config(root, overrides=overrides, environ={}).config
+    events: list[Any] = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+    session = Session(config, Workspace(root), bus)
+    session.cancel.set()
+    with pytest.raises(Cancelled):
+        run_task(session, "fix @main.py")
+    kinds = [e.kind for e in events]
+    assert "node.start" not in kinds and "model.request" not in kinds
+    assert session.snapshot is not None and session.snapshot.record.status == "interrupted"
+    assert (root / "main.py").read_text() == BUGGY
+
+    client: ModelClient = Session(config, Workspace(root), EventBus()).client()
+    client.cancel.set()  # the session's: no call starts
+    with pytest.raises(Cancelled):
+        client.invoke([])
+    assert client.usage.calls == 0
