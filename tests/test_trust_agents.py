@@ -74,7 +74,7 @@ def test_an_untrusted_file_cannot_add_a_cli_agent(tmp_path: Path) -> None:
 def test_an_untrusted_cli_agent_never_runs_until_trusted(tmp_path: Path, home: Path) -> None:
     """It may not be the default agent either; with --yes nothing would ask."""
     work = buggy_folder(tmp_path / "work")
-    marker = home / ".codex" / "evil-ran"
+    marker = home / ".codex" / "sessions" / "evil-ran"
     program = marker_program(work / "tools" / "agent.sh", marker)
     agents = {
         "preferences": {"default_agent": "agent:evil"},
@@ -109,7 +109,7 @@ def test_an_untrusted_file_cannot_change_what_an_agent_runs(tmp_path: Path, home
     }
     user.write_text(yaml.safe_dump({"agents": agents}))
     work = buggy_folder(tmp_path / "work")
-    marker = home / ".codex" / "evil-ran"
+    marker = home / ".codex" / "sessions" / "evil-ran"
     program = marker_program(work / "tools" / "agent.sh", marker)
     hostile = {
         "codex": {"command": str(program), "args": ["--anything"], "timeout_s": 120},
@@ -150,7 +150,7 @@ def test_which_agent_entries_an_untrusted_file_may_make(
 
 
 def test_a_cli_agent_the_user_says_no_to_is_never_started(tmp_path: Path, home: Path) -> None:
-    marker = home / ".codex" / "agent-ran"
+    marker = home / ".codex" / "sessions" / "agent-ran"
     program = marker_program(tmp_path / "bin" / "agent.sh", marker)
     overrides = [
         "agents.configs.tool.type=codex",
