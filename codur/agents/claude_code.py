@@ -10,6 +10,10 @@ asking (other tools that need permission, such as shell commands, are refused un
 ARGS allow them, e.g. `--allowedTools "Bash(python:*)"`); `--output-format json` prints
 one JSON object: the reply is its `result`, `is_error` (or a `subtype` other than
 `success`) is a failure, `usage` and `total_cost_usd` the cost.
+
+Its state it may write (`SPEC.writable`) leaves out `~/.claude/shell-snapshots` and
+`~/.claude/session-env`: Claude Code sources what is there before each Bash command of
+the user's own, unconfined sessions, so a confined run could plant commands in them.
 """
 
 from __future__ import annotations
@@ -65,8 +69,6 @@ SPEC = CliSpec(
         "~/.claude/projects",
         "~/.claude/todos",
         "~/.claude/statsig",
-        "~/.claude/shell-snapshots",
-        "~/.claude/session-env",
         "~/.claude/file-history",
         "~/.claude/debug",
     ),

@@ -13,9 +13,14 @@ its temp folder and the parts of the CLI's state it must write, every descendant
 at the end), with stdin closed, its output captured and the agent's `timeout_s`. The
 workspace is compared before and after (`codur.agents.changes`: what it changed, held
 to the edit scope); the reply is read from its output (`CliSpec.parse`); a non-zero
-exit, a timeout, an output flood or an error the CLI reports is a failure
-(`AgentResult.failed`, with the end of its stderr), after which
-agents.preferences.fallback_order applies.
+exit, a timeout, an output flood, an error the CLI reports or a `.git` it made or
+changed (`gitguard`: removed) is a failure (`AgentResult.failed`, with the end of its
+stderr), after which agents.preferences.fallback_order applies.
+
+Before anything starts, AgentUnavailable (fallback_order applies) when the workspace's
+`.git` cannot be kept read-only: it is a symbolic link (binding it would protect its
+target, not the link, which could be replaced), or confinement is on but neither a mount
+namespace (Landlock's way) nor bubblewrap works here.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codur.agents import changes
+from codur.agents import changes, gitguard
 from codur.agents.fit import clip_lines
 from codur.agents.proposal import digest
 from codur.agents.registry import AgentRequest, AgentResult
@@ -37,6 +42,7 @@ from codur.errors import AgentUnavailable
 from codur.memory import preferences_section
 from codur.process import ProcessResult, run_process
 from codur.resources import prompt
+from codur.sandbox.confine import keeping_read_only
 
 if TYPE_CHECKING:
     from codur.sandbox import Sandbox
@@ -91,6 +97,7 @@ class CliAgent:
         from langchain_core.messages import AIMessage
 
         executable = self.find()
+        sandbox = self.sandbox(session)
         what = (
             f"run {self.reference} ({executable}) in the workspace (it edits files and "
             "may run commands)"
@@ -102,19 +109,21 @@ class CliAgent:
         argv = self.spec.argv(executable, text, self.config)
         shown = ["PROMPT" if a == text else a for a in argv]
         before = changes.state(session)
+        gits = gitguard.entries(session.ws.root)
         with session.bus.span("agent.run", agent=self.reference, command=shown, prompt=text) as end:
             result = run_process(
                 argv,
                 session.ws.root,
                 self.config.timeout_s,
                 self.config.output_limit_bytes,
-                sandbox=self.sandbox(session),
+                sandbox=sandbox,
             )
             parsed = self.spec.parse(result.stdout)
             end.update(exit_code=result.exit_code, timed_out=result.timed_out, reply=parsed.reply)
             end.update(parsed.usage)
+        planted = gitguard.undo_planted(session.ws.root, gits, self.reference)
         files, notes = changes.settle(session, before, changes.state(session), self.reference)
-        error = self.failure(result, parsed)
+        error = planted or self.failure(result, parsed)
         said = parsed.reply or error or ""  # what the conversation keeps of the attempt
         return AgentResult(
             parsed.reply,
@@ -142,8 +151,24 @@ class CliAgent:
         """The run's sandbox, letting the CLI keep its key variables and write its state
         (its state folders are made if missing: a confined CLI could not make them), but
         not the workspace's `.git` (a hook or a config written there would run later,
-        unconfined, the next time git runs)."""
+        unconfined, the next time git runs); AgentUnavailable when it cannot be kept so."""
         box = session.sandbox
+        git = session.ws.root.resolve() / ".git"
+        if git.is_symlink():
+            raise AgentUnavailable(
+                f"{self.reference} cannot run here: the workspace's .git is a symbolic link "
+                f"(to {os.readlink(git)}), which Codur cannot keep read-only; use a workspace "
+                "whose .git is a folder or a file"
+            )
+        confiner, why = box.confiner, ""
+        if confiner is not None:
+            confiner, why = keeping_read_only(confiner, session.config.tools.run_timeout_s)
+        if confiner is None and box.confiner is not None:
+            raise AgentUnavailable(
+                f"{self.reference} cannot run confined here: the workspace's .git cannot be "
+                f"kept read-only ({why}); install bubblewrap, or run unconfined with "
+                "-o sandbox.confine=off"
+            )
         allow = self.config.env_allow if self.config.env_allow is not None else self.spec.env_allow
         folders = self.config.writable if self.config.writable is not None else self.spec.writable
         writable = [Path(f).expanduser().resolve() for f in folders]
@@ -154,9 +179,10 @@ class CliAgent:
         writable += [Path(f).expanduser().resolve() for f in files]
         return replace(
             box,
+            confiner=confiner,
             env_allow=(*box.env_allow, *allow),
             writable=(*box.writable, *writable),
-            read_only=(*box.read_only, session.ws.root.resolve() / ".git"),
+            read_only=(*box.read_only, git, *gitguard.nested(session.ws.root.resolve())),
         )
 
     def failure(self, result: ProcessResult, parsed: Parsed) -> str | None:

@@ -15,7 +15,9 @@ stays open.
   (every descendant dies with the program).
 
 `detect` picks one for `sandbox.confine` (auto: Landlock, else bubblewrap) or says why
-neither can be used.
+neither can be used. `keeping_read_only` is the one for programs with read-only paths:
+Landlock only where the mount namespace it needs works here (`readonly.unavailable`,
+probed once per process), else bubblewrap, else none.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from codur.sandbox import readonly
 from codur.sandbox.readonly import keep_read_only
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
@@ -138,6 +141,21 @@ def bubblewrap_unavailable(timeout_s: float) -> tuple[str | None, str]:
         line = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         return f"bwrap cannot run here ({line})", binary
     return None, binary
+
+
+def keeping_read_only(confiner: Confiner, probe_timeout_s: float) -> tuple[Confiner | None, str]:
+    """(a confiner like `confiner` that can also keep paths read-only here, or None; why
+    not, when None): Landlock needs a mount namespace of the child's own, else bubblewrap
+    is used where it runs."""
+    if not isinstance(confiner, Landlock):
+        return confiner, ""
+    why = readonly.unavailable()
+    if why is None:
+        return confiner, ""
+    no_bwrap, binary = bubblewrap_unavailable(probe_timeout_s)
+    if no_bwrap is None:
+        return Bubblewrap(binary), ""
+    return None, f"{why}; no bubblewrap: {no_bwrap}"
 
 
 def detect(choice: str, probe_timeout_s: float) -> tuple[Confiner | None, str]:

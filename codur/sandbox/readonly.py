@@ -9,13 +9,24 @@ the path, being a mount point, cannot be renamed or removed (EBUSY); once Landlo
 enforced the program cannot unmount it (a Landlock domain may not change mounts).
 
 Where user namespaces are not allowed, the child prints why on its stderr and exits with
-code 126 instead of running the program unprotected.
+code 126 instead of running the program unprotected. `unavailable` finds that out once
+per process, before any program is started, by running the same child half on a
+throw-away folder (`codur.agents.external` then uses bubblewrap or reports the agent
+unavailable).
+
+A process that already holds CAP_SYS_ADMIN (root outside a container, or a privileged
+one) enters only a mount namespace: a user namespace would map it to a root that owns
+nothing but its own files (it could no longer write files of other users it may write
+now), and it needs none to mount.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +51,8 @@ LOCKED = {
 keep."""
 EXIT_UNPROTECTED = 126
 """The child's exit code when it cannot make the paths read-only."""
+CAP_SYS_ADMIN = 21
+PROBE_TIMEOUT_S = 30
 
 
 @functools.cache
@@ -56,6 +69,11 @@ def keep_read_only(paths: Sequence[Path]) -> Callable[[], None]:
 
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
+    privileged = _has_sys_admin()
+    flags_ns = CLONE_NEWNS if privileged else CLONE_NEWUSER | CLONE_NEWNS
+    maps = {"setgroups": "deny", "uid_map": f"{uid} {uid} 1", "gid_map": f"{gid} {gid} 1"}
+    if privileged:
+        maps = {}
     targets = [(os.fsencode(p), _locked_flags(p)) for p in paths]
     shown = ", ".join(str(p) for p in paths)
 
@@ -69,9 +87,8 @@ def keep_read_only(paths: Sequence[Path]) -> Callable[[], None]:
         os._exit(EXIT_UNPROTECTED)
 
     def enter() -> None:
-        if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        if libc.unshare(flags_ns) != 0:
             fail("unshare")
-        maps = {"setgroups": "deny", "uid_map": f"{uid} {uid} 1", "gid_map": f"{gid} {gid} 1"}
         for name, line in maps.items():
             try:
                 _write(f"/proc/self/{name}", line)
@@ -87,6 +104,39 @@ def keep_read_only(paths: Sequence[Path]) -> Callable[[], None]:
                 fail("mount -o remount,ro")
 
     return enter
+
+
+@functools.cache
+def unavailable() -> str | None:
+    """Why paths cannot be kept read-only here (None: they can), found once per process
+    by a child doing what `keep_read_only` does (the same code) on a throw-away folder."""
+    if sys.platform != "linux":
+        return f"mount namespaces are a Linux feature (this is {sys.platform})"
+    with tempfile.TemporaryDirectory(prefix="codur-probe-") as folder:
+        enter = keep_read_only([Path(folder)])
+        argv = [sys.executable, "-c", ""]
+        try:
+            done = subprocess.run(
+                argv, preexec_fn=enter, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+            )
+        except subprocess.TimeoutExpired:
+            return f"the probe did not finish within {PROBE_TIMEOUT_S} s"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+    return lines[-1].removeprefix("codur: ")
+
+
+def _has_sys_admin() -> bool:
+    """True when this process holds CAP_SYS_ADMIN (in its effective set)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
+    return False
 
 
 def _locked_flags(path: Path) -> int:
