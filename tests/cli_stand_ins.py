@@ -10,7 +10,8 @@ error on stderr, like a CLI whose login expired), hang (never finishes), tamper 
 and also rewrite expected.txt so the check would pass anyway), wrong-first (a wrong fix,
 then the right one once the prompt lists an earlier attempt), escape (fix, after trying
 to plant what would run later outside the sandbox: a git hook, a git config, a `.git`
-of its own, its own settings; the reply ends with what each try came to).
+of its own, its own settings; the reply ends with what each try came to), new-git (make
+a `.git` with a hook in a workspace that has none, and no fix).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def escape(root):
 def edit(root, prompt):
     """What the agent does to the workspace; a line for its reply."""
     tried = escape(root) if MODE == "escape" else None
+    if MODE == "new-git":
+        (root / ".git" / "hooks").mkdir(parents=True)
+        (root / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\necho planted\n")
+        return "made a .git"
     main = root / "main.py"
     text = main.read_text()
     if MODE == "wrong-first" and "Earlier attempts" not in prompt:

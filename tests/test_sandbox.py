@@ -16,7 +16,7 @@ from helpers import run_cli, scripted_profile
 
 from codur.config import load_config
 from codur.process import run_process
-from codur.sandbox import Sandbox
+from codur.sandbox import Sandbox, readonly
 from codur.sandbox.confine import Bubblewrap, Landlock, bubblewrap_unavailable, landlock_unavailable
 from codur.sandbox.env import scrubbed
 from codur.sandbox.readonly import EXIT_UNPROTECTED
@@ -213,18 +213,23 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("way", ["landlock", "bubblewrap"])
-def test_read_only_paths_stay_read_only_in_a_writable_folder(tmp_path: Path, way: str) -> None:
+@pytest.mark.parametrize("way", ["landlock", "landlock-user-ns", "bubblewrap"])
+def test_read_only_paths_stay_read_only_in_a_writable_folder(
+    tmp_path: Path, way: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An external agent's sandbox: the workspace writable but its .git; a single file
-    elsewhere writable in place, not the folder it is in."""
-    why = NO_LANDLOCK if way == "landlock" else NO_BWRAP
+    elsewhere writable in place, not the folder it is in. landlock-user-ns: as a process
+    without CAP_SYS_ADMIN (a user namespace too), whoever runs the test."""
+    if way == "landlock-user-ns":
+        monkeypatch.setattr(readonly, "_has_sys_admin", lambda: False)
+    why = NO_BWRAP if way == "bubblewrap" else NO_LANDLOCK
     if why is not None:
         pytest.skip(f"{way}: {why}")
     work, state = tmp_path / "work", tmp_path / "state"
     (work / ".git" / "hooks").mkdir(parents=True)
     state.mkdir()
     (state / "auth.json").write_text("{}")
-    confiner = Landlock() if way == "landlock" else Bubblewrap(BWRAP)
+    confiner = Bubblewrap(BWRAP) if way == "bubblewrap" else Landlock()
     box = Sandbox(confiner=confiner, writable=(state / "auth.json",), read_only=(work / ".git",))
     result = run_process(py(KEEPER) + [str(state / "auth.json")], work, 30, 100_000, sandbox=box)
     if result.exit_code == EXIT_UNPROTECTED:
