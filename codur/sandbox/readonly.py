@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -124,7 +125,8 @@ def unavailable() -> str | None:
     if done.returncode == 0:
         return None
     lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-    return lines[-1].removeprefix("codur: ")
+    step = re.search(r"read-only for this program \((.*)\); ", lines[-1])
+    return f"no mount namespace of its own: {step[1] if step else lines[-1]}"
 
 
 def _has_sys_admin() -> bool:
