@@ -105,6 +105,9 @@ class CliAgent:
         if not session.gate.approve(Action.RUN, what):  # before anything is started
             no = f"the user said no to running {self.reference} ({executable}); nothing was started"
             return AgentResult("", error=no, failed=True)
+        if sandbox.confiner is not None:  # a confined CLI could not make them
+            for folder in self.state_folders():
+                folder.mkdir(parents=True, exist_ok=True)
         text = task_prompt(request)
         argv = self.spec.argv(executable, text, self.config)
         shown = ["PROMPT" if a == text else a for a in argv]
@@ -149,7 +152,7 @@ class CliAgent:
 
     def sandbox(self, session: Session) -> Sandbox:
         """The run's sandbox, letting the CLI keep its key variables and write its state
-        (its state folders are made if missing: a confined CLI could not make them), but
+        (its state folders are made, if missing, once the run is approved), but
         not the workspace's `.git` (a hook or a config written there would run later,
         unconfined, the next time git runs); AgentUnavailable when it cannot be kept so."""
         box = session.sandbox
@@ -170,11 +173,7 @@ class CliAgent:
                 "-o sandbox.confine=off"
             )
         allow = self.config.env_allow if self.config.env_allow is not None else self.spec.env_allow
-        folders = self.config.writable if self.config.writable is not None else self.spec.writable
-        writable = [Path(f).expanduser().resolve() for f in folders]
-        if box.confiner is not None:
-            for folder in writable:
-                folder.mkdir(parents=True, exist_ok=True)
+        writable = self.state_folders()
         files = [] if self.config.writable is not None else self.spec.files
         writable += [Path(f).expanduser().resolve() for f in files]
         return replace(
@@ -184,6 +183,11 @@ class CliAgent:
             writable=(*box.writable, *writable),
             read_only=(*box.read_only, git, *gitguard.nested(session.ws.root.resolve())),
         )
+
+    def state_folders(self) -> list[Path]:
+        """The folders of its state the CLI may write (`writable`)."""
+        folders = self.config.writable if self.config.writable is not None else self.spec.writable
+        return [Path(f).expanduser().resolve() for f in folders]
 
     def failure(self, result: ProcessResult, parsed: Parsed) -> str | None:
         """Why the run failed, in one line ending with the end of its stderr; None: it
