@@ -144,7 +144,10 @@ class Agent:
 
     def _run_until_cancelled(self, task: str, cancel: threading.Event) -> Result | None:
         """`_run` in arun's worker thread: None when it was cancelled (Cancelled must not
-        reach the event loop, which would stop on a KeyboardInterrupt)."""
+        reach the event loop, which would stop on a KeyboardInterrupt). Cancelled before
+        the thread started: nothing is loaded, locked or written (no run record)."""
+        if cancel.is_set():
+            return None
         try:
             return self._run(task, cancel)
         except Cancelled:

@@ -32,22 +32,29 @@ Replay = Annotated[
 
 
 def load(
-    workdir: Path, config: Path | None, overrides: list[str] | None, flags: dict | None = None
+    workdir: Path,
+    config: Path | None,
+    overrides: list[str] | None,
+    flags: dict | None = None,
+    recovery: bool = False,
 ):
-    """The effective config for a command in `workdir` (UsageError if it is no folder)."""
+    """The effective config for a command in `workdir` (UsageError if it is no folder);
+    `recovery` (undo, diff, trace): an unknown agent or profile named is only a warning."""
     from codur.config import load_config
 
     if not workdir.is_dir():
         raise UsageError(f"-C {workdir}: not a folder")
-    return load_config(workdir.resolve(), config, overrides or [], flags=flags)
+    return load_config(workdir.resolve(), config, overrides or [], flags=flags, recovery=recovery)
 
 
-def load_and_warn(workdir: Path, config: Path | None, overrides: list[str] | None):
+def load_and_warn(
+    workdir: Path, config: Path | None, overrides: list[str] | None, recovery: bool = False
+):
     """`load`, and an IO that has printed the config's warnings (for commands that show
     something from the config): (the loaded config, the IO)."""
     from codur.ui import IO
 
-    loaded = load(workdir, config, overrides)
+    loaded = load(workdir, config, overrides, recovery=recovery)
     io = IO()
     for warning in loaded.warnings:
         io.warn(warning)

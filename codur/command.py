@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from codur import __version__
 from codur.config import LoadedConfig
-from codur.errors import CodurError, ExitCode, Interrupted
+from codur.errors import Cancelled, CodurError, ExitCode, Interrupted
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
@@ -93,8 +93,11 @@ def wired(
     cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
-    with hold_workspace(workdir) if kind == "run" else nullcontext():
-        return _wired(loaded, workdir, task, kind, work, show, how)
+    if how.cancel is not None and how.cancel.is_set():
+        raise Cancelled()  # cancelled before the run started: nothing written, no record
+    notes: list[str] = []  # said by the run's IO, with the config's warnings
+    with hold_workspace(workdir, notes.append) if kind == "run" else nullcontext():
+        return _wired(loaded, workdir, task, kind, work, show, how, notes)
 
 
 def _wired(
@@ -105,6 +108,7 @@ def _wired(
     work: Callable[[Session, str], R],
     show: Callable[[IO, R, Path | None], None],
     how: How,
+    notes: list[str],
 ) -> int:
     cfg, profile = loaded.config, how.profile
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
@@ -114,7 +118,7 @@ def _wired(
         if how.io
         else IO(verbose=how.verbose, json_mode=how.json_mode, redact=redact)
     )
-    for warning in loaded.warnings:
+    for warning in [*loaded.warnings, *notes]:
         io.warn(warning)
     bus = EventBus()
     interactive = sys.stdin.isatty() and not how.json_mode and how.io is None

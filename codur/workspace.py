@@ -7,14 +7,14 @@ import errno
 import os
 import tempfile
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from codur.errors import WorkspaceBusy, WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
-from codur.locking import held
+from codur.locking import UNSUPPORTED, held
 
 CODUR_DIR = ".codur"
 """Codur's own folder in a workspace: the code index, the project's memory. Not the
@@ -137,13 +137,16 @@ class Workspace:
 
 
 @contextmanager
-def hold_workspace(root: Path) -> Iterator[None]:
+def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
     """Hold the workspace at `root` for a run that may change its files (a task, `codur
     resume`, `codur undo`, the Python API's run), from before it reads or writes anything:
     WorkspaceBusy at once, naming the run that holds it, while another does (in this
     process or another). The lock is ROOT/.codur/run.lock (`codur.locking.held`; a
     symlink there is refused: WorkspaceError). Inside its own block the same thread may
-    hold it again: `codur resume` holds it while it reads the run's record, then runs it."""
+    hold it again: `codur resume` holds it while it reads the run's record, then runs it.
+    Where the file system cannot lock (flock unsupported, read-only), `warn` hears it in
+    one line and the run goes on without the lock (only this process's threads are kept
+    apart); where run.lock may not be written (a shared project), it is locked read-only."""
     root = root.resolve()
     lock = root / CODUR_DIR / RUN_LOCK
 
@@ -153,10 +156,13 @@ def hold_workspace(root: Path) -> Iterator[None]:
             "try again when it has ended"
         )
 
+    def unlocked(why: str) -> None:
+        warn(f"running without the run lock {lock} ({why}): runs here are not kept apart")
+
     with ExitStack() as stack:
         try:
             _own_folder(root / CODUR_DIR)
-            stack.enter_context(held(lock, busy))
+            stack.enter_context(held(lock, busy, unlocked))
         except OSError as exc:
             link = exc.errno in (errno.ELOOP, errno.ENOTDIR)
             why = f"{CODUR_DIR} or {RUN_LOCK} is a symlink or not a folder or file" if link else ""
@@ -171,9 +177,13 @@ def _own_folder(folder: Path) -> None:
     """Make CODUR_DIR when missing, with a `.gitignore` of `*` (Codur's own files, which
     `git status` should not list)."""
     try:
-        os.mkdir(folder, 0o755)
+        os.mkdir(folder, 0o777)  # less the umask: a group-shared project's runs share it
     except FileExistsError:
         return
+    except OSError as exc:
+        if exc.errno in UNSUPPORTED:  # read-only: `held` finds the same and says so
+            return
+        raise
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     with open(os.open(folder / ".gitignore", flags, 0o644), "w", encoding="utf-8") as fh:
         fh.write("*\n")

@@ -202,7 +202,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     record_file.write_text(kept)
 
     # another `codur resume` of the run under way (the folder held): one line, exit 9
-    with hold_workspace(work):
+    with hold_workspace(work, print):
         twice = run_cli(["resume", run_id], cwd=work)
     assert twice.returncode == ExitCode.BUSY, twice.stdout + twice.stderr
     [line] = twice.stderr.strip().splitlines()

@@ -68,7 +68,7 @@ def held_by_another_process(root: Path) -> Iterator[int]:
     """`root` held by another process (its pid), as a run of it would hold it."""
     code = (
         "import sys\nfrom pathlib import Path\nfrom codur.workspace import hold_workspace\n"
-        "with hold_workspace(Path(sys.argv[1])):\n"
+        "with hold_workspace(Path(sys.argv[1]), print):\n"
         "    print('held', flush=True)\n    sys.stdin.read()\n"
     )
     proc = subprocess.Popen(
@@ -173,7 +173,7 @@ def test_a_thread_of_the_same_process_is_turned_away_too(tmp_path: Path) -> None
     held, release = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with hold_workspace(root):
+        with hold_workspace(root, print):
             held.set()
             release.wait(30)
 
@@ -190,7 +190,10 @@ def test_a_thread_of_the_same_process_is_turned_away_too(tmp_path: Path) -> None
     finally:
         release.set()
         holder.join()
-    with hold_workspace(root), hold_workspace(root):  # within its own block: goes through
+    with (
+        hold_workspace(root, print),
+        hold_workspace(root, print),
+    ):  # within its own block: goes through
         pass
     assert agent.run("fix @main.py").is_verified  # let go: the run goes through
 
@@ -200,7 +203,10 @@ def test_the_lock_is_never_reached_through_a_symlink(tmp_path: Path) -> None:
     root.mkdir()
     outside.mkdir()
     os.symlink(outside, root / ".codur")
-    with pytest.raises(WorkspaceError, match="is a symlink or not a folder"), hold_workspace(root):
+    with (
+        pytest.raises(WorkspaceError, match="is a symlink or not a folder"),
+        hold_workspace(root, print),
+    ):
         pass
     result = run_cli(["--no-model", "fix @main.py"], root)
     assert result.returncode == ExitCode.USAGE and "cannot take the run lock" in result.stderr
@@ -209,6 +215,9 @@ def test_the_lock_is_never_reached_through_a_symlink(tmp_path: Path) -> None:
     (root / ".codur").unlink()
     (root / ".codur").mkdir()
     os.symlink(outside / "planted", root / ".codur" / "run.lock")
-    with pytest.raises(WorkspaceError, match="never follows a link there"), hold_workspace(root):
+    with (
+        pytest.raises(WorkspaceError, match="never follows a link there"),
+        hold_workspace(root, print),
+    ):
         pass
     assert list(outside.iterdir()) == []

@@ -143,6 +143,19 @@ def agent_choices(cfg: CodurConfig) -> list[str]:
     return refs
 
 
+def resolve_offered(ref: str, cfg: CodurConfig, also: list[str] | None = None) -> ResolvedAgent:
+    """`resolve` for an agent the planner (a model, reading text an untrusted repository
+    may have written) chose: ConfigError, as for an unknown agent, unless it is one of
+    `agent_choices`, the default agent or `also` (references the config names), so that
+    no text makes a run start a CLI agent nobody configured."""
+    agent = resolve(ref, cfg)
+    allowed = [*agent_choices(cfg), cfg.agents.preferences.default_agent, *(also or [])]
+    if agent.reference not in {reference(r) for r in allowed}:
+        offered = ", ".join(agent_choices(cfg))
+        raise ConfigError(f"agent '{agent.reference}' is not offered (offered: {offered})")
+    return agent
+
+
 def known_references(cfg: CodurConfig) -> list[str]:
     """Every valid reference, for error messages."""
     return valid_references(cfg)

@@ -207,10 +207,13 @@ def load_config(
     user_file: Path | None = None,
     flags: dict[str, tuple[str, Any]] | None = None,
     trust_store: Path | None = None,
+    recovery: bool = False,
 ) -> LoadedConfig:
     """Build the effective config for a run in `workdir`; ConfigError on any bad input.
 
     `flags` maps a command-line flag (its label) to (key.path, value); they apply last.
+    `recovery`: for the commands that look back at or put back runs (undo, diff, trace),
+    a value naming an unknown agent or profile is a warning, not an error.
     """
     environ = os.environ if environ is None else environ
     warnings: list[str] = []
@@ -251,7 +254,10 @@ def load_config(
     unknown = unknown_references(config)
     if unknown is not None:  # a value naming an agent or a profile that does not exist
         key, what = unknown
-        raise ConfigError(f"{loaded.nearest_origin(key)}: key '{'.'.join(key)}': {what}")
+        problem = f"{loaded.nearest_origin(key)}: key '{'.'.join(key)}': {what}"
+        if not recovery:
+            raise ConfigError(problem)
+        warnings.append(problem)
     check_files(config.prompts, loaded.nearest_origin)
     return loaded
 

@@ -230,7 +230,8 @@ class ModelClient:
                     error=reason,
                     delay_s=delay,
                 )
-                self.sleep(delay)
+                real = self.cancel is not None and self.sleep is time.sleep
+                (self.cancel.wait if real else self.sleep)(delay)  # a cancel wakes it
                 self._check_cancelled()
                 delay *= 2
         self._check_cancelled()  # cancelled while the model answered: the answer is dropped

@@ -81,15 +81,15 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
         record = next((r for r in history.runs() if resumable(r)), None)
         if record is None:
             raise UsageError(f"no interrupted run to resume in {ws.root} (see codur runs)")
-    with hold_workspace(ws.root):  # another run under way (this one resumed too): exit 9
+    io = IO(json_mode=json_mode)
+    with hold_workspace(ws.root, io.warn):  # another run under way (resumed too): exit 9
         record = history.find(record.run_id, every=True)  # as the process before left it
-        return _resume(ws, record, verbose, json_mode)
+        return _resume(ws, record, verbose, json_mode, io)
 
 
-def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool) -> int:
+def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io: IO) -> int:
     from codur.run import run_command
 
-    io = IO(json_mode=json_mode)
     if record.undo_of:
         raise UsageError(f"run {record.run_id} is an undo (of {record.undo_of}), not a task")
     if status(record) == "running":

@@ -41,7 +41,7 @@ def trace(
         from codur.log import log_path
         from codur.workspace import Workspace
 
-        loaded = load(directory, config, overrides)
+        loaded = load(directory, config, overrides, recovery=True)
         return log_path(loaded.config, Workspace(directory.resolve()))
 
     return commands.trace(target, run_id, full, json_mode, folder_log, IO())

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, WorkDir, load
+from codur.cli_options import ConfigFile, Overrides, WorkDir, load_and_warn
 
 
 def undo(
@@ -27,15 +27,14 @@ def undo(
 ) -> int:
     """Put back what the last run changed (files it changed, created or deleted, by
     Codur's edits or the programs it ran), as they were before it."""
-    from codur.ui import IO
     from codur.undo import commands
     from codur.workspace import Workspace
 
-    loaded = load(directory, config, overrides)
+    loaded, io = load_and_warn(directory, config, overrides, recovery=True)
     ws = Workspace(directory.resolve())
     if list_runs:
-        return commands.list_runs(ws, IO())
-    return commands.undo(ws, loaded.config, run_id, force, IO())
+        return commands.list_runs(ws, io)
+    return commands.undo(ws, loaded.config, run_id, force, io)
 
 
 def diff(
@@ -47,9 +46,8 @@ def diff(
     overrides: Overrides = None,
 ) -> int:
     """Print what a run changed, as a unified diff (programs' changes included)."""
-    from codur.ui import IO
     from codur.undo import commands
     from codur.workspace import Workspace
 
-    loaded = load(directory, config, overrides)
-    return commands.diff(Workspace(directory.resolve()), loaded.config, run_id, IO())
+    loaded, io = load_and_warn(directory, config, overrides, recovery=True)
+    return commands.diff(Workspace(directory.resolve()), loaded.config, run_id, io)

@@ -48,7 +48,7 @@ def list_runs(ws: Workspace, io: IO) -> int:
 def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
     """Put back what run `run` (default: the last one to undo) changed, holding the
     workspace (another run under way: WorkspaceBusy, nothing done)."""
-    with hold_workspace(ws.root):
+    with hold_workspace(ws.root, io.warn):
         return _undo(ws, config, run, force, io)
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from codur.agents.registry import resolve
+from codur.agents.registry import resolve, resolve_offered
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
@@ -28,7 +28,8 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["e
         wanted = agent
     if not agent or wanted != agent:  # once a run, unless planning chose again
         try:
-            agent = resolve(wanted, cfg).reference
+            fallbacks = cfg.agents.preferences.fallback_order  # review's successors
+            agent = resolve_offered(wanted, cfg, fallbacks).reference
         except ConfigError as exc:
             runtime.context.bus.emit(
                 "delegate.fallback", requested=wanted, error=str(exc), agent=default

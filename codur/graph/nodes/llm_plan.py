@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import BaseModel, ValidationError
 
-from codur.agents.registry import agent_choices, resolve
+from codur.agents.registry import agent_choices, resolve_offered
 from codur.errors import ConfigError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState, StandingPreference, ToolRun
@@ -61,7 +61,8 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
         raise ValueError(f"invalid decision: {exc.errors()[0]['msg']}") from None
     delegate = decision.action == "delegate"
     if delegate and decision.route == "edit":
-        resolve(decision.agent or session.config.agents.preferences.default_agent, session.config)
+        default = session.config.agents.preferences.default_agent
+        resolve_offered(decision.agent or default, session.config)
     if delegate and decision.route == "run_command" and not decision.command.strip():
         raise ValueError("route 'run_command' needs a command")
     if decision.action == "tool" and not decision.tool_calls:
@@ -156,7 +157,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     if decision.action == "delegate" and decision.route == "run_command":
         return Command(update={"command": decision.command.strip()}, goto="run_command")
     if decision.action == "delegate":
-        return _delegate(resolve(decision.agent or default, session.config).reference)
+        return _delegate(resolve_offered(decision.agent or default, session.config).reference)
     if decision.action == "preference":
         return _remember(decision, session)
     if decision.action == "tool" and done < rounds:

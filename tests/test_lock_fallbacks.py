@@ -1,0 +1,148 @@
+"""The run lock where it cannot be had as usual: a lock file we may not write (a shared
+project) is locked read-only, a file system that cannot lock (ENOLCK, EOPNOTSUPP, EROFS)
+runs unlocked with one warning, and threads of one process exclude each other even where
+flock would let them both in (NFS). Also: arun cancelled before its run starts leaves no
+record, the planner cannot pick an agent it was not offered, and recovery commands load
+a config naming an unknown profile. Real folders and processes; the model is scripted."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import os
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import BUGGY, FIXED, buggy_folder, delegate_to, run_cli, run_in_process, whole_file
+from test_trust_agents import marker_program
+
+from codur import Agent
+from codur.errors import WorkspaceBusy
+from codur.undo import state_root
+from codur.undo.records import History
+from codur.workspace import hold_workspace
+
+QUIET = ["repair.enabled=false", "sampling.candidates=0"]
+
+
+def agent_for(tmp_path: Path, root: Path) -> Agent:
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
+    return Agent(cwd=root, model="scripted/s", script=str(script), overrides=QUIET)
+
+
+def test_a_lock_file_that_may_not_be_written_is_locked_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = buggy_folder(tmp_path / "w")
+    (root / ".codur").mkdir()
+    (root / ".codur" / "run.lock").write_text("")
+    real_open = os.open
+
+    def refusing(path: str | Path, flags: int, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("run.lock") and flags & os.O_RDWR:  # as a non-owner would be
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    assert agent_for(tmp_path, root).run("fix @main.py").is_verified
+    assert (root / ".codur" / "run.lock").read_text() == ""  # its holder not written
+
+
+@pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP])
+def test_a_file_system_that_cannot_lock_runs_unlocked_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    root = buggy_folder(tmp_path / "w")
+    real_flock = fcntl.flock
+
+    def unsupported(fd: int, op: int) -> None:
+        if op & fcntl.LOCK_NB:  # the run lock's (other locks wait their turn)
+            raise OSError(code, os.strerror(code))
+        real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", unsupported)
+    warned: list[str] = []
+    with hold_workspace(root, warned.append), hold_workspace(root, warned.append):
+        pass
+    assert len(warned) == 1 and f"running without the run lock {root / '.codur'}" in warned[0]
+    assert os.strerror(code) in warned[0]
+    result, events, _ = run_in_process(root, [whole_file("main.py", FIXED)])
+    assert result.status == "verified"
+
+
+def test_threads_of_one_process_exclude_each_other_where_flock_would_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = buggy_folder(tmp_path / "w")
+    monkeypatch.setattr(fcntl, "flock", lambda fd, op: None)  # every flock succeeds
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with hold_workspace(root, print):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(30)
+        with pytest.raises(WorkspaceBusy, match=rf"process {os.getpid()}"):
+            agent_for(tmp_path, root).run("fix @main.py")
+        assert (root / "main.py").read_text() == BUGGY
+    finally:
+        release.set()
+        holder.join()
+    with hold_workspace(root, print):  # let go: the table is empty again
+        pass
+
+
+def test_arun_cancelled_before_its_run_starts_leaves_no_record(tmp_path: Path) -> None:
+    root = buggy_folder(tmp_path / "w")
+    agent = agent_for(tmp_path, root)
+    cancel = threading.Event()
+    cancel.set()
+    assert agent._run_until_cancelled("fix @main.py", cancel) is None
+
+    async def cancelled_at_once() -> None:
+        run = asyncio.create_task(agent.arun("fix @main.py"))
+        run.cancel()  # before its first step: the worker is never started
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(cancelled_at_once())
+    assert History(state_root(), root).records() == []
+    assert not (root / "codur_debug.log").exists() and not (root / ".codur").exists()
+    assert (root / "main.py").read_text() == BUGGY
+
+
+def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "claude-ran"
+    marker_program(tmp_path / "bin" / "claude", marker)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    root = buggy_folder(tmp_path / "w")
+    pre_plan = '{"kind": "code_change", "confidence": 0.6}'  # the planner is asked
+    replies = [pre_plan, delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
+    result, events, _ = run_in_process(
+        root, replies, task="fix the sum in main.py", overrides=["planning.max_retry_attempts=0"]
+    )
+    kinds = [e.kind for e in events]
+    assert "plan.invalid" in kinds and "plan.fallback" in kinds
+    invalid = next(e for e in events if e.kind == "plan.invalid")
+    assert "'agent:claude_code' is not offered" in invalid.data["error"]
+    assert result.status == "verified" and not marker.exists()
+
+
+def test_recovery_commands_load_a_config_naming_an_unknown_profile(tmp_path: Path) -> None:
+    root = buggy_folder(tmp_path / "w")
+    (root / "codur.yaml").write_text(yaml.safe_dump({"llm": {"default_profile": "gone"}}))
+    listed = run_cli(["undo", "--list"], root)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "key 'llm.default_profile'" in listed.stderr and "warning" in listed.stderr
+    refused = run_cli(["config", "show"], root)
+    assert refused.returncode != 0 and "key 'llm.default_profile'" in refused.stderr
