@@ -36,10 +36,11 @@ def ws(request, tmp_path: Path) -> Path:
 
 
 def state(root: Path) -> dict[str, tuple[str, object, int]]:
-    """Every entry under root (no .git): kind, content or link target, permission bits."""
+    """Every entry under root but .git and .codur (Codur's run lock, which every run and
+    undo takes): kind, content or link target, permission bits."""
     found = {}
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
+        dirs[:] = [d for d in dirs if d not in (".git", ".codur")]
         for name in [*names, *dirs]:
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
