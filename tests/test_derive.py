@@ -165,3 +165,28 @@ def test_no_names_means_every_function_of_the_sources() -> None:
     assert functions == {"mean", "median", "Stack.push"}
     assert doctest_examples({"s.py": STATS}, ["variance"]) == []
     assert doctest_examples({"broken.py": "def f(:\n"}) == []
+
+
+UNPARSABLE = '''
+def remove_vowels(text):
+    """Drop the vowels.
+    >>> remove_vowels("abcdef\\nghijklm")
+    'bcdf\\nghjklm'
+    """
+
+
+def keep(text):
+    """Keep it.
+    >>> keep('a')
+    'a'
+    """
+'''
+
+
+def test_examples_doctest_cannot_parse_are_left_out_not_fatal() -> None:
+    """HumanEval/51: a "\\n" inside an example's string splits it across two lines, which
+    doctest's parser refuses (ValueError); the other docstrings' examples still count."""
+    found = doctest_examples({"solution.py": UNPARSABLE})
+    assert [(e.function, e.source) for e in found if isinstance(e, DocExample)] == [
+        ("keep", "keep('a')\n")
+    ]
