@@ -9,6 +9,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +166,25 @@ CLEANUP = (
     "with open('out.txt', 'w') as fh:\n    fh.write('made by a program\\n')\n"
 )
 """A program a model might write: deletes data.csv, creates out.txt."""
+
+
+@contextmanager
+def held_by_a_thread(root: Path) -> Iterator[None]:
+    """`root` held by another thread of this process, as a run in it would hold it."""
+    from codur.workspace import hold_workspace
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with hold_workspace(root, print):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(30)
+        yield
+    finally:
+        release.set()
+        holder.join()

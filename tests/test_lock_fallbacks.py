@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, buggy_folder, delegate_to, run_cli, run_in_process, whole_file
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    delegate_to,
+    held_by_a_thread,
+    run_cli,
+    run_in_process,
+    whole_file,
+)
 from test_trust_agents import marker_program
 
 from codur import Agent
@@ -79,23 +88,10 @@ def test_threads_of_one_process_exclude_each_other_where_flock_would_not(
 ) -> None:
     root = buggy_folder(tmp_path / "w")
     monkeypatch.setattr(fcntl, "flock", lambda fd, op: None)  # every flock succeeds
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with hold_workspace(root, print):
-            held.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert held.wait(30)
+    with held_by_a_thread(root):
         with pytest.raises(WorkspaceBusy, match=rf"process {os.getpid()}"):
             agent_for(tmp_path, root).run("fix @main.py")
         assert (root / "main.py").read_text() == BUGGY
-    finally:
-        release.set()
-        holder.join()
     with hold_workspace(root, print):  # let go: the table is empty again
         pass
 

@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +18,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, run_cli, scripted_profile, whole_file, write_files
+from helpers import (
+    BUGGY,
+    FIXED,
+    ROOT,
+    held_by_a_thread,
+    run_cli,
+    scripted_profile,
+    whole_file,
+    write_files,
+)
 from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
@@ -170,26 +178,13 @@ def test_a_thread_of_the_same_process_is_turned_away_too(tmp_path: Path) -> None
     root.mkdir()
     (root / "main.py").write_text(BUGGY)
     (root / "expected.txt").write_text("10\n")
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with hold_workspace(root, print):
-            held.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert held.wait(30)
+    with held_by_a_thread(root):
         script = tmp_path / "script.yaml"
         script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
         agent = Agent(cwd=root, model="scripted/s", script=str(script))
         with pytest.raises(WorkspaceBusy, match=rf"process {os.getpid()}, started "):
             agent.run("fix @main.py")
         assert not (root / "codur_debug.log").exists()
-    finally:
-        release.set()
-        holder.join()
     with (
         hold_workspace(root, print),
         hold_workspace(root, print),
