@@ -1,4 +1,5 @@
-"""Review's decision table, row by row: `decide` is a pure function of the facts."""
+"""The graph's decision tables, row by row: `decide` (review) and `on_error` are pure
+functions of the facts."""
 
 from __future__ import annotations
 
@@ -6,15 +7,8 @@ from dataclasses import fields
 
 import pytest
 
-from codur.graph.decide import (
-    MAX_NODE_RETRIES,
-    MAX_REPEATS,
-    Decision,
-    ErrorFacts,
-    Facts,
-    decide,
-    on_error,
-)
+from codur.graph.decide import MAX_REPEATS, Decision, Facts, decide
+from codur.graph.on_error import MAX_NODE_RETRIES, ErrorFacts, on_error
 from codur.planning.verdict import Verdict, VerifierVerdict
 
 

@@ -20,7 +20,7 @@ from helpers import (
 )
 
 from codur.errors import ModelError
-from codur.graph.decide import MAX_NODE_RETRIES
+from codur.graph.on_error import MAX_NODE_RETRIES
 from codur.graph.state import NodeFailure
 
 PRE_PLAN = json.dumps({"kind": "unclear", "confidence": 0.4})

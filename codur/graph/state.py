@@ -121,7 +121,7 @@ class AgentState(TypedDict, total=False):
     """Working memory: the last exception a node raised; when that node runs again (the
     retry) the model reads it (codur.graph.nodes.node_error)."""
     error_count: int
-    """Node exceptions in the run so far; past decide.MAX_NODE_RETRIES retries the run
+    """Node exceptions in the run so far; past on_error.MAX_NODE_RETRIES retries the run
     ends with status error."""
     preference: StandingPreference | None
     """The task states a standing preference (the planner's `preference` action): the

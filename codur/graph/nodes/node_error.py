@@ -1,7 +1,7 @@
 """The graph's error handler (LangGraph's `error_handler`, set for every node of the run
 graph in build.py): an exception a node raised is recorded in working memory
 (`last_error`, `error_count`) and on the bus (`node.error`, with the traceback, into the
-debug log); `decide.on_error` chooses: the agent's failure (an agent that cannot run,
+debug log); `on_error.on_error` chooses: the agent's failure (an agent that cannot run,
 with a fallback agent left: review hands the task on), raise (a typed error keeps its
 own ending), retry the node (its model reads the error: the planner's prompt, the
 agent's earlier attempts), or end the run with status error and one line (exit code 4).
@@ -20,7 +20,7 @@ from langgraph.types import Command
 
 from codur.agents.registry import fallback as next_agent
 from codur.errors import AgentUnavailable, CodurError, ModelError, ModelUnreachable
-from codur.graph.decide import ErrorFacts, on_error
+from codur.graph.on_error import ErrorFacts, on_error
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState, NodeFailure
 from codur.session import Session
