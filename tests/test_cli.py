@@ -125,6 +125,9 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
+    for command, what in ((["  "], "task"), (["ask", ""], "question")):
+        empty = run_cli([*scripted_profile(challenge, []), *command], cwd=challenge)
+        assert (empty.returncode, empty.stderr) == (2, f"codur: error: the {what} is empty\n")
     flags = [
         "-o",
         "llm.profiles.dead.provider=openai",
