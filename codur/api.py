@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codur.errors import Cancelled, ConfigError
+from codur.errors import Cancelled, ConfigError, UsageError
 
 PROVIDERS = ("openai", "ollama", "local", "scripted")
 API_PROFILE = "api"
@@ -97,6 +97,7 @@ class Agent:
         YAML file layered over the folder's; `overrides`: "key=value" strings, as `-o`."""
         from codur.promptbook import PromptBook
 
+        _check_kinds(cwd=cwd, model=model, tools=tools, overrides=overrides)
         self.cwd = Path(cwd).resolve()
         if not self.cwd.is_dir():
             raise ConfigError(f"Agent(cwd={str(cwd)!r}): no such folder")
@@ -158,6 +159,9 @@ class Agent:
         from codur.run import run_task
         from codur.ui import IO, SilentIO
 
+        if not isinstance(task, str):
+            raise UsageError(f"Agent.run(task): the task must be text, not {type(task).__name__}")
+
         def terminal(redact: Any) -> IO:
             return IO(verbose=True, redact=redact) if self.verbose else SilentIO(redact=redact)
 
@@ -166,6 +170,18 @@ class Agent:
         loaded = self._load()  # the folder's config as it is now
         wired(loaded, self.cwd, task, "run", run_task, lambda io, r, log: ended.append(r), how)
         return _result(ended[0])
+
+
+def _check_kinds(cwd: object, model: object, tools: object, overrides: object) -> None:
+    """ConfigError for an argument of the wrong kind (a string where a list of names is
+    wanted would otherwise be read as a list of its characters)."""
+    if not isinstance(cwd, str | Path):
+        raise ConfigError(f"Agent(cwd={cwd!r}): a folder's path expected")
+    if model is not None and not isinstance(model, str):
+        raise ConfigError(f"Agent(model={model!r}): 'llm:PROFILE' or 'provider/model' expected")
+    for name, value in (("tools", tools), ("overrides", overrides)):
+        if isinstance(value, str):
+            raise ConfigError(f"Agent({name}={value!r}): a list of strings expected, not a string")
 
 
 def _flags(
@@ -194,6 +210,8 @@ def _flags(
             f"Agent(model={model!r}): unknown provider {provider!r} "
             f"(valid: {', '.join(PROVIDERS)}; or llm:PROFILE)"
         )
+    if not name.strip():
+        raise ConfigError(f"Agent(model={model!r}): no model named after {provider}/")
     profile = {"provider": provider, "model": name, **model_kwargs}
     flags["Agent(model=...)"] = (f"llm.profiles.{API_PROFILE}", profile)
     flags["Agent(model=...) profile"] = ("llm.default_profile", API_PROFILE)

@@ -29,14 +29,18 @@ from codur.undo.cli import diff, undo
 class DefaultToRun(TyperGroup):
     """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task;
     no task at all, in a terminal, means `codur chat`. Options may come before the
-    command (`codur -C DIR undo`): the command is moved first."""
+    command (`codur -C DIR undo`, `codur -C DIR memory show`): the command is moved first."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         first = self._first_word(args)
         if first is None and sys.stdin.isatty() and not {"--help", "-h"} & set(args):
             args = ["chat", *args]  # no task, in a terminal: a chat session
         elif first is not None and args[first] in self.commands:
-            args = [args[first], *args[:first], *args[first + 1 :]]
+            head, rest = [args[first]], args[first + 1 :]
+            if isinstance(self.commands[head[0]], TyperGroup) and rest[:1] != ["--help"]:
+                head += rest[:1]  # a group's command (`codur -C DIR memory show`) takes them
+                rest = rest[1:]
+            args = [*head, *args[:first], *rest]
         elif first is not None:
             args = ["run", *args]
         return super().parse_args(ctx, args)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from codur import __version__
 from codur.config import LoadedConfig
-from codur.errors import Cancelled, CodurError, ExitCode, Interrupted
+from codur.errors import Cancelled, CodurError, ExitCode, Interrupted, UsageError
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
@@ -89,6 +89,8 @@ def wired(
     the models a chat's earlier runs built, and `run_id` (a resumed run's; else new).
     A run (it may change files) holds the workspace from before anything is read or
     written to its end: WorkspaceBusy, having touched nothing, while another run does."""
+    if not task.strip():  # nothing to do, and nothing started: no record, no model call
+        raise UsageError("the question is empty" if kind == "ask" else "the task is empty")
     cfg = loaded.config
     cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:

@@ -162,3 +162,25 @@ def test_a_tool_the_agent_was_not_given_is_refused_not_run(tmp_path: Path) -> No
     assert result.is_verified and not (root / "other.py").exists()
     refused = [m for m in result.messages if getattr(m, "name", "") == "write_file"]
     assert refused and "not one of your tools (you may call: read_file)" in refused[0].content
+
+
+def test_arguments_of_the_wrong_kind_and_empty_tasks_are_one_line_errors(tmp_path: Path) -> None:
+    """docs/api.md: bad arguments raise ConfigError when the Agent is made, whatever
+    their kind (a string for `tools` is not read as a list of letters); a task that is no
+    text, or empty, raises UsageError before anything runs: no model call, no record."""
+    root = folder(tmp_path)
+    for bad in (
+        {"cwd": 3},
+        {"model": 3},
+        {"model": "openai/"},
+        {"tools": "read_file"},
+        {"overrides": "runtime.max_iterations=2"},
+    ):
+        with pytest.raises(ConfigError) as raised:
+            Agent(**{"cwd": root, **bad})
+        assert str(raised.value).startswith(f"Agent({next(iter(bad))}=")
+    agent = Agent(cwd=root, model="scripted/s", script=str(script(tmp_path, [])), overrides=QUIET)
+    for task in (None, 3, "", "  \n "):
+        with pytest.raises(UsageError, match="task"):
+            agent.run(task)  # type: ignore[arg-type] - the misuse under test
+    assert not (root / "codur_debug.log").exists()

@@ -161,7 +161,8 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     flags = scripted_profile(tmp_path, [])
     done = subprocess.run(
         [sys.executable, "-m", "codur", "chat", *flags],
-        input="fix @missing.py\n/profile\n/profile --user answer tersely\n/help\n/exit\n",
+        input="fix @missing.py\n/profile\n/profile --user\n/profile --user answer tersely\n"
+        "/help\n/exit\n",
         capture_output=True,
         text=True,
         cwd=work,
@@ -170,7 +171,10 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     )
     assert done.returncode == 0, done.stderr
     assert "@missing.py: no such file" in done.stderr
-    assert "/profile needs the preference" in done.stderr
+    assert done.stderr.count("/profile needs the preference") == 2  # --user alone too
+    memory = project_file(work)
+    kept = json.loads(memory.read_text())["preferences"] if memory.exists() else []
+    assert kept == []  # "--user" was not kept as a project preference
     assert "/undo" in done.stdout and "/memory" in done.stdout  # the help
     assert "kept as a user preference" in done.stdout
     assert json.loads(user_file().read_text())["preferences"][0]["text"] == "answer tersely"

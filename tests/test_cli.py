@@ -46,6 +46,20 @@ def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
     ]
 
 
+def test_options_before_a_command_of_a_group_reach_that_command(tmp_path: Path) -> None:
+    """`codur -C DIR memory show` works as `codur -C DIR undo` does (README): options
+    before a group (memory, config, prompts) go to the group's command."""
+    work = tmp_path / "w"
+    work.mkdir()
+    added = run_cli(["-C", str(work), "memory", "add", "use pytest style"], cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    shown = run_cli(["-C", str(work), "memory", "show"], cwd=tmp_path)
+    assert shown.returncode == 0 and "use pytest style" in shown.stdout
+    flags = ["-C", str(work), "-o", "runtime.max_iterations=7"]
+    config = run_cli([*flags, "config", "show"], cwd=tmp_path)
+    assert "runtime.max_iterations: 7 " in config.stdout, config.stderr
+
+
 def test_version_and_profiles(tmp_path: Path) -> None:
     version = run_cli(["version"], cwd=tmp_path)
     assert version.returncode == 0 and version.stdout.startswith("codur ")
@@ -125,6 +139,9 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
+    for command, what in ((["  "], "task"), (["ask", ""], "question")):
+        empty = run_cli([*scripted_profile(challenge, []), *command], cwd=challenge)
+        assert (empty.returncode, empty.stderr) == (2, f"codur: error: the {what} is empty\n")
     flags = [
         "-o",
         "llm.profiles.dead.provider=openai",

@@ -150,8 +150,9 @@ class Chat:
     def remember(self, text: str) -> None:
         from codur.memory.commands import add, open_memory
 
-        user = text.startswith("--user ")
-        text = text.removeprefix("--user ").strip()
+        flag, _, rest = text.partition(" ")
+        user = flag == "--user"  # `/profile --user` alone keeps nothing, not "--user"
+        text = rest.strip() if user else text
         if not text:
             self.io.error("/profile needs the preference: /profile always add type hints")
             return

@@ -64,7 +64,7 @@ def _load(store: Path) -> dict[str, str]:
         return {}
     try:
         data = json.loads(store.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deep
         from codur.errors import ConfigError
 
         raise ConfigError(

@@ -171,7 +171,8 @@ def _read(path: Path, warn: Warn) -> tuple[MemoryData, bool]:
         if not isinstance(raw, dict):
             raise ValueError(f"a JSON object was expected, not {type(raw).__name__}")
         return MemoryData.model_validate(raw), True
-    except (OSError, ValueError) as exc:  # bad JSON, not UTF-8, wrong shapes (pydantic)
+    except (OSError, ValueError, RecursionError) as exc:
+        # bad JSON (RecursionError: nested too deep), not UTF-8, wrong shapes (pydantic)
         return MemoryData(), set_aside(path, _why(exc), warn)
 
 

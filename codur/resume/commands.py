@@ -15,6 +15,7 @@ from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
 from codur.ui import IO
 from codur.undo import state_root
+from codur.undo.commands import warn_damaged
 from codur.undo.records import RESUMABLE, History, RunRecord
 from codur.workspace import Workspace, hold_workspace
 
@@ -52,6 +53,7 @@ def resumable(record: RunRecord) -> bool:
 def list_runs(ws: Workspace, io: IO) -> int:
     history = History(state_root(), ws.root)
     records = [r for r in history.runs() if not r.undo_of]
+    warn_damaged(history, io)
     if not records:
         io.info(f"no recorded runs in {ws.root}")
         return ExitCode.OK

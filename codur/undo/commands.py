@@ -26,7 +26,7 @@ def names(paths: list[str], shown: int = SHOWN) -> str:
 def list_runs(ws: Workspace, io: IO) -> int:
     history = History(state_root(), ws.root)
     records = history.records()
-    _warn_damaged(history, io)
+    warn_damaged(history, io)
     if not records:
         io.info(f"no recorded runs in {ws.root}")
         return ExitCode.OK
@@ -55,7 +55,7 @@ def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: I
 def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
     history = History(state_root(), ws.root)
     record = history.find(run) if run else history.last_to_undo()
-    _warn_damaged(history, io)
+    warn_damaged(history, io)
     if record is None:
         raise UsageError(f"nothing to undo in {ws.root} (see codur undo --list)")
     if record.undone_by:
@@ -110,7 +110,7 @@ def _report(io: IO, record: RunRecord, put_back: list[str], removed: list[str], 
 def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
     history = History(state_root(), ws.root)
     records = history.records()
-    _warn_damaged(history, io)
+    warn_damaged(history, io)
     record = history.find(run) if run else (records[0] if records else None)
     if record is None:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
@@ -122,6 +122,7 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
     return ExitCode.OK
 
 
-def _warn_damaged(history: History, io: IO) -> None:
+def warn_damaged(history: History, io: IO) -> None:
+    """Name the record files `history` read last that are no records (they are skipped)."""
     if history.damaged:
         io.warn(f"unreadable run records, ignored: {names([str(p) for p in history.damaged])}")

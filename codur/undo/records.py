@@ -175,7 +175,19 @@ def _load_all(folder: Path) -> tuple[list[RunRecord], list[Path]]:
     records, damaged = [], []
     for path in folder.glob("*.json") if folder.is_dir() else []:
         try:
-            records.append(RunRecord(**json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError, TypeError):
+            records.append(_load(path))
+        except (OSError, ValueError):
             damaged.append(path)
     return sorted(records, key=lambda r: r.started, reverse=True), damaged
+
+
+def _load(path: Path) -> RunRecord:
+    """The record in `path`; ValueError for one that is not (bad JSON, however deep; a
+    field missing or of another type; a start that is no time; an id not its name)."""
+    from pydantic import TypeAdapter
+
+    record = TypeAdapter(RunRecord).validate_json(path.read_bytes(), strict=True)
+    datetime.fromisoformat(record.started)  # ValueError if it is no ISO 8601 time
+    if record.run_id != path.stem:
+        raise ValueError(f"{path.name} holds run {record.run_id!r}")
+    return record
