@@ -156,6 +156,13 @@ class MemoryConfig(_Section):
     oldest go first. 0: no node log (nor with `log.enabled` off)."""
     max_preferences: int = Field(50, gt=0)
     """Preferences kept per scope (project, user); the oldest go first."""
+    max_preference_chars: int = Field(400, gt=0)
+    """A preference is a standing instruction, not a document: a longer one is refused
+    (`codur memory add`, /profile, the planner's preference route); one in a hand-edited
+    file is cut to this in prompts."""
+    max_preference_prompt_chars: int = Field(2000, gt=0)
+    """The preferences' text in one prompt, in all: past it the oldest are left out, and
+    the prompt says how many (so preferences never push a prompt past the context)."""
     max_exchanges: int = Field(10, gt=0)
     """`codur chat`: the last exchanges (task and how it ended) carried into the next
     task's prompts."""

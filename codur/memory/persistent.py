@@ -99,15 +99,36 @@ class Memory:
 
     # -- preferences -------------------------------------------------------------------
     def preferences(self) -> list[str]:
-        """Every preference's text: the user's, then the project's."""
+        """The preferences for a prompt: the user's, then the project's, each cut to
+        `memory.max_preference_chars`; past `memory.max_preference_prompt_chars` in all
+        the oldest are left out, and a last line says how many."""
         files = (self.user, self.project) if self.project.trusted else (self.user,)
-        return [p.text for f in files for p in f.data.preferences]
+        every = [p for f in files for p in f.data.preferences]
+        cut = self.config.max_preference_chars
+        texts = [p.text if len(p.text) <= cut else p.text[: cut - 3] + "..." for p in every]
+        budget, kept = self.config.max_preference_prompt_chars, set()
+        for index in sorted(range(len(every)), key=lambda i: every[i].added, reverse=True):
+            if len(texts[index]) > budget:
+                break
+            budget -= len(texts[index])
+            kept.add(index)
+        shown = [text for index, text in enumerate(texts) if index in kept]
+        if len(kept) < len(every):
+            left = len(every) - len(kept)
+            shown.append(f"({left} older preference(s) not shown: the prompt has no room)")
+        return shown
 
     def remember_preference(self, text: str, scope: Scope = "project") -> Preference:
-        """Keep `text` as a standing preference (the same text twice is kept once)."""
+        """Keep `text` as a standing preference (the same text twice is kept once);
+        ValueError for an empty one or one longer than `memory.max_preference_chars`."""
         text = normalize(text)
         if not text:
             raise ValueError("a preference needs some text")
+        if len(text) > self.config.max_preference_chars:
+            raise ValueError(
+                f"a preference is at most {self.config.max_preference_chars} characters "
+                f"(memory.max_preference_chars); this one has {len(text)}"
+            )
         key = _key("pref", text)
         memory = self._file(scope)
         found = next((p for p in memory.data.preferences if p.key == key), None)

@@ -69,6 +69,9 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
         raise ValueError("action 'tool' needs tool_calls")
     if decision.action == "preference" and not decision.preference.strip():
         raise ValueError("action 'preference' needs the preference's text")
+    limit = session.config.memory.max_preference_chars
+    if decision.action == "preference" and len(" ".join(decision.preference.split())) > limit:
+        raise ValueError(f"action 'preference': a preference is at most {limit} characters")
     return decision
 
 
