@@ -149,6 +149,8 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
     apart); where run.lock may not be written (a shared project), it is locked read-only."""
     root = root.resolve()
     lock = root / CODUR_DIR / RUN_LOCK
+    if not root.is_dir():  # gone (or replaced by a file) since the run was set up
+        raise WorkspaceError(f"{root}: no such folder")
 
     def busy(who: str) -> WorkspaceBusy:
         return WorkspaceBusy(

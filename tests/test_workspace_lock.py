@@ -216,3 +216,16 @@ def test_the_lock_is_never_reached_through_a_symlink(tmp_path: Path) -> None:
     ):
         pass
     assert list(outside.iterdir()) == []
+
+
+def test_an_agent_whose_folder_went_away_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    agent = Agent(cwd=root, model="scripted/s", script=str(tmp_path / "none.yaml"))
+    root.rmdir()
+    with pytest.raises(WorkspaceError, match=rf"^{re.escape(str(root))}: no such folder$"):
+        agent.run("fix @main.py")
+    root.write_text("now a file")
+    with pytest.raises(WorkspaceError, match="no such folder"):
+        agent.run("fix @main.py")
+    assert root.read_text() == "now a file"
