@@ -82,3 +82,16 @@ def test_a_trust_store_nested_too_deep_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         f"codur: error: {store_file()}: cannot read the trusted files (remove it to start over)"
     )
+
+
+def test_a_memory_file_set_aside_twice_in_one_second_keeps_both_copies(tmp_path: Path) -> None:
+    from codur.memory.store import set_aside
+
+    path = tmp_path / "memory.json"
+    warned: list[str] = []
+    for content in ("first {", "second {", "third {"):
+        path.write_text(content)
+        assert set_aside(path, "bad JSON", warned.append)
+    kept = sorted(p.read_text() for p in tmp_path.glob("memory.json.bad-*"))
+    assert kept == ["first {", "second {", "third {"]  # same second or not: none lost
+    assert not path.exists() and len(warned) == 3

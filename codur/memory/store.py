@@ -189,7 +189,12 @@ def _why(exc: BaseException) -> str:
 def set_aside(path: Path, why: str, warn: Warn) -> bool:
     """Rename a damaged memory file aside and say so; whether it was (else it is left
     where it is and not written)."""
-    aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
+    stamp = f"{path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}"
+    aside = path.with_name(stamp)
+    for n in range(2, 1000):  # an earlier damaged copy of the same second is kept too
+        if not aside.exists() and not aside.is_symlink():
+            break
+        aside = path.with_name(f"{stamp}-{n}")
     try:
         path.rename(aside)
     except OSError as exc:
