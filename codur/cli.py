@@ -194,7 +194,10 @@ def main(argv: list[str] | None = None) -> None:
         except typer.Exit as exc:
             code = exc.exit_code
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
-            exc.show()
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `codur memory`: its help
+                exc.show()
+            else:
+                IO().error(_usage_line(exc))
             code = ExitCode.USAGE
         except Interrupted as exc:
             if not exc.quiet:
@@ -209,3 +212,13 @@ def main(argv: list[str] | None = None) -> None:
             IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
             code = ExitCode.ERROR
     sys.exit(int(code or 0))
+
+
+def _usage_line(exc: Exception) -> str:
+    """A usage error in one line, with the help command for it: "No such option: --x
+    (see codur undo --help)"."""
+    ctx = getattr(exc, "ctx", None)
+    root = ctx.find_root().command_path if ctx is not None else ""
+    command = ctx.command_path[len(root) :].strip() if ctx is not None else ""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    return f"{message} (see {' '.join(['codur', command]).strip()} --help)"

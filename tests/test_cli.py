@@ -60,6 +60,19 @@ def test_options_before_a_command_of_a_group_reach_that_command(tmp_path: Path) 
     assert "runtime.max_iterations: 7 " in config.stdout, config.stderr
 
 
+def test_a_usage_error_is_one_line_naming_the_help_to_read(tmp_path: Path) -> None:
+    for args, message, command in (
+        (["undo", "--bogus"], "No such option: --bogus", "codur undo --help"),
+        (["config", "show", "--x"], "No such option: --x", "codur config show --help"),
+        (["run"], "Missing argument 'task'.", "codur run --help"),
+    ):
+        done = run_cli(args, tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == f"codur: error: {message} (see {command})"
+    group = run_cli(["memory"], tmp_path)  # a group alone: its help, as before
+    assert group.returncode == 2 and "Commands" in group.stdout + group.stderr
+
+
 def test_version_and_profiles(tmp_path: Path) -> None:
     version = run_cli(["version"], cwd=tmp_path)
     assert version.returncode == 0 and version.stdout.startswith("codur ")
