@@ -123,8 +123,10 @@ class Session:
             raise Cancelled()
 
     def preferences(self) -> list[str]:
-        """The user's standing preferences, for planning and coding prompts."""
-        return self.memory.preferences() if self.memory is not None else []
+        """The user's standing preferences, for planning and coding prompts: a secret's
+        value in one (an API key pasted in) reaches the model as ***, as in the logs."""
+        found = self.memory.preferences() if self.memory is not None else []
+        return [self.redact(text) for text in found]
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import BUGGY, run_cli, scripted_profile
 from test_memory import PLAN_PREFERENCE, PRE_PLAN_UNSURE, PREFERENCE, events
 
@@ -63,3 +64,23 @@ def test_prompts_get_the_newest_preferences_that_fit_and_are_told_of_the_rest(
     everything = MemoryConfig()
     memory = Memory.open(tmp_path / "w", everything, warnings.append, user=user)
     assert memory is not None and len(memory.preferences()) == 11  # nothing left out
+
+
+def test_a_secret_in_a_preference_never_reaches_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    secret = "sk-live-0123456789abcdef"
+    monkeypatch.setenv("DEPLOY_API_KEY", secret)
+    root = tmp_path / "w"
+    root.mkdir()
+    config = load_config(root, environ={}).config
+    memory = Memory.open(root, config.memory, print, user=tmp_path / "user.json")
+    assert memory is not None
+    memory.remember_preference(f"deploy with the key {secret} when asked")
+    session = Session(config, Workspace(root), EventBus(), memory=memory)
+    assert session.preferences() == ["deploy with the key *** when asked"]
