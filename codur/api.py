@@ -129,8 +129,8 @@ class Agent:
     async def arun(self, task: str) -> Result:
         """`run` without blocking the event loop (in a worker thread). Cancelled (its task's
         `cancel()`, a timeout), the run stops at its next node, model call or program
-        (programs are killed), ends `interrupted` in the debug log and lets go of the
-        folder; then CancelledError is raised here."""
+        (programs are killed, a model call under way is cut), ends `interrupted` in the
+        debug log and lets go of the folder; then CancelledError is raised here."""
         cancel = threading.Event()
         loop = asyncio.get_running_loop()
         running = loop.run_in_executor(None, self._run_until_cancelled, task, cancel)

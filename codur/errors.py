@@ -166,9 +166,9 @@ class Interrupted(KeyboardInterrupt):
 
 class Cancelled(Interrupted):
     """The Python API's run was cancelled (`Agent.arun`'s task): it stops at its next
-    node, model call or program, as on Ctrl-C (its programs killed, its end record written
-    with status `interrupted`), though no signal is involved and other runs of the
-    process go on."""
+    node, model call or program, as on Ctrl-C (its programs killed, a model call under way
+    cut, its end record written with status `interrupted`), though no signal is involved
+    and other runs of the process go on."""
 
     def __init__(self) -> None:
         KeyboardInterrupt.__init__(self, "cancelled")

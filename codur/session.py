@@ -81,7 +81,8 @@ class Session:
     Python API passes its own book, with the prompts set on it)."""
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set (from another thread: `Agent.arun` cancelled) to stop the run at its next
-    node, model call or program: `check_cancelled` raises Cancelled there."""
+    node, model call or program: `check_cancelled` raises Cancelled there. A model call
+    under way is cut (`ModelClient.cancel`)."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)

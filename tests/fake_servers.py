@@ -58,11 +58,18 @@ class Raw:
 
 @dataclass
 class Trickle:
-    """A 200 answer whose body comes one byte every `every_s` seconds (never done
-    within any sensible deadline, though each single read is quick)."""
+    """A 200 answer whose body comes one byte every `every_s` seconds (the default body
+    is never done within any sensible deadline, though each single read is quick). It
+    records what the server saw: when it started and ended, and how much it sent."""
 
     every_s: float
     body: bytes = b'{"id": "x", "choices": []}' * 50
+    started: threading.Event = field(default_factory=threading.Event)
+    """Set once the headers are sent (the client is waiting for the body)."""
+    ended: threading.Event = field(default_factory=threading.Event)
+    """Set when the answer ends: whole, or `sent` short when the client hung up."""
+    sent: int = 0
+    """Bytes of `body` sent."""
 
 
 @dataclass
@@ -175,13 +182,17 @@ class FakeServer:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(trickle.body)))
                     self.end_headers()
+                    trickle.started.set()
                     for i in range(len(trickle.body)):
                         if server._stopping.wait(trickle.every_s):
                             return
                         self.wfile.write(trickle.body[i : i + 1])
                         self.wfile.flush()
+                        trickle.sent += 1
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client gave up: what the test wants
+                finally:
+                    trickle.ended.set()
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: pytest output stays readable."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from codur.errors import Cancelled, CodurError, LimitReached, ModelError, ModelUnreachable
 from codur.events import EventBus
 from codur.models import provider
+from codur.models.cancel import cancelling
 from codur.models.recording import tool_names
 
 if TYPE_CHECKING:
@@ -73,8 +74,9 @@ class ModelClient:
     """Called when this profile's model cannot be reached or loaded: the client of the
     profile that answers instead (`llm.fallback_order`), or None (the error stands)."""
     cancel: threading.Event | None = None
-    """Set: the run was cancelled (`Session.cancel`); no call starts, and the reply of a
-    call under way is dropped (Cancelled)."""
+    """Set: the run was cancelled (`Session.cancel`); no call starts, a call under way is
+    cut (codur.models.cancel: the embedded model stops before its next decode, an HTTP
+    request's sockets are shut) and whatever it returns is dropped (Cancelled)."""
     _model: BaseChatModel | None = None
     _instead: ModelClient | None = None
     """The client answering for this one since its model was found unreachable."""
@@ -207,9 +209,11 @@ class ModelClient:
         for attempt in range(self.profile.max_retries + 1):
             start = time.perf_counter()
             try:
-                reply = model.invoke(list(messages))
+                with cancelling(self.cancel):
+                    reply = model.invoke(list(messages))
                 break
             except Exception as exc:  # classified below; anything unknown re-raises
+                self._check_cancelled()  # the call was cut by the cancel: no retry
                 kind = prov.classify(exc)
                 reason = _reason(exc)
                 if kind is None:

@@ -23,6 +23,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from codur.config.schema import LLMProfile
 from codur.errors import ModelUnreachable
 from codur.models.base import ErrorKind
+from codur.models.cancel import current_cancel
 from codur.models.local_actions import (
     LlamaRuntimeError,
     action_schema,
@@ -32,9 +33,9 @@ from codur.models.local_actions import (
     tool_prompts,
 )
 from codur.models.local_llama import (
-    GENERATE_LOCK,
     close_all,
     decoded_tokens,
+    generating,
     load_llama,
     prompt_tokens,
 )
@@ -93,7 +94,8 @@ class LocalChatModel(BaseChatModel):
             **chat_request(messages, tools, tool_choice),
         }
         llama = self.llama
-        with GENERATE_LOCK:
+        # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates
+        with generating(llama, current_cancel()):
             before = decoded_tokens(llama)
             try:
                 out = llama.create_chat_completion(**request)

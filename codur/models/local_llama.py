@@ -1,14 +1,16 @@
 """The embedded model's llama.cpp side: each model loaded once per process, one generation
 at a time, and what Codur measures on it: the exact prompt tokens of a chat request and
 how many tokens llama.cpp actually evaluated (the rest of the prompt came from its KV
-cache: llama-cpp-python keeps the longest common prefix with the previous call).
+cache: llama-cpp-python keeps the longest common prefix with the previous call). A
+generation stops before its next decode when the run is cancelled (`generating`).
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from codur.errors import ModelUnreachable
@@ -27,13 +29,15 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
         if key in _LLAMAS:
             return _LLAMAS[key]
         try:
-            from llama_cpp import Llama
+            import llama_cpp  # noqa: F401
         except ImportError:
             raise ModelUnreachable(
                 "the embedded model needs the local extra: pip install 'codur[local]'"
             ) from None
+        from codur.models.local_cancel import CancellableLlama
+
         try:
-            llama = Llama(
+            llama = CancellableLlama(
                 model_path=path,
                 n_ctx=n_ctx,
                 n_threads=n_threads,
@@ -48,6 +52,18 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
             atexit.register(close_all)
         _LLAMAS[key] = llama
         return llama
+
+
+@contextmanager
+def generating(llama: Any, cancel: threading.Event | None) -> Iterator[None]:
+    """Hold `llama` for one generation (GENERATE_LOCK); while it runs, `cancel` set stops
+    it before its next decode with Cancelled (codur.models.local_cancel)."""
+    with GENERATE_LOCK:
+        llama.cancel = cancel
+        try:
+            yield
+        finally:
+            llama.cancel = None
 
 
 def close_all() -> None:
