@@ -6,10 +6,12 @@ Real `codur` processes and real files; only the model is scripted."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from faults import codur, ended, workdir
+from faults import codur, ended, records, workdir
+from helpers import FIXED, scripted_profile, tool_calls, whole_file
 
 SECRET = "outside-secret-7f3a\n"
 
@@ -41,3 +43,36 @@ def test_an_expected_file_that_is_no_file_of_the_folder_is_never_read(
     assert SECRET.strip() not in (work / "codur_debug.log").read_text()
     if kind == "outside":
         assert (tmp_path / "secret.txt").read_text() == SECRET
+
+
+TOKEN = "ghp_probe3token0000"
+
+
+def test_git_s_own_folder_is_never_read_or_written_by_tools_or_edits(tmp_path: Path) -> None:
+    """A hook or a config written in .git runs later, outside any sandbox (and undo cannot
+    put .git back); a remote URL there may hold a token."""
+    work = workdir(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    url = f"https://u:{TOKEN}@example.com/r.git"
+    subprocess.run(["git", "remote", "add", "origin", url], cwd=work, check=True)
+    config = (work / ".git/config").read_bytes()
+    hook = "#!/bin/sh\ntouch pwned\n"
+    calls = tool_calls(
+        ("write_file", {"path": ".git/hooks/pre-commit", "content": hook}),
+        ("read_file", {"path": ".git/config"}),
+        ("read_file", {"path": "./sub/../.git/config"}),
+    )
+    replies = [
+        calls,
+        whole_file(".git/hooks/post-checkout.py", "print('pwned')\n"),
+        whole_file("main.py", FIXED),
+    ]
+    flags = [*scripted_profile(tmp_path, replies), "-o", "runtime.max_iterations=3"]
+    result = codur([*flags, "--yes", "fix @main.py"], work, timeout=120)
+    ended(result, work, 0)
+    assert not (work / ".git/hooks/pre-commit").exists()
+    assert not (work / ".git/hooks/post-checkout.py").exists()
+    assert (work / ".git/config").read_bytes() == config
+    assert TOKEN not in (work / "codur_debug.log").read_text()
+    outputs = [r["output"] for r in records(work) if r["event"] == "tool.result"]
+    assert sum("git's own folder" in o for o in outputs) == 3, outputs
