@@ -76,3 +76,30 @@ def test_git_s_own_folder_is_never_read_or_written_by_tools_or_edits(tmp_path: P
     assert TOKEN not in (work / "codur_debug.log").read_text()
     outputs = [r["output"] for r in records(work) if r["event"] == "tool.result"]
     assert sum("git's own folder" in o for o in outputs) == 3, outputs
+
+
+def laughs(depth: int) -> str:
+    """A billion laughs of mappings: nine keys a level, each an alias of the level below."""
+    lines = ["a0: &a0 {" + ", ".join(f"k{j}: lol" for j in range(9)) + "}"]
+    for i in range(1, depth + 1):
+        lines.append(f"a{i}: &a{i} {{" + ", ".join(f"k{j}: *a{i - 1}" for j in range(9)) + "}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (laughs(8), "expands to more than 10,000 values"),
+        ("llm: &x {profiles: *x}\n", "an alias refers to a node that holds it"),
+        ("runtime: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deep"),
+    ],
+)
+def test_a_yaml_bomb_as_codur_yaml_is_a_config_error(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    work = workdir(tmp_path)
+    (work / "codur.yaml").write_text(text)
+    result = codur(["config", "show"], work, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "codur.yaml" in lines[0] and problem in lines[0], result.stderr
