@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from faults import codur, ended, records, workdir
-from helpers import FIXED, scripted_profile, tool_calls, whole_file
+from helpers import BUGGY, FIXED, scripted_profile, tool_calls, whole_file
 
 SECRET = "outside-secret-7f3a\n"
 
@@ -103,3 +103,18 @@ def test_a_yaml_bomb_as_codur_yaml_is_a_config_error(
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "codur.yaml" in lines[0] and problem in lines[0], result.stderr
+
+
+def test_the_diff_of_a_crlf_file_shows_only_the_changed_line(tmp_path: Path) -> None:
+    work = workdir(tmp_path)
+    (work / "main.py").write_bytes(BUGGY.replace("\n", "\r\n").encode())
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    result = codur([*flags, "--yes", "fix @main.py"], work, timeout=120)
+    end = ended(result, work, 0)
+    assert (work / "main.py").read_bytes() == FIXED.replace("\n", "\r\n").encode()
+    lines = end["diff"].split("\n")
+    changed = [s for s in lines if s.startswith(("+", "-")) and s[:3] not in ("---", "+++")]
+    assert changed == [
+        "-    for i in range(len(xs) - 1):\r",
+        "+    for i in range(len(xs)):\r",
+    ], end["diff"]
