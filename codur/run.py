@@ -90,7 +90,7 @@ def changes(session: Session) -> tuple[list[str], str]:
     for path in session.written():
         before = session.snapshot.original(path) if session.snapshot else None
         target = session.ws.resolve(path)
-        after = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+        after = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else None
         if before == after:
             continue
         paths.append(path)

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from codur.errors import WorkspaceBusy, WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
@@ -37,6 +37,17 @@ SKIP_DIRS = {
     "dist",
 }
 """Folders that hold no project tests (virtual environments, caches, build output)."""
+
+
+GIT_DIR = ".git"
+"""Git's own folder (or the file that points at it, in a worktree or a submodule)."""
+
+
+def in_git_folder(path: str) -> bool:
+    """Whether `path` is git's own folder or lies in it. No tool or edit touches it: a hook
+    or a config written there runs programs later, outside any sandbox (and snapshots
+    leave .git out, so undo could not put it back); a remote URL there may hold a token."""
+    return GIT_DIR in PurePosixPath(path.lower()).parts
 
 
 @dataclass(frozen=True)

@@ -97,3 +97,13 @@ def test_bad_key_paths(call, tool_ws) -> None:
     (tool_ws / "a.json").write_text('{"a": 1}')
     assert "invalid key path" in call("read_json", path="a.json", key_path="a..b").output
     assert "cannot go into 'b' of a int" in call("read_json", path="a.json", key_path="a.b").output
+
+
+def test_a_yaml_bomb_is_refused_not_expanded(call, tool_ws) -> None:
+    levels = ["a0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 6)]
+    (tool_ws / "bomb.yaml").write_text("\n".join(levels) + "\n")  # 9**6 values
+    result = call("read_yaml", path="bomb.yaml")
+    assert not result.ok and "expands to more than 10,000 values" in result.output
+    deep = call("set_value_at_path", path="bomb.yaml", key_path="a0", value=1)
+    assert not deep.ok and "expands to more than" in deep.output

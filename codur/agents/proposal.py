@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from codur.edits import EditError, check_syntax, parse_edits
 from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
+from codur.workspace import in_git_folder
 
 if TYPE_CHECKING:
     from codur.session import Session
@@ -105,13 +106,15 @@ def read_reply(
 
 def _target(path: str, session: Session) -> tuple[str, str | None]:
     """The workspace-relative path an edit names, and the file's text (None: new);
-    EditError for a path outside the workspace, a secrets file, something that is not a
-    regular file, or a file that is not UTF-8 text."""
+    EditError for a path outside the workspace, in git's own folder, a secrets file,
+    something that is not a regular file, or a file that is not UTF-8 text."""
     try:
         target = session.ws.resolve(path)
     except WorkspaceError as exc:
         raise EditError(str(exc)) from None
     rel = session.ws.relative(target)
+    if in_git_folder(path) or in_git_folder(rel):
+        raise EditError("it is in .git, git's own folder, which Codur leaves alone")
     if session.tool_context().is_secret(target) and not session.config.tools.allow_secrets:
         raise EditError("it looks like a secrets file, which Codur leaves alone")
     if target.exists() and not target.is_file():

@@ -21,6 +21,7 @@ from typing import Any, get_args, get_origin
 import yaml
 from pydantic import ValidationError
 
+from codur.config import bounded_yaml
 from codur.config.agents import unknown_references
 from codur.config.prompt_files import check_files, resolve_paths
 from codur.config.schema import CodurConfig
@@ -87,7 +88,7 @@ def yaml_layer(path: Path, label: str | None = None) -> Layer:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{label}: cannot read config file: not UTF-8 ({exc.reason})") from None
     try:
-        node = yaml.compose(text)
+        node = bounded_yaml.compose(text)
         values = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

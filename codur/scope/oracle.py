@@ -49,15 +49,24 @@ def looks_like_oracle(path: str, expected_name: str) -> bool:
 
 
 def all_files(root: Path, ignore: set[str]) -> list[str]:
-    """Every file under `root` (workspace-relative, POSIX), skipping caches and venvs."""
+    """Every regular file under `root` (workspace-relative, POSIX), skipping caches and
+    venvs. A symlink leading out of `root`, a dangling one, a loop or a FIFO is no file of
+    the folder: it is never read (nor captured, nor judged by)."""
     found = []
+    top = root.resolve()
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(
             d for d in dirs if d not in SKIP_DIRS and d not in ignore and not d.startswith(".")
         )
         rel = Path(folder).relative_to(root)
-        found += [(rel / n).as_posix() for n in sorted(names)]
+        found += [(rel / n).as_posix() for n in sorted(names) if _own_file(top, Path(folder, n))]
     return found
+
+
+def _own_file(top: Path, path: Path) -> bool:
+    """Whether `path` is a regular file that lies (symlinks followed) inside `top`."""
+    real = Path(os.path.realpath(path))
+    return (real == top or top in real.parents) and real.is_file()
 
 
 def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:

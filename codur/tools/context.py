@@ -21,7 +21,7 @@ from codur.errors import CodurError
 from codur.events import EventBus
 from codur.sandbox import Sandbox
 from codur.undo.diff import text_diff
-from codur.workspace import Workspace
+from codur.workspace import Workspace, in_git_folder
 
 if TYPE_CHECKING:
     from codur.process import ProcessResult
@@ -108,8 +108,14 @@ class ToolContext:
     # --- paths -----------------------------------------------------------------------
 
     def path(self, path: str) -> Path:
-        """Resolve `path` in the workspace; refuse secrets files unless config allows."""
+        """Resolve `path` in the workspace; refuse git's own folder, and secrets files
+        unless config allows."""
         target = self.ws.resolve(path)
+        if in_git_folder(Path(path).as_posix()) or in_git_folder(self.rel(target)):
+            raise ToolError(
+                f"{path} is in .git, git's own folder; tools leave it alone "
+                "(the git tools show the repository)"
+            )
         if not self.config.allow_secrets and (self.is_secret(Path(path)) or self.is_secret(target)):
             raise ToolError(
                 f"{path} looks like a secrets file; tools leave it alone "

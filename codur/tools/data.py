@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from codur.config import bounded_yaml
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import read_text
 from codur.tools.registry import TaskType, register_tool
@@ -84,7 +85,7 @@ def _parse(ctx: ToolContext, path: str, kind: str) -> Any:
         if kind == "json":
             return json.loads(text) if text.strip() else None
         if kind == "yaml":
-            return yaml.safe_load(text)
+            return bounded_yaml.safe_load(text)
         parser = configparser.ConfigParser(interpolation=None)
         parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep key case
         parser.read_string(text, source=path)

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
+from codur.errors import WorkspaceError
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence
@@ -135,8 +136,13 @@ def _expected_for(
     the start counts even if the file has since been deleted)."""
     for folder in (Path(entry).parent, Path(".")):
         expected = (folder / cfg.expected_file).as_posix()
-        if expected in oracle or ctx.ws.resolve(expected).is_file():
+        if expected in oracle:
             return expected
+        try:
+            if ctx.ws.resolve(expected).is_file():
+                return expected
+        except WorkspaceError:  # a symlink out of the folder, or a loop: not its file
+            continue
     return None
 
 
