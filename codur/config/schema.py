@@ -90,10 +90,11 @@ class ToolsConfig(_Section):
     that tools neither read nor search unless `allow_secrets` is true."""
     ignore: list[str] = [
         ".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
-        ".pytest_cache", ".ruff_cache", ".tox",
+        ".pytest_cache", ".ruff_cache", ".tox", ".codur", "codur_debug.log",
     ]  # fmt: skip
     """Names of files and folders that listing and search tools always skip (on top of
-    the workspace's .gitignore files)."""
+    the workspace's .gitignore files); Codur's own (.codur, the debug log) among them, so
+    a search never feeds earlier prompts back to the model."""
     max_ref_bytes: int = Field(1_000_000, gt=0)
     """Largest file a task may name with `@path` (it goes whole into the prompt); a
     larger one stops the run with a message (exit code 2)."""
