@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# `@path` at the start or after whitespace/punctuation (so e-mail addresses don't match).
-_REF = re.compile(r"(?:(?<=^)|(?<=[\s(\[,;:\"']))@([\w./\\-]+[\w/-])")
+# `@path` at the start or after whitespace/punctuation (so e-mail addresses don't match);
+# `@~/x` and `@.` are captured too, to be refused (outside the folder / not a file).
+_REF = re.compile(r"(?:(?<=^)|(?<=[\s(\[,;:\"']))@(~?[\w./\\-]+[\w/-]|\.)")
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
 _PATHLIKE = re.compile(r"@?[\w./-]+\.(?:py|txt|md|json|ya?ml|toml|cfg|ini|csv)\b")
 _FILE = re.compile(r"(?<![\w@/.-])([\w./-]+\.\w+)\b")

@@ -152,6 +152,9 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
+    for ref in ("~/.bashrc", "."):  # outside the folder / not a file: said, not ignored
+        refused = run_cli(["--no-model", f"fix @{ref}"], cwd=challenge)
+        assert refused.returncode == 2 and f"codur: error: @{ref}: " in refused.stderr
     for command, what in ((["  "], "task"), (["ask", ""], "question")):
         empty = run_cli([*scripted_profile(challenge, []), *command], cwd=challenge)
         assert (empty.returncode, empty.stderr) == (2, f"codur: error: the {what} is empty\n")

@@ -48,6 +48,8 @@ def test_file_refs() -> None:
         "pkg/util.py",
     ]
     assert file_refs("explain (@a.py)") == ["a.py"]
+    # taken too, so they are refused in one line rather than silently ignored
+    assert file_refs("fix @~/.bashrc and @. then @src/") == ["~/.bashrc", ".", "src/"]
 
 
 def test_a_block_is_a_whole_file_or_a_fragment_by_its_definitions() -> None:
