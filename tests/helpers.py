@@ -55,6 +55,21 @@ def embedded_model_unavailable(weights: str = "qwen2.5-coder-1.5b") -> str | Non
     return None
 
 
+def embedded_profile(max_tokens: int) -> Any:
+    """The embedded model's profile shared by the embedded tests: the same weights and
+    llama.cpp context everywhere, so the model is loaded once per test session."""
+    from codur.config.schema import LLMProfile
+
+    return LLMProfile(
+        provider="local",
+        model="qwen2.5-coder-1.5b-instruct-q4_k_m",
+        weights="qwen2.5-coder-1.5b",
+        n_ctx=4096,
+        temperature=0.1,
+        max_tokens=max_tokens,
+    )
+
+
 # A tiny buggy program shared by the CLI and graph tests: it should print 10.
 BUGGY = (
     "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"

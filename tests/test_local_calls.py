@@ -6,11 +6,10 @@ cache. All marked `embedded`; replies are kept to a few tokens.
 from __future__ import annotations
 
 import pytest
-from helpers import embedded_model_unavailable
+from helpers import embedded_model_unavailable, embedded_profile
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
-from codur.config.schema import LLMProfile
 from codur.events import Event, EventBus
 from codur.models.client import ModelClient, finish_reason, truncated
 
@@ -37,15 +36,7 @@ def read_file(path: str) -> str:
 def client() -> ModelClient:
     if reason := embedded_model_unavailable():
         pytest.skip(reason)
-    profile = LLMProfile(
-        provider="local",
-        model="qwen2.5-coder-1.5b-instruct-q4_k_m",
-        weights="qwen2.5-coder-1.5b",
-        n_ctx=4096,  # the same llama.cpp context as test_local_model.py (loaded once)
-        temperature=0.1,
-        max_tokens=64,
-    )
-    return ModelClient("local", profile, EventBus())
+    return ModelClient("local", embedded_profile(64), EventBus())
 
 
 def watch(client: ModelClient) -> list[Event]:

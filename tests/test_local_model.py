@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import embedded_model_unavailable
+from helpers import embedded_model_unavailable, embedded_profile
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -198,15 +198,7 @@ def test_classify_and_endpoint() -> None:
 def model() -> local.LocalChatModel:
     if reason := embedded_model_unavailable():
         pytest.skip(reason)
-    profile = LLMProfile(
-        provider="local",
-        model="qwen2.5-coder-1.5b-instruct-q4_k_m",
-        weights="qwen2.5-coder-1.5b",
-        n_ctx=4096,
-        temperature=0.1,
-        max_tokens=64,
-    )
-    return local.build("local", profile)
+    return local.build("local", embedded_profile(64))
 
 
 @pytest.mark.embedded

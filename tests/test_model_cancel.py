@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fake_servers import FakeServer, OllamaServer, OpenAIServer, Reply, Trickle
-from helpers import embedded_model_unavailable
+from helpers import embedded_model_unavailable, embedded_profile
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
@@ -105,14 +105,7 @@ def test_a_cancel_stops_the_embedded_model_at_its_next_token(kind: str) -> None:
         pytest.skip(reason)
     tools, task = LONG_REPLIES[kind]
     messages = [HumanMessage(task)]
-    profile = LLMProfile(
-        provider="local",
-        model="qwen2.5-coder-1.5b-instruct-q4_k_m",
-        weights="qwen2.5-coder-1.5b",
-        n_ctx=4096,  # the same llama.cpp context as test_local_calls.py (loaded once)
-        temperature=0.1,
-        max_tokens=MAX_TOKENS,
-    )
+    profile = embedded_profile(MAX_TOKENS)
     client = ModelClient("local", profile, EventBus(), cancel=threading.Event())
     assert client.cancel is not None
     llama = client.model.llama  # type: ignore[attr-defined]

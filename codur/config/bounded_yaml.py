@@ -32,12 +32,18 @@ def compose(text: str) -> yaml.Node | None:
 
 
 def safe_load(text: str) -> Any:
-    """`yaml.safe_load(text)` for a document within the bounds; else YamlTooLarge."""
-    compose(text)
+    """`yaml.safe_load(text)` for a document within the bounds; else YamlTooLarge. The
+    values are built from the checked node tree, so the text is parsed once."""
+    node = compose(text)
+    if node is None:
+        return None
+    loader = yaml.SafeLoader("")
     try:
-        return yaml.safe_load(text)
+        return loader.construct_document(node)
     except RecursionError:
         raise YamlTooLarge("it is nested too deep") from None
+    finally:
+        loader.dispose()
 
 
 def _size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
