@@ -136,3 +136,31 @@ def test_a_cancel_stops_the_embedded_model_at_its_next_token(kind: str) -> None:
     again = client.invoke(messages, tools, max_tokens=4)
     assert again.usage_metadata and truncated(again)
     assert again.usage_metadata["input_token_details"]["cache_read"] == prompt - 1
+
+
+def test_a_call_waiting_for_another_runs_generation_is_cancelled_while_it_waits() -> None:
+    """One llama.cpp context generates for one run at a time; a run cancelled while
+    another run's generation holds the model stops waiting at once."""
+    from types import SimpleNamespace
+
+    from codur.models.local_llama import GENERATE_LOCK, generating
+
+    llama, cancel, outcome = SimpleNamespace(cancel=None), threading.Event(), []
+
+    def waiting_run() -> None:
+        try:
+            with generating(llama, cancel):
+                outcome.append("generated")
+        except Cancelled:
+            outcome.append("cancelled")
+
+    with GENERATE_LOCK:  # another run's generation, which goes on for as long as it likes
+        waiter = threading.Thread(target=waiting_run)
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive() and not outcome  # waiting for the model
+        cancel.set()
+        waiter.join(10)
+        assert outcome == ["cancelled"] and not waiter.is_alive()  # cut with the lock held
+    with generating(llama, None):  # the model is free for the next call
+        assert llama.cancel is None

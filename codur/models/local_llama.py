@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from codur.errors import ModelUnreachable
+from codur.errors import Cancelled, ModelUnreachable
 
 _LLAMAS: dict[tuple[str, int, int], Any] = {}
 _LOCK = threading.Lock()  # guards _LLAMAS
@@ -54,16 +54,28 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
         return llama
 
 
+LOCK_POLL_SECONDS = 0.1
+"""How often a call waiting for another run's generation looks at its own cancel event."""
+
+
 @contextmanager
 def generating(llama: Any, cancel: threading.Event | None) -> Iterator[None]:
     """Hold `llama` for one generation (GENERATE_LOCK); while it runs, `cancel` set stops
-    it before its next decode with Cancelled (codur.models.local_cancel)."""
-    with GENERATE_LOCK:
+    it before its next decode with Cancelled (codur.models.local_cancel). A call still
+    waiting for another run's generation is cancelled while it waits."""
+    while not GENERATE_LOCK.acquire(timeout=LOCK_POLL_SECONDS):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+    try:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
         llama.cancel = cancel
         try:
             yield
         finally:
             llama.cancel = None
+    finally:
+        GENERATE_LOCK.release()
 
 
 def close_all() -> None:
