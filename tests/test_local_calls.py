@@ -11,7 +11,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.tools import tool
 
 from codur.events import Event, EventBus
-from codur.models.client import ModelClient, finish_reason, truncated
+from codur.models.client import ModelClient
+from codur.models.finish import finish_reason, truncated
 
 pytestmark = pytest.mark.embedded
 

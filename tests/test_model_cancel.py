@@ -19,7 +19,8 @@ from langchain_core.tools import tool
 from codur.config.schema import LLMProfile
 from codur.errors import Cancelled
 from codur.events import Event, EventBus
-from codur.models.client import ModelClient, truncated
+from codur.models.client import ModelClient
+from codur.models.finish import truncated
 
 SERVERS: dict[str, tuple[type[FakeServer], str, dict[str, Any]]] = {
     "openai": (OpenAIServer, "/v1/chat/completions", {"model": "m"}),

@@ -18,7 +18,8 @@ from codur.errors import ConfigError
 from codur.events import Event, EventBus
 from codur.models import provider
 from codur.models.base import estimate_tokens
-from codur.models.client import ModelClient, finish_reason, truncated
+from codur.models.client import ModelClient
+from codur.models.finish import finish_reason, truncated
 
 
 @tool

@@ -14,7 +14,8 @@ from codur.config.schema import LLMProfile
 from codur.errors import ModelError, ModelUnreachable
 from codur.events import Event, EventBus
 from codur.models import ollama as provider
-from codur.models.client import ModelClient, finish_reason, truncated
+from codur.models.client import ModelClient
+from codur.models.finish import finish_reason, truncated
 
 
 @tool

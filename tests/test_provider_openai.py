@@ -16,7 +16,8 @@ from codur.config.schema import LLMProfile
 from codur.errors import ConfigError, ModelError, ModelUnreachable
 from codur.events import Event, EventBus
 from codur.log import JsonlLog, Redactor, secret_values
-from codur.models.client import ModelClient, finish_reason, truncated
+from codur.models.client import ModelClient
+from codur.models.finish import finish_reason, truncated
 
 KEY_VAR = "CODUR_TEST_API_KEY"
 KEY = "sk-test-0123456789abcdef"

@@ -19,7 +19,7 @@ from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.errors import ConfigError
 from codur.memory import preferences_section
-from codur.models.client import truncated
+from codur.models.finish import truncated
 from codur.resources import prompt
 
 if TYPE_CHECKING:

@@ -22,6 +22,7 @@ from codur.errors import Cancelled, CodurError, LimitReached, ModelError, ModelU
 from codur.events import EventBus
 from codur.models import provider
 from codur.models.cancel import cancelling
+from codur.models.finish import finish_reason
 from codur.models.recording import tool_names
 
 if TYPE_CHECKING:
@@ -275,21 +276,6 @@ class ModelClient:
             if field_name and getattr(self.model, field_name) != value:
                 update[field_name] = value
         return self.model.model_copy(update=update) if update else self.model
-
-
-def finish_reason(reply: AIMessage) -> str | None:
-    """Why the model stopped, the same way for every provider: "stop" (done), "length"
-    (cut by the output cap), "tool_calls", or None when the provider does not say.
-    OpenAI-compatible servers and the embedded model report `finish_reason`, Ollama
-    `done_reason`, a script item `finish_reason` (default "stop")."""
-    meta = reply.response_metadata or {}
-    reason = meta.get("finish_reason") or meta.get("done_reason")
-    return str(reason) if reason else None
-
-
-def truncated(reply: AIMessage) -> bool:
-    """Whether the output cap cut the reply short (its edits are incomplete)."""
-    return finish_reason(reply) == "length"
 
 
 def _render(message: BaseMessage) -> dict[str, Any]:
