@@ -106,7 +106,7 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     rows = {line.split()[0]: line for line in listed.stdout.splitlines()[3:] if line.strip()}
     assert set(rows) == {
-        "pre_planner", "planner", "coder", "coder_task", "ask_planner",
+        "pre_planner", "planner", "coder", "coder_task", "coder_implement", "ask_planner",
         "ask_executor", "ask_refinery", "ask_synthesizer", "check_test",
         "step_planner", "verifier", "replanner", "plan_agent", "plan_agent_rules",
         "completion_reminder",
@@ -123,7 +123,7 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     test = run_cli(["prompts", "show", "check_test"], root).stdout
     assert test.startswith("==> check_test: custom prompts/test.md <==\nTest make total() ")
     everything = run_cli(["prompts", "show"], root).stdout
-    assert everything.count("==> ") == 15 and "==> coder: built-in prompts/coder_system.md" in (
+    assert everything.count("==> ") == 16 and "==> coder: built-in prompts/coder_system.md" in (
         everything
     )
 

@@ -34,11 +34,37 @@ def reply_budget(files: dict[str, str], edit_format: str) -> int:
     return 400 + int(size / 3 if edit_format == "functions" else size)
 
 
+def implement_names(stubs: dict[str, tuple[str, ...]]) -> str:
+    """`f`, `f` and `g`, `f` in a.py and `g` in b.py: the functions to write."""
+    groups = [(path, [f"`{n}`" for n in names]) for path, names in stubs.items() if names]
+    spoken = [
+        (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else names[0]
+        for _, names in groups
+    ]
+    if len(groups) == 1:
+        return spoken[0]
+    return "; ".join(f"{text} in {path}" for text, (path, _) in zip(spoken, groups, strict=True))
+
+
+def answer_rules(edit_format: str, implement: bool, files: int) -> str:
+    """The answer format's rules; one file to implement in whole: the bare instruction a
+    small model answers best (bench/humaneval.py measures it)."""
+    if implement and files == 1 and edit_format == "whole_file":
+        return prompt("edit_implement.md")
+    return prompt(EDIT_PROMPTS[edit_format])
+
+
 def task_message(
-    task: str, parts: Prompt, edit_format: str, book: PromptBook, rules: str | None = None
+    task: str,
+    parts: Prompt,
+    edit_format: str,
+    book: PromptBook,
+    rules: str | None = None,
+    stubs: dict[str, tuple[str, ...]] | None = None,
 ) -> str:
     """The user turn (`book`'s coder_task prompt): files, how the check fails, earlier
-    attempts, task, answer format (`rules`: instead of the edit format's)."""
+    attempts, task, answer format (`rules`: instead of the edit format's). With `stubs`
+    (functions with no body yet) the coder_implement prompt asks for their bodies."""
     shown = "\n\n".join(
         f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
         for path, text in parts.files.items()
@@ -49,6 +75,20 @@ def task_message(
         listed = "\n".join(f"- {line}" for line in parts.attempts)
         attempts = prompt("coder_attempts.md").format(attempts=listed)
     notes = "\n".join(f"(Note: {n}.)" for n in parts.notes)
+    if stubs and rules is None:
+        count = sum(len(names) for names in stubs.values())
+        text = book.render(
+            "coder_implement",
+            files=shown or "(no files given)",
+            evidence=evidence,
+            attempts=attempts,
+            notes=notes,
+            task=task,
+            names=implement_names(stubs),
+            verb="has" if count == 1 else "have",
+            edit_rules=answer_rules(edit_format, True, len(parts.files)),
+        )
+        return text.strip() + "\n"
     text = book.render(
         "coder_task",
         files=shown or "(no files given)",
@@ -88,7 +128,8 @@ def build_messages(
 
     def render(p: Prompt) -> list[BaseMessage]:
         fmt = "functions" if p.partial_files and edit_format == "whole_file" else edit_format
-        return [SystemMessage(system), HumanMessage(task_message(task, p, fmt, book, rules))]
+        message = task_message(task, p, fmt, book, rules, request.stubs)
+        return [SystemMessage(system), HumanMessage(message)]
 
     budget = min(client.profile.max_tokens, reply_budget(request.files, edit_format))
     fitted, budget = fit(

@@ -48,6 +48,8 @@ class AgentRequest:
     attempts: tuple[str, ...] = ()
     edit_format: str | None = None
     """Overrides the profile's edit format (changed functions only after a cut reply)."""
+    stubs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Functions with no body yet, per file: the prompt asks to implement them."""
     hot_lines: dict[str, set[int]] = field(default_factory=dict)
     """Lines the failure went through, per file (kept when a prompt must be shortened)."""
     seen: frozenset[str] = frozenset()

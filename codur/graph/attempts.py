@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from codur.agents.registry import AgentRequest
+from codur.edits.stubs import unimplemented
 from codur.errors import WorkspaceError
 from codur.graph.state import AgentState, Attempt
 from codur.session import Session
@@ -72,10 +73,15 @@ def build_request(
     ]
     if (failed := state.get("last_error")) and failed.node == "execute":  # its retry
         lines.append(failed.note())
+    stubs = {p: tuple(names) for p, text in shown.items() if (names := unimplemented_in(p, text))}
+    evidence = verdict.feedback if verdict is not None and not verdict.passed else None
+    if stubs and verdict is not None and examples_only(verdict):
+        evidence = None  # "got nothing" from a stub; the examples are in the files shown
     return AgentRequest(
         task=state["task"],
         files=shown,
-        evidence=verdict.feedback if verdict is not None and not verdict.passed else None,
+        evidence=evidence,
+        stubs=stubs,
         attempts=tuple(lines),
         edit_format="functions" if cut else None,
         hot_lines=hot,
@@ -85,6 +91,19 @@ def build_request(
         plan=tuple(state.get("plan", [])),
         plan_iteration=state.get("plan_iteration", 0),
         todos=tuple(state.get("todos", [])),
+    )
+
+
+def unimplemented_in(path: str, text: str) -> list[str]:
+    """The functions of a Python file shown that have no body yet."""
+    return unimplemented(text) if path.endswith(".py") else []
+
+
+def examples_only(verdict: VerificationResult) -> bool:
+    """The check is only the docstrings' examples (nothing the files do not show)."""
+    checks = verdict.plan.checks
+    return bool(checks) and all(
+        isinstance(c, DerivedCheck) and c.source == "doctest" for c in checks
     )
 
 

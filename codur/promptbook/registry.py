@@ -87,6 +87,19 @@ SPECS: tuple[PromptSpec, ...] = (
         },
     ),
     PromptSpec(
+        "coder_implement",
+        "coder_implement.md",
+        "the coding agent's first request for code with functions that have no body yet",
+        {"files": FILES, "task": TASK, "names": "`total`"},
+        {
+            "verb": "has",
+            "evidence": EVIDENCE,
+            "attempts": ATTEMPTS,
+            "edit_rules": "Reply with the complete file in one ```python block.",
+            "notes": "",
+        },
+    ),
+    PromptSpec(
         "ask_planner",
         "ask_plan.md",
         "ask mode: plans the research steps for a question (JSON list)",

@@ -1,0 +1,68 @@
+"""Functions that are not implemented yet: a body of placeholders (a docstring, `pass`,
+`...`, `raise NotImplementedError`) other than a lone `pass`. A file of such stubs is a
+task to implement, not a bug to fix: the prompt for it asks for the bodies
+(codur.agents.prompting).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codur.edits.spans import parse
+
+
+def _is_placeholder(statement: ast.stmt) -> bool:
+    """A statement that holds no behaviour: a docstring or other constant, `pass`, or a
+    `raise NotImplementedError`."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return True  # a docstring, `...`
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
+
+
+def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Only placeholders, and one that says "to do": a docstring, `...` or a raise (a
+    lone `pass` is as often a deliberate no-op)."""
+    if not all(_is_placeholder(s) for s in node.body):
+        return False
+    return not all(isinstance(s, ast.Pass) for s in node.body)
+
+
+def _abstract(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated as an abstract method or an overload: an empty body is its meaning."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in {"abstractmethod", "overload"}:
+            return True
+    return False
+
+
+def unimplemented(source: str) -> list[str]:
+    """Qualified names (`f`, `Class.method`) of the functions in `source` whose body is
+    only placeholders, in file order; [] for a source that does not parse."""
+    try:
+        tree = parse(source)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+
+    def visit(body: list[ast.stmt], prefix: str, in_protocol: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                visit(node.body, f"{prefix}{node.name}.", bool(bases & {"Protocol", "ABC"}))
+            elif (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and _stub(node)
+                and not in_protocol
+                and not _abstract(node)
+            ):
+                found.append(prefix + node.name)
+
+    visit(tree.body, "", False)
+    return found

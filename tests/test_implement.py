@@ -1,0 +1,114 @@
+"""Code with functions that have no body yet: the first prompt asks for their bodies
+(not a bug fix against "got nothing"), the way the bare model answers best (unit tests of
+the stub finder; whole-graph runs with a scripted model, real files and processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import whole_file
+from test_graph import PLAN, Run
+
+from codur.edits.stubs import unimplemented
+
+STUB = '''def median(values: list) -> float:
+    """Return the median of the values.
+    >>> median([3, 1, 2])
+    2
+    >>> median([4, 1, 3, 2])
+    2.5
+    """
+'''
+BODY = """    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+"""
+
+
+def test_bodies_of_placeholders_are_stubs_and_a_lone_pass_is_not() -> None:
+    source = '''import abc
+from typing import Protocol
+
+
+def documented():
+    """Only a docstring."""
+
+
+def marked():
+    ...
+
+
+def raising(x):
+    raise NotImplementedError("later")
+
+
+def deliberate_noop():
+    pass
+
+
+def done():
+    return 1
+
+
+class Shape:
+    def area(self):
+        """The area."""
+        pass
+
+    @abc.abstractmethod
+    def abstract(self):
+        """Subclasses say."""
+
+
+class Reader(Protocol):
+    def read(self) -> str: ...
+'''
+    assert unimplemented(source) == ["documented", "marked", "raising", "Shape.area"]
+    assert unimplemented("def broken(:\n") == []
+
+
+def test_the_first_prompt_for_a_stub_asks_for_its_body_without_got_nothing(
+    tmp_path: Path,
+) -> None:
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", STUB + BODY)],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+    )
+    assert run.result.status == "verified", run.result.message
+    first = run.kinds("model.request")[1]["messages"][-1]["content"]
+    assert "write the body of `median`, which has none yet" in first
+    assert "Reply with the complete file in one ```python block." in first
+    assert "got nothing" not in first and "one sentence" not in first
+    assert (run.root / "solution.py").read_text() == STUB + BODY
+
+
+def test_a_retry_after_a_wrong_body_is_a_fix_with_the_failure(tmp_path: Path) -> None:
+    wrong = BODY.replace(") / 2", ") // 2")
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", STUB + wrong), whole_file("solution.py", STUB + BODY)],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+    )
+    assert run.result.status == "verified" and run.result.model_calls == 3
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "write the body" not in retry  # it has one now: the coder_task prompt
+    assert "should give 2.5" in retry and "got 2" in retry
+
+
+def test_with_tests_the_stub_prompt_keeps_the_failure(tmp_path: Path) -> None:
+    test = "from solution import median\n\n\ndef test_even():\n    assert median([1, 2]) == 1.5\n"
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", STUB + BODY)],
+        task="implement @solution.py so that the tests pass",
+        files={"solution.py": STUB, "test_solution.py": test},
+    )
+    first = run.kinds("model.request")[1]["messages"][-1]["content"]
+    assert "write the body of `median`" in first
+    assert "test_even" in first  # the tests say what the docstring does not
+    assert run.result.status == "verified", run.result.message
