@@ -143,6 +143,37 @@ def test_humaneval_style_examples_of_a_function_to_implement(tmp_path: Path) -> 
     assert verify(tmp_path, "implement @evens.py", {"evens.py": done}).passed
 
 
+SHIFT = '''def shift(x, n):
+    """The digits of x rotated right by n, as a string; and their set.
+
+    >>> shift(12, 1)
+    "21"
+    >>> sorted(digits(123))
+    [1, 2, 3]
+    >>> digits(12) == {1, 2}
+    True
+    """
+    s = str(x)
+    return s[-n:] + s[:-n]
+
+
+def digits(x):
+    return {int(c) for c in str(x)}
+'''
+
+
+def test_an_example_passes_on_the_same_value_and_fails_on_another_type(tmp_path: Path) -> None:
+    """`"21"` written for the `'21'` Python prints is the same value (HumanEval/65); the
+    comparison of values keeps types: `1` is not `True`, `2` is not `2.0`."""
+    assert verify(tmp_path, "fix @shift.py", {"shift.py": SHIFT}).passed
+    as_int = SHIFT.replace("return s[-n:] + s[:-n]", "return int(s[-n:] + s[:-n])")
+    failed = verify(tmp_path, "fix @shift.py", {"shift.py": as_int})
+    assert not failed.passed and "should give \"21\"" in failed.failed[0].hint
+    assert "got 21" in failed.failed[0].hint
+    one = SHIFT.replace("digits(12) == {1, 2}\n    True", "len(digits(12)) - 1\n    True")
+    assert not verify(tmp_path, "fix @shift.py", {"shift.py": one}).passed  # 1 is not True
+
+
 def test_the_script_around_a_function_does_not_run(tmp_path: Path) -> None:
     script = (
         TOTAL_FIXED + "while True:\n    print(input())\n\nif __name__ == '__main__':\n    main()\n"

@@ -85,11 +85,36 @@ def _without_doctest_frames(text: str) -> str:
     return "\n".join(kept)
 
 
+def _same(a: object, b: object) -> bool:
+    """Equal values of the same types, all the way down (`True` is not `1`, `2.0` not `2`)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
+class _ValueChecker(doctest.OutputChecker):
+    """Doctest's comparison of text, and also of values: an example whose expected output
+    and actual output are Python literals of the same value passes (`"21"` written for
+    the `'21'` Python prints, a set or dict in another order)."""
+
+    def check_output(self, want: str, got: str, optionflags: int) -> bool:
+        if super().check_output(want, got, optionflags):
+            return True
+        try:
+            return _same(ast.literal_eval(want.strip()), ast.literal_eval(got.strip()))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False  # not literals: the text is the output
+
+
 class _Recorder(doctest.DocTestRunner):
     """A doctest runner that keeps what went wrong instead of printing it."""
 
     def __init__(self) -> None:
-        super().__init__(verbose=False)
+        super().__init__(checker=_ValueChecker(), verbose=False)
         self.problems: list[tuple[doctest.Example, str]] = []
 
     def report_start(
@@ -130,7 +155,8 @@ class _Recorder(doctest.DocTestRunner):
 
 def check_example(path: str, name: str, docstring: str, index: int, line: int) -> None:
     """The `index`-th example of `docstring` (of `name`, at `line` of `path`) gives its
-    output by the doctest rules, after the examples before it ran as its setup."""
+    output by the doctest rules (or a literal of the same value), after the examples
+    before it ran as its setup."""
     __tracebackhide__ = True
     module = load(path)
     parser = doctest.DocTestParser()
