@@ -168,7 +168,7 @@ def test_an_example_passes_on_the_same_value_and_fails_on_another_type(tmp_path:
     assert verify(tmp_path, "fix @shift.py", {"shift.py": SHIFT}).passed
     as_int = SHIFT.replace("return s[-n:] + s[:-n]", "return int(s[-n:] + s[:-n])")
     failed = verify(tmp_path, "fix @shift.py", {"shift.py": as_int})
-    assert not failed.passed and "should give \"21\"" in failed.failed[0].hint
+    assert not failed.passed and 'should give "21"' in failed.failed[0].hint
     assert "got 21" in failed.failed[0].hint
     one = SHIFT.replace("digits(12) == {1, 2}\n    True", "len(digits(12)) - 1\n    True")
     assert not verify(tmp_path, "fix @shift.py", {"shift.py": one}).passed  # 1 is not True
