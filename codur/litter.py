@@ -28,6 +28,19 @@ def temp_prefix(kind: str) -> str:
     return f"codur-{os.getpid()}-{kind}-"
 
 
+_TEMP_PATH = re.compile(r"(?:[\w.~-]*/)*codur-\d+-([a-z]+)-\w+")
+
+
+def portable(text: str, root: Path) -> str:
+    """`text` (a program's traceback, pytest's output) without where things happened to
+    be: paths in the workspace relative to it, Codur's temporary folders by their kind
+    (`codur-derived`). A prompt then reads the same wherever the folder is, and a model
+    that samples greedily answers the same."""
+    for where in dict.fromkeys((str(root), str(root.resolve()))):
+        text = text.replace(where.rstrip(os.sep) + os.sep, "")
+    return _TEMP_PATH.sub(lambda m: f"codur-{m.group(1)}", text)
+
+
 def write_prefix(name: str) -> str:
     """The prefix of an atomic write's temporary file for the file `name`."""
     return f".{name}.{os.getpid()}."

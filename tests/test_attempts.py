@@ -151,3 +151,16 @@ def test_every_second_candidate_starts_from_the_files_as_the_run_found_them(
         overrides=["sampling.candidates=2", "sampling.fresh_starts=false"],
     )
     assert [c["fresh"] for c in off.kinds("sample.candidate")] == [False, False]
+
+
+def test_the_prompt_does_not_say_where_the_folder_is(tmp_path: Path) -> None:
+    """A traceback's paths are relative to the workspace: the same prompt (and, sampled
+    greedily, the same reply) wherever the folder is."""
+    crash = "def inverse(n):\n    return 1 // n\n\n\nprint(inverse(0))\n"
+    fixed = "def inverse(n):\n    return 1 // n if n else 1\n\n\nprint(inverse(0))\n"
+    files = {"main.py": crash, "expected.txt": "1\n"}
+    run = Run(tmp_path, [PLAN, whole_file("main.py", fixed)], files=files, overrides=NO_SAMPLING)
+    assert run.result.status == "verified"
+    prompt = run.kinds("model.request")[1]["messages"][-1]["content"]
+    assert 'File "main.py", line 5' in prompt and "ZeroDivisionError" in prompt
+    assert str(tmp_path) not in prompt

@@ -11,6 +11,7 @@ from codur.agents.registry import AgentRequest
 from codur.edits.stubs import unimplemented
 from codur.errors import WorkspaceError
 from codur.graph.state import AgentState, Attempt
+from codur.litter import portable
 from codur.session import Session
 from codur.verify.derived import DerivedCheck
 from codur.verify.plan import OutputCheck
@@ -74,7 +75,9 @@ def build_request(
     if (failed := state.get("last_error")) and failed.node == "execute":  # its retry
         lines.append(failed.note())
     stubs = {p: tuple(names) for p, text in shown.items() if (names := unimplemented_in(p, text))}
-    evidence = verdict.feedback if verdict is not None and not verdict.passed else None
+    evidence = None
+    if verdict is not None and not verdict.passed:
+        evidence = portable(verdict.feedback, session.ws.root)
     if stubs and verdict is not None and examples_only(verdict):
         evidence = None  # "got nothing" from a stub; the examples are in the files shown
     return AgentRequest(
