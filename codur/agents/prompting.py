@@ -75,29 +75,25 @@ def task_message(
         listed = "\n".join(f"- {line}" for line in parts.attempts)
         attempts = prompt("coder_attempts.md").format(attempts=listed)
     notes = "\n".join(f"(Note: {n}.)" for n in parts.notes)
+    common = {
+        "files": shown or "(no files given)",
+        "evidence": evidence,
+        "attempts": attempts,
+        "notes": notes,
+        "task": task,
+    }
     if stubs and rules is None:
         count = sum(len(names) for names in stubs.values())
         text = book.render(
             "coder_implement",
-            files=shown or "(no files given)",
-            evidence=evidence,
-            attempts=attempts,
-            notes=notes,
-            task=task,
+            **common,
             names=implement_names(stubs),
             verb="has" if count == 1 else "have",
             edit_rules=answer_rules(edit_format, True, len(parts.files)),
         )
-        return text.strip() + "\n"
-    text = book.render(
-        "coder_task",
-        files=shown or "(no files given)",
-        evidence=evidence,
-        attempts=attempts,
-        notes=notes,
-        task=task,
-        edit_rules=rules if rules is not None else prompt(EDIT_PROMPTS[edit_format]),
-    )
+    else:
+        edit_rules = rules if rules is not None else answer_rules(edit_format, False, 0)
+        text = book.render("coder_task", **common, edit_rules=edit_rules)
     return text.strip() + "\n"
 
 
