@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,35 @@ def test_the_log_is_never_written_outside(tmp_path: Path, how: str) -> None:
     assert len(result.stderr.strip().splitlines()) == 1 and "log.path" in result.stderr
     assert "Traceback" not in result.stderr
     assert outside.read_text() == "precious\n"
+
+
+
+@pytest.mark.parametrize("key", ["verify.lint_command", "tools.python"])
+def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
+    tmp_path: Path, key: str
+) -> None:
+    """The check runs without asking, so a cloned folder's codur.yaml may not choose the
+    linter it runs (with nothing else to check) nor the Python that runs the derived
+    checks (a probe ran both: each created a file), until `codur trust`."""
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = work / "RAN"
+    if key == "tools.python":  # a docstring example: a derived check, run by tools.python
+        doc = '    """Sum.\n\n    >>> add(2, 3)\n    5\n    """\n'
+        program = work / "python.sh"
+        program.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{sys.executable}" "$@"\n')
+        program.chmod(0o755)
+        project = {"tools": {"python": str(program)}}
+    else:  # nothing to run: the static check, with the linter
+        doc = ""
+        project = {"verify": {"lint_command": ["sh", "-c", f"touch {marker}"]}}
+    buggy = f"def add(a, b):\n{doc}    return a - b\n"
+    (work / "util.py").write_text(buggy)
+    (work / "codur.yaml").write_text(yaml.safe_dump(project))
+    result = run_cli(["--no-model", "fix @util.py"], cwd=work)
+    assert f"may not set {key} (ignored" in result.stderr, result.stdout + result.stderr
+    assert not marker.exists()
+    assert run_cli(["trust", "-C", str(work)], cwd=tmp_path).returncode == 0
+    (work / "util.py").write_text(buggy)
+    trusted = run_cli(["--no-model", "fix @util.py"], cwd=work)
+    assert "not trusted" not in trusted.stderr and marker.exists(), trusted.stdout

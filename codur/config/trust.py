@@ -3,8 +3,9 @@
 A `./codur.yaml` comes with the folder, so whoever wrote the folder wrote it. Until the
 user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one warning
 names them): where the API key is sent, where the log is written, confinement, the
-environment programs get, approval, MCP servers and agent CLIs (programs Codur would
-start, with what they may see and write) and the tools' safety switches; nor may it add
+environment programs get, approval, MCP servers, agent CLIs, the linter and the
+interpreter of the checks (programs Codur would start, the checks without asking, with
+what they may see and write) and the tools' safety switches; nor may it add
 an agent that starts a program, or change what an agent is (`strip_new_programs`). Trust
 is per file and per content: `codur trust` records the file's sha256 in the user config
 folder; any change to the file needs a new `codur trust`.
@@ -36,6 +37,8 @@ PROTECTED: tuple[str, ...] = (
     "sandbox",
     "approval",
     "mcp_servers",
+    "verify.lint_command",
+    "tools.python",
     "tools.allow_outside_workspace",
     "tools.allow_secrets",
     "tools.secret_patterns",
