@@ -157,7 +157,6 @@ def test_the_log_is_never_written_outside(tmp_path: Path, how: str) -> None:
     assert outside.read_text() == "precious\n"
 
 
-
 @pytest.mark.parametrize("key", ["verify.lint_command", "tools.python"])
 def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
     tmp_path: Path, key: str
