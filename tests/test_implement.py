@@ -112,3 +112,30 @@ def test_with_tests_the_stub_prompt_keeps_the_failure(tmp_path: Path) -> None:
     assert "write the body of `median`" in first
     assert "test_even" in first  # the tests say what the docstring does not
     assert run.result.status == "verified", run.result.message
+
+
+def test_a_fresh_draw_from_a_stub_is_asked_for_its_body(tmp_path: Path) -> None:
+    """Sampling after a wrong body draws some candidates from the file as found: for a
+    stub that is the implement prompt (as the first attempt), not a fix of "got nothing"
+    (HumanEval/26: every fresh draw was asked to fix the stub, none got it)."""
+    wrong = BODY.replace(") / 2", ") // 2")
+    replies = [
+        whole_file("solution.py", STUB + wrong),  # the first attempt: 2.5 comes out as 2
+        whole_file("solution.py", STUB + wrong.replace("// 2", "// 3")),  # revised: wrong
+        whole_file("solution.py", STUB + BODY),  # fresh: right
+    ]
+    run = Run(
+        tmp_path,
+        [PLAN, *replies],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+        overrides=["sampling.candidates=2"],
+    )
+    assert run.result.status == "verified", run.result.message
+    sampled = run.kinds("sample.candidate")
+    assert [(c["fresh"], c["status"]) for c in sampled] == [(False, "failed"), (True, "passed")]
+    revise, fresh = (r["messages"][-1]["content"] for r in run.kinds("model.request")[2:4])
+    assert "write the body" not in revise and "got 2" in revise
+    assert "write the body of `median`, which has none yet" in fresh
+    assert "got nothing" not in fresh and "// 2" not in fresh
+    assert "got 2" in fresh  # what the earlier attempt did, so as not to do it again

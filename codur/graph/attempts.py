@@ -55,13 +55,17 @@ def _shown(session: Session, path: str) -> str | None:
 
 
 def build_request(
-    state: AgentState, session: Session, verdict: VerificationResult | None
+    state: AgentState,
+    session: Session,
+    verdict: VerificationResult | None,
+    texts: dict[str, str] | None = None,
 ) -> AgentRequest:
-    """What the coder is asked now."""
+    """What the coder is asked now: about the files as they are, or as `texts` has them
+    (their unimplemented functions and the evidence then follow those texts)."""
     files = dict(state.get("context_files", {}))
     if not files and verdict is not None:
         files = dict.fromkeys(files_to_show(verdict))
-    shown = {p: text for p in files if (text := _shown(session, p)) is not None}
+    shown = texts or {p: text for p in files if (text := _shown(session, p)) is not None}
     attempts = state.get("attempts", [])
     hot: dict[str, set[int]] = {}
     if verdict is not None:
@@ -123,11 +127,8 @@ def fresh_request(state: AgentState, session: Session) -> AgentRequest | None:
     before = {p: session.snapshot.original(p) for p in now.files}
     if any(text is None for text in before.values()) or before == now.files:
         return None
-    return replace(
-        build_request(state, session, first),
-        files={p: t for p, t in before.items() if t is not None},
-        hot_lines={},
-    )
+    texts = {p: t for p, t in before.items() if t is not None}
+    return replace(build_request(state, session, first, texts), hot_lines={})
 
 
 def files_to_show(verdict: VerificationResult) -> list[str]:
