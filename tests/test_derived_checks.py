@@ -174,6 +174,39 @@ def test_an_example_passes_on_the_same_value_and_fails_on_another_type(tmp_path:
     assert not verify(tmp_path, "fix @shift.py", {"shift.py": one}).passed  # 1 is not True
 
 
+COUNT = '''def count_positive(xs):
+    """How many of xs are above 0.
+    >>> count_positive([]) == 0
+    >>> count_positive([-1, 2, 3]) == 2
+    >>> xs = [5, -5]
+    >>> count_positive(xs)
+    1
+    """
+'''
+
+
+@pytest.mark.parametrize(
+    ("body", "passes"),
+    [
+        ("    return sum(x > 0 for x in xs)\n", True),
+        ("    return len(xs)\n", False),  # [] gives 0; [-1, 2, 3] gives 3, not 2
+    ],
+)
+def test_a_comparison_with_no_output_under_it_claims_it_holds(
+    tmp_path: Path, body: str, passes: bool
+) -> None:
+    """`>>> f(x) == 2` with no output line (HumanEval/108, 116, 128, 145, 156): doctest
+    would want nothing and fail the right code, which prints True; each comparison is
+    checked as expecting True, and the assignment stays setup."""
+    result = verify(tmp_path, "implement @count.py", {"count.py": COUNT + body})
+    assert result.passed is passes
+    assert result.plan.checks[0].description.count(">>> count_positive(") == 3
+    if not passes:
+        hint = result.failed[0].hint
+        assert ">>> count_positive([-1, 2, 3]) == 2 should give True" in hint
+        assert "got False" in hint
+
+
 def test_the_script_around_a_function_does_not_run(tmp_path: Path) -> None:
     script = (
         TOTAL_FIXED + "while True:\n    print(input())\n\nif __name__ == '__main__':\n    main()\n"

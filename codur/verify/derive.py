@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 from codur.verify.claims import TASK, CallClaim, find_claims
+from codur.verify.derived_support import claimed
 
 __all__ = ["CallClaim", "DocExample", "doctest_examples", "stated_calls", "stated_output"]
 
@@ -157,7 +158,7 @@ def doctest_examples(
             except ValueError:  # e.g. a "\n" in an example's string made two lines of it
                 continue  # doctest cannot run these examples, so no check is made of them
             found += [
-                DocExample(path, qualname, text, i, line + e.lineno, e.source, e.want)
+                DocExample(path, qualname, text, i, line + e.lineno, e.source, claimed(e))
                 for i, e in enumerate(examples)
             ]
             if isinstance(node, ast.ClassDef) or "." in qualname:
