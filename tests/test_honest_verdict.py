@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import whole_file
 from test_graph import PLAN, Run
 
@@ -236,3 +237,32 @@ def test_a_model_test_that_runs_no_test_is_no_check(tmp_path: Path) -> None:
     assert run.result.status == "unverified" and run.result.exit_code == 1
     assert "no check" in run.result.message, run.result.message
     assert run.result.model_test == ""
+
+
+@pytest.mark.parametrize(
+    ("test", "reason"),
+    [
+        ("def double(x):\n    return 2 * x\n", "imports nothing from util"),
+        ("from util import double\n\n\ndef double(x):\n    return 2 * x\n", "defines double"),
+    ],
+)
+def test_a_model_test_of_its_own_function_is_no_check(
+    tmp_path: Path, test: str, reason: str
+) -> None:
+    """The model's test defines the function it tests (HumanEval/83 at 7eb33b7: its own
+    `starts_one_ends`, with wrong expectations, steered five calls): it checks nothing of
+    the code, so it is dropped and the run goes on with no check."""
+    files = {"util.py": "def double(x):\n    return x + x + 1\n"}
+    own = f"```python\n{test}\n\ndef test_double():\n    assert double(3) == 7\n```\n"
+    fixed = "def double(x):\n    return x + x\n"
+    run = Run(
+        tmp_path,
+        [PLAN, own, whole_file("util.py", fixed)],
+        task="fix @util.py",
+        files=files,
+        overrides=CHECK_MODE,
+    )
+    (rejected,) = run.kinds("verify.model_test_rejected")
+    assert reason in rejected["reason"]
+    assert run.result.status == "unverified" and run.result.model_test == ""
+    assert (run.root / "util.py").read_text() == fixed

@@ -42,6 +42,47 @@ def usable_test(text: str) -> str | None:
     return None
 
 
+def _module(path: str) -> str:
+    parts = path.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def untested_code(test: str, files: list[str]) -> str:
+    """Why `test` checks nothing of the code in `files` (empty: it does): it imports none
+    of their modules, or defines again every name it imports from them (a test with its
+    own `starts_one_ends` passes or fails whatever the file says)."""
+    modules = {_module(f) for f in files if f.endswith(".py")}
+    tree = ast.parse(test)
+    imported: set[str] = set()
+    whole = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            whole |= any(a.name in modules for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in modules:
+                    whole = True
+                elif node.module in modules:
+                    imported.add(alias.asname or alias.name)
+    defined = {
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    defined |= {
+        t.id
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    if whole or imported - defined:
+        return ""
+    if imported:
+        return f"it defines {', '.join(sorted(imported))} itself instead of testing the code's"
+    return f"it imports nothing from {', '.join(sorted(modules)) or 'the code'}"
+
+
 def write_test(session: Session, task: str, files: list[str]) -> DerivedCheck | None:
     """Ask the model for a test of `task` over `files` (None: no usable test came back)."""
     shown = "\n\n".join(
@@ -58,6 +99,9 @@ def write_test(session: Session, task: str, files: list[str]) -> DerivedCheck | 
     test = usable_test(str(reply.content))
     session.bus.emit("verify.model_test", usable=test is not None, test=test or "")
     if test is None:
+        return None
+    if why := untested_code(test, files):
+        session.bus.emit("verify.model_test_rejected", reason=why, test=test)
         return None
     return DerivedCheck(
         source="model", description="a test the model wrote from the task", test=test, files=files
