@@ -10,6 +10,7 @@ from helpers import whole_file
 from test_graph import PLAN, Run
 
 from codur.edits.stubs import unimplemented
+from codur.graph.attempts import unimplemented_in
 
 STUB = '''def median(values: list) -> float:
     """Return the median of the values.
@@ -67,6 +68,61 @@ class Reader(Protocol):
 '''
     assert unimplemented(source) == ["documented", "marked", "raising", "Shape.area"]
     assert unimplemented("def broken(:\n") == []
+
+
+def test_interfaces_and_base_classes_have_no_stubs() -> None:
+    """Empty methods by design: a generic Protocol's, an abstract property, and a base
+    class's `raise NotImplementedError` that a subclass in the file overrides."""
+    source = '''import abc
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class Reader(Protocol[T]):
+    def read(self) -> T:
+        """Read one."""
+
+
+class Sized:
+    @abc.abstractproperty
+    def size(self):
+        """The size."""
+
+
+class Shape:
+    def area(self):
+        raise NotImplementedError
+
+
+class Square(Shape):
+    def area(self):
+        return 1
+
+
+class Later:
+    def todo(self):
+        raise NotImplementedError
+'''
+    assert unimplemented(source) == ["Later.todo"]
+    assert unimplemented_in("tests/test_later.py", "def test_todo():\n    ...\n") == []
+
+
+def test_a_stub_the_examples_do_not_check_leaves_a_fix_with_its_failure(tmp_path: Path) -> None:
+    """Fixing `add` in a file that also has an unwritten method: the failure of add's
+    example is the evidence, and the prompt is a fix, not "write the body of Later.todo"."""
+    later = "\n\nclass Later:\n    def todo(self):\n        raise NotImplementedError\n"
+    add = 'def add(a, b):\n    """Sum.\n    >>> add(2, 3)\n    5\n    """\n    return a - b\n'
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("util.py", add.replace("a - b", "a + b") + later)],
+        task="fix the bug in add in @util.py",
+        files={"util.py": add + later},
+    )
+    assert run.result.status == "verified", run.result.message
+    first = run.kinds("model.request")[1]["messages"][-1]["content"]
+    assert "write the body" not in first
+    assert ">>> add(2, 3) should give 5" in first and "got -1" in first
 
 
 def test_the_first_prompt_for_a_stub_asks_for_its_body_without_got_nothing(

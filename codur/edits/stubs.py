@@ -1,7 +1,8 @@
 """Functions that are not implemented yet: a body of placeholders (a docstring, `pass`,
-`...`, `raise NotImplementedError`) other than a lone `pass`. A file of such stubs is a
-task to implement, not a bug to fix: the prompt for it asks for the bodies
-(codur.agents.prompting).
+`...`, `raise NotImplementedError`) other than a lone `pass`; not the methods of a
+Protocol, an ABC or a class the file subclasses, nor abstract methods or overloads (there
+an empty body is the design). A file of such stubs is a task to implement, not a bug to
+fix: the prompt for it asks for the bodies (codur.agents.prompting).
 """
 
 from __future__ import annotations
@@ -37,9 +38,18 @@ def _abstract(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in {"abstractmethod", "overload"}:
+        if name in {"abstractmethod", "abstractproperty", "overload"}:
             return True
     return False
+
+
+def _base_names(node: ast.ClassDef) -> set[str]:
+    """The names of a class's bases (`Protocol[T]` is Protocol, `abc.ABC` is ABC)."""
+    names = set()
+    for base in node.bases:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        names.add(base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", ""))
+    return names
 
 
 def unimplemented(source: str) -> list[str]:
@@ -50,12 +60,15 @@ def unimplemented(source: str) -> list[str]:
     except SyntaxError:
         return []
     found: list[str] = []
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    subclassed = {base for c in classes for base in _base_names(c)}
 
     def visit(body: list[ast.stmt], prefix: str, in_protocol: bool) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
-                visit(node.body, f"{prefix}{node.name}.", bool(bases & {"Protocol", "ABC"}))
+                # a Protocol's, an ABC's or a base class's empty methods are its design
+                interface = bool(_base_names(node) & {"Protocol", "ABC"})
+                visit(node.body, f"{prefix}{node.name}.", interface or node.name in subclassed)
             elif (
                 isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
                 and _stub(node)

@@ -13,6 +13,7 @@ from codur.errors import WorkspaceError
 from codur.graph.state import AgentState, Attempt
 from codur.litter import portable
 from codur.session import Session
+from codur.verify.derive import DocExample, doctest_examples
 from codur.verify.derived import DerivedCheck
 from codur.verify.plan import OutputCheck
 from codur.verify.result import VerificationResult
@@ -83,7 +84,9 @@ def build_request(
     if verdict is not None and not verdict.passed:
         evidence = portable(verdict.feedback, session.ws.root)
     if stubs and verdict is not None and examples_only(verdict):
-        evidence = None  # "got nothing" from a stub; the examples are in the files shown
+        stubs, only_stubs = exercised_stubs(shown, stubs)
+        if only_stubs:  # "got nothing" from stubs; their examples are in the files shown
+            evidence = None
     return AgentRequest(
         task=state["task"],
         files=shown,
@@ -102,8 +105,27 @@ def build_request(
 
 
 def unimplemented_in(path: str, text: str) -> list[str]:
-    """The functions of a Python file shown that have no body yet."""
-    return unimplemented(text) if path.endswith(".py") else []
+    """The functions of a Python file shown that have no body yet (not in tests)."""
+    return unimplemented(text) if path.endswith(".py") and not is_test(path) else []
+
+
+def exercised_stubs(
+    shown: dict[str, str], stubs: dict[str, tuple[str, ...]]
+) -> tuple[dict[str, tuple[str, ...]], bool]:
+    """With the docstrings' examples as the only check: the stubs that have examples (the
+    others are not what the check asks for), and whether every function with examples is
+    a stub (then the failures only say "not written yet")."""
+    exercised: dict[str, set[str]] = {}
+    for item in doctest_examples({p: t for p, t in shown.items() if p.endswith(".py")}):
+        name = item.function if isinstance(item, DocExample) else item.call.split("(", 1)[0]
+        exercised.setdefault(item.path, set()).add(name)
+    kept = {
+        p: t
+        for p, names in stubs.items()
+        if (t := tuple(n for n in names if n in exercised.get(p, ())))
+    }
+    only = all(names <= set(kept.get(p, ())) for p, names in exercised.items())
+    return kept, bool(kept) and only
 
 
 def examples_only(verdict: VerificationResult) -> bool:
