@@ -28,17 +28,29 @@ def temp_prefix(kind: str) -> str:
     return f"codur-{os.getpid()}-{kind}-"
 
 
-_TEMP_PATH = re.compile(r"(?:[\w.~-]*/)*codur-\d+-([a-z]+)-\w+")
+_PATH_START = r"(?<![\w.~/-])"
+"""Where a path starts: not inside a word or another path (`/usr/src/app` holds no `/src`)."""
+
+
+def _temp_path() -> re.Pattern[str]:
+    """A Codur temporary folder: under the system's temporary folder, reached by `../`
+    (pytest's paths, relative to the folder it ran in), or named alone."""
+    tmp = dict.fromkeys((tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir())))
+    under = "|".join(re.escape(t.rstrip(os.sep) + os.sep) for t in tmp)
+    return re.compile(rf"{_PATH_START}(?:{under}|(?:\.\./)+)?codur-\d+-([a-z]+)-\w+")
 
 
 def portable(text: str, root: Path) -> str:
     """`text` (a program's traceback, pytest's output) without where things happened to
     be: paths in the workspace relative to it, Codur's temporary folders by their kind
     (`codur-derived`). A prompt then reads the same wherever the folder is, and a model
-    that samples greedily answers the same."""
+    that samples greedily answers the same. Linear in the text (program output may be
+    one long line)."""
     for where in dict.fromkeys((str(root), str(root.resolve()))):
-        text = text.replace(where.rstrip(os.sep) + os.sep, "")
-    return _TEMP_PATH.sub(lambda m: f"codur-{m.group(1)}", text)
+        prefix = where.rstrip(os.sep) + os.sep
+        if prefix != os.sep:  # a workspace at / : every absolute path is in it already
+            text = re.sub(_PATH_START + re.escape(prefix), "", text)
+    return _temp_path().sub(lambda m: f"codur-{m.group(1)}", text)
 
 
 def write_prefix(name: str) -> str:
