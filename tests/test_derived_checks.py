@@ -178,6 +178,7 @@ COUNT = '''def count_positive(xs):
     """How many of xs are above 0.
     >>> count_positive([]) == 0
     >>> count_positive([-1, 2, 3]) == 2
+    >>> count_positive([1]) == 1 and not count_positive([-1])
     >>> xs = [5, -5]
     >>> count_positive(xs)
     1
@@ -200,11 +201,21 @@ def test_a_comparison_with_no_output_under_it_claims_it_holds(
     checked as expecting True, and the assignment stays setup."""
     result = verify(tmp_path, "implement @count.py", {"count.py": COUNT + body})
     assert result.passed is passes
-    assert result.plan.checks[0].description.count(">>> count_positive(") == 3
+    assert result.plan.checks[0].test.count("    check_example(") == 4  # all but the setup
     if not passes:
         hint = result.failed[0].hint
         assert ">>> count_positive([-1, 2, 3]) == 2 should give True" in hint
         assert "got False" in hint
+
+
+def test_values_compare_with_their_types_inside_sets_and_dict_keys(tmp_path: Path) -> None:
+    """`{1.0, 2.0}` is not the `{1, 2}` a docstring shows, nor `{True: 'a'}` its `{1: 'a'}`."""
+    doc = 'def pair():\n    """Two.\n    >>> pair()\n    ({1, 2}, {1: "a"})\n    """\n'
+    right = verify(tmp_path, "fix @pair.py", {"pair.py": doc + "    return {2, 1}, {1: 'a'}\n"})
+    assert right.passed
+    for wrong in ("{1.0, 2.0}, {1: 'a'}", "{1, 2}, {True: 'a'}"):
+        result = verify(tmp_path, "fix @pair.py", {"pair.py": doc + f"    return {wrong}\n"})
+        assert not result.passed, wrong
 
 
 def test_the_script_around_a_function_does_not_run(tmp_path: Path) -> None:

@@ -91,24 +91,44 @@ def _same(a: object, b: object) -> bool:
         return False
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))
+    if isinstance(a, set | frozenset):
+        return {_typed(x) for x in a} == {_typed(y) for y in b}
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        typed = {_typed(k): k for k in b}
+        keys = {_typed(k): k for k in a}
+        return keys.keys() == typed.keys() and all(_same(a[keys[t]], b[typed[t]]) for t in keys)
     return a == b
 
 
+def _typed(value: object) -> object:
+    """A hashable value with its types, all the way down: `{1}` and `{1.0}` differ."""
+    if isinstance(value, tuple | frozenset):
+        return type(value).__name__, type(value)(_typed(v) for v in value)
+    return type(value).__name__, value
+
+
 def claimed(example: doctest.Example) -> str:
-    """The output `example` expects: its own, or `True` for a comparison with no output
-    written under it (`>>> count([1, 2]) == 2`). A comparison sets nothing up, so the
-    docstring claims it holds; doctest itself would want no output and fail the right
-    code, which prints `True`."""
+    """The output `example` expects: its own, or `True` for a comparison (or `not`, or
+    comparisons joined by and/or) with no output written under it (`>>> count([1]) == 1`).
+    A comparison sets nothing up, so the docstring claims it holds; doctest itself would
+    want no output and fail the right code, which prints `True`."""
     if example.want:
         return example.want
     try:
         body = ast.parse(example.source).body
     except SyntaxError:
         return example.want
-    compare = len(body) == 1 and isinstance(body[0], ast.Expr)
-    return "True\n" if compare and isinstance(body[0].value, ast.Compare) else example.want
+    claim = len(body) == 1 and isinstance(body[0], ast.Expr) and _claim(body[0].value)
+    return "True\n" if claim else example.want
+
+
+def _claim(node: ast.expr) -> bool:
+    """A comparison, a `not`, or comparisons joined by `and`/`or`: a claim it holds."""
+    if isinstance(node, ast.BoolOp):
+        return all(_claim(v) for v in node.values)
+    return isinstance(node, ast.Compare) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    )
 
 
 class _ValueChecker(doctest.OutputChecker):
