@@ -49,7 +49,9 @@ def _codur(runs: list[dict]) -> dict:
         **_common(runs),
         "tasks": len(by_task),
         "per_seed": per_seed,
-        "pass_at_1_mean": round(statistics.mean(s["pass_at_1"] for s in per_seed.values()), 4),
+        "pass_at_1_mean": round(  # from the counts: a mean of rounded rates rounds twice
+            statistics.mean(s["passed"] / s["runs"] for s in per_seed.values() if s["runs"]), 6
+        ),
         "pass_all_seeds": sum(
             len(group) == len(seeds) and all(r["passed"] for r in group)
             for group in by_task.values()

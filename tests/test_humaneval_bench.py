@@ -98,6 +98,10 @@ def test_summary_counts_codur_verdicts_against_the_judge() -> None:
     assert (codur["pass_all_seeds"], codur["pass_any_seed"]) == (1, 2)
     assert (codur["false_verified"], codur["unverified_but_passed"]) == (1, 2)
     assert codur["status_vs_judge"]["verified"] == {"passed": 1, "failed": 1}
+    many = [run(f"T{i}", 1, i < 99, "verified") for i in range(122)]
+    assert summarize(many, [f"T{i}" for i in range(122)])["codur"]["pass_at_1_mean"] == round(
+        99 / 122, 6
+    )  # 0.811475, so "81.1%" as the per-seed figure (a mean of rounded rates said 81.2%)
 
 
 def bench(tmp_path: Path, script: Path, out: Path) -> subprocess.CompletedProcess[str]:
