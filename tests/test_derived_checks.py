@@ -208,6 +208,44 @@ def test_a_comparison_with_no_output_under_it_claims_it_holds(
         assert "got False" in hint
 
 
+TOP = '''def top(arr, k):
+    """The k largest numbers of arr, sorted.
+
+    Example 1:
+        Input: arr = [-3, -4, 5], k = 3
+        Output: [-4, -3, 5]
+
+    Example 2:
+        Input: arr : [4, -4, 4]
+               k : 2
+        Output: [4, 4]  # the two 4s
+
+    Example 3:
+        Input: [7], 1
+        Output: [7]
+
+    Example 4 (not a claim: `size` is not a parameter):
+        Input: size = 3
+        Output: 3
+    """
+'''
+
+
+def test_input_output_pairs_are_call_claims(tmp_path: Path) -> None:
+    """Examples in the puzzle style (HumanEval/68, 107, 120, 122, 129, 143, 147):
+    `Input: name = value, ...` or positional literals, `Output: value`."""
+    right = verify(tmp_path, "implement @top.py", {"top.py": TOP + "    return sorted(arr)[-k:]\n"})
+    assert right.passed
+    assert right.plan.checks[0].description == (
+        "top(arr=[-3, -4, 5], k=3) should return [-4, -3, 5]; "
+        "top(arr=[4, -4, 4], k=2) should return [4, 4]; top([7], 1) should return [7]"
+    )
+    wrong = verify(tmp_path, "implement @top.py", {"top.py": TOP + "    return arr[:k]\n"})
+    assert not wrong.passed
+    assert "top(arr=[-3, -4, 5], k=3) should return [-4, -3, 5]" in wrong.failed[0].hint
+    assert "got [-3, -4, 5]" in wrong.failed[0].hint
+
+
 def test_values_compare_with_their_types_inside_sets_and_dict_keys(tmp_path: Path) -> None:
     """`{1.0, 2.0}` is not the `{1, 2}` a docstring shows, nor `{True: 'a'}` its `{1: 'a'}`."""
     doc = 'def pair():\n    """Two.\n    >>> pair()\n    ({1, 2}, {1: "a"})\n    """\n'

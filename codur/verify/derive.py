@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from codur.verify.claims import TASK, CallClaim, find_claims
 from codur.verify.derived_support import claimed
+from codur.verify.io_examples import io_claims
 
 __all__ = ["CallClaim", "DocExample", "doctest_examples", "stated_calls", "stated_output"]
 
@@ -169,4 +170,5 @@ def doctest_examples(
                 masked[e.lineno : e.lineno + lines] = [""] * lines
             origin = f"example in the docstring of {qualname}, {path}"
             found += find_claims("\n".join(masked), {bare: path}, origin)
+            found += io_claims(text, node, path, origin)
     return found
