@@ -78,7 +78,7 @@ def _closing(text: str, start: int) -> int | None:
     return None
 
 
-def _literal(node: ast.AST) -> bool:
+def is_literal(node: ast.AST) -> bool:
     try:
         ast.literal_eval(node)
         return True
@@ -86,7 +86,7 @@ def _literal(node: ast.AST) -> bool:
         return False
 
 
-def _value(text: str) -> str | None:
+def leading_literal(text: str) -> str | None:
     """The longest start of `text` (one line) that is a Python literal, unless an operator
     follows it (then it is part of an expression we cannot evaluate without the code)."""
     line = text.split("\n", 1)[0][:MAX_VALUE]
@@ -100,7 +100,7 @@ def _value(text: str) -> str | None:
             tree = ast.parse(candidate, mode="eval")
         except SyntaxError:
             continue
-        if _literal(tree.body):
+        if is_literal(tree.body):
             return None if _OPERATOR_NEXT.match(line, end) else candidate
     return None
 
@@ -129,11 +129,11 @@ def _claims_in(
             continue
         call = text[match.start() : end]
         tree = ast.parse(call, mode="eval").body if _parses(call) else None
-        if not isinstance(tree, ast.Call) or tree.args and not all(map(_literal, tree.args)):
+        if not isinstance(tree, ast.Call) or tree.args and not all(map(is_literal, tree.args)):
             continue
-        if any(k.arg is None or not _literal(k.value) for k in tree.keywords):
+        if any(k.arg is None or not is_literal(k.value) for k in tree.keywords):
             continue
-        value = _value(text[link.end() :])
+        value = leading_literal(text[link.end() :])
         if value is None:
             continue
         path = defined[match.group(1)]
@@ -170,7 +170,7 @@ def _correction(rest: str, calls: re.Pattern[str]) -> str | None:
     required = _REQUIRED.search(scope)
     if required is None or calls.search(scope, 0, required.start()):
         return None
-    return _value(scope[required.end() :])
+    return leading_literal(scope[required.end() :])
 
 
 def _indicative_stands(text: str, after: int) -> bool:

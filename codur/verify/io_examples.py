@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
-from codur.verify.claims import CallClaim, _literal, _value
+from codur.verify.claims import CallClaim, is_literal, leading_literal
 
 _PAIR = re.compile(r"\bInput\s*:\s*(.*?)\n\s*Output\s*:[ \t]*([^\n]*)", re.DOTALL)
 MAX_INPUT = 2000
@@ -51,7 +51,7 @@ def _arguments(text: str, parameters: list[str]) -> str | None:
     if not isinstance(tree, ast.Call) or len(tree.args) > len(parameters):
         return None
     values = [*tree.args, *(k.value for k in tree.keywords)]
-    if any(k.arg not in parameters for k in tree.keywords) or not all(map(_literal, values)):
+    if any(k.arg not in parameters for k in tree.keywords) or not all(map(is_literal, values)):
         return None
     return call
 
@@ -63,7 +63,7 @@ def io_claims(
     claims = []
     for match in _PAIR.finditer(docstring):
         arguments = _arguments(match[1], _parameters(function))
-        expected = _value(match[2].strip())
+        expected = leading_literal(match[2].strip())
         if arguments is not None and expected is not None:
             call = f"{function.name}({arguments})"
             value = ast.unparse(ast.parse(expected, mode="eval"))  # without a `# comment`
