@@ -84,14 +84,16 @@ def _flocked(
 ) -> Iterator[None]:
     """`held`'s file lock, across processes (see `held`)."""
     try:
-        fd, writable = _open_regular(lock), True
-    except PermissionError:  # a shared project's lock we may not write: lock it read-only
-        fd, writable = _open_regular(lock, write=False), False
-    except OSError as exc:  # read-only (its folder, made before, may then be missing)
+        try:
+            fd, writable = _open_regular(lock), True
+        except PermissionError:  # a shared project's lock we may not write: lock it read-only
+            fd, writable = _open_regular(lock, write=False), False
+    except OSError as exc:  # read-only (its folder, made before, may then be missing), or
+        # a folder we may not write that holds no lock yet (nothing to lock read-only)
         if exc.errno not in (*UNSUPPORTED, errno.ENOENT):
             raise
         gone = exc.errno == errno.ENOENT
-        unlocked("its folder could not be made" if gone else exc.strerror or str(exc))
+        unlocked("it could not be made" if gone else exc.strerror or str(exc))
         yield
         return
     try:

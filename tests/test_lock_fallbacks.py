@@ -61,6 +61,30 @@ def test_a_lock_file_that_may_not_be_written_is_locked_read_only(
     assert (root / ".codur" / "run.lock").read_text() == ""  # its holder not written
 
 
+def test_a_folder_that_may_not_be_written_and_holds_no_lock_runs_unlocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.codur` exists but may not be written, and has no run.lock yet: nothing to lock
+    read-only either (a review found the run stopped with "cannot take the run lock:
+    No such file or directory"); it runs unlocked with one warning."""
+    root = buggy_folder(tmp_path / "w")
+    (root / ".codur").mkdir()
+    real_open = os.open
+
+    def refusing(path: str | Path, flags: int, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("run.lock") and flags & os.O_CREAT:  # as a non-owner would be
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    warned: list[str] = []
+    with hold_workspace(root, warned.append):
+        pass
+    assert len(warned) == 1 and "running without the run lock" in warned[0], warned
+    assert "could not be made" in warned[0]
+    assert not (root / ".codur" / "run.lock").exists()
+
+
 @pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP])
 def test_a_file_system_that_cannot_lock_runs_unlocked_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
