@@ -10,6 +10,8 @@ import pytest
 from helpers import whole_file
 from test_graph import PLAN, Run
 
+from codur.verify.model_test import untested_code
+
 # A self-checking program whose bug no single AST mutation fixes honestly (the last digit
 # is never added: an operand is missing), while flipping the check or replacing `actual`
 # by `expected` would make every line say PASSED.
@@ -266,3 +268,12 @@ def test_a_model_test_of_its_own_function_is_no_check(
     assert reason in rejected["reason"]
     assert run.result.status == "unverified" and run.result.model_test == ""
     assert (run.root / "util.py").read_text() == fixed
+
+
+def test_a_model_test_may_import_the_code_by_any_name_it_has() -> None:
+    """`src/shop/cart.py` is `shop.cart` in a src layout; `import shop` reaches it too."""
+    files = ["src/shop/cart.py"]
+    assert untested_code("from shop.cart import total\n", files) == ""
+    assert untested_code("import shop\n", files) == ""
+    assert untested_code("import src.shop.cart as cart\n", files) == ""
+    assert untested_code("import os\n", files) == "it imports nothing from src.shop.cart"

@@ -42,22 +42,27 @@ def usable_test(text: str) -> str | None:
     return None
 
 
-def _module(path: str) -> str:
+def _modules(path: str) -> set[str]:
+    """The dotted names a file may be imported by: from the folder, or from any folder
+    above it on the path (`src/shop/cart.py` is `shop.cart` in a src layout)."""
     parts = path.removesuffix(".py").split("/")
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    parts = parts[:-1] if parts[-1] == "__init__" else parts
+    return {".".join(parts[i:]) for i in range(len(parts))}
 
 
 def untested_code(test: str, files: list[str]) -> str:
     """Why `test` checks nothing of the code in `files` (empty: it does): it imports none
     of their modules, or defines again every name it imports from them (a test with its
     own `starts_one_ends` passes or fails whatever the file says)."""
-    modules = {_module(f) for f in files if f.endswith(".py")}
+    modules = {m for f in files if f.endswith(".py") for m in _modules(f)}
     tree = ast.parse(test)
     imported: set[str] = set()
     whole = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            whole |= any(a.name in modules for a in node.names)
+            whole |= any(
+                m == a.name or m.startswith(f"{a.name}.") for a in node.names for m in modules
+            )
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 if f"{node.module}.{alias.name}" in modules:
@@ -80,7 +85,8 @@ def untested_code(test: str, files: list[str]) -> str:
         return ""
     if imported:
         return f"it defines {', '.join(sorted(imported))} itself instead of testing the code's"
-    return f"it imports nothing from {', '.join(sorted(modules)) or 'the code'}"
+    named = sorted(max(_modules(f), key=len) for f in files if f.endswith(".py"))
+    return f"it imports nothing from {', '.join(named) or 'the code'}"
 
 
 def write_test(session: Session, task: str, files: list[str]) -> DerivedCheck | None:
