@@ -3,6 +3,7 @@ subprocesses, nothing of Codur's left in the user's folder."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from codur.repair.search import search
 from codur.tools.context import ToolContext
 from codur.verify.agent import run_plan, verify_task
 from codur.verify.derived import DerivedCheck
+from codur.verify.io_examples import io_claims
 from codur.verify.plan import OutputCheck, VerificationPlan
 from codur.verify.result import VerificationResult
 from codur.workspace import Workspace
@@ -322,3 +324,19 @@ def test_an_output_check_needs_an_expectation_and_prefers_the_captured_text() ->
         OutputCheck(entry="main.py")
     both = OutputCheck(entry="main.py", expected_file="expected.txt", expected_text="1")
     assert both.against == "expected.txt (as captured at the start)"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def pick(s, k):\n    """\n    Input: s = "k = 3", k = 1\n    Output: 2\n    """\n',
+        'def main(n):\n    """\n    Input: 3\n    Output: 1 2 3\n    """\n',
+        'def rm(head: "ListNode", n: int):\n    """\n    Input: head = [1, 2], n = 2\n'
+        '    Output: [1]\n    """\n',
+    ],
+)
+def test_input_output_pairs_that_claim_nothing(source: str) -> None:
+    """A parameter named inside a string value, a program's output of several values,
+    a linked list written as a list (found by review): no claim rather than a wrong one."""
+    function = ast.parse(source).body[-1]
+    assert io_claims(ast.get_docstring(function, clean=False), function, "m.py", "o") == []

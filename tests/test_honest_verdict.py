@@ -271,9 +271,13 @@ def test_a_model_test_of_its_own_function_is_no_check(
 
 
 def test_a_model_test_may_import_the_code_by_any_name_it_has() -> None:
-    """`src/shop/cart.py` is `shop.cart` in a src layout; `import shop` reaches it too."""
+    """`src/shop/cart.py` is `shop.cart` in a src layout; `import shop` and `from shop
+    import total` reach it too; a script is tested by running its path."""
     files = ["src/shop/cart.py"]
     assert untested_code("from shop.cart import total\n", files) == ""
     assert untested_code("import shop\n", files) == ""
     assert untested_code("import src.shop.cart as cart\n", files) == ""
+    assert untested_code("from shop import total\n", files) == ""  # from its package
+    script = "import runpy\n\n\ndef test_run():\n    runpy.run_path('scripts/run.py')\n"
+    assert untested_code(script, ["scripts/run.py"]) == ""
     assert untested_code("import os\n", files) == "it imports nothing from src.shop.cart"

@@ -10,7 +10,7 @@ from helpers import whole_file
 from test_graph import PLAN, Run
 
 from codur.edits.stubs import unimplemented
-from codur.graph.attempts import unimplemented_in
+from codur.graph.attempts import exercised_stubs, unimplemented_in
 
 STUB = '''def median(values: list) -> float:
     """Return the median of the values.
@@ -195,3 +195,25 @@ def test_a_fresh_draw_from_a_stub_is_asked_for_its_body(tmp_path: Path) -> None:
     assert "write the body of `median`, which has none yet" in fresh
     assert "got nothing" not in fresh and "// 2" not in fresh
     assert "got 2" in fresh  # what the earlier attempt did, so as not to do it again
+
+
+def test_methods_a_class_docstring_exercises_are_its_stubs() -> None:
+    """`>>> s = Stack(); s.push(1)` in the class docstring checks push and pop (found by
+    review: only `Stack` counted, so neither was asked for)."""
+    source = '''class Stack:
+    """A stack.
+    >>> s = Stack(); s.push(1); s.pop()
+    1
+    """
+
+    def push(self, x):
+        raise NotImplementedError
+
+    def pop(self):
+        raise NotImplementedError
+'''
+    stubs = {"s.py": ("Stack.push", "Stack.pop")}
+    assert exercised_stubs({"s.py": source}, stubs) == (stubs, True)
+    logged = "import logging\n\n\nclass Formatter(logging.Formatter):\n"
+    logged += "    def format(self, r):\n        ...\n"
+    assert unimplemented(logged) == ["Formatter.format"]  # its base is not in the file

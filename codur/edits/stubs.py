@@ -61,7 +61,13 @@ def unimplemented(source: str) -> list[str]:
         return []
     found: list[str] = []
     classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    subclassed = {base for c in classes for base in _base_names(c)}
+    defined = {c.name for c in classes}
+    subclassed = {  # a class of the file that another one of it extends
+        b.id
+        for c in classes
+        for b in c.bases
+        if isinstance(b, ast.Name) and b.id in defined and b.id != c.name
+    }
 
     def visit(body: list[ast.stmt], prefix: str, in_protocol: bool) -> None:
         for node in body:

@@ -119,13 +119,18 @@ def exercised_stubs(
     for item in doctest_examples({p: t for p, t in shown.items() if p.endswith(".py")}):
         name = item.function if isinstance(item, DocExample) else item.call.split("(", 1)[0]
         exercised.setdefault(item.path, set()).add(name)
-    kept = {
-        p: t
-        for p, names in stubs.items()
-        if (t := tuple(n for n in names if n in exercised.get(p, ())))
+
+    def checked(path: str, name: str) -> bool:  # `C.m` through the examples of class C
+        return name in exercised.get(path, ()) or name.split(".")[0] in exercised.get(path, ())
+
+    kept = {p: t for p, names in stubs.items() if (t := tuple(n for n in names if checked(p, n)))}
+    if not kept:  # a fix of code with examples; a stub they reach shows in the evidence
+        return {}, False
+    stubbed = {n.split(".")[0] for names in kept.values() for n in names} | {
+        n for names in kept.values() for n in names
     }
-    only = all(names <= set(kept.get(p, ())) for p, names in exercised.items())
-    return kept, bool(kept) and only
+    only = all(names <= stubbed for names in exercised.values())
+    return kept, only
 
 
 def examples_only(verdict: VerificationResult) -> bool:

@@ -6,10 +6,11 @@ statements), read as call claims:
 
 The input is the arguments: either `name = value` or `name : value` for parameters of
 the function (in any order, separated by commas or white space, across lines), or
-literal positional arguments (`Input: [4,2,3]`). The output is the literal the line
-after `Output:` starts with (a `# comment` or explanation after it is left out). An
-input that names something not a parameter, or is not literals, or an output that is
-not a literal, makes no claim.
+literal positional arguments (`Input: [4,2,3]`); each value a literal on its own. The
+output is the literal alone on the line after `Output:` (or before a `# comment`). An
+input that names something not a parameter or is not literals, an output with more
+after it (`Output: 1 2 3` of a program), or a function whose annotations name other
+than builtin types (`head: ListNode` written as a list) makes no claim.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from codur.verify.claims import CallClaim, is_literal, leading_literal
 _PAIR = re.compile(r"\bInput\s*:\s*(.*?)\n\s*Output\s*:[ \t]*([^\n]*)", re.DOTALL)
 MAX_INPUT = 2000
 """Characters of an input tried as arguments."""
+_BUILTIN_TYPES = {
+    *("int", "float", "complex", "str", "bytes", "bool", "list", "dict", "tuple", "set"),
+    *("frozenset", "None", "Any", "List", "Dict", "Tuple", "Set", "FrozenSet", "Optional"),
+    *("Union", "Sequence", "Iterable", "Mapping", "typing", "collections", "abc"),
+}
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -30,8 +36,9 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 
 def _arguments(text: str, parameters: list[str]) -> str | None:
-    """The argument list `text` states, as Python (`arr=[1], k=3`), or None."""
-    text = " ".join(text.split())
+    """The argument list `text` states, as Python (`arr=[1], k=3`), or None. Each named
+    value must be a literal on its own (a `k = 3` inside a string value is no argument)."""
+    text = text.strip()
     if not text or len(text) > MAX_INPUT:
         return None
     names = "|".join(re.escape(p) for p in sorted(parameters, key=len, reverse=True))
@@ -39,7 +46,9 @@ def _arguments(text: str, parameters: list[str]) -> str | None:
     if marks and marks[0].start() == 0:
         parts = []
         for mark, after in zip(marks, [*marks[1:], None], strict=True):
-            value = text[mark.end() : after.start() if after else len(text)].strip(" ,;")
+            value = text[mark.end() : after.start() if after else len(text)].strip().rstrip(",;")
+            if not _is_literal_text(value):
+                return None
             parts.append(f"{mark[1]}={value}")
         call = ", ".join(parts)
     else:
@@ -56,16 +65,59 @@ def _arguments(text: str, parameters: list[str]) -> str | None:
     return call
 
 
+def _is_literal_text(text: str) -> bool:
+    try:
+        return is_literal(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        return False
+
+
+def _output(text: str) -> str | None:
+    """The literal an `Output:` line states: alone on it, or before a `# comment`."""
+    text = text.strip()
+    value = leading_literal(text)
+    if value is None or not text.startswith(value):
+        return None
+    rest = text[len(value) :].strip()
+    return ast.unparse(ast.parse(value, mode="eval")) if not rest or rest[0] == "#" else None
+
+
+def _unquoted(note: ast.expr) -> ast.AST:
+    """A string annotation (`"ListNode"`) as the expression it names."""
+    if isinstance(note, ast.Constant) and isinstance(note.value, str):
+        try:
+            return ast.parse(note.value, mode="eval")
+        except SyntaxError:
+            return ast.Name(id="?")
+    return note
+
+
+def _plain(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Its annotations name only builtin types (a `head: ListNode` is not the list an
+    example writes for it)."""
+    args = function.args
+    notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    notes = [_unquoted(note) for note in [*notes, function.returns] if note is not None]
+    names = {
+        n.id if isinstance(n, ast.Name) else n.attr
+        for note in notes
+        for n in ast.walk(note)
+        if isinstance(n, ast.Name | ast.Attribute)
+    }
+    return names <= _BUILTIN_TYPES
+
+
 def io_claims(
     docstring: str, function: ast.FunctionDef | ast.AsyncFunctionDef, path: str, origin: str
 ) -> list[CallClaim]:
     """The claims of the Input/Output pairs in `docstring` of `function` (in `path`)."""
     claims = []
+    if not _plain(function):
+        return claims
     for match in _PAIR.finditer(docstring):
         arguments = _arguments(match[1], _parameters(function))
-        expected = leading_literal(match[2].strip())
+        expected = _output(match[2])
         if arguments is not None and expected is not None:
             call = f"{function.name}({arguments})"
-            value = ast.unparse(ast.parse(expected, mode="eval"))  # without a `# comment`
-            claims.append(CallClaim(path, call, value, "==", origin))
+            claims.append(CallClaim(path, call, expected, "==", origin))
     return claims

@@ -51,8 +51,9 @@ def _modules(path: str) -> set[str]:
 
 
 def untested_code(test: str, files: list[str]) -> str:
-    """Why `test` checks nothing of the code in `files` (empty: it does): it imports none
-    of their modules, or defines again every name it imports from them (a test with its
+    """Why `test` checks nothing of the code in `files` (empty: it does): it neither
+    imports their modules nor names a file (a script run by path), or defines again every
+    name it imports from them (a test with its
     own `starts_one_ends` passes or fails whatever the file says)."""
     modules = {m for f in files if f.endswith(".py") for m in _modules(f)}
     tree = ast.parse(test)
@@ -65,8 +66,9 @@ def untested_code(test: str, files: list[str]) -> str:
             )
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                if f"{node.module}.{alias.name}" in modules:
-                    whole = True
+                package = any(m.startswith(f"{node.module}.") for m in modules)
+                if f"{node.module}.{alias.name}" in modules or package:
+                    whole = True  # the module, or a name its package exports
                 elif node.module in modules:
                     imported.add(alias.asname or alias.name)
     defined = {
@@ -81,7 +83,11 @@ def untested_code(test: str, files: list[str]) -> str:
         for t in n.targets
         if isinstance(t, ast.Name)
     }
-    if whole or imported - defined:
+    paths = {p for f in files for p in (f, f.rsplit("/", 1)[-1])}
+    runs = any(  # a script run by its path (runpy, subprocess)
+        isinstance(n, ast.Constant) and n.value in paths for n in ast.walk(tree)
+    )
+    if whole or runs or imported - defined:
         return ""
     if imported:
         return f"it defines {', '.join(sorted(imported))} itself instead of testing the code's"
