@@ -43,20 +43,25 @@ def agent_for(tmp_path: Path, root: Path) -> Agent:
     return Agent(cwd=root, model="scripted/s", script=str(script), overrides=QUIET)
 
 
+def refuse_lock_writes(monkeypatch: pytest.MonkeyPatch, flag: int) -> None:
+    """Opening run.lock with `flag` is refused, as for a user who may not write it."""
+    real_open = os.open
+
+    def refusing(path: str | Path, flags: int, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("run.lock") and flags & flag:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+
+
 def test_a_lock_file_that_may_not_be_written_is_locked_read_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = buggy_folder(tmp_path / "w")
     (root / ".codur").mkdir()
     (root / ".codur" / "run.lock").write_text("")
-    real_open = os.open
-
-    def refusing(path: str | Path, flags: int, *args: object, **kwargs: object) -> int:
-        if str(path).endswith("run.lock") and flags & os.O_RDWR:  # as a non-owner would be
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)
+    refuse_lock_writes(monkeypatch, os.O_RDWR)
     assert agent_for(tmp_path, root).run("fix @main.py").is_verified
     assert (root / ".codur" / "run.lock").read_text() == ""  # its holder not written
 
@@ -69,14 +74,7 @@ def test_a_folder_that_may_not_be_written_and_holds_no_lock_runs_unlocked(
     No such file or directory"); it runs unlocked with one warning."""
     root = buggy_folder(tmp_path / "w")
     (root / ".codur").mkdir()
-    real_open = os.open
-
-    def refusing(path: str | Path, flags: int, *args: object, **kwargs: object) -> int:
-        if str(path).endswith("run.lock") and flags & os.O_CREAT:  # as a non-owner would be
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)
+    refuse_lock_writes(monkeypatch, os.O_CREAT)
     warned: list[str] = []
     with hold_workspace(root, warned.append):
         pass
