@@ -30,9 +30,9 @@ _BUILTIN_TYPES = {
 }
 
 
-def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
     args = function.args
-    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
 def _arguments(text: str, parameters: list[str]) -> str | None:
@@ -95,9 +95,8 @@ def _unquoted(note: ast.expr) -> ast.AST:
 def _plain(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Its annotations name only builtin types (a `head: ListNode` is not the list an
     example writes for it)."""
-    args = function.args
-    notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    notes = [_unquoted(note) for note in [*notes, function.returns] if note is not None]
+    notes = [*(a.annotation for a in _parameters(function)), function.returns]
+    notes = [_unquoted(note) for note in notes if note is not None]
     names = {
         n.id if isinstance(n, ast.Name) else n.attr
         for note in notes
@@ -115,7 +114,7 @@ def io_claims(
     if not _plain(function):
         return claims
     for match in _PAIR.finditer(docstring):
-        arguments = _arguments(match[1], _parameters(function))
+        arguments = _arguments(match[1], [a.arg for a in _parameters(function)])
         expected = _output(match[2])
         if arguments is not None and expected is not None:
             call = f"{function.name}({arguments})"

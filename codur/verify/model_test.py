@@ -53,8 +53,8 @@ def _modules(path: str) -> set[str]:
 def untested_code(test: str, files: list[str]) -> str:
     """Why `test` checks nothing of the code in `files` (empty: it does): it neither
     imports their modules nor names a file (a script run by path), or defines again every
-    name it imports from them (a test with its
-    own `starts_one_ends` passes or fails whatever the file says)."""
+    name it imports from them (a test with its own `starts_one_ends` passes or fails
+    whatever the file says)."""
     modules = {m for f in files if f.endswith(".py") for m in _modules(f)}
     tree = ast.parse(test)
     imported: set[str] = set()
@@ -65,8 +65,8 @@ def untested_code(test: str, files: list[str]) -> str:
                 m == a.name or m.startswith(f"{a.name}.") for a in node.names for m in modules
             )
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            package = any(m.startswith(f"{node.module}.") for m in modules)
             for alias in node.names:
-                package = any(m.startswith(f"{node.module}.") for m in modules)
                 if f"{node.module}.{alias.name}" in modules or package:
                     whole = True  # the module, or a name its package exports
                 elif node.module in modules:
