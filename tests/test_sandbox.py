@@ -114,15 +114,19 @@ from codur.process import run_process
 from codur.sandbox import Sandbox
 note = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
 child = [sys.executable, "-c", note, sys.argv[1]]
-run_process(child, Path.cwd(), 120, 1000, sandbox=Sandbox(die_with_parent=sys.argv[2] == "yes"))
+box = Sandbox() if sys.argv[2] == "default" else Sandbox(die_with_parent=sys.argv[2] == "yes")
+run_process(child, Path.cwd(), 120, 1000, sandbox=box)
 """
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
-@pytest.mark.parametrize("wanted", ["yes", "no"])
-def test_a_program_dies_with_a_killed_parent_when_asked(tmp_path: Path, wanted: str) -> None:
-    """A Ray worker killed mid-run leaves no Codur run behind (die_with_parent); without
-    it the program outlives the SIGKILLed process that started it (its own session)."""
+@pytest.mark.parametrize("wanted", ["default", "yes", "no"])
+def test_a_program_dies_with_a_killed_parent_unless_told_not_to(
+    tmp_path: Path, wanted: str
+) -> None:
+    """A Codur killed with SIGKILL (or a Ray worker killed mid-run) leaves no program it
+    started running (die_with_parent, the default); without it the program outlives the
+    killed process that started it (its own session)."""
     pid_file = tmp_path / "child.pid"
     parent = subprocess.Popen([sys.executable, "-c", PARENT, str(pid_file), wanted], cwd=tmp_path)
     deadline = time.monotonic() + 60

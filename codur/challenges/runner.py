@@ -87,7 +87,7 @@ def attempt(
             settings.timeout_s,
             OUTPUT_LIMIT,
             env={**dict(settings.env), **NO_MEMORY},
-            sandbox=Sandbox(scrub=False, die_with_parent=True),
+            sandbox=Sandbox(scrub=False),
         )
         wall = round(time.perf_counter() - start, 2)
         judgement = judge(challenge, work, before, scope)

@@ -67,10 +67,13 @@ class Sandbox:
     agent's workspace `.git`); missing ones are left out."""
     scrub: bool = True
     """False only for Codur running Codur (the challenge runner): the key is needed."""
-    die_with_parent: bool = False
-    """Kill the program when the thread that started it dies (Linux: PR_SET_PDEATHSIG),
-    even by SIGKILL, when nothing is left to reap it: the challenge runner's Codur runs,
-    whose runner (a Ray worker) may be killed; elsewhere a no-op."""
+    die_with_parent: bool = True
+    """Kill the program when the thread that started it dies (Linux: PR_SET_PDEATHSIG;
+    elsewhere a no-op), even by SIGKILL, when nothing is left to reap it: a Codur killed
+    with SIGKILL (or a challenge runner's Ray worker) leaves no checked program running.
+    Safe by default: `run_process` waits for its program in the thread that started it.
+    Its descendants outlive it only under Landlock (bubblewrap's PID namespace ends
+    them too)."""
     cancel: threading.Event | None = None
     """Set: the run was cancelled (`Session.cancel`); a program running is killed with its
     descendants and no other starts (`codur.process.run_process` raises Cancelled)."""
