@@ -56,6 +56,18 @@ def run_end(log: Path) -> dict:
     }
 
 
+def cross_check(log: Path) -> str:
+    """What the run's cross-check did: replaced, kept, or none ("" : it did not run)."""
+    if not log.is_file():
+        return ""
+    for line in log.read_text().splitlines():
+        if line.strip() and (event := json.loads(line))["event"] == "crosscheck.end":
+            if not event.get("passed"):
+                return "none"
+            return "replaced" if event.get("chosen") is not None else "kept"
+    return ""
+
+
 def codur_command(args: argparse.Namespace, seed: int) -> list[str]:
     base = shlex.split(args.codur_command or f"{shlex.quote(sys.executable)} -m codur")
     flags = ["--profile", args.profile, "-o", f"llm.profiles.{args.profile}.seed={seed}"]
@@ -81,6 +93,7 @@ def run_codur(
         done = run(codur_command(args, seed), folder, args.timeout, {**(env or {}), **NO_MEMORY})
         wall = round(time.perf_counter() - start, 2)
         end = run_end(folder / "codur_debug.log")
+        crossed = cross_check(folder / "codur_debug.log")
         verdict = judge(folder / "solution.py", problem, args.judge_timeout)
         keep.mkdir(parents=True, exist_ok=True)
         for name in ("solution.py", "codur_debug.log"):
@@ -104,6 +117,7 @@ def run_codur(
         "wall_s": wall,
         "error": error,
         "kept": str(keep),
+        "crosscheck": crossed,
     }
 
 

@@ -60,7 +60,18 @@ def _codur(runs: list[dict]) -> dict:
         "false_verified": sum(r["status"] == "verified" and not r["passed"] for r in runs),
         "unverified_but_passed": sum(r["status"] != "verified" and r["passed"] for r in runs),
         "status_vs_judge": dict(sorted(statuses.items())),
+        "crosscheck": _crosscheck(runs),
     }
+
+
+def _crosscheck(runs: list[dict]) -> dict[str, dict[str, int]]:
+    """Runs by what their cross-check did (replaced, kept, none), passed/failed by the
+    judge; runs recorded before the cross-check existed have no such field."""
+    found: dict[str, dict[str, int]] = defaultdict(lambda: {"passed": 0, "failed": 0})
+    for r in runs:
+        if r.get("crosscheck"):
+            found[r["crosscheck"]]["passed" if r["passed"] else "failed"] += 1
+    return dict(sorted(found.items()))
 
 
 def summarize(records: list[dict], task_ids: list[str]) -> dict:
@@ -127,6 +138,14 @@ def summary_lines(summary: dict, config: dict) -> list[str]:
             f"{codur['false_verified']}; not verified (any other status) but the judge "
             f"passed: {codur['unverified_but_passed']}",
         ]
+        if crossed := codur.get("crosscheck"):
+            lines.append(
+                "codur: cross-checked runs vs the judge: "
+                + "; ".join(
+                    f"{what} {c['passed']} passed / {c['failed']} failed"
+                    for what, c in crossed.items()
+                )
+            )
     if "bare_only" in summary:
         lines.append(
             "paired: bare passed, Codur failed with every seed: "

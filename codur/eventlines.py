@@ -96,6 +96,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         else f"repair search: nothing found ({d['reason']}; {d['tried']} candidates tried "
         f"from {d['candidates']} single edits, {d['duration_s']}s)"
     ),
+    "crosscheck.end": lambda d: f"{d['line']} ({d['duration_s']}s)",
     "sandbox": lambda d: (
         f"programs confined by {d['confine']} (writes: their folder and a private temp folder)"
         if d.get("confine") != "none"
@@ -144,6 +145,7 @@ PROGRESS = {
     "verify.run",
     "file.write",
     "repair.end",
+    "crosscheck.end",
     "plan.steps",
     "todo.updated",
     "verifier.verdict",

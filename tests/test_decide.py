@@ -57,6 +57,15 @@ ROWS: list[tuple[str, dict, tuple]] = [
     ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
      ("end", "unverified", "applied", False, False)),
     ("verified", {"kind": "edited", **PASSING}, ("end", "verified", "applied", False, False)),
+    ("passed the examples only: cross-check", {"kind": "edited", **PASSING, "examples_only":
+     True, "crosscheck": True, "changed_files": True}, ("crosscheck", None, "applied", False,
+     False)),
+    ("passed the examples only, cross-check off", {"kind": "edited", **PASSING,
+     "examples_only": True, "changed_files": True}, ("end", "verified", "applied", False,
+     False)),
+    ("passed the examples only, cross-checked", {"kind": "crosschecked", **PASSING,
+     "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
+     "cross-checked on 9 probe calls"}, ("end", "verified", "applied", False, False)),
     ("new failure: repair search", {"kind": "edited", **FAILING, "repairable": True},
      ("repair", None, "applied", False, False)),
     ("the same failure twice", {"kind": "edited", **FAILING, "changed_files": True,
@@ -163,13 +172,16 @@ def test_messages_say_why() -> None:
     assert capped.message == "model verifier: NOT_VERIFIED — a; b"
     failing = decide(Facts("completed", **FAILING, plan_iteration=1, check_failure="got 6"))
     assert failing.reasons == ("got 6",)
+    checked = decide(Facts("crosschecked", **PASSING, crosschecked="cross-checked: kept"))
+    assert checked.message == "python main.py: same output; cross-checked: kept"
 
 
 def test_every_goto_and_every_fact_is_exercised() -> None:
     """The table covers each destination, and each fact changes some row's decision."""
     gotos = {decide(Facts(**given)).goto for _, given, _ in ROWS}
     assert gotos == {
-        "execute", "repair", "sample", "retry", "fallback", "end", "plan", "verifier", "replan"
+        "execute", "repair", "sample", "crosscheck", "retry", "fallback", "end", "plan",
+        "verifier", "replan"
     }  # fmt: skip
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()

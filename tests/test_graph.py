@@ -46,6 +46,7 @@ class Run:
             "agents.configs.reviewer.description=Reviews code",  # two agents: a real choice
             "repair.enabled=false",  # the model's part is tested here; repair in test_repair_*
             "sampling.candidates=0",  # one reply per attempt; sampling in test_attempts.py
+            "crosscheck.candidates=0",  # a change that passed ends it; tests/test_crosscheck.py
             *overrides,
         ]
         config = load_config(self.root, overrides=flags, environ={}).config

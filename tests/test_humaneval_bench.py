@@ -141,6 +141,9 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
     assert codur["status"] == "unverified" and codur["exit_code"] == 1
     assert codur["model_calls"] == 2
     assert runs["HumanEval/0", "codur"]["status"] == "verified"
+    # verified by its examples alone, so cross-checked: the one reply left is the same code
+    assert runs["HumanEval/0", "codur"]["crosscheck"] == "kept"
+    assert "cross-checked runs vs the judge: kept 1 passed / 0 failed" in first.stdout
     assert Path(codur["kept"], "codur_debug.log").is_file()
     assert runs["HumanEval/2", "bare"]["seed"] == 0 and runs["HumanEval/2", "bare"]["greedy"]
     summary = report["summary"]

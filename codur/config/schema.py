@@ -17,6 +17,7 @@ from codur.config.planning import PlanningConfig
 from codur.config.sections import (
     ApprovalConfig,
     AskConfig,
+    CrossCheckConfig,
     DisplayConfig,
     EmbeddingConfig,
     McpServerConfig,
@@ -166,6 +167,8 @@ class CodurConfig(_Section):
     """Repair search: model-free fixes tried when verification fails."""
     sampling: SamplingConfig = SamplingConfig()
     """Sample and verify: several model replies tried in scratch copies per attempt."""
+    crosscheck: CrossCheckConfig = CrossCheckConfig()
+    """A change the docstrings' examples alone checked, compared with other replies."""
     log: LogConfig = LogConfig()
     """The debug log."""
     tools: ToolsConfig = ToolsConfig()

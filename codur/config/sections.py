@@ -73,6 +73,22 @@ class SamplingConfig(_Section):
     attempt: a wrong first approach does not anchor every candidate."""
 
 
+class CrossCheckConfig(_Section):
+    candidates: int = Field(4, ge=0)
+    """When only the docstrings' examples checked a change (a few calls show little),
+    draw this many other replies to the task as it began; those that pass the same check
+    run, with the change, on probes (the examples' calls and type-aware mutants of their
+    arguments), and the code that behaves most like the others is kept. 0: no cross-check
+    (the examples passing is the verdict)."""
+    enough_agreeing: int = Field(2, ge=0)
+    """Stop drawing once this many replies behave like the change on every probe (0: draw
+    them all)."""
+    probes: int = Field(40, ge=1)
+    """Most probe calls, the examples' own first."""
+    call_timeout_s: float = Field(1.0, gt=0)
+    """Wall time one probe call may take before it counts as not returning."""
+
+
 ApprovalMode = Literal["suggest", "auto-edit", "full-auto"]
 
 

@@ -16,10 +16,13 @@ execute          -> verify -> review
                     rounds) -> finish; prepare -> finish (an agent run as a whole);
                     plan mode: agent -> remind -> agent (a reply without tool calls),
                     tools -> finish once attempt_completion succeeded
-review           -> execute | repair | sample | textual_pre_plan (retry) | planner |
-                    verifier | replan | END (the decision table: codur/graph/decide.py)
+review           -> execute | repair | sample | crosscheck | textual_pre_plan (retry) |
+                    planner | verifier | replan | END (the decision table:
+                    codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
 sample           -> verify (a candidate passed in a scratch copy) | review (none did)
+crosscheck       -> verify (another reply agreed with more replies: written) | review
+                    (the files stay)
 
 plan_verify mode (seed 004; planning.mode, review chooses it after the first check):
 planner          -> execute (the step plan, seeding the todo list)
@@ -40,6 +43,7 @@ from langgraph.graph.state import CompiledStateGraph
 from codur.agents.loop import add_loop
 from codur.ask.build import build_ask_graph
 from codur.graph.nodes.command import run_command
+from codur.graph.nodes.crosscheck import crosscheck
 from codur.graph.nodes.delegate import delegate
 from codur.graph.nodes.execute import finish, prepare
 from codur.graph.nodes.explain import explain_with
@@ -76,6 +80,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     graph.add_node("review", review)
     graph.add_node("repair", repair)
     graph.add_node("sample", sample)
+    graph.add_node("crosscheck", crosscheck)
     graph.add_node("planner", planner)
     graph.add_node("verifier", verifier)
     graph.add_node("replan", replan)

@@ -34,7 +34,10 @@ exception a node raised is `on_error`).
 | nothing checks the behaviour                       | end done / unverified (changed?)   |
 | passed, only static checks                         | end done / unverified (changed?)   |
 | passed, the model's test passed before the change  | end unverified                     |
-| passed                                             | end verified                       |
+| passed, only docstring examples checked it, a      |                                    |
+|   model attempt changed files, not cross-checked,  |                                    |
+|   crosscheck on                                    | crosscheck (compare other replies) |
+| passed                                             | end verified (and the cross-check) |
 | failing, repairable                                | repair                             |
 | failing, changed files, the same failure as before | end stuck                          |
 | failing, sampled, no new failure                   | end stuck                          |
@@ -64,7 +67,16 @@ MAX_REPEATS = 2
 """Replies identical to an earlier one (each dropped) before the run is stuck."""
 
 Goto = Literal[
-    "execute", "repair", "sample", "retry", "fallback", "end", "plan", "verifier", "replan"
+    "execute",
+    "repair",
+    "sample",
+    "crosscheck",
+    "retry",
+    "fallback",
+    "end",
+    "plan",
+    "verifier",
+    "replan",
 ]
 Record = Literal["cut", "duplicate", "rejected", "applied", "agent_failed", "completed"]
 Mode = Literal["auto", "check", "plan_verify"]
@@ -133,6 +145,12 @@ class Facts:
     """The folder holds expected output or tests (the edit scope's oracle), even where
     they cannot run yet (expected.txt beside no program): auto keeps the check-driven
     loop."""
+    examples_only: bool = False
+    """The check that ran is only the docstrings' examples (a few calls)."""
+    crosscheck: bool = False
+    """crosscheck.candidates > 0 and the agent can sample."""
+    crosschecked: str = ""
+    """How the run's cross-check went; empty: none ran."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +204,10 @@ def decide(f: Facts) -> Decision:
         if f.unshown_fix:
             why = "the test the model wrote passed before the change too, so it does not show a fix"
             return end("unverified", f"no check: {why}", record)
-        return end("verified", f.checks, record)
+        if _cross_check(f):
+            return Decision("crosscheck", record=record)
+        checks = "; ".join(x for x in (f.checks, f.crosschecked) if x)
+        return end("verified", checks, record)
     if f.repairable:
         return Decision("repair", record=record)
     if f.changed_files and f.seen_failure:
@@ -194,6 +215,12 @@ def decide(f: Facts) -> Decision:
     if f.kind in ("sampled", "no_sample") and not f.new_failures:
         return end("stuck", "every sampled candidate failed in a way seen before", record)
     return again(f, record, feedback=True)
+
+
+def _cross_check(f: Facts) -> bool:
+    """Only the docstrings' examples checked a model's change, and no cross-check ran."""
+    changed = f.kind in ("edited", "sampled") and f.changed_files
+    return f.examples_only and f.crosscheck and f.model and changed and not f.crosschecked
 
 
 def again(f: Facts, record: Record | None, feedback: bool = False) -> Decision:

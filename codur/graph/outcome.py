@@ -16,6 +16,7 @@ OutcomeKind = Literal[
     "no_repair",
     "sampled",
     "no_sample",
+    "crosschecked",
     "agent_failed",
     "completed",
     "no_completion",
@@ -24,7 +25,9 @@ OutcomeKind = Literal[
 file; rejected: its edits could not be applied (`error` says why); cut: the reply hit the
 token limit (nothing applied); duplicate: it repeated an earlier reply (nothing applied);
 repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
-a sampled candidate that passed in a scratch copy was written / none passed; completed /
+a sampled candidate that passed in a scratch copy was written / none passed;
+crosschecked: the cross-check wrote a reply that behaves more like the other replies than
+the change that had passed (codur/agents/crosscheck.py); completed /
 no_completion (plan_verify mode): the agent called attempt_completion (`reply` holds its
 result; an agent without tools completes with its applied reply) / its loop ended
 without it; agent_failed: the agent itself failed or could not run (not installed,
@@ -32,7 +35,7 @@ unreachable, its CLI exited with an error or timed out; `error` says how), whate
 changed before is checked."""
 
 APPLIED: frozenset[OutcomeKind] = frozenset(
-    {"edited", "no_edit", "repaired", "sampled", "completed"}
+    {"edited", "no_edit", "repaired", "sampled", "crosschecked", "completed"}
 )
 """Kinds after which the files may differ, so they are checked again."""
 

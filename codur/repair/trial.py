@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from codur.events import EventBus
 from codur.repair.scratch import Scratch
@@ -25,6 +27,8 @@ class TrialResult:
     """"passed", or the first failing check's summary (or why it could not run)."""
     verdict: VerificationResult | None = None
     """The last plan's verdict (None: the sources did not compile)."""
+    observed: Any = None
+    """What `observe` returned in the scratch copy after the checks passed."""
 
 
 @dataclass
@@ -36,7 +40,11 @@ class Trial:
     scratch: Scratch
     plans: list[VerificationPlan]
 
-    def __call__(self, sources: dict[str, str]) -> TrialResult:
+    def __call__(
+        self, sources: dict[str, str], observe: Callable[[ToolContext], Any] | None = None
+    ) -> TrialResult:
+        """The checks' outcome on `sources`; when they pass, `observe` (if given) runs on
+        the same scratch copy and its value is kept (the cross-check's probes)."""
         start = time.perf_counter()
         try:
             for path, text in sources.items():
@@ -57,7 +65,8 @@ class Trial:
                     if not verdict.passed:
                         why = verdict.failed[0].summary
                         return TrialResult(False, time.perf_counter() - start, why, verdict)
-                return TrialResult(True, time.perf_counter() - start, "passed", verdict)
+                observed = observe(ctx) if observe is not None else None
+                return TrialResult(True, time.perf_counter() - start, "passed", verdict, observed)
             finally:
                 for path, text in before.items():
                     if text is None:

@@ -261,6 +261,7 @@ EVENTS = {
     "sample.end": lambda d: (
         f"sampling: {text(d.get('passed'))} of {text(d.get('candidates'))} candidates passed"
     ),
+    "crosscheck.end": lambda d: text(d.get("line")),
     "approval": lambda d: (
         f"approval: {text(d.get('what'))} -> {'yes' if d.get('approved') is True else 'no'}"
     ),

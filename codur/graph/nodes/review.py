@@ -17,7 +17,7 @@ from langgraph.types import Command
 from codur.agents.registry import can_sample
 from codur.agents.registry import fallback as next_agent
 from codur.eventlines import short
-from codur.graph.attempts import attempt, failure_line
+from codur.graph.attempts import attempt, examples_only, failure_line
 from codur.graph.decide import Decision, Facts, decide
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
@@ -30,6 +30,7 @@ _GOTO = {
     "execute": "execute",
     "repair": "repair",
     "sample": "sample",
+    "crosscheck": "crosscheck",
     "retry": "textual_pre_plan",
     "fallback": "delegate",
     "end": END,
@@ -41,6 +42,7 @@ Goto = Literal[
     "execute",
     "repair",
     "sample",
+    "crosscheck",
     "textual_pre_plan",
     "delegate",
     "planner",
@@ -115,6 +117,9 @@ def facts(state: AgentState, session: Session) -> Facts:
         judged=judged,
         check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
         oracle=bool(session.scope is not None and session.scope.oracle),
+        examples_only=verdict is not None and examples_only(verdict),
+        crosscheck=cfg.crosscheck.candidates > 0 and samples,
+        crosschecked=state.get("crosscheck", ""),
     )
 
 
@@ -133,7 +138,7 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
         if decision.answer and outcome is not None:
             update["final_response"] = outcome.reply
         return update
-    if decision.goto in ("execute", "repair", "plan", "verifier"):
+    if decision.goto in ("execute", "repair", "plan", "verifier", "crosscheck"):
         return update
     if decision.goto == "fallback":  # the next agent takes over (delegate resolves it)
         failed = _failed_agents(state)

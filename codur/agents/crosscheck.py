@@ -1,0 +1,183 @@
+"""Cross-check: a change that only the docstrings' examples checked is compared with other
+replies to the task as it began. Few examples pass for wrong code too; code that behaves
+like independently drawn replies on inputs the examples leave out is more likely right
+(execution-based consensus, as in CodeT and MBR-exec).
+
+Each reply is tried in a scratch copy under the same check; those that pass run the probes
+(codur/verify/probe.py) there, as do the files as they are. Each candidate's score is how
+many probe results it shares with the others; the highest is kept, the files as they are
+on a tie. Drawing stops once `enough_agreeing` replies behave like the files on every
+probe (each reply is checked before the next is drawn, so a run is reproducible).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from codur.agents.sampling import Candidate
+from codur.errors import LimitReached, ModelError, ModelUnreachable
+from codur.repair.scratch import Scratch
+from codur.repair.trial import Trial, TrialResult
+from codur.verify.agent import verification_context
+from codur.verify.derived import DerivedCheck
+from codur.verify.probe import behaviour, probes
+from codur.workspace import SKIP_DIRS
+
+if TYPE_CHECKING:
+    from codur.agents.coder import CoderAgent
+    from codur.agents.registry import AgentRequest
+    from codur.session import Session
+    from codur.verify.result import VerificationResult
+
+
+@dataclass
+class CrossCheck:
+    probes: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    """The replies drawn; those that passed have a behaviour."""
+    behaviours: list[list[str]] = field(default_factory=list)
+    """The files as they are first, then each passing candidate's, in order."""
+    scores: list[int] = field(default_factory=list)
+    stopped: str = ""
+    """Why drawing stopped before `crosscheck.candidates` replies (the model failed)."""
+    chosen: Candidate | None = None
+    """The reply to write instead of the files as they are; None: they stay."""
+    duration_s: float = 0.0
+
+    @property
+    def line(self) -> str:
+        """How it went, in a line (for the run's verdict and the log)."""
+        passing = len(self.behaviours) - 1
+        if not self.probes:
+            return "no cross-check: the examples call no top-level function with literals"
+        if not self.behaviours:
+            return f"no cross-check: {self.stopped}"
+        alike = sum(b == self.behaviours[0] for b in self.behaviours[1:])
+        verdict = "replaced by a reply they agree with more" if self.chosen else "kept"
+        stopped = f"; {self.stopped}" if self.stopped else ""
+        return (
+            f"cross-checked on {self.probes} probe calls against {passing} of "
+            f"{len(self.candidates)} other replies passing the same check "
+            f"({alike} behave the same): {verdict}{stopped}"
+        )
+
+
+def checked_files(verdict: VerificationResult) -> list[str]:
+    """The Python files whose docstring examples the verdict's derived checks ran."""
+    files = [f for c in verdict.plan.checks if isinstance(c, DerivedCheck) for f in c.files]
+    return list(dict.fromkeys(f for f in files if f.endswith(".py")))
+
+
+def choose(behaviours: list[list[str]]) -> int:
+    """The index of the behaviour sharing the most results with the others; the lowest
+    index on a tie."""
+    scores = agreement(behaviours)
+    return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
+
+
+def agreement(behaviours: list[list[str]]) -> list[int]:
+    return [
+        sum(
+            x == y
+            for j, other in enumerate(behaviours)
+            if j != i
+            for x, y in zip(mine, other, strict=True)
+        )
+        for i, mine in enumerate(behaviours)
+    ]
+
+
+def cross_check(
+    agent: CoderAgent,
+    request: AgentRequest,
+    verdict: VerificationResult,
+    session: Session,
+) -> CrossCheck:
+    """Draw up to `crosscheck.candidates` replies to `request` and compare them with the
+    files as they are (which passed `verdict`); nothing is written here."""
+    start = time.monotonic()
+    cfg = session.config
+    files = checked_files(verdict)
+    current = {p: text for p in files if (text := session.ws.read_text(p)) is not None}
+    found = probes(current, cfg.crosscheck.probes)
+    result = CrossCheck(probes=len(found))
+    if not found:
+        return result
+    observe = partial(behaviour, found=found, call_timeout_s=cfg.crosscheck.call_timeout_s)
+    vctx = verification_context(session.tool_context(), cfg.verify)
+    workers = cfg.sampling.workers
+    ignore = {*SKIP_DIRS, *cfg.tools.ignore}
+    with Scratch(session.ws.root, workers, ignore) as scratch, ThreadPoolExecutor(workers) as pool:
+        trial = Trial(vctx, scratch, [verdict.plan])
+        mine = pool.submit(trial, current, observe)
+        tried: dict[str, Future[TrialResult]] = {_key(current): mine}
+        drawn: list[tuple[Candidate, Future[TrialResult]]] = []
+        for index in range(cfg.crosscheck.candidates):
+            if _enough(mine, drawn, cfg.crosscheck.enough_agreeing) or _out_of_calls(session):
+                break
+            try:
+                proposal, _ = agent.propose(request, session, sample=session.usage.calls)
+            except (ModelUnreachable, ModelError, LimitReached) as exc:  # the change passed
+                result.stopped = f"drawing stopped: {str(exc).splitlines()[0][:200]}"
+                break
+            candidate = Candidate(index, proposal, fresh=True)
+            result.candidates.append(candidate)
+            if proposal.truncated or proposal.error is not None:
+                candidate.status, candidate.why = "rejected", (proposal.error or "cut")[:200]
+                continue
+            sources = {**current, **proposal.sources}
+            key = _key(sources)  # the same code again is one more vote, tried once (a reply
+            # that leaves the files as they are is a vote for them)
+            if key not in tried:
+                tried[key] = pool.submit(trial, sources, observe)
+            drawn.append((candidate, tried[key]))
+        own = mine.result()
+        if not own.passed:  # the files do not pass in a copy: nothing to compare with
+            result.stopped = f"the files as they are failed in a scratch copy: {own.why}"
+            return result
+        result.behaviours = [own.observed]
+        passing: list[Candidate] = []
+        for candidate, future in drawn:
+            outcome = future.result()
+            candidate.status = "passed" if outcome.passed else "failed"
+            candidate.why = outcome.why
+            if outcome.passed:
+                passing.append(candidate)
+                result.behaviours.append(outcome.observed)
+    for candidate in result.candidates:
+        session.bus.emit(
+            "crosscheck.candidate",
+            index=candidate.index,
+            status=candidate.status,
+            why=candidate.why,
+            digest=candidate.proposal.digest,
+        )
+    result.scores = agreement(result.behaviours)
+    best = choose(result.behaviours)
+    result.chosen = passing[best - 1] if best else None
+    result.duration_s = round(time.monotonic() - start, 3)
+    return result
+
+
+def _key(sources: dict[str, str]) -> str:
+    return repr(sorted(sources.items()))
+
+
+def _enough(
+    mine: Future[TrialResult], drawn: list[tuple[Candidate, Future[TrialResult]]], n: int
+) -> bool:
+    """`n` replies behave like the files on every probe (0: never enough). Waits for the
+    replies' checks, so a run draws the same replies every time."""
+    if not n or len(drawn) < n or not mine.result().passed:
+        return False
+    own = mine.result().observed
+    return sum(f.result().passed and f.result().observed == own for _, f in drawn) >= n
+
+
+def _out_of_calls(session: Session) -> bool:
+    limit = session.usage.max_calls
+    return limit is not None and session.usage.calls >= limit
