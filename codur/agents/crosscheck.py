@@ -5,8 +5,8 @@ like independently drawn replies on inputs the examples leave out is more likely
 
 Each reply is tried in a scratch copy under the same check; those that pass run the probes
 (codur/verify/probe.py) there, as do the files as they are. Each candidate's score is how
-many probe results it shares with the others; the highest is kept, the files as they are
-on a tie. Drawing stops once `enough_agreeing` replies behave like the files on every
+many returned values it shares with the others (a shared exception is no agreement); the
+highest is kept, the files as they are on a tie. Drawing stops once `enough_agreeing` replies behave like the files on every
 probe (each reply is checked before the next is drawn, so a run is reproducible).
 """
 
@@ -80,9 +80,13 @@ def choose(behaviours: list[list[str]]) -> int:
 
 
 def agreement(behaviours: list[list[str]]) -> list[int]:
+    """Per behaviour: the probe results it shares with each other one. Only values count:
+    raising the same exception (or running out of time) on an input is no agreement, so
+    code that crashes on an empty list like most replies do does not outvote code that
+    handles it (HumanEval/9: three of four replies raised IndexError on `[]`)."""
     return [
         sum(
-            x == y
+            x == y and x.startswith("=")
             for j, other in enumerate(behaviours)
             if j != i
             for x, y in zip(mine, other, strict=True)
