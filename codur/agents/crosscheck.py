@@ -6,8 +6,9 @@ like independently drawn replies on inputs the examples leave out is more likely
 Each reply is tried in a scratch copy under the same check; those that pass run the probes
 (codur/verify/probe.py) there, as do the files as they are. Each candidate's score is how
 many returned values it shares with the others (a shared exception is no agreement); the
-highest is kept, the files as they are on a tie. Drawing stops once `enough_agreeing` replies behave like the files on every
-probe (each reply is checked before the next is drawn, so a run is reproducible).
+highest is kept, the files as they are on a tie. Drawing stops once `enough_agreeing`
+replies behave like the files on every probe (each reply is checked before the next is
+drawn, so a run is reproducible).
 """
 
 from __future__ import annotations
