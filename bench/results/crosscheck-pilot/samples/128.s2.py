@@ -1,0 +1,20 @@
+def prod_signs(arr):
+    """
+    You are given an array arr of integers and you need to return
+    sum of magnitudes of integers multiplied by product of all signs
+    of each number in the array, represented by 1, -1 or 0.
+    Note: return None for empty arr.
+
+    Example:
+    >>> prod_signs([1, 2, 2, -4]) == -9
+    >>> prod_signs([0, 1]) == 0
+    >>> prod_signs([]) == None
+    """
+    if not arr:
+        return None
+    prod_sign = 1
+    sum_abs = 0
+    for num in arr:
+        sum_abs += abs(num)
+        prod_sign *= (-1) ** num
+    return sum_abs * prod_sign

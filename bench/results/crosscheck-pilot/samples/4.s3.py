@@ -1,0 +1,22 @@
+from typing import List
+
+def mean_absolute_deviation(numbers: List[float]) -> float:
+    """
+    For a given list of input numbers, calculate Mean Absolute Deviation
+    around the mean of this dataset.
+    Mean Absolute Deviation is the average absolute difference between each
+    element and a centerpoint (mean in this case):
+    MAD = average | x - x_mean |
+    >>> mean_absolute_deviation([1.0, 2.0, 3.0, 4.0])
+    1.0
+    """
+    # Calculate the mean of the numbers
+    mean_value = sum(numbers) / len(numbers)
+    
+    # Calculate the absolute deviation from the mean
+    absolute_deviations = [abs(x - mean_value) for x in numbers]
+    
+    # Calculate the mean of the absolute deviations
+    mad = sum(absolute_deviations) / len(absolute_deviations)
+    
+    return mad

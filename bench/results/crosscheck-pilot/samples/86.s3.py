@@ -1,0 +1,25 @@
+from typing import List, Tuple
+
+def anti_shuffle(s: str) -> str:
+    """
+    Write a function that takes a string and returns an ordered version of it.
+    Ordered version of string, is a string where all words (separated by space)
+    are replaced by a new word where all the characters arranged in
+    ascending order based on ascii value.
+    Note: You should keep the order of words and blank spaces in the sentence.
+
+    For example:
+    anti_shuffle('Hi') returns 'Hi'
+    anti_shuffle('hello') returns 'ehllo'
+    anti_shuffle('Hello World!!!') returns 'Hello !!!Wdlor'
+    """
+    # Split the string into words
+    words = s.split()
+    
+    # Sort each word based on the ASCII value of its characters
+    sorted_words = [sorted(word) for word in words]
+    
+    # Join the sorted words back into a string
+    ordered_string = ' '.join(sorted_words)
+    
+    return ordered_string

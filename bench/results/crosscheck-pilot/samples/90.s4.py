@@ -1,0 +1,25 @@
+def next_smallest(lst):
+    """
+    You are given a list of integers.
+    Write a function next_smallest() that returns the 2nd smallest element of the list.
+    Return None if there is no such element.
+    
+    next_smallest([1, 2, 3, 4, 5]) == 2
+    next_smallest([5, 1, 4, 3, 2]) == 2
+    next_smallest([]) == None
+    next_smallest([1, 1]) == None
+    """
+    if not lst or len(lst) < 2:
+        return None
+    
+    smallest = float('inf')
+    second_smallest = float('inf')
+    
+    for num in lst:
+        if num < smallest:
+            second_smallest = smallest
+            smallest = num
+        elif second_smallest > num > smallest:
+            second_smallest = num
+    
+    return second_smallest if second_smallest != float('inf') else None
