@@ -175,3 +175,38 @@ def test_equal_sets_and_dicts_behave_alike_whatever_their_order(tmp_path: Path) 
         behaviour(ctx, one, 1.0)[0]
         == "=(('set', ['a', 'b']), ('dict', [('a', None), ('b', None)]))"
     )
+
+
+TWO = '''def f(x):
+    """>>> f(True)
+    1
+    >>> g("ab", 3)
+    2
+    """
+
+
+def g(s, n):
+    return n
+'''
+
+
+def test_each_example_gets_only_its_own_functions_mutants() -> None:
+    found = probes({"m.py": TWO}, 20)
+    assert ("f", "(False,)") in [(p.function, p.args) for p in found]
+    assert {p.function for p in found if p.args.startswith("('")} == {"g"}  # not f('ba', 3)
+
+
+def test_a_reply_without_code_is_no_vote(tmp_path: Path) -> None:
+    """A reply of prose only changes nothing but is no agreement either: the two replies
+    that take absolute values outvote the change."""
+    drawn = ["I think the code is fine as it is.", *[whole_file("solution.py", RIGHT)] * 2]
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", WRONG), *drawn],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+        overrides=["crosscheck.candidates=3", "crosscheck.enough_agreeing=0"],
+    )
+    statuses = [c["status"] for c in run.kinds("crosscheck.candidate")]
+    assert statuses == ["rejected", "passed", "passed"]
+    assert (run.root / "solution.py").read_text() == RIGHT and run.result.status == "verified"

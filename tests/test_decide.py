@@ -63,6 +63,9 @@ ROWS: list[tuple[str, dict, tuple]] = [
     ("passed the examples only, cross-check off", {"kind": "edited", **PASSING,
      "examples_only": True, "changed_files": True}, ("end", "verified", "applied", False,
      False)),
+    ("the cross-check kept the change", {"kind": "edited", **PASSING, "examples_only": True,
+     "crosscheck": True, "changed_files": True, "crosschecked": "kept"}, ("end", "verified",
+     None, False, False)),
     ("passed the examples only, cross-checked", {"kind": "crosschecked", **PASSING,
      "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
      "cross-checked on 9 probe calls"}, ("end", "verified", "applied", False, False)),

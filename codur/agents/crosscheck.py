@@ -14,13 +14,15 @@ drawn, so a run is reproducible).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
+from codur.agents.proposal import Proposal
 from codur.agents.sampling import Candidate
-from codur.errors import LimitReached, ModelError, ModelUnreachable
+from codur.errors import AgentUnavailable, LimitReached, ModelError, ModelUnreachable
 from codur.repair.scratch import Scratch
 from codur.repair.trial import Trial, TrialResult
 from codur.verify.agent import verification_context
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
     from codur.agents.registry import AgentRequest
     from codur.session import Session
     from codur.verify.result import VerificationResult
+
+
+DRAW_FAILURES = (ModelUnreachable, ModelError, LimitReached, AgentUnavailable)
+"""A failure to draw a reply ends the drawing; the replies drawn so far are compared."""
 
 
 @dataclass
@@ -55,7 +61,7 @@ class CrossCheck:
         passing = len(self.behaviours) - 1
         if not self.probes:
             return "no cross-check: the examples call no top-level function with literals"
-        if not self.behaviours:
+        if not self.behaviours or not self.candidates:
             return f"no cross-check: {self.stopped}"
         alike = sum(b == self.behaviours[0] for b in self.behaviours[1:])
         verdict = "replaced by a reply they agree with more" if self.chosen else "kept"
@@ -103,12 +109,14 @@ def cross_check(
     session: Session,
 ) -> CrossCheck:
     """Draw up to `crosscheck.candidates` replies to `request` and compare them with the
-    files as they are (which passed `verdict`); nothing is written here."""
+    files as they are (which passed `verdict`); nothing is written here. Where programs
+    are not confined, only the examples' own calls are probed (no made-up arguments)."""
     start = time.monotonic()
     cfg = session.config
     files = checked_files(verdict)
     current = {p: text for p in files if (text := session.ws.read_text(p)) is not None}
-    found = probes(current, cfg.crosscheck.probes)
+    confined = session.sandbox.confiner is not None
+    found = probes(current, cfg.crosscheck.probes, mutate=confined)
     result = CrossCheck(probes=len(found))
     if not found:
         return result
@@ -118,33 +126,17 @@ def cross_check(
     ignore = {*SKIP_DIRS, *cfg.tools.ignore}
     with Scratch(session.ws.root, workers, ignore) as scratch, ThreadPoolExecutor(workers) as pool:
         trial = Trial(vctx, scratch, [verdict.plan])
-        mine = pool.submit(trial, current, observe)
-        tried: dict[str, Future[TrialResult]] = {_key(current): mine}
-        drawn: list[tuple[Candidate, Future[TrialResult]]] = []
-        for index in range(cfg.crosscheck.candidates):
-            if _enough(mine, drawn, cfg.crosscheck.enough_agreeing) or _out_of_calls(session):
-                break
-            try:
-                proposal, _ = agent.propose(request, session, sample=session.usage.calls)
-            except (ModelUnreachable, ModelError, LimitReached) as exc:  # the change passed
-                result.stopped = f"drawing stopped: {str(exc).splitlines()[0][:200]}"
-                break
-            candidate = Candidate(index, proposal, fresh=True)
-            result.candidates.append(candidate)
-            if proposal.truncated or proposal.error is not None:
-                candidate.status, candidate.why = "rejected", (proposal.error or "cut")[:200]
-                continue
-            sources = {**current, **proposal.sources}
-            key = _key(sources)  # the same code again is one more vote, tried once (a reply
-            # that leaves the files as they are is a vote for them)
-            if key not in tried:
-                tried[key] = pool.submit(trial, sources, observe)
-            drawn.append((candidate, tried[key]))
-        own = mine.result()
-        if not own.passed:  # the files do not pass in a copy: nothing to compare with
+        own = trial(current, observe)
+        if not own.passed:
             result.stopped = f"the files as they are failed in a scratch copy: {own.why}"
-            return result
+            return _finish(result, [], session, start)
+        if not any(r.startswith("=") for r in own.observed):
+            result.stopped = "no probe call returned a value on the files as they are"
+            return _finish(result, [], session, start)
         result.behaviours = [own.observed]
+        drawn = _draw(
+            agent, request, current, session, partial(trial, observe=observe), pool, own, result
+        )
         passing: list[Candidate] = []
         for candidate, future in drawn:
             outcome = future.result()
@@ -153,6 +145,74 @@ def cross_check(
             if outcome.passed:
                 passing.append(candidate)
                 result.behaviours.append(outcome.observed)
+    if not result.candidates and not result.stopped:
+        result.stopped = "no reply was drawn"
+    return _finish(result, passing, session, start)
+
+
+def _draw(
+    agent: CoderAgent,
+    request: AgentRequest,
+    current: dict[str, str],
+    session: Session,
+    trial: Callable[[dict[str, str]], TrialResult],
+    pool: ThreadPoolExecutor,
+    own: TrialResult,
+    result: CrossCheck,
+) -> list[tuple[Candidate, Future[TrialResult]]]:
+    """The replies drawn, each with its trial (one trial per distinct code). A reply is
+    tried on the files it was written against (as the run found them), with its changes."""
+    cfg = session.config.crosscheck
+    mine: Future[TrialResult] = Future()
+    mine.set_result(own)
+    tried = {_key(current): mine}
+    found_as = {p: t for p, t in request.files.items() if p in current}
+    drawn: list[tuple[Candidate, Future[TrialResult]]] = []
+    for index in range(cfg.candidates):
+        if _enough(own, drawn, cfg.enough_agreeing):
+            break
+        if _out_of_calls(session):
+            result.stopped = "drawing stopped: the model-call limit was reached"
+            break
+        try:
+            proposal, _ = agent.propose(request, session, sample=session.usage.calls)
+        except DRAW_FAILURES as exc:  # the model or agent failed: the change passed as it is
+            result.stopped = f"drawing stopped: {str(exc).splitlines()[0][:200]}"
+            break
+        candidate = Candidate(index, proposal, fresh=True)
+        result.candidates.append(candidate)
+        why = _unusable(proposal, current)
+        if why:
+            candidate.status, candidate.why = why
+            continue
+        same = {p: current[p] for p in proposal.unchanged if p in current}
+        sources = {**current, **found_as, **same, **proposal.sources}
+        candidate.proposal = replace(
+            proposal, sources={p: t for p, t in sources.items() if t != current.get(p)}
+        )
+        key = _key(sources)  # the same code again is one more vote, tried once
+        if key not in tried:
+            tried[key] = pool.submit(trial, sources)
+        drawn.append((candidate, tried[key]))
+    return drawn
+
+
+def _unusable(proposal: Proposal, current: dict[str, str]) -> tuple[str, str] | None:
+    """(status, why) of a reply that cannot be compared; None when it can."""
+    if proposal.truncated:
+        return "cut", "cut off at the length limit"
+    if proposal.error is not None:
+        return "rejected", proposal.error.splitlines()[0][:200]
+    if not proposal.sources and not proposal.unchanged:
+        return "rejected", "no edit"
+    if beyond := sorted(set(proposal.sources) - set(current)):
+        return "rejected", f"changes files the examples do not check: {', '.join(beyond)}"
+    return None
+
+
+def _finish(
+    result: CrossCheck, passing: list[Candidate], session: Session, start: float
+) -> CrossCheck:
     for candidate in result.candidates:
         session.bus.emit(
             "crosscheck.candidate",
@@ -172,15 +232,12 @@ def _key(sources: dict[str, str]) -> str:
     return repr(sorted(sources.items()))
 
 
-def _enough(
-    mine: Future[TrialResult], drawn: list[tuple[Candidate, Future[TrialResult]]], n: int
-) -> bool:
+def _enough(own: TrialResult, drawn: list[tuple[Candidate, Future[TrialResult]]], n: int) -> bool:
     """`n` replies behave like the files on every probe (0: never enough). Waits for the
     replies' checks, so a run draws the same replies every time."""
-    if not n or len(drawn) < n or not mine.result().passed:
+    if not n or len(drawn) < n:
         return False
-    own = mine.result().observed
-    return sum(f.result().passed and f.result().observed == own for _, f in drawn) >= n
+    return sum(f.result().passed and f.result().observed == own.observed for _, f in drawn) >= n
 
 
 def _out_of_calls(session: Session) -> bool:

@@ -32,6 +32,8 @@ class Proposal:
     notes: list[str] = field(default_factory=list)
     """Parts left out (an edit outside the scope, a harness change), for the next prompt."""
     truncated: bool = False
+    unchanged: list[str] = field(default_factory=list)
+    """Files the reply gives exactly as they are now (no edit, but no disagreement)."""
     digest: str = ""
     """Identifies the reply's content, so a repeated reply is recognised."""
 
@@ -83,6 +85,7 @@ def read_reply(
             continue
         edit = replace(edit, path=path)
         if current == edit.content:
+            proposal.unchanged.append(edit.path)
             continue
         scope = session.scope
         try:

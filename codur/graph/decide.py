@@ -207,7 +207,8 @@ def decide(f: Facts) -> Decision:
         if _cross_check(f):
             return Decision("crosscheck", record=record)
         checks = "; ".join(x for x in (f.checks, f.crosschecked) if x)
-        return end("verified", checks, record)
+        kept = f.crosschecked and f.kind != "crosschecked"  # its pass was recorded before
+        return end("verified", checks, None if kept else record)
     if f.repairable:
         return Decision("repair", record=record)
     if f.changed_files and f.seen_failure:

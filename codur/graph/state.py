@@ -112,10 +112,10 @@ class AgentState(TypedDict, total=False):
     """The verdict on the files as the run found them (the check before the first
     attempt): what a fresh start is told (attempts.fresh_request)."""
     repairs_tried: list[str]
+    """Fingerprints of the failures the repair search has already been run on."""
     crosscheck: str
     """How the cross-check of a change only the docstrings' examples checked went, in a
     line (codur/agents/crosscheck.py); empty: none ran yet."""
-    """Fingerprints of the failures the repair search has already been run on."""
     status: Status
     status_message: str
     command: str

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ class Probe:
 
 
 def _parameters(tree: ast.Module) -> dict[str, list[str]]:
-    """Top-level functions -> their positional parameters (None: not callable plainly)."""
+    """Top-level functions -> their positional parameters."""
     found = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
@@ -85,17 +86,18 @@ def example_calls(sources: dict[str, str]) -> list[tuple[str, str, tuple[object,
     return list(found.values())
 
 
-def probes(sources: dict[str, str], limit: int) -> list[Probe]:
-    """The examples' calls, then their mutants taken in turn from each example, at most
-    `limit` in all."""
+def probes(sources: dict[str, str], limit: int, mutate: bool = True) -> list[Probe]:
+    """The examples' calls, then (with `mutate`) their mutants taken in turn from each
+    example, at most `limit` in all."""
     calls = example_calls(sources)
     chosen = {repr((p, f, a)): Probe(p, f, repr(a), True) for p, f, a in calls}
-    pending = [iter(argument_mutants(a)) for _, _, a in calls]
+    pending = [(p, f, iter(argument_mutants(a))) for p, f, a in calls] if mutate else []
     while pending and len(chosen) < limit:
-        for (path, function, _), mutants in zip(calls, list(pending), strict=False):
+        for entry in list(pending):
+            path, function, mutants = entry
             mutant = next(mutants, None)
             if mutant is None:
-                pending.remove(mutants)
+                pending.remove(entry)
             elif (key := repr((path, function, mutant))) not in chosen and len(chosen) < limit:
                 chosen[key] = Probe(path, function, repr(mutant), False)
     return list(chosen.values())[:limit]
@@ -122,15 +124,15 @@ def behaviour(ctx: ToolContext, found: list[Probe], call_timeout_s: float) -> li
         command = [python, str(program), str(call_timeout_s)]
         stdin = json.dumps([[p.path, p.function, p.args] for p in found])
         timeout = call_timeout_s * len(found) + ctx.config.pytest_timeout_s
-        env = {
-            "PYTHONPATH": str(ctx.ws.root),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
+        path = os.pathsep.join(p for p in (str(ctx.ws.root), os.environ.get("PYTHONPATH")) if p)
+        env = {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
         run = ctx.run(command, timeout, stdin=stdin, env=env)
     for line in reversed(run.stdout.splitlines()):
         if line.startswith(MARK):
-            results = json.loads(line.removeprefix(MARK))
+            try:
+                results = json.loads(line.removeprefix(MARK))
+            except json.JSONDecodeError:  # cut short (the output cap): as if it died
+                break
             if isinstance(results, list) and len(results) == len(found):
                 return [str(r) for r in results]
     return ["!crashed"] * len(found)

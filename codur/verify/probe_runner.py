@@ -51,7 +51,7 @@ def _call(path, function, args, seconds):
         return f"!load {type(exc).__name__}"
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             value = target(*arguments)
         return "=" + repr(_normal(value))
     except _Late:
@@ -62,12 +62,20 @@ def _call(path, function, args, seconds):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def _guarded(path, function, args, seconds):
+    """`_call`, also when the alarm fires just after the call, before it is disarmed."""
+    try:
+        return _call(path, function, args, seconds)
+    except _Late:
+        return "!timeout"
+
+
 def main():
     probes = json.loads(sys.stdin.read())
     sys.stdin = io.StringIO()  # a call that reads input gets end of file
     signal.signal(signal.SIGALRM, _late)
     seconds = float(sys.argv[1])
-    results = [_call(p, f, a, seconds)[:RESULT_CHARS] for p, f, a in probes]
+    results = [_guarded(p, f, a, seconds)[:RESULT_CHARS] for p, f, a in probes]
     sys.stdout.write(MARK + json.dumps(results) + "\n")
 
 

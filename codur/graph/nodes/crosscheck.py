@@ -13,13 +13,14 @@ from langgraph.types import Command
 
 from codur.agents.crosscheck import cross_check
 from codur.agents.registry import resolve
+from codur.errors import WorkspaceError
 from codur.graph.attempts import fresh_request
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
 from codur.session import Session
 
-NOTHING_AFRESH = "no cross-check: the files were not changed from how the run found them"
+NOTHING_AFRESH = "no cross-check: the files as the run found them are not known"
 
 
 @traced("crosscheck")
@@ -34,7 +35,10 @@ def crosscheck(
         return Command(update={"crosscheck": NOTHING_AFRESH}, goto="review")
     request = replace(fresh, attempts=(), seen=frozenset())  # an independent draw
     agent = resolve(state["agent"], session.config).build()
-    result = cross_check(agent, request, state["verification"], session)  # type: ignore[arg-type]
+    try:
+        result = cross_check(agent, request, state["verification"], session)  # type: ignore[arg-type]
+    except (OSError, WorkspaceError) as exc:  # no scratch copy or program: the change stays
+        return Command(update={"crosscheck": f"no cross-check: {exc}"}, goto="review")
     session.bus.emit(
         "crosscheck.end",
         probes=result.probes,

@@ -56,7 +56,7 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-AGENT_NODES = frozenset({"execute", "sample", "crosscheck"})
+AGENT_NODES = frozenset({"execute", "sample"})
 """Nodes that run the agent: an error there saying it cannot run is the agent's failure."""
 CANNOT_RUN = (AgentUnavailable, ModelUnreachable, ModelError)
 """The agent is not installed, its server or its model cannot be reached or refuses."""
