@@ -80,11 +80,11 @@ def test_behaviour_records_values_exceptions_and_timeouts_in_a_real_program(
 def test_the_behaviour_most_shared_wins_and_a_tie_keeps_the_first() -> None:
     wrong, right = ["=3", "=3", "=-1"], ["=3", "=3", "=3"]
     assert agreement([wrong, right, right]) == [4, 5, 5]
-    assert choose([wrong, right, right]) == 1
-    assert choose([wrong, right]) == 0 and choose([right]) == 0
+    assert choose(agreement([wrong, right, right])) == 1
+    assert choose(agreement([wrong, right])) == 0 and choose(agreement([right])) == 0
     handles, crash = ["=[1]", "=[]"], ["=[1]", "!IndexError"]
     assert agreement([handles, crash, crash, crash]) == [3, 3, 3, 3]  # a shared crash: no vote
-    assert choose([handles, crash, crash, crash]) == 0
+    assert choose(agreement([handles, crash, crash, crash])) == 0
 
 
 def test_a_change_the_other_replies_disagree_with_is_replaced(tmp_path: Path) -> None:

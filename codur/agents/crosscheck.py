@@ -26,7 +26,6 @@ from codur.errors import AgentUnavailable, LimitReached, ModelError, ModelUnreac
 from codur.repair.scratch import Scratch
 from codur.repair.trial import Trial, TrialResult
 from codur.verify.agent import verification_context
-from codur.verify.derived import DerivedCheck
 from codur.verify.probe import behaviour, probes
 from codur.workspace import SKIP_DIRS
 
@@ -75,14 +74,11 @@ class CrossCheck:
 
 def checked_files(verdict: VerificationResult) -> list[str]:
     """The Python files whose docstring examples the verdict's derived checks ran."""
-    files = [f for c in verdict.plan.checks if isinstance(c, DerivedCheck) for f in c.files]
-    return list(dict.fromkeys(f for f in files if f.endswith(".py")))
+    return [f for f in verdict.plan.derived_files if f.endswith(".py")]
 
 
-def choose(behaviours: list[list[str]]) -> int:
-    """The index of the behaviour sharing the most results with the others; the lowest
-    index on a tie."""
-    scores = agreement(behaviours)
+def choose(scores: list[int]) -> int:
+    """The index of the highest `agreement` score; the lowest index on a tie."""
     return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
 
 
@@ -222,7 +218,7 @@ def _finish(
             digest=candidate.proposal.digest,
         )
     result.scores = agreement(result.behaviours)
-    best = choose(result.behaviours)
+    best = choose(result.scores)
     result.chosen = passing[best - 1] if best else None
     result.duration_s = round(time.monotonic() - start, 3)
     return result

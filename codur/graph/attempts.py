@@ -162,6 +162,6 @@ def files_to_show(verdict: VerificationResult) -> list[str]:
     checks, else the code the failure ran."""
     checks = verdict.plan.checks
     entries = [c.entry for c in checks if isinstance(c, OutputCheck)]
-    entries += [f for c in checks if isinstance(c, DerivedCheck) for f in c.files]
+    entries += verdict.plan.derived_files
     code = [loc.path for loc in verdict.locations if not is_test(loc.path)]
     return list(dict.fromkeys(p for p in [*entries, *code] if p.endswith(".py")))[:3]

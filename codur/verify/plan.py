@@ -266,6 +266,12 @@ class VerificationPlan(BaseModel):
             return "hybrid"
         return next(iter(dynamic or kinds), "none")
 
+    @property
+    def derived_files(self) -> list[str]:
+        """The files whose docstring examples the derived checks run, in order, once."""
+        files = [f for c in self.checks if isinstance(c, DerivedCheck) for f in c.files]
+        return list(dict.fromkeys(files))
+
     def run(self, ctx: ToolContext) -> list[Evidence]:
         return [check.run(ctx) for check in self.checks]
 

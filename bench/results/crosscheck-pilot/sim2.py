@@ -8,7 +8,7 @@ import json, shutil, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, "/work/main/bench")
 from humaneval import load_problems
-from codur.agents.crosscheck import choose
+from codur.agents.crosscheck import agreement, choose
 from codur.events import EventBus
 from codur.tools.context import ToolContext
 from codur.verify.probe import behaviour, probes
@@ -40,7 +40,7 @@ for r in recs:
             drawn += 1
             if b[c][:nex] == b["codur"][:nex] and not any(x.startswith("!load") for x in b[c]):
                 pool.append(c)
-        return pool[choose([b[c] for c in pool])], drawn
+        return pool[choose(agreement([b[c] for c in pool]))], drawn
     line = {}
     for rule in rules:
         c, d = pick(*rule)
