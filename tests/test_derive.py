@@ -59,6 +59,11 @@ DEFINED = {"total": "main.py", "is_leap": "dates/leap.py"}
         ("total(0, 0) = 'none'", [("total(0, 0)", "'none'", "==")]),
         ("is_leap(1900) is False", [("is_leap(1900)", "False", "is")]),
         ("is_leap(2000) should be True", [("is_leap(2000)", "True", "==")]),
+        # HumanEval/76, 79, 141: JSON's booleans, a comment after a call written as code
+        ("is_leap(2000) => true", [("is_leap(2000)", "True", "==")]),
+        ("is_leap(1900) => false.", [("is_leap(1900)", "False", "==")]),
+        ('total(1, 5)  # returns "15"', [("total(1, 5)", '"15"', "==")]),
+        ("total(1, 5) # => 'Yes' (it is)", [("total(1, 5)", "'Yes'", "==")]),
         (
             "total(1, 5) == 15 and total(2, 3) == 5",
             [("total(1, 5)", "15", "=="), ("total(2, 3)", "5", "==")],
@@ -90,6 +95,10 @@ def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
         "print(1, 5) should return 15",  # not a function of the folder
         "obj.total(1, 5) == 15",  # a method of something
         "total(1, 5) should be 15, total(1, 5) should be 16",  # they disagree
+        "is_leap(2000) is true for leap years",  # prose, not a value
+        "total(1, 5) => true + 1",
+        "total(1, 5) => trueish",
+        "total(1, 5) # a comment: 15",
     ],
 )
 def test_no_stated_calls(task: str) -> None:
@@ -170,8 +179,12 @@ def test_no_names_means_every_function_of_the_sources() -> None:
 UNPARSABLE = '''
 def remove_vowels(text):
     """Drop the vowels.
+    >>> remove_vowels('ab')
+    'b'
     >>> remove_vowels("abcdef\\nghijklm")
     'bcdf\\nghjklm'
+    >>> remove_vowels('zbcd')
+    'zbcd'
     """
 
 
@@ -185,8 +198,13 @@ def keep(text):
 
 def test_examples_doctest_cannot_parse_are_left_out_not_fatal() -> None:
     """HumanEval/51: a "\\n" inside an example's string splits it across two lines, which
-    doctest's parser refuses (ValueError); the other docstrings' examples still count."""
+    doctest's parser refuses (ValueError); the docstring's other examples still count, with
+    their own line numbers, run from a text that holds only them."""
     found = doctest_examples({"solution.py": UNPARSABLE})
-    assert [(e.function, e.source) for e in found if isinstance(e, DocExample)] == [
-        ("keep", "keep('a')\n")
+    assert [(e.function, e.source, e.index) for e in found] == [
+        ("remove_vowels", "remove_vowels('ab')\n", 0),
+        ("remove_vowels", "remove_vowels('zbcd')\n", 1),
+        ("keep", "keep('a')\n", 0),
     ]
+    assert (found[0].line, found[2].line) == (4, 15)
+    assert "abcdef" not in found[0].docstring and "zbcd" in found[0].docstring

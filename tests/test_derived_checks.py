@@ -248,6 +248,57 @@ def test_input_output_pairs_are_call_claims(tmp_path: Path) -> None:
     assert "got [-3, -4, 5]" in wrong.failed[0].hint
 
 
+PROSE = '''def reverse_delete(s, c):
+    """The characters of s not in c, and whether what is left is a palindrome.
+
+    For s = "abcde", c = "ae", the result should be ('bcd', False)
+    For s = "abcdedcba", c = "ab", the result should be ('cdedc', True).
+    For "xy" the output should be 1
+    For size = 3, the output should be 3
+    """
+'''
+
+
+def test_prose_examples_naming_the_parameters_are_call_claims(tmp_path: Path) -> None:
+    """HumanEval/78, 94, 112, 133, 142: `For name = value, ... the output should be V`.
+    Unnamed arguments and names that are not parameters claim nothing."""
+    body = "    kept = ''.join(x for x in s if x not in c)\n    return kept, kept == kept[::-1]\n"
+    right = verify(tmp_path, "implement @rd.py", {"rd.py": PROSE + body})
+    assert right.passed
+    assert right.plan.checks[0].description == (
+        'reverse_delete(s="abcde", c="ae") should return (\'bcd\', False); '
+        'reverse_delete(s="abcdedcba", c="ab") should return (\'cdedc\', True)'
+    )
+    wrong = verify(tmp_path, "implement @rd.py", {"rd.py": PROSE + "    return s, False\n"})
+    assert not wrong.passed
+    assert "got ('abcde', False)" in wrong.failed[0].hint
+
+
+BROKEN_DOCTEST = '''def remove_vowels(text):
+    """Drop the vowels.
+    >>> remove_vowels('ab')
+    'b'
+    >>> remove_vowels("abcdef\\nghijklm")
+    'bcdf\\nghjklm'
+    >>> remove_vowels('zbcd')
+    'zbcd'
+    """
+'''
+
+
+def test_a_docstring_with_an_example_doctest_refuses_still_checks_the_others(
+    tmp_path: Path,
+) -> None:
+    """HumanEval/51: the example split across lines is left out; the others run."""
+    body = "    return ''.join(x for x in text if x not in 'aeiouAEIOU')\n"
+    right = verify(tmp_path, "implement @rv.py", {"rv.py": BROKEN_DOCTEST + body})
+    assert right.passed
+    assert right.plan.checks[0].test.count("    check_example(") == 2
+    wrong = verify(tmp_path, "implement @rv.py", {"rv.py": BROKEN_DOCTEST + "    return text\n"})
+    assert not wrong.passed
+    assert ">>> remove_vowels('ab') should give 'b'" in wrong.failed[0].hint
+
+
 def test_values_compare_with_their_types_inside_sets_and_dict_keys(tmp_path: Path) -> None:
     """`{1.0, 2.0}` is not the `{1, 2}` a docstring shows, nor `{True: 'a'}` its `{1: 'a'}`."""
     doc = 'def pair():\n    """Two.\n    >>> pair()\n    ({1, 2}, {1: "a"})\n    """\n'

@@ -3,7 +3,8 @@ a function defined in the folder with literal arguments and VALUE is a Python li
 (`ast.literal_eval`); both are parsed with `ast`. Only explicit claims count.
 
 - Requirement connectives: `should|must return|be|be equal to|equal|give`, `==`, `==>`,
-  `=>`, `->`, `➞`, `→`, `=`. Always claims.
+  `=>`, `->`, `➞`, `→`, `=`. Always claims. Any connective may follow a `#` (a comment
+  after a call written as code: `f("a.txt") # => 'Yes'`, `f(15)  # returns "db1111db"`).
 - Indicative connectives: `returns`, `gives`, `equals`, `is`. They describe what the code
   does now as often as what it should do. A `should|must return|be V` later in the same
   sentence or in the next one, before any other call, corrects it (`f(1) returns 14 but
@@ -12,7 +13,7 @@ a function defined in the folder with literal arguments and VALUE is a Python li
   `should`/`must`.
 - The value is the longest literal the text starts with; it must not be followed by an
   operator (`1 + 14` is an expression, not a value) and a sentence's final `.` is not part
-  of it (`returns 15.` is 15).
+  of it (`returns 15.` is 15). Lowercase `true`/`false` are True/False.
 - `is` with True, False or None compares by identity; everything else by `==`.
 - Claims giving one call different values: the requirement ones win; if those disagree
   too, none is kept.
@@ -48,7 +49,7 @@ class CallClaim:
 
 
 _CONNECTIVE = re.compile(
-    r"[ \t]*(?:(?P<req>==>|==|=>|->|➞|→|=(?!=)"
+    r"[ \t]*(?:\#[ \t]*)?(?:(?P<req>==>|==|=>|->|➞|→|=(?!=)"
     r"|\b(?:should|must)\s+(?:return|be(?:\s+equal\s+to)?|equal|give)\b)"
     r"|(?P<ind>\b(?:returns|gives|equals|is)\b))[ \t]*",
     re.IGNORECASE,
@@ -133,12 +134,11 @@ def _claims_in(
             continue
         if any(k.arg is None or not is_literal(k.value) for k in tree.keywords):
             continue
-        value = leading_literal(text[link.end() :])
+        value, after = _value(text, link.end())
         if value is None:
             continue
         path = defined[match.group(1)]
         if link["ind"]:
-            after = text.find(value, link.end()) + len(value)
             if corrected := _correction(text[after:], calls):
                 yield CallClaim(path, call, corrected, "==", origin), True
                 continue
@@ -147,6 +147,18 @@ def _claims_in(
         singleton = value in ("True", "False", "None")
         op: Literal["==", "is"] = "is" if link.group(0).strip() == "is" and singleton else "=="
         yield CallClaim(path, call, value, op, origin), bool(link["req"])
+
+
+_LOWER_BOOL = re.compile(r"(true|false)\b(?![(\[]|\.\w|[ \t]*[-+*/%<>=&|^@])")
+
+
+def _value(text: str, start: int) -> tuple[str | None, int]:
+    """The value a claim states at `start` and where it ends; `true`/`false` (JSON's,
+    as prose writes them: `is_simple_power(1, 4) => true`) are True/False."""
+    if lower := _LOWER_BOOL.match(text, start):
+        return lower[1].capitalize(), lower.end()
+    value = leading_literal(text[start:])
+    return value, (text.find(value, start) + len(value) if value else start)
 
 
 def _parses(source: str) -> bool:

@@ -17,11 +17,13 @@ Stated calls (`stated_calls`): the claims about calls of the folder's functions
 Text inside a stated output is output, not a claim.
 
 Docstring examples (`doctest_examples`): the `>>>` examples (stdlib `doctest` parser) of
-the named functions, classes and methods (or all of them in the given sources); and, in the
-rest of a function's docstring, HumanEval-style lines (`f(x) == y`, `f(x) ➞ y`, `f(x) -> y`
-...: the claims of claims.py) whose callee is that function. Not accepted: doctest-like
-lines without `>>>` (`f(x)` on one line, `y` on the next), prose (`for x = 3 the output
-should be 9`), claims about methods.
+the named functions, classes and methods (or all of them in the given sources; an example
+doctest cannot parse is left out, not its docstring's others); and, in the rest of a
+function's docstring, HumanEval-style lines (`f(x) == y`, `f(x) ➞ y`, `f(x) # => y` ...:
+the claims of claims.py) whose callee is that function, and Input/Output pairs or
+`For x = 3 the output should be 9` lines naming its parameters (io_examples.py). Not
+accepted: doctest-like lines without `>>>` (`f(x)` on one line, `y` on the next), other
+prose (`for 3 the output should be 9`, `f(x) -> 19 - 5 - 6 = 8`), claims about methods.
 """
 
 from __future__ import annotations
@@ -154,12 +156,9 @@ def doctest_examples(
             if doc is None or (names is not None and not {qualname, bare} & set(names)):
                 continue
             text, line = doc
-            try:
-                examples = parser.get_examples(text, f"{path}:{qualname}")
-            except ValueError:  # e.g. a "\n" in an example's string made two lines of it
-                continue  # doctest cannot run these examples, so no check is made of them
+            runnable, examples = _examples(parser, text, f"{path}:{qualname}")
             found += [
-                DocExample(path, qualname, text, i, line + e.lineno, e.source, claimed(e))
+                DocExample(path, qualname, runnable, i, line + e.lineno, e.source, claimed(e))
                 for i, e in enumerate(examples)
             ]
             if isinstance(node, ast.ClassDef) or "." in qualname:
@@ -172,3 +171,29 @@ def doctest_examples(
             found += find_claims("\n".join(masked), {bare: path}, origin)
             found += io_claims(text, node, path, origin)
     return found
+
+
+def _examples(
+    parser: doctest.DocTestParser, text: str, name: str
+) -> tuple[str, list[doctest.Example]]:
+    """The docstring's examples (their line numbers in `text`) and the text they run from.
+    Where doctest refuses the docstring (HumanEval/51: a "\\n" in an example's string
+    splits it across two lines), each `>>>` block is parsed alone, and the text to run is
+    the blocks it accepts: only the broken examples are left out."""
+    try:
+        return text, parser.get_examples(text, name)
+    except ValueError:
+        lines = text.split("\n")
+    starts = [i for i, each in enumerate(lines) if each.lstrip().startswith(">>>")]
+    runnable, examples = [], []
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        block = "\n".join(lines[start:end])
+        try:
+            found = parser.get_examples(block, name)
+        except ValueError:
+            continue  # doctest cannot run this example, so no check is made of it
+        for example in found:
+            example.lineno += start
+        runnable.append(block)
+        examples += found
+    return "\n".join(runnable), examples

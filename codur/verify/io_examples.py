@@ -4,6 +4,12 @@ statements), read as call claims:
     Input: arr = [-3, -4, 5], k = 3          ->  maximum(arr=[-3, -4, 5], k=3) == [-4, -3, 5]
     Output: [-4, -3, 5]
 
+and in prose, each example on one line, every argument named (HumanEval/78, 94, 112, 133,
+142):
+
+    For s = "abcde", c = "ae", the result should be ('bcd', False)
+                                             ->  reverse_delete(s="abcde", c="ae") == ...
+
 The input is the arguments: either `name = value` or `name : value` for parameters of
 the function (in any order, separated by commas or white space, across lines), or
 literal positional arguments (`Input: [4,2,3]`); each value a literal on its own. The
@@ -21,6 +27,10 @@ import re
 from codur.verify.claims import CallClaim, is_literal, leading_literal
 
 _PAIR = re.compile(r"\bInput\s*:\s*(.*?)\n\s*Output\s*:[ \t]*([^\n]*)", re.DOTALL)
+_PROSE = re.compile(
+    r"\bFor\s+([^\n]*?)[\s,]*\bthe\s+(?:output|result)\s+(?:should|must)\s+be\s+([^\n]*)",
+    re.IGNORECASE,
+)
 MAX_INPUT = 2000
 """Characters of an input tried as arguments."""
 _BUILTIN_TYPES = {
@@ -35,9 +45,10 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.ar
     return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _arguments(text: str, parameters: list[str]) -> str | None:
+def _arguments(text: str, parameters: list[str], named: bool = False) -> str | None:
     """The argument list `text` states, as Python (`arr=[1], k=3`), or None. Each named
-    value must be a literal on its own (a `k = 3` inside a string value is no argument)."""
+    value must be a literal on its own (a `k = 3` inside a string value is no argument);
+    `named`: every argument must be named."""
     text = text.strip()
     if not text or len(text) > MAX_INPUT:
         return None
@@ -51,6 +62,8 @@ def _arguments(text: str, parameters: list[str]) -> str | None:
                 return None
             parts.append(f"{mark[1]}={value}")
         call = ", ".join(parts)
+    elif named:
+        return None
     else:
         call = text
     try:
@@ -72,14 +85,16 @@ def _is_literal_text(text: str) -> bool:
         return False
 
 
-def _output(text: str) -> str | None:
-    """The literal an `Output:` line states: alone on it, or before a `# comment`."""
+def _output(text: str, ends: tuple[str, ...] = ("#",)) -> str | None:
+    """The literal an `Output:` line states: alone on it, or before what starts with one
+    of `ends` (a `# comment`; in prose, the sentence's `.`)."""
     text = text.strip()
     value = leading_literal(text)
     if value is None or not text.startswith(value):
         return None
     rest = text[len(value) :].strip()
-    return ast.unparse(ast.parse(value, mode="eval")) if not rest or rest[0] == "#" else None
+    alone = not rest or rest.startswith(ends)
+    return ast.unparse(ast.parse(value, mode="eval")) if alone else None
 
 
 def _unquoted(note: ast.expr) -> ast.AST:
@@ -113,9 +128,15 @@ def io_claims(
     claims = []
     if not _plain(function):
         return claims
-    for match in _PAIR.finditer(docstring):
-        arguments = _arguments(match[1], [a.arg for a in _parameters(function)])
-        expected = _output(match[2])
+    parameters = [a.arg for a in _parameters(function)]
+    pairs = [
+        *((_arguments(m[1], parameters), _output(m[2])) for m in _PAIR.finditer(docstring)),
+        *(
+            (_arguments(m[1], parameters, named=True), _output(m[2], (".",)))
+            for m in _PROSE.finditer(docstring)
+        ),
+    ]
+    for arguments, expected in pairs:
         if arguments is not None and expected is not None:
             call = f"{function.name}({arguments})"
             claims.append(CallClaim(path, call, expected, "==", origin))
