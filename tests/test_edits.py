@@ -126,6 +126,22 @@ def test_non_python_blocks_are_whole_files() -> None:
     assert (edit.content, edit.how) == ("def g():\n    pass\n", "whole_file")
 
 
+@pytest.mark.parametrize(
+    ("original", "written"),
+    [
+        ("x = 1\nprint(x)", "x = 2\nprint(x)"),  # no final newline: none added
+        ("x = 1\nprint(x)\n", "x = 2\nprint(x)\n"),
+        ("x = 1\r\nprint(x)\r\n", "x = 2\r\nprint(x)\r\n"),  # CRLF stays CRLF
+    ],
+)
+def test_a_whole_file_keeps_the_files_line_breaks_and_final_newline(
+    original: str, written: str
+) -> None:
+    for path in ("a.py", "a.txt"):
+        reply = f"{path}\n```\nx = 2\nprint(x)\n```"
+        assert [e.content for e in parse_edits(reply, {path: original}, "whole_file")] == [written]
+
+
 def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
     from typing import get_args
 

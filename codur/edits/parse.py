@@ -9,6 +9,7 @@ from codur.edits.fenced import drop_path_comment, fenced_blocks
 from codur.edits.merge import merge_python
 from codur.edits.search_replace import apply_search_replace, mask_search_replace
 from codur.edits.spans import layout
+from codur.edits.splice import restyled
 
 EDIT_FORMATS = ("whole_file", "search_replace", "functions")
 
@@ -42,6 +43,8 @@ def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edi
         current = before.content if before else files.get(path)
         body = drop_path_comment(path, body, current)
         edit = merge_python(path, current, body) if is_python(path) else Edit(path, body)
+        if edit.how == "whole_file" and current:
+            edit = replace(edit, content=restyled(edit.content, current))
         edits[path] = _after(before, edit) if before else edit
     for path, firsts in examples.items():
         edits[path] = replace(edits[path], kept=edits[path].kept + firsts)

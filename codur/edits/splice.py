@@ -50,6 +50,16 @@ class _Splice:
     lines: list[str]
 
 
+def restyled(text: str, like: str) -> str:
+    """`text` (a whole new file) with the line breaks of `like` (the file it replaces) and,
+    like it, a final newline or none: a CRLF file stays CRLF."""
+    source = Source(like, "")
+    out = "".join(source.conform(split_lines(text)))
+    if not source.final_newline and out.endswith(source.newline):
+        out = out[: -len(source.newline)]
+    return out
+
+
 class Source:
     """A file's lines and the changes to make to them; `text()` applies them all at once,
     so every position refers to the original file."""
