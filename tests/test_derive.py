@@ -64,6 +64,8 @@ DEFINED = {"total": "main.py", "is_leap": "dates/leap.py"}
         ("is_leap(1900) => false.", [("is_leap(1900)", "False", "==")]),
         ('total(1, 5)  # returns "15"', [("total(1, 5)", '"15"', "==")]),
         ("total(1, 5) # => 'Yes' (it is)", [("total(1, 5)", "'Yes'", "==")]),
+        ('total(1, 5) ==> ("a", "b")', [("total(1, 5)", '("a", "b")', "==")]),
+        ("total(1, 5) ==> ()", [("total(1, 5)", "()", "==")]),
         (
             "total(1, 5) == 15 and total(2, 3) == 5",
             [("total(1, 5)", "15", "=="), ("total(2, 3)", "5", "==")],
@@ -99,6 +101,7 @@ def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
         "total(1, 5) => true + 1",
         "total(1, 5) => trueish",
         "total(1, 5) # a comment: 15",
+        'total(1, 5) ==> ("Venus")',  # HumanEval/148: a one-tuple without its comma?
     ],
 )
 def test_no_stated_calls(task: str) -> None:

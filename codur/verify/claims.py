@@ -13,7 +13,8 @@ a function defined in the folder with literal arguments and VALUE is a Python li
   `should`/`must`.
 - The value is the longest literal the text starts with; it must not be followed by an
   operator (`1 + 14` is an expression, not a value) and a sentence's final `.` is not part
-  of it (`returns 15.` is 15). Lowercase `true`/`false` are True/False.
+  of it (`returns 15.` is 15). Lowercase `true`/`false` are True/False. A single value
+  in parentheses (`("Venus")`: a one-tuple without its comma?) is no claim.
 - `is` with True, False or None compares by identity; everything else by `==`.
 - Claims giving one call different values: the requirement ones win; if those disagree
   too, none is kept.
@@ -135,7 +136,7 @@ def _claims_in(
         if any(k.arg is None or not is_literal(k.value) for k in tree.keywords):
             continue
         value, after = _value(text, link.end())
-        if value is None:
+        if value is None or _loose_tuple(value):
             continue
         path = defined[match.group(1)]
         if link["ind"]:
@@ -159,6 +160,13 @@ def _value(text: str, start: int) -> tuple[str | None, int]:
         return lower[1].capitalize(), lower.end()
     value = leading_literal(text[start:])
     return value, (text.find(value, start) + len(value) if value else start)
+
+
+def _loose_tuple(value: str) -> bool:
+    """A single value in parentheses (`("Venus")`, HumanEval/148): a one-tuple missing its
+    comma, or a value in needless brackets? Unsure, so no claim."""
+    tree = ast.parse(value, mode="eval").body
+    return value.startswith("(") and not isinstance(tree, ast.Tuple)
 
 
 def _parses(source: str) -> bool:
