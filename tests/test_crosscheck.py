@@ -177,6 +177,25 @@ def test_equal_sets_and_dicts_behave_alike_whatever_their_order(tmp_path: Path) 
     )
 
 
+def test_named_tuples_iterators_and_plain_objects_compare_by_value(tmp_path: Path) -> None:
+    """A named tuple equals its tuple; a generator is its items, not `<generator at 0x..>`;
+    an object's default repr without its address (they differ in every process)."""
+    doc = '    """>>> f([1, 2])\n    (1, 2)\n    """\n'
+    sources = {
+        "one": "import collections\nP = collections.namedtuple('P', 'a b')\nclass O: pass\n\n"
+        f"def f(xs):\n{doc}    return P(*xs), (x * 2 for x in xs), O()\n",
+        "two": "class O: pass\n\n"
+        f"def f(xs):\n{doc}    return tuple(xs), map(lambda x: x + x, xs), O()\n",
+    }
+    seen = []
+    for name, source in sources.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "m.py").write_text(source)
+        ctx, _ = watched_context(tmp_path / name)
+        seen.append(behaviour(ctx, probes({"m.py": source}, 1), 1.0))
+    assert seen[0] == seen[1] == ["=((1, 2), ('iterator', [2, 4]), <m.O object>)"]
+
+
 TWO = '''def f(x):
     """>>> f(True)
     1

@@ -9,16 +9,22 @@ last line printed is MARK and a JSON list with one result per probe.
 """
 
 import ast
+import collections.abc
 import contextlib
 import copy
 import io
+import itertools
 import json
+import re
 import signal
 import sys
 
 MARK = "codur-probe-results:"
 RESULT_CHARS = 400
 """A result longer than this is cut (two values that long and equal so far are alike)."""
+ITEMS = 100
+"""Items of an iterator a call returns that are compared."""
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 class _Late(BaseException):
@@ -31,16 +37,26 @@ def _late(signum, frame):
 
 def _normal(value):
     """`value` as a comparable form: floats rounded (two ways of summing are one answer),
-    sets and dicts in a fixed order (equal ones print alike whatever their history)."""
+    sets and dicts in a fixed order (equal ones print alike whatever their history), a
+    named tuple as the tuple it equals, an iterator (a generator, `map`) as its first
+    ITEMS items."""
     if isinstance(value, float):
         return round(value, 6)
     if isinstance(value, list | tuple):
-        return type(value)(_normal(v) for v in value)
+        return (list if isinstance(value, list) else tuple)(_normal(v) for v in value)
     if isinstance(value, set | frozenset):
         return (type(value).__name__, sorted((_normal(v) for v in value), key=repr))
     if isinstance(value, dict):
         return ("dict", sorted(((_normal(k), _normal(v)) for k, v in value.items()), key=repr))
+    if isinstance(value, collections.abc.Iterator):
+        return ("iterator", [_normal(v) for v in itertools.islice(value, ITEMS)])
     return value
+
+
+def _shown(value):
+    """The repr of `value`'s comparable form, without memory addresses (`<X object at
+    0x7f..>` differs in every process though the objects are alike)."""
+    return _ADDRESS.sub("", repr(_normal(value)))
 
 
 def _call(path, function, args, seconds):
@@ -53,7 +69,7 @@ def _call(path, function, args, seconds):
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             value = target(*arguments)
-        return "=" + repr(_normal(value))
+        return "=" + _shown(value)
     except _Late:
         return "!timeout"
     except BaseException as exc:  # noqa: BLE001 (what the code raised is its behaviour)
