@@ -60,8 +60,14 @@ DEFINED = {"total": "main.py", "is_leap": "dates/leap.py"}
         ("is_leap(1900) is False", [("is_leap(1900)", "False", "is")]),
         ("is_leap(2000) should be True", [("is_leap(2000)", "True", "==")]),
         # HumanEval/76, 79, 141: JSON's booleans, a comment after a call written as code
-        ("is_leap(2000) => true", [("is_leap(2000)", "True", "==")]),
-        ("is_leap(1900) => false.", [("is_leap(1900)", "False", "==")]),
+        ("is_leap(2000) => true", [("is_leap(2000)", "True", "truthy")]),
+        ("is_leap(1900) => false.", [("is_leap(1900)", "False", "truthy")]),
+        ("is_leap(2000)  # is True", [("is_leap(2000)", "True", "is")]),
+        # a sentence's comma ends a value: 15, not the tuple (15,)
+        (
+            "total(1, 5) -> 15, then total(1, 2) -> 3",
+            [("total(1, 5)", "15", "=="), ("total(1, 2)", "3", "==")],
+        ),
         ('total(1, 5)  # returns "15"', [("total(1, 5)", '"15"', "==")]),
         ("total(1, 5) # => 'Yes' (it is)", [("total(1, 5)", "'Yes'", "==")]),
         ('total(1, 5) ==> ("a", "b")', [("total(1, 5)", '("a", "b")', "==")]),
@@ -102,6 +108,9 @@ def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
         "total(1, 5) => trueish",
         "total(1, 5) # a comment: 15",
         'total(1, 5) ==> ("Venus")',  # HumanEval/148: a one-tuple without its comma?
+        "total(1, 5)  # -> 3 attempts, then raises",  # the value does not end the comment
+        "total(1, 5) -> [0, 1, 1, 2, ...]",  # and so on: no value
+        "total(1, 5)  # => [0, 1, 1, 2, ...]",
     ],
 )
 def test_no_stated_calls(task: str) -> None:
@@ -211,3 +220,21 @@ def test_examples_doctest_cannot_parse_are_left_out_not_fatal() -> None:
     ]
     assert (found[0].line, found[2].line) == (4, 15)
     assert "abcdef" not in found[0].docstring and "zbcd" in found[0].docstring
+
+
+def test_after_a_refused_example_one_using_a_name_it_may_have_set_is_left_out() -> None:
+    """The refused block may have been the setup (`s = "a<newline>b"`): an example using a
+    name neither the module nor the kept examples define is left out; others stay."""
+    source = (
+        "import math\n\ndef count_lines(s):\n"
+        '    """Count.\n    >>> s = "a\nb"\n    >>> count_lines(s)\n    2\n'
+        '    >>> count_lines(str(math.pi))\n    1\n    >>> t = "x"\n    >>> count_lines(t)\n    1\n'
+        '    >>> sorted([2, 1], key=lambda v: -v)\n    [2, 1]\n    """\n'
+    )
+    found = doctest_examples({"m.py": source})
+    assert [e.source for e in found] == [
+        "count_lines(str(math.pi))\n",
+        't = "x"\n',
+        "count_lines(t)\n",
+        "sorted([2, 1], key=lambda v: -v)\n",
+    ]

@@ -286,6 +286,19 @@ BROKEN_DOCTEST = '''def remove_vowels(text):
 '''
 
 
+def test_lowercase_true_and_false_claim_a_true_or_false_value(tmp_path: Path) -> None:
+    """Prose's `=> true` (HumanEval/76) holds for any true value, not only True."""
+    doc = 'def some(xs):\n    """some([1]) => true\n    some([]) => false\n    """\n'
+    right = verify(tmp_path, "implement @s.py", {"s.py": doc + "    return xs\n"})
+    assert right.passed
+    assert right.plan.checks[0].description == (
+        "some([1]) should return a true value; some([]) should return a false value"
+    )
+    wrong = verify(tmp_path, "implement @s.py", {"s.py": doc + "    return not xs\n"})
+    assert not wrong.passed
+    assert "some([1]) should return a true value" in wrong.failed[0].hint
+
+
 def test_a_docstring_with_an_example_doctest_refuses_still_checks_the_others(
     tmp_path: Path,
 ) -> None:
@@ -384,6 +397,15 @@ def test_an_output_check_needs_an_expectation_and_prefers_the_captured_text() ->
         'def main(n):\n    """\n    Input: 3\n    Output: 1 2 3\n    """\n',
         'def rm(head: "ListNode", n: int):\n    """\n    Input: head = [1, 2], n = 2\n'
         '    Output: [1]\n    """\n',
+        # prose about what a function prints, changes in place or yields; a positional-only
+        # parameter named; a one-tuple without its comma?
+        'def show(n):\n    """For n = 3 the output should be 6."""\n    print(n * 2)\n',
+        'def order(nums):\n    """For nums = [3, 1], the result should be [1, 3]."""\n'
+        "    nums.sort()\n",
+        'def upto(n):\n    """For n = 2 the output should be [0, 1]"""\n    yield from range(n)\n',
+        'def sq(x, /):\n    """For x = 3 the result should be 9."""\n',
+        'def bf(a, b):\n    """\n    Input: a = "Earth", b = "Mercury"\n'
+        '    Output: ("Venus")\n    """\n',
     ],
 )
 def test_input_output_pairs_that_claim_nothing(source: str) -> None:

@@ -138,8 +138,11 @@ def test_a_whole_file_keeps_the_files_line_breaks_and_final_newline(
     original: str, written: str
 ) -> None:
     for path in ("a.py", "a.txt"):
-        reply = f"{path}\n```\nx = 2\nprint(x)\n```"
-        assert [e.content for e in parse_edits(reply, {path: original}, "whole_file")] == [written]
+        trailing = () if original.endswith("\n") else ("x = 2\nprint(x)\n\n",)
+        for body in ("x = 2\nprint(x)\n", *trailing):
+            reply = f"{path}\n```\n{body}```"
+            edits = parse_edits(reply, {path: original}, "whole_file")
+            assert [e.content for e in edits] == [written]
 
 
 def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:

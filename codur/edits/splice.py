@@ -51,13 +51,13 @@ class _Splice:
 
 
 def restyled(text: str, like: str) -> str:
-    """`text` (a whole new file) with the line breaks of `like` (the file it replaces) and,
-    like it, a final newline or none: a CRLF file stays CRLF."""
-    source = Source(like, "")
-    out = "".join(source.conform(split_lines(text)))
-    if not source.final_newline and out.endswith(source.newline):
-        out = out[: -len(source.newline)]
-    return out
+    """`text` (a whole new file) as `like` (the file it replaces) writes its lines: with
+    CRLF line breaks where `like` has them, and no final newline where it has none."""
+    if "\r\n" in like:
+        text = re.sub(r"(?<!\r)\n", "\r\n", text)
+    if like and not like.endswith(("\n", "\r")):
+        text = text.rstrip("\r\n")
+    return text
 
 
 class Source:

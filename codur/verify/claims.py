@@ -13,8 +13,10 @@ a function defined in the folder with literal arguments and VALUE is a Python li
   `should`/`must`.
 - The value is the longest literal the text starts with; it must not be followed by an
   operator (`1 + 14` is an expression, not a value) and a sentence's final `.` is not part
-  of it (`returns 15.` is 15). Lowercase `true`/`false` are True/False. A single value
-  in parentheses (`("Venus")`: a one-tuple without its comma?) is no claim.
+  of it (`returns 15.` is 15), nor a comma (`-> 10, then ...` is 10). Lowercase
+  `true`/`false` claim a true or false value. A single value in parentheses (`("Venus")`:
+  a one-tuple without its comma?) or one holding `...` (`[0, 1, 1, ...]`) is no claim.
+- After a `#` the value must end the comment (or a remark in brackets follows it).
 - `is` with True, False or None compares by identity; everything else by `==`.
 - Claims giving one call different values: the requirement ones win; if those disagree
   too, none is kept.
@@ -40,12 +42,15 @@ class CallClaim:
     path: str
     call: str
     expected: str
-    op: Literal["==", "is"]
+    op: Literal["==", "is", "truthy"]
+    """truthy: prose's lowercase `true`/`false` (`nonempty([1]) should be true`)."""
     origin: str = TASK
     """Where the claim was stated, for messages."""
 
     @property
     def description(self) -> str:
+        if self.op == "truthy":
+            return f"{self.call} should return a {self.expected.lower()} value"
         return f"{self.call} should return {self.expected}"
 
 
@@ -81,11 +86,12 @@ def _closing(text: str, start: int) -> int | None:
 
 
 def is_literal(node: ast.AST) -> bool:
+    """A literal with no `...` in it (`[0, 1, 1, 2, ...]` is prose for "and so on")."""
     try:
         ast.literal_eval(node)
-        return True
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
+    return not any(isinstance(n, ast.Constant) and n.value is Ellipsis for n in ast.walk(node))
 
 
 def leading_literal(text: str) -> str | None:
@@ -98,6 +104,8 @@ def leading_literal(text: str) -> str | None:
             continue
         if candidate.endswith(".") and (not rest or rest[0].isspace()):
             continue  # a sentence's period: `returns 1.` is 1
+        if candidate.endswith(","):
+            continue  # a sentence's comma: `-> 10, then` is 10, not (10,)
         try:
             tree = ast.parse(candidate, mode="eval")
         except SyntaxError:
@@ -135,8 +143,9 @@ def _claims_in(
             continue
         if any(k.arg is None or not is_literal(k.value) for k in tree.keywords):
             continue
-        value, after = _value(text, link.end())
-        if value is None or _loose_tuple(value):
+        value, after, truthy = _value(text, link.end())
+        commented = link.group(0).strip().startswith("#")
+        if value is None or loose_tuple(value) or commented and not _ends_comment(text, after):
             continue
         path = defined[match.group(1)]
         if link["ind"]:
@@ -146,23 +155,33 @@ def _claims_in(
             if not _indicative_stands(text, after):
                 continue
         singleton = value in ("True", "False", "None")
-        op: Literal["==", "is"] = "is" if link.group(0).strip() == "is" and singleton else "=="
+        word = link.group(0).strip(" \t#")
+        op: Literal["==", "is", "truthy"] = "is" if word == "is" and singleton else "=="
+        op = "truthy" if truthy else op
         yield CallClaim(path, call, value, op, origin), bool(link["req"])
 
 
 _LOWER_BOOL = re.compile(r"(true|false)\b(?![(\[]|\.\w|[ \t]*[-+*/%<>=&|^@])")
 
 
-def _value(text: str, start: int) -> tuple[str | None, int]:
-    """The value a claim states at `start` and where it ends; `true`/`false` (JSON's,
-    as prose writes them: `is_simple_power(1, 4) => true`) are True/False."""
+def _value(text: str, start: int) -> tuple[str | None, int, bool]:
+    """The value a claim states at `start`, where it ends, and whether it is prose's
+    lowercase `true`/`false` (`is_simple_power(1, 4) => true`: True or False, or in prose
+    any true or false value)."""
     if lower := _LOWER_BOOL.match(text, start):
-        return lower[1].capitalize(), lower.end()
+        return lower[1].capitalize(), lower.end(), True
     value = leading_literal(text[start:])
-    return value, (text.find(value, start) + len(value) if value else start)
+    return value, (text.find(value, start) + len(value) if value else start), False
 
 
-def _loose_tuple(value: str) -> bool:
+def _ends_comment(text: str, after: int) -> bool:
+    """A value after `# =>` ends the comment, or a remark in brackets or a period follows
+    (`# => 'No' (it starts with a digit)`); not `# -> 3 attempts, then raises`."""
+    rest = text[after:].split("\n", 1)[0].strip()
+    return rest in ("", ".") or rest.startswith("(")
+
+
+def loose_tuple(value: str) -> bool:
     """A single value in parentheses (`("Venus")`, HumanEval/148): a one-tuple missing its
     comma, or a value in needless brackets? Unsure, so no claim."""
     tree = ast.parse(value, mode="eval").body

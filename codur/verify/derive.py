@@ -18,7 +18,8 @@ Text inside a stated output is output, not a claim.
 
 Docstring examples (`doctest_examples`): the `>>>` examples (stdlib `doctest` parser) of
 the named functions, classes and methods (or all of them in the given sources; an example
-doctest cannot parse is left out, not its docstring's others); and, in the rest of a
+doctest cannot parse is left out, not its docstring's others, but for later ones using a
+name it may have set); and, in the rest of a
 function's docstring, HumanEval-style lines (`f(x) == y`, `f(x) ➞ y`, `f(x) # => y` ...:
 the claims of claims.py) whose callee is that function, and Input/Output pairs or
 `For x = 3 the output should be 9` lines naming its parameters (io_examples.py). Not
@@ -29,6 +30,7 @@ prose (`for 3 the output should be 9`, `f(x) -> 19 - 5 - 6 = 8`), claims about m
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 import re
 from dataclasses import dataclass
@@ -150,13 +152,14 @@ def doctest_examples(
             tree = ast.parse(code)
         except SyntaxError:
             continue  # broken code documents nothing we can read; the check run shows it
+        known = _module_names(tree)
         for qualname, node in _documented(tree):
             bare = qualname.rsplit(".", 1)[-1]
             doc = _docstring(node)
             if doc is None or (names is not None and not {qualname, bare} & set(names)):
                 continue
             text, line = doc
-            runnable, examples = _examples(parser, text, f"{path}:{qualname}")
+            runnable, examples = _examples(parser, text, f"{path}:{qualname}", known)
             found += [
                 DocExample(path, qualname, runnable, i, line + e.lineno, e.source, claimed(e))
                 for i, e in enumerate(examples)
@@ -174,26 +177,68 @@ def doctest_examples(
 
 
 def _examples(
-    parser: doctest.DocTestParser, text: str, name: str
+    parser: doctest.DocTestParser, text: str, name: str, known: set[str]
 ) -> tuple[str, list[doctest.Example]]:
     """The docstring's examples (their line numbers in `text`) and the text they run from.
     Where doctest refuses the docstring (HumanEval/51: a "\\n" in an example's string
     splits it across two lines), each `>>>` block is parsed alone, and the text to run is
-    the blocks it accepts: only the broken examples are left out."""
+    the blocks it accepts: only the broken examples are left out, and after one, those
+    using a name that neither the module (`known`) nor the kept examples define (it may
+    have been the broken one's)."""
     try:
         return text, parser.get_examples(text, name)
     except ValueError:
         lines = text.split("\n")
-    starts = [i for i, each in enumerate(lines) if each.lstrip().startswith(">>>")]
-    runnable, examples = [], []
+    starts = [i for i, each in enumerate(lines) if _PROMPT.match(each)]
+    runnable, examples, defined = [], [], set(known)
     for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
         block = "\n".join(lines[start:end])
         try:
             found = parser.get_examples(block, name)
         except ValueError:
             continue  # doctest cannot run this example, so no check is made of it
+        names = _names(found)
+        if names is None or not names[0] <= defined:
+            continue
+        defined |= names[1]
         for example in found:
             example.lineno += start
         runnable.append(block)
         examples += found
     return "\n".join(runnable), examples
+
+
+_PROMPT = re.compile(r" *>>>")
+"""A line starting an example, as doctest reads it (spaces only before `>>>`)."""
+
+
+def _names(examples: list[doctest.Example]) -> tuple[set[str], set[str]] | None:
+    """The names the examples use and those they assign; None if one does not parse."""
+    used: set[str] = set()
+    assigned: set[str] = set()
+    for example in examples:
+        try:
+            tree = ast.parse(example.source)
+        except SyntaxError:
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                (used if isinstance(node.ctx, ast.Load) else assigned).add(node.id)
+            elif isinstance(node, ast.arg | ast.alias | ast.FunctionDef | ast.ClassDef):
+                bound = getattr(node, "asname", None) or getattr(node, "name", None)
+                assigned.add(node.arg if isinstance(node, ast.arg) else bound.split(".")[0])
+    return used - assigned, assigned
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level, and the builtins."""
+    names = set(dir(builtins))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        else:
+            stored = (n for n in ast.walk(node) if isinstance(n, ast.Name))
+            names |= {n.id for n in stored if isinstance(n.ctx, ast.Store)}
+    return names

@@ -59,16 +59,19 @@ def load(path: str) -> types.ModuleType:
 
 
 def check_call(path: str, call: str, expected: str, op: str, origin: str) -> None:
-    """`call`, evaluated among the module's names, gives `expected` (`==`, or `is`)."""
+    """`call`, evaluated among the module's names, gives `expected` (`==`, `is`, or
+    `truthy`: a value whose truth is `expected`)."""
     __tracebackhide__ = True
     namespace = dict(vars(load(path)))
     want = ast.literal_eval(expected)
-    claim = f"{call} should return {expected} ({origin})"
+    value = f"a {expected.lower()} value" if op == "truthy" else expected
+    claim = f"{call} should return {value} ({origin})"
     try:
         got = eval(compile(call, f"<{origin}>", "eval"), namespace)
     except Exception as exc:
         raise AssertionError(f"{claim}: raised {type(exc).__name__}: {exc}") from exc
-    same = got is want if op == "is" else got == want
+    seen = bool(got) if op == "truthy" else got
+    same = seen == want if op == "==" else seen is want
     if not same:
         raise AssertionError(f"{claim}: got {got!r}")
 

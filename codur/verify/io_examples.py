@@ -15,16 +15,19 @@ the function (in any order, separated by commas or white space, across lines), o
 literal positional arguments (`Input: [4,2,3]`); each value a literal on its own. The
 output is the literal alone on the line after `Output:` (or before a `# comment`). An
 input that names something not a parameter or is not literals, an output with more
-after it (`Output: 1 2 3` of a program), or a function whose annotations name other
-than builtin types (`head: ListNode` written as a list) makes no claim.
+after it (`Output: 1 2 3` of a program) or in parentheses alone (`("Venus")`), a function
+whose annotations name other than builtin types (`head: ListNode` written as a list), and
+one that returns nothing (a generator, or code with no `return` of a value: it prints,
+or sorts its argument in place; a stub to be written may be either) makes no claim.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
-from codur.verify.claims import CallClaim, is_literal, leading_literal
+from codur.verify.claims import CallClaim, is_literal, leading_literal, loose_tuple
 
 _PAIR = re.compile(r"\bInput\s*:\s*(.*?)\n\s*Output\s*:[ \t]*([^\n]*)", re.DOTALL)
 _PROSE = re.compile(
@@ -40,15 +43,22 @@ _BUILTIN_TYPES = {
 }
 
 
-def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _parameters(function: Function) -> list[ast.arg]:
     args = function.args
     return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _arguments(text: str, parameters: list[str], named: bool = False) -> str | None:
-    """The argument list `text` states, as Python (`arr=[1], k=3`), or None. Each named
-    value must be a literal on its own (a `k = 3` inside a string value is no argument);
+def _arguments(text: str, function: Function, named: bool = False) -> str | None:
+    """The argument list `text` states for `function`, as Python (`arr=[1], k=3`), or
+    None. Each named value must be a literal on its own (a `k = 3` inside a string value
+    is no argument) and name a parameter that can be named (not a positional-only one);
     `named`: every argument must be named."""
+    args = function.args
+    parameters = [a.arg for a in (*args.args, *args.kwonlyargs)]
+    positional = len(args.posonlyargs) + len(args.args)
     text = text.strip()
     if not text or len(text) > MAX_INPUT:
         return None
@@ -70,7 +80,7 @@ def _arguments(text: str, parameters: list[str], named: bool = False) -> str | N
         tree = ast.parse(f"f({call})", mode="eval").body
     except SyntaxError:
         return None
-    if not isinstance(tree, ast.Call) or len(tree.args) > len(parameters):
+    if not isinstance(tree, ast.Call) or len(tree.args) > positional:
         return None
     values = [*tree.args, *(k.value for k in tree.keywords)]
     if any(k.arg not in parameters for k in tree.keywords) or not all(map(is_literal, values)):
@@ -90,7 +100,7 @@ def _output(text: str, ends: tuple[str, ...] = ("#",)) -> str | None:
     of `ends` (a `# comment`; in prose, the sentence's `.`)."""
     text = text.strip()
     value = leading_literal(text)
-    if value is None or not text.startswith(value):
+    if value is None or not text.startswith(value) or loose_tuple(value):
         return None
     rest = text[len(value) :].strip()
     alone = not rest or rest.startswith(ends)
@@ -121,18 +131,45 @@ def _plain(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return names <= _BUILTIN_TYPES
 
 
-def io_claims(
-    docstring: str, function: ast.FunctionDef | ast.AsyncFunctionDef, path: str, origin: str
-) -> list[CallClaim]:
+def _returns(function: Function) -> bool:
+    """It returns a value, or is a stub (a docstring, `pass`, `...`, a raise): not a
+    generator, nor code that only prints or changes its arguments in place."""
+    body = function.body
+    if ast.get_docstring(function, clean=False) is not None:
+        body = body[1:]
+    stub = all(
+        isinstance(n, ast.Pass | ast.Raise)
+        or isinstance(n, ast.Expr)
+        and isinstance(n.value, ast.Constant)
+        for n in body
+    )
+    own = list(_own_nodes(body))
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own):
+        return False
+    return stub or any(isinstance(n, ast.Return) and n.value is not None for n in own)
+
+
+_NESTED = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of `body`, not those of the functions, lambdas and classes it defines."""
+    todo: list[ast.AST] = [n for n in body if not isinstance(n, _NESTED)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo += [c for c in ast.iter_child_nodes(node) if not isinstance(c, _NESTED)]
+
+
+def io_claims(docstring: str, function: Function, path: str, origin: str) -> list[CallClaim]:
     """The claims of the Input/Output pairs in `docstring` of `function` (in `path`)."""
     claims = []
-    if not _plain(function):
+    if not _plain(function) or not _returns(function):
         return claims
-    parameters = [a.arg for a in _parameters(function)]
     pairs = [
-        *((_arguments(m[1], parameters), _output(m[2])) for m in _PAIR.finditer(docstring)),
+        *((_arguments(m[1], function), _output(m[2])) for m in _PAIR.finditer(docstring)),
         *(
-            (_arguments(m[1], parameters, named=True), _output(m[2], (".",)))
+            (_arguments(m[1], function, named=True), _output(m[2], (".",)))
             for m in _PROSE.finditer(docstring)
         ),
     ]
