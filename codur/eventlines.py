@@ -98,7 +98,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "crosscheck.end": lambda d: f"{d['line']} ({d['duration_s']}s)",
     "sandbox": lambda d: (
-        f"programs confined by {d['confine']} (writes: their folder and a private temp folder)"
+        f"programs confined by {d['confine']} (writes: their folder and a private temp folder"
+        + (", not .git" if d.get("read_only") else "")
+        + (f"; .git stays writable: {d['git_writable']}" if d.get("git_writable") else "")
+        + ")"
         if d.get("confine") != "none"
         else f"programs are not confined: {d.get('unconfined', '')}"
     ),

@@ -113,9 +113,21 @@ class Session:
         """How the run's programs are contained (decided once, from the config; the
         `sandbox` event says how, or why they are not confined)."""
         if self._sandbox is None:
-            self._sandbox = replace(Sandbox.from_config(self.config), cancel=self.cancel)
-            box = self._sandbox
-            self.bus.emit("sandbox", confine=box.method, unconfined=box.unconfined)
+            from codur.sandbox.gitro import protect_git
+
+            box = replace(Sandbox.from_config(self.config), cancel=self.cancel)
+            unprotected = ""
+            if self.config.sandbox.protect_git:
+                timeout = self.config.tools.run_timeout_s
+                box, unprotected = protect_git(box, self.ws.root, timeout)
+            self._sandbox = box
+            self.bus.emit(
+                "sandbox",
+                confine=box.method,
+                unconfined=box.unconfined,
+                read_only=[str(p) for p in box.read_only],
+                git_writable=unprotected,
+            )
         return self._sandbox
 
     def check_cancelled(self) -> None:

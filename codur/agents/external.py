@@ -181,7 +181,9 @@ class CliAgent:
             confiner=confiner,
             env_allow=(*box.env_allow, *allow),
             writable=(*box.writable, *writable),
-            read_only=(*box.read_only, git, *gitguard.nested(session.ws.root.resolve())),
+            read_only=tuple(
+                dict.fromkeys((*box.read_only, git, *gitguard.nested(session.ws.root.resolve())))
+            ),
         )
 
     def state_folders(self) -> list[Path]:

@@ -182,12 +182,15 @@ class ToolContext:
         env: dict[str, str] | None = None,
         writable: list[Path] | None = None,
         output_limit: int | None = None,
+        git_writable: bool = False,
     ) -> ProcessResult:
         """Run a program from the workspace root in the run's sandbox, with the tools'
-        output and memory caps."""
+        output and memory caps; `git_writable`: without the sandbox's read-only paths
+        (the workspace's `.git`: for git itself recording history)."""
         from codur.process import run_process
 
         memory = self.config.memory_limit_mb
+        box = dataclasses.replace(self.sandbox, read_only=()) if git_writable else self.sandbox
         return run_process(
             command,
             self.ws.root,
@@ -196,7 +199,7 @@ class ToolContext:
             memory_limit=memory * 1024 * 1024 if memory else None,
             stdin=stdin,
             env=env,
-            sandbox=self.sandbox,
+            sandbox=box,
             writable=writable or [],
         )
 

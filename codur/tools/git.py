@@ -11,13 +11,14 @@ from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 
 
-def git(ctx: ToolContext, *args: str) -> str:
-    """Run `git ARGS` in the workspace; its stdout, or ToolError with git's message."""
+def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
+    """Run `git ARGS` in the workspace; its stdout, or ToolError with git's message.
+    `record`: it writes `.git` (stage, commit), which other programs may not."""
     binary = shutil.which("git")
     if binary is None:
         raise ToolError("git is not installed")
     command = [binary, "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
-    run = ctx.run(command, ctx.config.git_timeout_s)
+    run = ctx.run(command, ctx.config.git_timeout_s, git_writable=record)
     if run.timed_out:
         raise ToolError(f"git {args[0]} stopped after {ctx.config.git_timeout_s:g} s")
     if run.exit_code != 0 and not run.truncated:
@@ -76,7 +77,7 @@ def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
     if not paths:
         raise ToolError("give at least one path to stage")
     rels = _paths(ctx, paths)
-    git(ctx, "add", "--", *rels)
+    git(ctx, "add", "--", *rels, record=True)
     return f"Staged: {', '.join(rels)}"
 
 
@@ -93,5 +94,5 @@ def git_commit(ctx: Ctx, message: str) -> str:
     if not staged:
         raise ToolError("nothing is staged; stage files with git_stage_files first")
     ctx.approve(f"commit {len(staged)} staged file(s) with message {message.strip()[:80]!r}")
-    git(ctx, "commit", "--quiet", "-m", message)
+    git(ctx, "commit", "--quiet", "-m", message, record=True)
     return f"Committed: {git(ctx, 'log', '-1', '--format=%h %s').strip()}"

