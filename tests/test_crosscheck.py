@@ -108,6 +108,24 @@ def test_a_change_the_other_replies_disagree_with_is_replaced(tmp_path: Path) ->
     assert "write the body of `absolute_sum`" in asked and "sum(values)" not in asked
 
 
+def test_a_repair_of_the_models_change_is_cross_checked_too(tmp_path: Path) -> None:
+    """HumanEval/119 and six more of b342262's false verified: the repair search tuned the
+    model's failing change until the examples passed (`+ 1` -> `+ 0`, still signed); the
+    replies drawn agree on absolute values, so theirs is written."""
+    off = STUB + "    return sum(values) + 1\n"
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", off), *(whole_file("solution.py", RIGHT),) * 4],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+        overrides=["repair.enabled=true", "crosscheck.candidates=4"],
+    )
+    assert run.kinds("repair.end")[-1]["reason"] == "repaired"
+    assert run.result.status == "verified", run.result.message
+    assert (run.root / "solution.py").read_text() == RIGHT
+    assert "replaced" in run.result.message
+
+
 def test_a_tie_keeps_the_change(tmp_path: Path) -> None:
     drawn = [RIGHT, WRONG, RIGHT]  # the change and one reply against two
     run = Run(

@@ -60,6 +60,12 @@ ROWS: list[tuple[str, dict, tuple]] = [
     ("passed the examples only: cross-check", {"kind": "edited", **PASSING, "examples_only":
      True, "crosscheck": True, "changed_files": True}, ("crosscheck", None, "applied", False,
      False)),
+    ("a repair of the model's change passed the examples only: cross-check", {"kind":
+     "repaired", **PASSING, "examples_only": True, "crosscheck": True, "changed_files": True,
+     "model_failed_before": True}, ("crosscheck", None, "applied", False, False)),
+    ("a repair before any model call passed the examples only", {"kind": "repaired",
+     **PASSING, "examples_only": True, "crosscheck": True, "changed_files": True},
+     ("end", "verified", "applied", False, False)),
     ("passed the examples only, cross-check off", {"kind": "edited", **PASSING,
      "examples_only": True, "changed_files": True}, ("end", "verified", "applied", False,
      False)),

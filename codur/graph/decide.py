@@ -35,8 +35,8 @@ exception a node raised is `on_error`).
 | passed, only static checks                         | end done / unverified (changed?)   |
 | passed, the model's test passed before the change  | end unverified                     |
 | passed, only docstring examples checked it, a      |                                    |
-|   model attempt changed files, not cross-checked,  |                                    |
-|   crosscheck on                                    | crosscheck (compare other replies) |
+|   model attempt (or a repair of one) changed files,|                                    |
+|   not cross-checked, crosscheck on                 | crosscheck (compare other replies) |
 | passed                                             | end verified (and the cross-check) |
 | failing, repairable                                | repair                             |
 | failing, changed files, the same failure as before | end stuck                          |
@@ -219,8 +219,11 @@ def decide(f: Facts) -> Decision:
 
 
 def _cross_check(f: Facts) -> bool:
-    """Only the docstrings' examples checked a model's change, and no cross-check ran."""
-    changed = f.kind in ("edited", "sampled") and f.changed_files
+    """Only the docstrings' examples checked a model's change (or the repair search's
+    edit of one: tuned to pass the examples, it fits them no better), and no cross-check
+    ran."""
+    repaired = f.kind == "repaired" and f.model_failed_before
+    changed = (f.kind in ("edited", "sampled") or repaired) and f.changed_files
     return f.examples_only and f.crosscheck and f.model and changed and not f.crosschecked
 
 
