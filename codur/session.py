@@ -119,7 +119,8 @@ class Session:
             unprotected = ""
             if self.config.sandbox.protect_git:
                 timeout = self.config.tools.run_timeout_s
-                box, unprotected = protect_git(box, self.ws.root, timeout)
+                switch = self.config.sandbox.confine == "auto"
+                box, unprotected = protect_git(box, self.ws.root, timeout, switch)
             self._sandbox = box
             self.bus.emit(
                 "sandbox",

@@ -66,3 +66,21 @@ def test_git_tools_still_stage_and_commit(tmp_path: Path) -> None:
     assert status.ok and "a.py" not in status.output, status.output
     log = subprocess.run(["git", "-C", str(work), "log", "--format=%s"], capture_output=True)
     assert log.stdout.decode().split() == ["first"]
+
+
+def test_only_the_workspaces_own_git_folder_is_bound(tmp_path: Path) -> None:
+    """A subfolder's repository (a fixture a test suite remakes) stays writable; a `.git`
+    that is a symbolic link is not bound, and nothing fails on it."""
+    from codur.sandbox import Sandbox
+    from codur.sandbox.confine import Landlock
+    from codur.sandbox.gitro import protect_git
+
+    work = repo(tmp_path / "work")
+    repo(work / "fixture")
+    box, why = protect_git(Sandbox(confiner=Landlock()), work, 30)
+    assert (box.read_only, why) == ((work.resolve() / ".git",), "")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(work / ".git")
+    box, why = protect_git(Sandbox(confiner=Landlock()), linked, 30)
+    assert (box.read_only, why) == ((), "")

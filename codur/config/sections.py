@@ -24,10 +24,11 @@ class SandboxConfig(_Section):
     """More folders (or single files, written in place) confined programs may write to
     (absolute, `~` expanded), e.g. a cache a program needs."""
     protect_git: bool = True
-    """Keep the workspace's `.git` (and its subfolders' `.git`) read-only for the
-    programs Codur runs, where they are confined: a hook or config written there would
-    run later, unconfined. The git tools that stage and commit are exempt. Where it
-    cannot be done (no mount namespace and no bubblewrap) `-v` says why."""
+    """Keep the workspace's `.git` read-only for the programs Codur runs, where they are
+    confined: a hook or config written there would run later, unconfined. The git tools
+    that stage and commit are exempt. With `confine: auto`, Landlock gives way to
+    bubblewrap where it cannot keep a path read-only; where neither can (or Landlock was
+    named), `.git` stays writable and `-v` says why."""
     env_allow: list[str] = []
     """Environment variables (names or globs) programs keep although they look like
     secrets. Otherwise removed: every profile's `api_key_env`, names containing KEY,

@@ -126,6 +126,8 @@ class Facts:
     """sampling.candidates > 0."""
     model_failed_before: bool = False
     """A model attempt (this one included) has failed: sampling may start."""
+    model_changed: bool = False
+    """An earlier model attempt changed files (a repair after it edited the model's code)."""
     fallback: bool = False
     """An agent of agents.preferences.fallback_order that has not failed is left."""
     agent_error: str = ""
@@ -222,7 +224,7 @@ def _cross_check(f: Facts) -> bool:
     """Only the docstrings' examples checked a model's change (or the repair search's
     edit of one: tuned to pass the examples, it fits them no better), and no cross-check
     ran."""
-    repaired = f.kind == "repaired" and f.model_failed_before
+    repaired = f.kind == "repaired" and f.model_changed
     changed = (f.kind in ("edited", "sampled") or repaired) and f.changed_files
     return f.examples_only and f.crosscheck and f.model and changed and not f.crosschecked
 

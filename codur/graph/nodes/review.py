@@ -109,6 +109,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         max_iterations=cfg.runtime.max_iterations,
         sampling=cfg.sampling.candidates > 0 and samples,
         model_failed_before=model_failed,
+        model_changed=any(a.get("agent") and a.get("files_changed") for a in attempts),
         fallback=next_agent(cfg, _failed_agents(state)) is not None,
         agent_error=outcome.error if outcome else "",
         mode=cfg.planning.mode,
