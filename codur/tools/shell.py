@@ -25,8 +25,8 @@ def _shell() -> str:
 @register_tool(TaskType.CODE_VALIDATION)
 def run_command(ctx: Ctx, command: str, timeout_s: float | None = None) -> RunReport:
     """Run a shell command from the workspace root; returns its exit code and output.
-    The workspace's .git is read-only for it (git add/commit/stash/checkout fail): stage
-    and commit with git_stage_files and git_commit.
+    The workspace's .git is read-only for it (git add, commit, stash and checkout fail):
+    the git tools stage and commit.
 
     Args:
         command: The command line, run by `sh -c` (pipes and redirections work).
