@@ -84,3 +84,26 @@ def test_only_the_workspaces_own_git_folder_is_bound(tmp_path: Path) -> None:
     (linked / ".git").symlink_to(work / ".git")
     box, why = protect_git(Sandbox(confiner=Landlock()), linked, 30)
     assert (box.read_only, why) == ((), "")
+
+
+def test_a_cli_agents_sandbox_also_keeps_subfolders_repositories(tmp_path: Path) -> None:
+    """`also` (a CLI agent's nested repositories) is bound beside the workspace's own
+    `.git`, and alone where the workspace has none."""
+    from codur.agents.gitguard import nested
+    from codur.sandbox import Sandbox
+    from codur.sandbox.confine import Landlock
+    from codur.sandbox.gitro import protect_git
+
+    work = repo(tmp_path / "work")
+    repo(work / "fixture")
+    also = tuple(nested(work.resolve()))
+    box, why = protect_git(Sandbox(confiner=Landlock()), work, 30, also=also)
+    wanted = (work.resolve() / ".git", work.resolve() / "fixture" / ".git")
+    assert (box.read_only, why) == (wanted, "")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repo(plain / "fixture")
+    box, why = protect_git(Sandbox(confiner=Landlock()), plain, 30, also=tuple(nested(plain)))
+    assert (box.read_only, why) == ((plain / "fixture" / ".git",), "")
+    box, why = protect_git(Sandbox(), plain, 30, also=tuple(nested(plain)))
+    assert (box.read_only, why) == ((), "")

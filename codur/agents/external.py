@@ -42,7 +42,7 @@ from codur.errors import AgentUnavailable
 from codur.memory import preferences_section
 from codur.process import ProcessResult, run_process
 from codur.resources import prompt
-from codur.sandbox.confine import keeping_read_only
+from codur.sandbox.gitro import GIT, protect_git
 
 if TYPE_CHECKING:
     from codur.sandbox import Sandbox
@@ -155,18 +155,16 @@ class CliAgent:
         (its state folders are made, if missing, once the run is approved), but
         not the workspace's `.git` (a hook or a config written there would run later,
         unconfined, the next time git runs); AgentUnavailable when it cannot be kept so."""
-        box = session.sandbox
-        git = session.ws.root.resolve() / ".git"
-        if git.is_symlink():
+        root = session.ws.root.resolve()
+        if (root / GIT).is_symlink():
             raise AgentUnavailable(
                 f"{self.reference} cannot run here: the workspace's .git is a symbolic link "
-                f"(to {os.readlink(git)}), which Codur cannot keep read-only; use a workspace "
-                "whose .git is a folder or a file"
+                f"(to {os.readlink(root / GIT)}), which Codur cannot keep read-only; use a "
+                "workspace whose .git is a folder or a file"
             )
-        confiner, why = box.confiner, ""
-        if confiner is not None:
-            confiner, why = keeping_read_only(confiner, session.config.tools.run_timeout_s)
-        if confiner is None and box.confiner is not None:
+        timeout = session.config.tools.run_timeout_s
+        box, why = protect_git(session.sandbox, root, timeout, also=tuple(gitguard.nested(root)))
+        if why:
             raise AgentUnavailable(
                 f"{self.reference} cannot run confined here: the workspace's .git cannot be "
                 f"kept read-only ({why}); install bubblewrap, or run unconfined with "
@@ -178,12 +176,8 @@ class CliAgent:
         writable += [Path(f).expanduser().resolve() for f in files]
         return replace(
             box,
-            confiner=confiner,
             env_allow=(*box.env_allow, *allow),
             writable=(*box.writable, *writable),
-            read_only=tuple(
-                dict.fromkeys((*box.read_only, git, *gitguard.nested(session.ws.root.resolve())))
-            ),
         )
 
     def state_folders(self) -> list[Path]:

@@ -16,7 +16,7 @@ import shutil
 import stat
 from pathlib import Path
 
-GIT = ".git"
+from codur.sandbox.gitro import GIT
 
 Entries = dict[str, tuple[object, ...]]
 

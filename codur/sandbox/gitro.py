@@ -34,18 +34,23 @@ def git_path(root: Path) -> Path | None:
 
 
 def protect_git(
-    box: Sandbox, root: Path, probe_timeout_s: float, switch: bool = True
+    box: Sandbox,
+    root: Path,
+    probe_timeout_s: float,
+    switch: bool = True,
+    also: tuple[Path, ...] = (),
 ) -> tuple[Sandbox, str]:
-    """`box` keeping `root`'s `.git` read-only for its programs, and why it does not
-    (empty when it does, or when there is nothing to keep or nothing is confined).
-    `switch`: Landlock may give way to bubblewrap where it cannot keep a path read-only
-    (not when the user named Landlock)."""
+    """`box` keeping `root`'s `.git` (and the paths `also`) read-only for its programs,
+    and why it does not (empty when it does, or when there is nothing to keep or nothing
+    is confined). `switch`: Landlock may give way to bubblewrap where it cannot keep a
+    path read-only (not when the user named Landlock)."""
     found = git_path(root.resolve())
-    if box.confiner is None or found is None:
+    keep = (*([found] if found is not None else []), *also)
+    if box.confiner is None or not keep:
         return box, ""
     confiner, why = keeping_read_only(box.confiner, probe_timeout_s)
     if confiner is None or (confiner is not box.confiner and not switch):
         reason = why or "Landlock cannot keep a path read-only here (no mount namespace)"
         return box, reason
-    read_only = tuple(dict.fromkeys((*box.read_only, found)))
+    read_only = tuple(dict.fromkeys((*box.read_only, *keep)))
     return replace(box, confiner=confiner, read_only=read_only), ""

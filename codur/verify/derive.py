@@ -152,14 +152,13 @@ def doctest_examples(
             tree = ast.parse(code)
         except SyntaxError:
             continue  # broken code documents nothing we can read; the check run shows it
-        known = _module_names(tree)
         for qualname, node in _documented(tree):
             bare = qualname.rsplit(".", 1)[-1]
             doc = _docstring(node)
             if doc is None or (names is not None and not {qualname, bare} & set(names)):
                 continue
             text, line = doc
-            runnable, examples = _examples(parser, text, f"{path}:{qualname}", known)
+            runnable, examples = _examples(parser, text, f"{path}:{qualname}", tree)
             found += [
                 DocExample(path, qualname, runnable, i, line + e.lineno, e.source, claimed(e))
                 for i, e in enumerate(examples)
@@ -177,20 +176,20 @@ def doctest_examples(
 
 
 def _examples(
-    parser: doctest.DocTestParser, text: str, name: str, known: set[str]
+    parser: doctest.DocTestParser, text: str, name: str, module: ast.Module
 ) -> tuple[str, list[doctest.Example]]:
     """The docstring's examples (their line numbers in `text`) and the text they run from.
     Where doctest refuses the docstring (HumanEval/51: a "\\n" in an example's string
     splits it across two lines), each `>>>` block is parsed alone, and the text to run is
     the blocks it accepts: only the broken examples are left out, and after one, those
-    using a name that neither the module (`known`) nor the kept examples define (it may
+    using a name that neither the `module` nor the kept examples define (it may
     have been the broken one's)."""
     try:
         return text, parser.get_examples(text, name)
     except ValueError:
         lines = text.split("\n")
     starts = [i for i, each in enumerate(lines) if _PROMPT.match(each)]
-    runnable, examples, defined = [], [], set(known)
+    runnable, examples, defined = [], [], _module_names(module)
     for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
         block = "\n".join(lines[start:end])
         try:
