@@ -121,3 +121,18 @@ def test_a_damaged_record_is_named_and_the_rest_still_work(ws: Path, capsys) -> 
     assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
     assert "unreadable run records, ignored: " in capsys.readouterr().err
     assert (ws / "lib/mod.py").read_text() == "X = 1\n"
+
+
+def test_the_diff_shows_changes_of_line_endings_and_final_newlines(ws: Path, capsys) -> None:
+    """A run turning CRLF into LF, or dropping a final newline, shows in `codur diff` as git
+    shows it (`^M`, `\\ No newline at end of file`), not as lines that look unchanged."""
+    (ws / "crlf.txt").write_bytes(b"a\r\nb\r\n")
+    config, snap = start(ws)
+    (ws / "crlf.txt").write_bytes(b"a\nb\n")
+    (ws / "lib/mod.py").write_text("X = 1")
+    snap.finish("done")
+    capsys.readouterr()
+    assert commands.diff(Workspace(ws), config, None, IO()) == 0
+    shown = capsys.readouterr().out
+    assert "-a^M\n-b^M\n+a\n+b\n" in shown, shown
+    assert "-X = 1\n+X = 1\n\\ No newline at end of file\n" in shown, shown

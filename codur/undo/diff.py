@@ -39,14 +39,24 @@ def _file_diff(store: Store, path: str, before: Entry | None, after: Entry | Non
 
 
 def text_diff(path: str, before: str | None, after: str | None) -> str:
-    """A unified diff of one file's text (None: the file is absent on that side)."""
+    """A unified diff of one file's text (None: the file is absent on that side). As git
+    shows them, a line without a final newline is followed by `\\ No newline at end of
+    file`, and where the line endings changed (CRLF to LF or back), a carriage return is
+    shown as `^M`: otherwise such a change would look like no change at all."""
     lines = difflib.unified_diff(
         (before or "").splitlines(keepends=True),
         (after or "").splitlines(keepends=True),
         f"a/{path}" if before is not None else "/dev/null",
         f"b/{path}" if after is not None else "/dev/null",
     )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    mark = (before or "").count("\r") != (after or "").count("\r")
+    return "".join(_shown(line, mark) for line in lines)
+
+
+def _shown(line: str, mark_cr: bool) -> str:
+    ending = "\n" if line.endswith("\n") else "\n\\ No newline at end of file\n"
+    body = line.removesuffix("\n")
+    return (body.replace("\r", "^M") if mark_cr else body) + ending
 
 
 def _text(store: Store, path: str, entry: Entry | None) -> str | None:
