@@ -126,6 +126,34 @@ def test_a_repair_of_the_models_change_is_cross_checked_too(tmp_path: Path) -> N
     assert "replaced" in run.result.message
 
 
+ONLY_IN_SCRATCH = STUB + (  # right in a scratch copy (folder 0, 1...), wrong in `work`
+    "    here = __import__('os').path.dirname(__import__('os').path.abspath(__file__))\n"
+    "    return -1 if here.endswith('work') else sum(abs(v) for v in values)\n"
+)
+
+
+def test_a_chosen_reply_failing_on_the_real_files_puts_the_change_back(tmp_path: Path) -> None:
+    """The replies drawn agree with each other in scratch copies, but the one written fails
+    on the real files: the change it replaced, which had passed, is written again and the
+    run ends verified on it, saying so."""
+    drawn = [ONLY_IN_SCRATCH] * 3
+    run = Run(
+        tmp_path,
+        [PLAN, whole_file("solution.py", WRONG), *(whole_file("solution.py", d) for d in drawn)],
+        task="implement @solution.py",
+        files={"solution.py": STUB},
+        overrides=["crosscheck.candidates=3", "crosscheck.enough_agreeing=2"],
+    )
+    assert run.kinds("crosscheck.end")[0]["chosen"] == 0
+    writes = [(e["path"], e["by"]) for e in run.kinds("file.write")]
+    assert writes[-2:] == [("solution.py", "coder"), ("solution.py", "crosscheck")], writes
+    assert run.result.status == "verified", run.result.message
+    assert (run.root / "solution.py").read_text() == WRONG
+    assert "failed on the real files" in run.result.message
+    assert "the change it replaced was put back" in run.result.message
+    assert run.result.model_calls == 5  # plan, the change, three replies; none after
+
+
 def test_a_tie_keeps_the_change(tmp_path: Path) -> None:
     drawn = [RIGHT, WRONG, RIGHT]  # the change and one reply against two
     run = Run(

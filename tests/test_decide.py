@@ -75,6 +75,12 @@ ROWS: list[tuple[str, dict, tuple]] = [
     ("passed the examples only, cross-checked", {"kind": "crosschecked", **PASSING,
      "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
      "cross-checked on 9 probe calls"}, ("end", "verified", "applied", False, False)),
+    ("the cross-check's reply fails on the real files", {"kind": "crosschecked", **FAILING,
+     "changed_files": True, "repairable": True, "crosschecked": "cross-checked",
+     "put_back": True}, ("crosscheck", None, "applied", False, False)),
+    ("the change it replaced, put back, passes", {"kind": "put_back", **PASSING,
+     "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
+     "cross-checked; put back"}, ("end", "verified", None, False, False)),
     ("new failure: repair search", {"kind": "edited", **FAILING, "repairable": True},
      ("repair", None, "applied", False, False)),
     ("the same failure twice", {"kind": "edited", **FAILING, "changed_files": True,

@@ -38,6 +38,8 @@ exception a node raised is `on_error`).
 |   model attempt (or a repair of one) changed files,|                                    |
 |   not cross-checked, crosscheck on                 | crosscheck (compare other replies) |
 | passed                                             | end verified (and the cross-check) |
+| failing, the cross-check's reply, what it replaced |                                    |
+|   is known                                         | crosscheck (which puts that back)  |
 | failing, repairable                                | repair                             |
 | failing, changed files, the same failure as before | end stuck                          |
 | failing, sampled, no new failure                   | end stuck                          |
@@ -152,6 +154,8 @@ class Facts:
     crosscheck: bool = False
     """crosscheck.candidates > 0 and the agent can sample."""
     crosschecked: str = ""
+    put_back: bool = False
+    """The files the cross-check's written reply replaced are known (crosscheck_kept)."""
     """How the run's cross-check went; empty: none ran."""
 
 
@@ -211,6 +215,8 @@ def decide(f: Facts) -> Decision:
         checks = "; ".join(x for x in (f.checks, f.crosschecked) if x)
         kept = f.crosschecked and f.kind != "crosschecked"  # its pass was recorded before
         return end("verified", checks, None if kept else record)
+    if f.kind == "crosschecked" and f.put_back:  # it passed in a scratch copy only
+        return Decision("crosscheck", record=record)
     if f.repairable:
         return Decision("repair", record=record)
     if f.changed_files and f.seen_failure:

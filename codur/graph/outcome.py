@@ -17,6 +17,7 @@ OutcomeKind = Literal[
     "sampled",
     "no_sample",
     "crosschecked",
+    "put_back",
     "agent_failed",
     "completed",
     "no_completion",
@@ -27,7 +28,8 @@ token limit (nothing applied); duplicate: it repeated an earlier reply (nothing 
 repaired / no_repair: the repair search applied a fix / found none; sampled / no_sample:
 a sampled candidate that passed in a scratch copy was written / none passed;
 crosschecked: the cross-check wrote a reply that behaves more like the other replies than
-the change that had passed (codur/agents/crosscheck.py); completed /
+the change that had passed (codur/agents/crosscheck.py); put_back: that reply failed on
+the real files, so the change it replaced was written again; completed /
 no_completion (plan_verify mode): the agent called attempt_completion (`reply` holds its
 result; an agent without tools completes with its applied reply) / its loop ended
 without it; agent_failed: the agent itself failed or could not run (not installed,
@@ -35,7 +37,7 @@ unreachable, its CLI exited with an error or timed out; `error` says how), whate
 changed before is checked."""
 
 APPLIED: frozenset[OutcomeKind] = frozenset(
-    {"edited", "no_edit", "repaired", "sampled", "crosschecked", "completed"}
+    {"edited", "no_edit", "repaired", "sampled", "crosschecked", "put_back", "completed"}
 )
 """Kinds after which the files may differ, so they are checked again."""
 

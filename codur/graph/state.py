@@ -116,6 +116,9 @@ class AgentState(TypedDict, total=False):
     crosscheck: str
     """How the cross-check of a change only the docstrings' examples checked went, in a
     line (codur/agents/crosscheck.py); empty: none ran yet."""
+    crosscheck_kept: dict[str, str | None]
+    """The texts the cross-check's chosen reply replaced (the change that had passed; None:
+    the file was absent), put back if that reply fails on the real files; empty after."""
     status: Status
     status_message: str
     command: str

@@ -1,7 +1,9 @@
 """Crosscheck: a change that only the docstrings' examples checked is compared with other
 replies to the task as it began (codur/agents/crosscheck.py). The reply that behaves most
 like the others is written when it is not the change itself (verified again on the real
-files next); otherwise the files stay and review ends the run."""
+files next); otherwise the files stay and review ends the run. If the reply written fails
+on the real files (it passed in a scratch copy), review comes back here and the change it
+replaced is put back (verified again next)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,13 @@ from langgraph.types import Command
 
 from codur.agents.crosscheck import cross_check
 from codur.agents.registry import resolve
-from codur.errors import WorkspaceError
+from codur.errors import EditDeclined, WorkspaceError
 from codur.graph.attempts import fresh_request
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
 from codur.session import Session
+from codur.tools.context import ToolError
 
 NOTHING_AFRESH = "no cross-check: the files as the run found them are not known"
 
@@ -30,6 +33,9 @@ def crosscheck(
     from codur.agents.proposal import write
 
     session = runtime.context
+    outcome = state.get("outcome")
+    if outcome is not None and outcome.kind == "crosschecked" and state.get("crosscheck_kept"):
+        return put_back(state, session)
     fresh = fresh_request(state, session)
     if fresh is None:
         return Command(update={"crosscheck": NOTHING_AFRESH}, goto="review")
@@ -53,12 +59,12 @@ def crosscheck(
     if result.chosen is None:
         return Command(update=update, goto="review")
     proposal = result.chosen.proposal
+    update["crosscheck_kept"] = {path: _text(session, path) for path in proposal.sources}
     written, declined = write(proposal, session)
     if not written:  # the files as they are passed the check: they stay
         why = "; ".join(declined) or "nothing written"
-        return Command(
-            update={"crosscheck": f"{result.line}, but not written: {why}"}, goto="review"
-        )
+        line = f"{result.line}, but not written: {why}"
+        return Command(update={"crosscheck": line, "crosscheck_kept": {}}, goto="review")
     outcome = Outcome(
         "crosschecked",
         agent=state["agent"],
@@ -68,3 +74,34 @@ def crosscheck(
         digest=proposal.digest,
     )
     return Command(update={**update, "outcome": outcome}, goto="verify")
+
+
+def put_back(state: AgentState, session: Session) -> Command[Literal["verify", "review"]]:
+    """Write again what the cross-check's reply replaced (a file it made is removed)."""
+    kept = state["crosscheck_kept"]
+    verdict = state.get("verification")
+    why = verdict.feedback.splitlines()[0] if verdict is not None and verdict.feedback else ""
+    written = []
+    for path, text in kept.items():
+        try:
+            if text is None:
+                session.tool_context.changing(session.ws.resolve(path), action=f"delete {path}")
+                session.ws.resolve(path).unlink(missing_ok=True)
+            else:
+                session.write_file(path, text, by="crosscheck")
+        except (EditDeclined, ToolError) as exc:
+            line = f"{state['crosscheck']}; its reply failed on the real files, not undone: {exc}"
+            return Command(update={"crosscheck": line, "crosscheck_kept": {}}, goto="review")
+        written.append(path)
+    line = (
+        f"{state['crosscheck']}; but that reply failed on the real files ({why or 'its check'}), "
+        "so the change it replaced was put back"
+    )
+    outcome = Outcome("put_back", files_changed=tuple(written))
+    update = {"crosscheck": line, "crosscheck_kept": {}, "outcome": outcome}
+    return Command(update=update, goto="verify")
+
+
+def _text(session: Session, path: str) -> str | None:
+    """The file's text now (None: there is none)."""
+    return session.ws.read_text(path) if session.ws.resolve(path).is_file() else None

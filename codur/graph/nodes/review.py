@@ -121,6 +121,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         examples_only=verdict is not None and examples_only(verdict),
         crosscheck=cfg.crosscheck.candidates > 0 and samples,
         crosschecked=state.get("crosscheck", ""),
+        put_back=bool(state.get("crosscheck_kept")),
     )
 
 
