@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from codur.errors import Cancelled
+from codur.errors import Cancelled, Interrupted
 from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER, kill_tree
 
@@ -107,6 +107,8 @@ def run_process(
                 stream.close()
     if ending == "cancelled":
         raise Cancelled()
+    if REAPER.stopped_by is not None:  # killed as Codur stops: no result of its own
+        raise Interrupted(REAPER.stopped_by)
     timed_out = ending == "timeout"
     killed = timed_out or flooded.is_set()
     return ProcessResult(

@@ -120,3 +120,68 @@ def test_ctrl_c_is_reported_once(tmp_path: Path) -> None:
     assert "interrupted" not in out.lower().replace("error: interrupted: sigint", "")
     end = json.loads(log.read_text().splitlines()[-1])
     assert end["event"] == "run.end" and end["status"] == "interrupted"
+
+
+def test_a_stop_while_a_program_starts_kills_it_though_the_interrupt_was_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The signal handler can run inside Popen, in an at-fork hook (logging's), where the
+    Interrupted it raises is only printed: the program then is not yet known to the reaper.
+    Seen under load: a SIGTERM ignored until the check timed out 30 s later. Once started
+    it is killed and the stop raised; a program killed as Codur stops gives no result."""
+    from codur import process
+    from codur.errors import Interrupted
+    from codur.process import run_process
+    from codur.sandbox import reaper
+
+    marker = f"codur-test-{uuid.uuid4().hex}"
+    started: list[subprocess.Popen] = []
+    popen = subprocess.Popen
+
+    def popen_then_stopped(*args, **kwargs):  # the handler's exception lost
+        started.append(popen(*args, **kwargs))
+        reaper.REAPER.stop_all(signal.SIGTERM)
+        return started[-1]
+
+    monkeypatch.setattr(reaper.subprocess, "Popen", popen_then_stopped)
+    waits: list[object] = []
+    wait = process._wait
+    monkeypatch.setattr(process, "_wait", lambda *a: waits.append(a) or wait(*a))
+    program = [sys.executable, "-c", f"import time; time.sleep(120)  # {marker}"]
+    try:
+        with pytest.raises(Interrupted):
+            run_process(program, Path(tempfile.gettempdir()), 60, 10_000)
+        assert started[0].poll() is not None and marked(marker) == []
+        assert waits == []  # killed at once, not waited for until its timeout
+        with pytest.raises(Interrupted):  # stopped: nothing starts any more
+            run_process(program, Path(tempfile.gettempdir()), 60, 10_000)
+    finally:
+        reaper.REAPER.resume()
+
+
+def test_a_program_killed_as_codur_stops_gives_no_result(tmp_path: Path) -> None:
+    """Stopped while a program runs (the handler's Interrupted raised elsewhere, or
+    lost): the program is killed, and what it printed is no result to judge by."""
+    import threading
+
+    from codur.errors import Interrupted
+    from codur.process import run_process
+    from codur.sandbox import reaper
+
+    ready = tmp_path / "ready"
+    code = f"import time; open({str(ready)!r}, 'w'); print(1, flush=True); time.sleep(600)"
+    program = [sys.executable, "-c", code]
+
+    def stop_when_ready() -> None:
+        while not ready.exists():
+            time.sleep(0.05)
+        reaper.REAPER.stop_all(signal.SIGTERM)
+
+    stopper = threading.Thread(target=stop_when_ready, daemon=True)
+    stopper.start()
+    try:
+        with pytest.raises(Interrupted):
+            run_process(program, tmp_path, 600, 10_000)
+    finally:
+        stopper.join(60)
+        reaper.REAPER.resume()

@@ -51,7 +51,13 @@ class Reaper:
                 raise Interrupted(self._stopped)
             proc = subprocess.Popen(**popen, start_new_session=True)
             self._live[tag] = proc
-            return proc
+            if self._stopped is None:
+                return proc
+        # Stopped while it started: the handler ran inside Popen (in the lock: this thread),
+        # before the program was known here, and its Interrupted may have been lost (raised
+        # in an at-fork hook, where Python only prints it)
+        self.end(tag, proc)
+        raise Interrupted(self._stopped)
 
     def end(self, tag: str, proc: subprocess.Popen[bytes]) -> None:
         """The program is done (or given up on): kill it and every descendant, reap it."""
