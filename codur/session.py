@@ -190,9 +190,13 @@ class Session:
         snapshot backup always lands inside the snapshot folder."""
         return self.ws.relative(self.ws.resolve(path))
 
+    def text_of(self, path: str) -> str | None:
+        """The file's text now (None: there is no such file; WorkspaceError: not text)."""
+        return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
+
     def _current(self, path: str) -> str | None:
         try:
-            return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
+            return self.text_of(path)
         except WorkspaceError:
             return None  # not text: no harness to compare
 

@@ -59,7 +59,7 @@ def crosscheck(
     if result.chosen is None:
         return Command(update=update, goto="review")
     proposal = result.chosen.proposal
-    update["crosscheck_kept"] = {path: _text(session, path) for path in proposal.sources}
+    update["crosscheck_kept"] = {path: session.text_of(path) for path in proposal.sources}
     written, declined = write(proposal, session)
     if not written:  # the files as they are passed the check: they stay
         why = "; ".join(declined) or "nothing written"
@@ -100,8 +100,3 @@ def put_back(state: AgentState, session: Session) -> Command[Literal["verify", "
     outcome = Outcome("put_back", files_changed=tuple(written))
     update = {"crosscheck": line, "crosscheck_kept": {}, "outcome": outcome}
     return Command(update=update, goto="verify")
-
-
-def _text(session: Session, path: str) -> str | None:
-    """The file's text now (None: there is none)."""
-    return session.ws.read_text(path) if session.ws.resolve(path).is_file() else None
