@@ -107,3 +107,37 @@ def test_a_cli_agents_sandbox_also_keeps_subfolders_repositories(tmp_path: Path)
     assert (box.read_only, why) == ((plain / "fixture" / ".git",), "")
     box, why = protect_git(Sandbox(), plain, 30, also=tuple(nested(plain)))
     assert (box.read_only, why) == ((), "")
+
+
+def _identity(root: Path) -> None:
+    for key, value in (("user.email", "a@b.c"), ("user.name", "A")):
+        subprocess.run(["git", "-C", str(root), "config", key, value], check=True)
+
+
+@pytest.mark.parametrize("layout", ["subfolder", "worktree"])
+def test_git_tools_record_where_the_repository_is_outside_the_workspace(
+    tmp_path: Path, layout: str
+) -> None:
+    """A workspace that is a subfolder of a repository, or a linked worktree (whose `.git`
+    is a file naming a folder in the main repository): confined programs cannot write
+    there, but git's own stage and commit tools record."""
+    main = repo(tmp_path / "main")
+    _identity(main)
+    (main / "sub").mkdir()
+    (main / "sub" / "keep.txt").write_text("k\n")
+    subprocess.run(["git", "-C", str(main), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(main), "commit", "-qm", "base"], check=True)
+    work = main / "sub"
+    if layout == "worktree":
+        work = tmp_path / "linked"
+        subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(work)], check=True)
+    (work / "a.py").write_text("x = 1\n")
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    session = Session(config, Workspace(work), EventBus())
+    ctx = session.tool_context()
+    staged = invoke("git_stage_files", {"paths": ["a.py"]}, ctx)
+    assert staged.ok, staged.output
+    committed = invoke("git_commit", {"message": "second"}, ctx)
+    assert committed.ok and "Committed: " in committed.output, committed.output
+    log = subprocess.run(["git", "-C", str(work), "log", "--format=%s"], capture_output=True)
+    assert log.stdout.decode().split() == ["second", "base"]

@@ -74,9 +74,21 @@ def test_git_timeout_comes_from_config(call, tool_ctx, git_repo) -> None:
     hook = git_repo / ".git/hooks/pre-commit"
     hook.write_text("#!/bin/sh\nsleep 30\n")
     hook.chmod(0o755)
-    tool_ctx.config = ToolsConfig(git_timeout_s=0.5)
+    tool_ctx.config = ToolsConfig(git_timeout_s=0.5, git_hooks=True)
     (git_repo / "a.txt").write_text("a")
     call("git_stage_files", paths=["a.txt"])
     result = call("git_commit", message="slow hook")
     assert not result.ok and "git commit stopped after 0.5 s" in result.output
     assert result.duration_s < 10
+
+
+def test_hooks_run_only_when_configured(call, tool_ctx, git_repo) -> None:
+    hook = git_repo / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\necho ran >> hook.log\n")
+    hook.chmod(0o755)
+    for n, hooks in enumerate((False, True)):
+        tool_ctx.config = ToolsConfig(git_hooks=hooks)
+        (git_repo / f"{n}.txt").write_text("a")
+        call("git_stage_files", paths=[f"{n}.txt"])
+        assert call("git_commit", message=f"commit {n}").ok
+        assert (git_repo / "hook.log").exists() is hooks

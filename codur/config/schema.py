@@ -131,6 +131,10 @@ class ToolsConfig(_Section):
     """Address-space cap in MiB for programs run by tools (unset: no cap)."""
     git_timeout_s: float = Field(30.0, gt=0)
     """Seconds one git command may take."""
+    git_hooks: bool = False
+    """Run the repository's hooks (pre-commit, commit-msg, ...) when the git tools stage or
+    commit. Off by default, as with Aider's --no-verify: a hook runs with the
+    repository writable, outside the confinement of the programs Codur runs."""
     mcp_timeout_s: float = Field(30.0, gt=0)
     """Seconds to start an MCP server or wait for one of its answers."""
     web_timeout_s: float = Field(10.0, gt=0)
