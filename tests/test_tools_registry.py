@@ -26,7 +26,7 @@ SEED_TOOLS = {
     "validate_python_syntax", "python_outline", "find_python_symbol", "replace_python_symbol",
     "git_status", "git_diff", "git_log", "git_stage_files", "git_commit", "list_mcp_tools",
     "call_mcp_tool", "read_mcp_resource", "fetch_webpage", "duckduckgo_search", "run_command",
-    "search_codebase", "get_callers", "get_callees",
+    "search_codebase", "get_callers", "get_callees", "restore_file",
 }  # fmt: skip
 PLANNING_TOOLS = {"todo_write", "todo_read", "attempt_completion"}
 """Seed 004's (plan_verify mode): the todo list, and the agent's only way to finish."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from codur.session import Session
     from codur.tools.mcp import McpClients
     from codur.tools.todo import TodoItem
+    from codur.undo.snapshot import RunSnapshot
 
 
 class ToolError(CodurError):
@@ -61,6 +62,8 @@ class ToolContext:
     (with True: only whether it was "created")."""
     written: Callable[[], list[str]] | None = None
     """The workspace-relative paths Codur changed in this run."""
+    snapshot: Callable[[], RunSnapshot | None] | None = None
+    """The run's snapshots (what the files were when it started), if it keeps any."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """How programs run (environment, confinement); the run's, from its config."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
@@ -102,6 +105,7 @@ class ToolContext:
             before_change=session.note_change,
             made_in_run=session.made_in_run,
             written=session.written,
+            snapshot=lambda: session.snapshot,
             sandbox=session.sandbox,
         )
 

@@ -65,6 +65,7 @@ _TITLES = {
 
 _FAMILIES = (
     "fs",
+    "restore",
     "search",
     "code",
     "data",

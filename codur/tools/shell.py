@@ -26,7 +26,7 @@ def _shell() -> str:
 def run_command(ctx: Ctx, command: str, timeout_s: float | None = None) -> RunReport:
     """Run a shell command from the workspace root; returns its exit code and output.
     The workspace's .git is read-only for it (git add, commit, stash and checkout fail):
-    the git tools stage and commit.
+    the git tools stage and commit, restore_file takes back a file's changes.
 
     Args:
         command: The command line, run by `sh -c` (pipes and redirections work).

@@ -15,6 +15,7 @@ from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
+from codur.undo.restore import UndoPlan, apply_undo
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.workspace import CODUR_DIR, Workspace
@@ -103,6 +104,25 @@ class RunSnapshot:
         if now is None or now == self.start.get(path):
             return None
         return "changed" if path in self.start else "created"
+
+    def restore(self, path: str) -> Literal["restored", "removed"]:
+        """Put `path` back as it was when the run started: its content and mode again, or
+        removed when the run created it (SnapshotError: there is no copy to restore)."""
+        if path in self.start:
+            plan = UndoPlan(self.record, self.start, put_back=[path])
+        elif self.made(path, created_only=True) == "created":
+            plan = UndoPlan(self.record, self.start, remove=[path])
+        elif not os.path.lexists(self.ws.root / path):
+            raise SnapshotError(f"{path} did not exist when the run started, nor does it now")
+        else:
+            raise SnapshotError(
+                f"{path} has no copy from before the run (left out of the snapshot: "
+                "an ignored path, or over undo.max_snapshot_mb)"
+            )
+        problems = apply_undo(self.ws.root, self.store, plan)
+        if problems:
+            raise SnapshotError(problems[0])
+        return "removed" if plan.remove else "restored"
 
     def finish(self, status: str, model_calls: int = 0) -> list[str]:
         """Snapshot the workspace as the run leaves it and record the run; a run that

@@ -1,0 +1,79 @@
+"""restore_file: one file back as it was when the run started (the run's start snapshot),
+in a plain folder and in a git repository (whose .git programs cannot write)."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codur.approval import Gate
+from codur.config import load_config
+from codur.events import EventBus
+from codur.session import Session
+from codur.tools.registry import invoke
+from codur.undo.snapshot import begin
+from codur.workspace import Workspace
+
+
+def _session(root: Path, mode: str = "full-auto") -> Session:
+    config = load_config(root, overrides=[f"approval.mode={mode}"], environ={}).config
+    session = Session(config, Workspace(root), EventBus())
+    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    return session
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_changes_deletions_and_new_files_are_taken_back(tmp_path: Path, git: bool) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    (root / "run.sh").write_text("echo hi\n")
+    (root / "run.sh").chmod(0o755)
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    session = _session(root)
+    ctx = session.tool_context()
+    assert invoke("write_file", {"path": "a.py", "content": "x = 2\n"}, ctx).ok
+    (root / "run.sh").unlink()  # a program removed it
+    assert invoke("write_file", {"path": "new/b.py", "content": "y = 1\n"}, ctx).ok
+    results = [invoke("restore_file", {"path": p}, ctx) for p in ("a.py", "run.sh", "new/b.py")]
+    assert [r.output for r in results] == [
+        "Restored a.py as it was before the run",
+        "Restored run.sh as it was before the run",
+        "Deleted new/b.py, created in this run",
+    ]
+    assert (root / "a.py").read_text() == "x = 1\n" and (
+        root / "run.sh"
+    ).stat().st_mode & 0o777 == 0o755
+    assert not (root / "new").exists()
+    again = invoke("restore_file", {"path": "a.py"}, ctx)
+    assert again.ok and "nothing to restore" in again.output
+    gone = invoke("restore_file", {"path": "never.py"}, ctx)
+    assert not gone.ok and "did not exist when the run started" in gone.output
+    assert not invoke("restore_file", {"path": "../outside.py"}, ctx).ok
+    (tmp_path / "scratch").mkdir()  # a scratch copy's context never reaches the run's files
+    scratch = dataclasses.replace(ctx, ws=Workspace(tmp_path / "scratch"))
+    assert "keeps no snapshot" in invoke("restore_file", {"path": "a.py"}, scratch).output
+
+
+def test_the_user_sees_the_restore_and_can_refuse_it(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    session = _session(root)
+    ctx = session.tool_context()
+    assert invoke("write_file", {"path": "a.py", "content": "x = 2\n"}, ctx).ok
+    asked: list[str] = []
+    ctx.gate = Gate("suggest", lambda q, d: asked.append(d) or False, ctx.bus)
+    refused = invoke("restore_file", {"path": "a.py"}, ctx)
+    assert not refused.ok and "declined" in refused.output
+    assert (root / "a.py").read_text() == "x = 2\n"
+    assert "-x = 2" in asked[0] and "+x = 1" in asked[0]
+
+
+def test_without_a_snapshot_it_says_so(call) -> None:
+    result = call("restore_file", path="a.py")
+    assert not result.ok and "keeps no snapshot" in result.output
