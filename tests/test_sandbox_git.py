@@ -141,3 +141,43 @@ def test_git_tools_record_where_the_repository_is_outside_the_workspace(
     assert committed.ok and "Committed: " in committed.output, committed.output
     log = subprocess.run(["git", "-C", str(work), "log", "--format=%s"], capture_output=True)
     assert log.stdout.decode().split() == ["second", "base"]
+
+
+PLANT = """set -e
+G="$(printf 'g\\n{victim}')"
+git init -q --bare "$G"
+git config -f "$G/config" filter.x.clean "sh -c 'echo pwned > {victim}/pwned; cat'"
+git config -f "$G/config" core.bare false
+printf 'gitdir: %s\\n' "$PWD/$G" > .git
+echo '* filter=x' > .gitattributes
+"""
+
+
+@pytest.mark.parametrize("layout", ["plain", "subfolder"])
+def test_a_git_folder_made_in_the_run_gives_the_git_tools_no_way_out(
+    tmp_path: Path, layout: str
+) -> None:
+    """A model's command makes `.git` a file naming a git folder whose path holds a
+    newline and whose config runs a filter that writes outside the workspace: the git
+    tools record only into the repository found when the run began (none, or the
+    enclosing one), so the filter never runs with that folder writable."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    if layout == "plain":
+        work = tmp_path / "work"
+        work.mkdir()
+    else:
+        main = repo(tmp_path / "main")
+        _identity(main)
+        work = main / "sub"
+        work.mkdir()
+    (work / "a.py").write_text("x = 1\n")
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    session = Session(config, Workspace(work), EventBus())
+    ctx = session.tool_context()
+    planted = invoke("run_command", {"command": PLANT.format(victim=victim)}, ctx)
+    assert planted.ok and planted.value.exit_code == 0, planted.output
+    staged = invoke("git_stage_files", {"paths": ["a.py"]}, ctx)
+    assert list(victim.iterdir()) == [], staged.output
+    found = session.sandbox.repository  # as the run began: none, or the enclosing one
+    assert (found.top if found else None) == (None if layout == "plain" else main.resolve())

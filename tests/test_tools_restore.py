@@ -4,6 +4,7 @@ in a plain folder and in a git repository (whose .git programs cannot write)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 from pathlib import Path
 
@@ -77,3 +78,36 @@ def test_the_user_sees_the_restore_and_can_refuse_it(tmp_path: Path) -> None:
 def test_without_a_snapshot_it_says_so(call) -> None:
     result = call("restore_file", path="a.py")
     assert not result.ok and "keeps no snapshot" in result.output
+
+
+def test_files_in_no_snapshot_are_never_deleted(tmp_path: Path) -> None:
+    """An ignored file that existed before the run, and one a program made: no copy of
+    either, so restore_file says so and leaves them."""
+    root = tmp_path / "proj"
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    (root / "node_modules" / "pkg" / "index.js").write_text("old\n")
+    session = _session(root)
+    ctx = session.tool_context()
+    edited = "node_modules/pkg/index.js"
+    assert invoke("write_file", {"path": edited, "content": "new\n"}, ctx).ok
+    (root / "made.txt").write_text("by a program\n")
+    for path in (edited, "made.txt"):
+        result = invoke("restore_file", {"path": path}, ctx)
+        assert not result.ok and "no copy to restore" in result.output, result.output
+    assert (root / edited).read_text() == "new\n" and (root / "made.txt").exists()
+
+
+def test_a_symbolic_link_itself_is_restored(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("a = 1\n")
+    (root / "b.py").write_text("b = 1\n")
+    (root / "link.py").symlink_to("a.py")
+    session = _session(root)
+    ctx = session.tool_context()
+    (root / "link.py").unlink()
+    (root / "link.py").symlink_to("b.py")  # a program re-pointed it
+    assert invoke("write_file", {"path": "b.py", "content": "b = 2\n"}, ctx).ok
+    result = invoke("restore_file", {"path": "link.py"}, ctx)
+    assert result.output == "Restored link.py as it was before the run", result.output
+    assert os.readlink(root / "link.py") == "a.py" and (root / "b.py").read_text() == "b = 2\n"

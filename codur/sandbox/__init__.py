@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import threading
 
     from codur.config.schema import CodurConfig
+    from codur.sandbox.gitro import Repository
 
 if sys.platform != "win32":
     import resource  # imported here: the child, between fork and exec, must import nothing
@@ -74,6 +75,9 @@ class Sandbox:
     Safe by default: `run_process` waits for its program in the thread that started it.
     Its descendants outlive it only under Landlock (bubblewrap's PID namespace ends
     them too)."""
+    repository: Repository | None = None
+    """The git repository the workspace was in when the run's sandbox was decided, before
+    anything of the run ran: the git tools use only it (`gitro.Repository`)."""
     cancel: threading.Event | None = None
     """Set: the run was cancelled (`Session.cancel`); a program running is killed with its
     descendants and no other starts (`codur.process.run_process` raises Cancelled)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
@@ -17,30 +16,22 @@ def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
     """Run `git ARGS` in the workspace; its stdout, or ToolError with git's message.
     `record`: it writes the repository (stage, commit), which other programs may not:
     `.git`, or where a linked worktree's or a subfolder's repository lives, outside the
-    workspace. The repository's hooks run only with `tools.git_hooks`."""
+    workspace (the run's repository only: `Sandbox.repository`). The repository's hooks
+    run only with `tools.git_hooks`."""
     binary = shutil.which("git")
     if binary is None:
         raise ToolError("git is not installed")
     hooks = [] if ctx.config.git_hooks else ["-c", f"core.hooksPath={os.devnull}"]
     command = [binary, "-c", "core.quotepath=off", "-c", "color.ui=never", *hooks, *args]
-    stores = _stores(ctx, command[: -len(args)]) if record else []
-    run = ctx.run(command, ctx.config.git_timeout_s, writable=stores, git_writable=record)
+    repo = ctx.sandbox.repository  # found as the run began; None: git finds its own
+    env, stores = (repo.env, repo.stores if record else []) if repo else (None, [])
+    run = ctx.run(command, ctx.config.git_timeout_s, env=env, writable=stores, git_writable=record)
     if run.timed_out:
         raise ToolError(f"git {args[0]} stopped after {ctx.config.git_timeout_s:g} s")
     if run.exit_code != 0 and not run.truncated:
         message = (run.stderr or run.stdout).strip()
         raise ToolError(message[:1000] or f"git {args[0]} exited with code {run.exit_code}")
     return run.stdout + ("\n[output cut]" if run.truncated else "")
-
-
-def _stores(ctx: ToolContext, git_: list[str]) -> list[Path]:
-    """The folders git records in: the repository's git folder and, for a linked
-    worktree, the main repository's (both absolute, wherever they are)."""
-    args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]
-    run = ctx.run([*git_, *args], ctx.config.git_timeout_s)
-    if run.exit_code != 0 or run.timed_out:
-        raise ToolError((run.stderr or run.stdout).strip()[:1000] or "not a git repository")
-    return [Path(line) for line in dict.fromkeys(run.stdout.splitlines()) if line]
 
 
 def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:

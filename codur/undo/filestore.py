@@ -175,7 +175,7 @@ class FileStore:
                     found[path] = Entry(info.st_mode, _digest(target))
                 else:
                     found[path] = Entry(stat.S_IFMT(info.st_mode), "")
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):  # a parent is now a file
                 found[path] = None
         return found
 

@@ -74,7 +74,8 @@ class RunSnapshot:
 
     def note(self, path: str) -> None:
         """`path` is about to be changed by Codur (an edit, a tool)."""
-        self.saved.setdefault(path, path in self.start)
+        existed = path in self.start or os.path.lexists(self.ws.root / path)  # ignored ones
+        self.saved.setdefault(path, existed)
 
     def original(self, path: str) -> str | None:
         """The text `path` had before the run (None: it did not exist, or was too large
@@ -107,17 +108,19 @@ class RunSnapshot:
 
     def restore(self, path: str) -> Literal["restored", "removed"]:
         """Put `path` back as it was when the run started: its content and mode again, or
-        removed when the run created it (SnapshotError: there is no copy to restore)."""
+        removed when Codur created it in the run (SnapshotError: neither can be done;
+        a file that is in no snapshot is never removed, since it may have been there)."""
         if path in self.start:
             plan = UndoPlan(self.record, self.start, put_back=[path])
-        elif self.made(path, created_only=True) == "created":
+        elif self.saved.get(path) is False:
             plan = UndoPlan(self.record, self.start, remove=[path])
         elif not os.path.lexists(self.ws.root / path):
             raise SnapshotError(f"{path} did not exist when the run started, nor does it now")
         else:
             raise SnapshotError(
-                f"{path} has no copy from before the run (left out of the snapshot: "
-                "an ignored path, or over undo.max_snapshot_mb)"
+                f"{path} is not in the run's start snapshot (an ignored path, one over "
+                "undo.max_snapshot_mb, or one a program created), so there is no copy "
+                "to restore; delete_file removes it if it should go"
             )
         problems = apply_undo(self.ws.root, self.store, plan)
         if problems:
