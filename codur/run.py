@@ -130,8 +130,9 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(
-            session.ws, cfg, session.run_id, task, session.bus, profile=session.profile
-        )
+            session.ws, cfg, session.run_id, task, session.bus, profile=session.profile,
+            box=session.sandbox,
+        )  # fmt: skip
         keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(session.memory.node_sink(session.run_id))

@@ -113,7 +113,8 @@ class Session:
         """How the run's programs are contained (decided once, from the config; the
         `sandbox` event says how, or why they are not confined)."""
         if self._sandbox is None:
-            from codur.sandbox.gitro import protect_git, repository
+            from codur.sandbox.gitro import protect_git
+            from codur.sandbox.repository import repository
 
             box = replace(Sandbox.from_config(self.config), cancel=self.cancel)
             box = replace(box, repository=repository(self.ws.root, self.config.tools.git_timeout_s))

@@ -234,7 +234,7 @@ def take_up(session: Session, record: RunRecord) -> Saved | None:
     from codur.undo.snapshot import reopen
 
     saved = last_checkpoint(session.ws.root, record.run_id)
-    session.snapshot = reopen(session.ws, session.config, record, session.bus)
+    session.snapshot = reopen(session.ws, session.config, record, session.bus, session.sandbox)
     if saved is not None and "ledger" in saved.values:
         session.restore(saved.values["ledger"])
     session.bus.emit(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import threading
 
     from codur.config.schema import CodurConfig
-    from codur.sandbox.gitro import Repository
+    from codur.sandbox.repository import Repository
 
 if sys.platform != "win32":
     import resource  # imported here: the child, between fork and exec, must import nothing

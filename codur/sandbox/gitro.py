@@ -7,23 +7,23 @@ way a CLI agent's is (`codur.sandbox.readonly`). Subfolders' repositories are no
 test suite may remove and remake a fixture repository). The git tools that record
 (`git_stage_files`, `git_commit`) run without it, with the repository's git folders
 writable wherever they are (a subfolder workspace's, a linked worktree's), pinned to the
-repository found when the run began (`repository`): a `.git` a program makes later
-(a file naming any folder as its git folder) is never theirs. Codur's own snapshots are
+repository found when the run began (`codur.sandbox.repository`): a `.git` a program
+makes later (a file naming any folder as its git folder) is never theirs. Codur's own snapshots are
 written by Codur, not by a confined program.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from codur.sandbox import Sandbox
 from codur.sandbox.confine import keeping_read_only
+from codur.sandbox.repository import GIT
 
-GIT = ".git"
+__all__ = ["GIT", "git_path", "protect_git"]
 
 
 def git_path(root: Path) -> Path | None:
@@ -58,41 +58,3 @@ def protect_git(
         return box, reason
     read_only = tuple(dict.fromkeys((*box.read_only, *keep)))
     return replace(box, confiner=confiner, read_only=read_only), ""
-
-
-@dataclass(frozen=True)
-class Repository:
-    """A git repository as found when a run began: its git folder, the folder shared by
-    its worktrees (the same one, outside linked worktrees) and its top folder."""
-
-    git_dir: Path
-    common_dir: Path
-    top: Path
-
-    @property
-    def env(self) -> dict[str, str]:
-        """What pins git to this repository, whatever `.git` appears in the workspace."""
-        return {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top)}
-
-    @property
-    def stores(self) -> list[Path]:
-        """The folders git writes when it records (stage, commit)."""
-        return list(dict.fromkeys((self.git_dir, self.common_dir)))
-
-
-def repository(root: Path, timeout_s: float) -> Repository | None:
-    """The repository `root` lies in (None: none, a bare one, git missing or too old)."""
-    from codur.process import run_process
-    from codur.sandbox import Sandbox
-
-    binary = shutil.which("git")
-    if binary is None:
-        return None
-    args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]
-    run = run_process([binary, *args, "--show-toplevel"], root, timeout_s, 65536, sandbox=Sandbox())
-    paths = [Path(line) for line in run.stdout.split("\n") if line]
-    if run.exit_code != 0 or run.timed_out or len(paths) != 3:  # a newline in a path: 4+
-        return None
-    if not all(p.is_absolute() and p.is_dir() for p in paths):
-        return None
-    return Repository(*paths)

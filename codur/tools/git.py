@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from codur.sandbox.repository import repository
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 
@@ -16,15 +17,21 @@ def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
     """Run `git ARGS` in the workspace; its stdout, or ToolError with git's message.
     `record`: it writes the repository (stage, commit), which other programs may not:
     `.git`, or where a linked worktree's or a subfolder's repository lives, outside the
-    workspace (the run's repository only: `Sandbox.repository`). The repository's hooks
-    run only with `tools.git_hooks`."""
+    workspace: only into a repository git's records vouch for, the one found as the run
+    began (`Sandbox.repository`) if any. Its hooks run only with `tools.git_hooks`."""
     binary = shutil.which("git")
     if binary is None:
         raise ToolError("git is not installed")
     hooks = [] if ctx.config.git_hooks else ["-c", f"core.hooksPath={os.devnull}"]
     command = [binary, "-c", "core.quotepath=off", "-c", "color.ui=never", *hooks, *args]
-    repo = ctx.sandbox.repository  # found as the run began; None: git finds its own
-    env, stores = (repo.env, repo.stores if record else []) if repo else (None, [])
+    repo = ctx.sandbox.repository or repository(ctx.ws.root, ctx.config.git_timeout_s)
+    if record and repo is None:
+        raise ToolError(
+            "not in a git repository, or in one whose .git names another repository's "
+            "folder (git's own records do not vouch for it): nothing is recorded there"
+        )
+    env = {**(repo.env if repo else {}), "GIT_LITERAL_PATHSPECS": "1"}  # no `:/x`, `:(top)x`
+    stores = repo.stores if repo and record else []
     run = ctx.run(command, ctx.config.git_timeout_s, env=env, writable=stores, git_writable=record)
     if run.timed_out:
         raise ToolError(f"git {args[0]} stopped after {ctx.config.git_timeout_s:g} s")
@@ -42,7 +49,7 @@ def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:
 @register_tool(TaskType.GIT)
 def git_status(ctx: Ctx) -> str:
     """Show the branch and the changed, staged and untracked files (git status --short)."""
-    return git(ctx, "status", "--short", "--branch").rstrip() or "(clean)"
+    return git(ctx, "status", "--short", "--branch", "--", ".").rstrip() or "(clean)"
 
 
 @register_tool(TaskType.GIT)
@@ -54,7 +61,7 @@ def git_diff(ctx: Ctx, path: str | None = None, staged: bool = False) -> str:
         staged: Show what is staged for the next commit instead of unstaged changes.
     """
     args = ["diff", "--no-ext-diff", *(["--cached"] if staged else [])]
-    out = git(ctx, *args, "--", *_paths(ctx, [path] if path else []))
+    out = git(ctx, *args, "--", *_paths(ctx, [path or "."]))
     return out or "(no changes)"
 
 

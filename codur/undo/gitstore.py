@@ -15,10 +15,12 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from hashlib import sha1
 from pathlib import Path
 
+from codur.sandbox import Sandbox
+from codur.sandbox.repository import repository
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
 
@@ -32,6 +34,8 @@ IDENTITY = {
 SETTINGS = (
     "core.fileMode=true",  # record the executable bit even where the repo ignores it
     "core.hooksPath=/dev/null",  # no user hook runs for Codur's private commits and refs
+    "core.fsmonitor=false",  # nor a file-system monitor program
+    "commit.gpgSign=false",  # nor a signing program
     "advice.addEmbeddedRepo=false",
     "gc.auto=0",
     "maintenance.auto=false",
@@ -55,14 +59,21 @@ class GitStore:
     excluded: Excluded
     cap_bytes: int
     timeout_s: float
+    box: Sandbox | None = None
+    """How git runs: confined like the run's programs (None: not), writing only its top
+    folder, the repository's git folders and the private indexes; the repository's
+    filters are programs, and a program of the model's may have written its config."""
+    writable: tuple[Path, ...] = ()
     kind: str = "git"
 
     @classmethod
     def open(
-        cls, root: Path, index_dir: Path, excluded: Excluded, cap_bytes: int, timeout_s: float
-    ) -> GitStore | None:
-        """The store for a workspace inside a git work tree (None: not in one, git is
-        missing, or the workspace itself is ignored by the repo)."""
+        cls, root: Path, index_dir: Path, excluded: Excluded, cap_bytes: int, timeout_s: float,
+        box: Sandbox | None = None,
+    ) -> GitStore | None:  # fmt: skip
+        """The store for a workspace inside a git work tree (None: not in one that git's
+        records vouch for, git is missing, or the workspace itself is ignored by the repo);
+        `box`: how its git runs (`GitStore.box`)."""
         git = shutil.which("git")
         if git is None:
             return None
@@ -72,7 +83,13 @@ class GitStore:
         if found.returncode != 0 or len(lines) < 4 or lines[0] != "true":
             return None
         top, prefix = Path(lines[1]), lines[2]
-        store = cls(git, top, prefix, root / lines[3], index_dir, excluded, cap_bytes, timeout_s)
+        vouched = repository(root, timeout_s)  # not a `.git` naming another repository
+        if vouched is None or vouched.top != top.resolve():
+            return None
+        store = cls(
+            git, top, prefix, root / lines[3], index_dir, excluded, cap_bytes, timeout_s,
+            box, (*vouched.stores, index_dir),
+        )  # fmt: skip
         if prefix and store._git("check-ignore", "-q", "--", prefix, check=False)[0] == 0:
             return None  # an ignored folder: git would snapshot nothing
         return store
@@ -84,14 +101,14 @@ class GitStore:
         check: bool = True,
     ) -> tuple[int, bytes]:  # fmt: skip
         command = [self.git, *(part for s in SETTINGS for part in ("-c", s)), *args]
-        run = _run(command, self.top, self.timeout_s, args[0], env, stdin)
+        run = _run(command, self.top, self.timeout_s, args[0], env, stdin, self.box, self.writable)
         if check and run.returncode != 0:
             error = run.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SnapshotError(f"git {args[0]} failed: {error[-1] if error else run.returncode}")
         return run.returncode, run.stdout
 
     def _env(self, index: Path) -> dict[str, str]:
-        return {**os.environ, **IDENTITY, "GIT_INDEX_FILE": str(index)}
+        return {**IDENTITY, "GIT_INDEX_FILE": str(index)}
 
     def _index(self, name: str) -> Path:
         return self.index_dir / f"{name}.index"
@@ -218,11 +235,22 @@ def _run(
     label: str,
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
+    box: Sandbox | None = None,
+    writable: tuple[Path, ...] = (),
 ) -> subprocess.CompletedProcess[bytes]:
+    """Run git with `env` set on top of Codur's environment, confined by `box` if it
+    confines (writing `cwd` and `writable` only; the run's read-only `.git` is git's)."""
     try:
-        return subprocess.run(
-            command, cwd=cwd, env=env, input=stdin, capture_output=True, timeout=timeout_s
-        )
+        if box is None or box.confiner is None:
+            return subprocess.run(
+                command, cwd=cwd, env={**os.environ, **(env or {})}, input=stdin,
+                capture_output=True, timeout=timeout_s,
+            )  # fmt: skip
+        with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
+            return subprocess.run(
+                launch.argv, cwd=cwd, env=launch.env, preexec_fn=launch.preexec, input=stdin,
+                capture_output=True, timeout=timeout_s,
+            )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
     except OSError as exc:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from codur.config import CodurConfig
 from codur.events import EventBus
+from codur.sandbox import Sandbox
 from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
@@ -42,15 +43,22 @@ def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
 
 
 def open_store(
-    ws: Workspace, config: CodurConfig, kind: str | None = None, cache: Tree | None = None
+    ws: Workspace,
+    config: CodurConfig,
+    kind: str | None = None,
+    cache: Tree | None = None,
+    box: Sandbox | None = None,
 ) -> Store:
     """The store for `ws`: git when it lies in a git work tree, else the file store.
-    `kind`: the store a record names (SnapshotError if it cannot be opened any more)."""
+    `kind`: the store a record names (SnapshotError if it cannot be opened any more);
+    `box`: the run's sandbox, which git runs in (default: one from `config`)."""
     state = state_root()
     skip = excluded(ws, config)
     cap = int(config.undo.max_snapshot_mb * MIB)
     if kind in (None, "git"):
-        git = GitStore.open(ws.root, state / "index", skip, cap, config.tools.git_timeout_s)
+        box = box if box is not None else Sandbox.from_config(config)
+        timeout = config.tools.git_timeout_s
+        git = GitStore.open(ws.root, state / "index", skip, cap, timeout, box)
         if git is not None:
             return git
         if kind == "git":
@@ -112,8 +120,12 @@ class RunSnapshot:
         a file that is in no snapshot is never removed, since it may have been there)."""
         if path in self.start:
             plan = UndoPlan(self.record, self.start, put_back=[path])
-        elif self.saved.get(path) is False:
-            plan = UndoPlan(self.record, self.start, remove=[path])
+        elif self.saved.get(path) is False:  # its folder stays: it may have been there
+            try:
+                (self.ws.root / path).unlink(missing_ok=True)
+            except OSError as exc:
+                raise SnapshotError(f"{path}: {exc.strerror or exc}") from None
+            return "removed"
         elif not os.path.lexists(self.ws.root / path):
             raise SnapshotError(f"{path} did not exist when the run started, nor does it now")
         else:
@@ -125,7 +137,7 @@ class RunSnapshot:
         problems = apply_undo(self.ws.root, self.store, plan)
         if problems:
             raise SnapshotError(problems[0])
-        return "removed" if plan.remove else "restored"
+        return "restored"
 
     def finish(self, status: str, model_calls: int = 0) -> list[str]:
         """Snapshot the workspace as the run leaves it and record the run; a run that
@@ -160,14 +172,16 @@ def begin(
     bus: EventBus,
     undo_of: str = "",
     profile: str | None = None,
+    box: Sandbox | None = None,
 ) -> RunSnapshot:
     """Prune old snapshots, then snapshot the workspace before the run does anything. The
-    record keeps what `codur resume` needs: the profile and the effective config."""
+    record keeps what `codur resume` needs: the profile and the effective config. `box`:
+    the run's sandbox, which git runs in."""
     from codur.undo.prune import prune
 
     history = History(state_root(), ws.root)
     prune(history, config, bus)
-    store = open_store(ws, config)
+    store = open_store(ws, config, box=box)
     cache = _cache(store, history.last_snapshot())
     began_ns = time.time_ns()
     started = time.perf_counter()
@@ -194,10 +208,12 @@ def begin(
     return RunSnapshot(ws, store, history, record, taken.tree, bus, began_ns, warned=warned)
 
 
-def reopen(ws: Workspace, config: CodurConfig, record: RunRecord, bus: EventBus) -> RunSnapshot:
+def reopen(
+    ws: Workspace, config: CodurConfig, record: RunRecord, bus: EventBus, box: Sandbox | None = None
+) -> RunSnapshot:
     """A run's snapshot side again, for `codur resume`: the same start snapshot, the
     record marked running in this process."""
-    store = open_store(ws, config, kind=record.kind)
+    store = open_store(ws, config, kind=record.kind, box=box)
     start = store.tree(record.start)
     began_ns = int(record.started_at.timestamp() * 1_000_000_000)
     record.status, record.pid = "running", os.getpid()

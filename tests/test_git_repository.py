@@ -1,0 +1,118 @@
+"""The repository a workspace lies in, as git's records vouch for it (codur.sandbox.
+repository): a `.git` a program planted in an earlier run, naming another repository,
+is used neither by the git tools nor by Codur's snapshots; pathspec magic cannot reach
+past a subfolder workspace."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codur.config import load_config
+from codur.events import EventBus
+from codur.sandbox.confine import landlock_unavailable
+from codur.sandbox.repository import repository
+from codur.session import Session
+from codur.tools.registry import invoke
+from codur.undo.snapshot import begin, open_store
+from codur.workspace import Workspace
+
+NO_LANDLOCK = landlock_unavailable()
+
+
+def _git(root: Path, *args: str) -> str:
+    ident = ["-c", "user.name=U", "-c", "user.email=u@example.invalid"]
+    done = subprocess.run(["git", "-C", str(root), *ident, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "the user's work")
+    return root
+
+
+def _session(work: Path) -> Session:
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    return Session(config, Workspace(work), EventBus())
+
+
+def test_ordinary_subfolder_and_worktree_layouts_are_vouched_for(tmp_path: Path) -> None:
+    main = _repo(tmp_path / "main", {"sub/a.py": "a\n"})
+    linked = tmp_path / "linked"
+    _git(main, "worktree", "add", "-q", str(linked))
+    for work, git_dir in ((main, main / ".git"), (main / "sub", main / ".git")):
+        found = repository(work, 30)
+        assert found is not None and (found.git_dir, found.top) == (git_dir, main)
+    found = repository(linked, 30)
+    assert found is not None and found.common_dir == main / ".git" and found.top == linked
+    assert found.git_dir.parent == main / ".git" / "worktrees"
+    assert repository(tmp_path, 30) is None
+
+
+def test_a_planted_git_file_naming_another_repository_is_not_used(tmp_path: Path) -> None:
+    """Run 1's command left `.git` naming a worktree-like folder whose `commondir` is
+    another of the user's repositories (or that repository's git folder itself): run 2
+    neither commits into it nor keeps snapshots there."""
+    other = _repo(tmp_path / "other", {"precious.txt": "mine\n"})
+    before = _git(other, "for-each-ref")
+    for plant in ("worktree", "gitdir"):
+        work = tmp_path / plant
+        work.mkdir()
+        (work / "a.py").write_text("x = 1\n")
+        if plant == "worktree":
+            (work / ".wt").mkdir()
+            (work / ".wt/HEAD").write_text("ref: refs/heads/main\n")
+            (work / ".wt/commondir").write_text(f"{other}/.git\n")
+            (work / ".git").write_text(f"gitdir: {work}/.wt\n")
+        else:
+            (work / ".git").write_text(f"gitdir: {other}/.git\n")
+        assert repository(work, 30) is None
+        session = _session(work)
+        assert session.sandbox.repository is None
+        assert open_store(session.ws, session.config).kind == "files"
+        ctx = session.tool_context()
+        staged = invoke("git_stage_files", {"paths": ["a.py"]}, ctx)
+        assert not staged.ok and "names another repository's folder" in staged.output
+    assert _git(other, "for-each-ref") == before
+    assert _git(other, "status", "--short") == ""
+
+
+def test_pathspec_magic_stays_in_a_subfolder_workspace(tmp_path: Path) -> None:
+    main = _repo(tmp_path / "repo", {"pkg/a.py": "a\n", "secret.txt": "token=1\n"})
+    (main / "secret.txt").write_text("token=2\n")
+    ctx = _session(main / "pkg").tool_context()
+    assert "token" not in invoke("git_diff", {"path": ":/secret.txt"}, ctx).output
+    assert "token" not in invoke("git_diff", {}, ctx).output
+    assert "secret" not in invoke("git_status", {}, ctx).output
+    invoke("git_stage_files", {"paths": [":(top)secret.txt"]}, ctx)
+    assert _git(main, "diff", "--cached", "--name-only") == ""
+
+
+@pytest.mark.skipif(NO_LANDLOCK is not None, reason=f"no Landlock: {NO_LANDLOCK}")
+def test_a_repository_planted_in_an_earlier_run_runs_its_filters_confined(tmp_path: Path) -> None:
+    """Run 1's command made the workspace a repository whose config has a clean filter
+    writing outside it: run 2's snapshot (git add) runs that filter confined, so it
+    cannot, and the snapshot is still taken."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.py").write_text("x = 1\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    clean = f"sh -c 'echo pwned > {victim}/pwned; cat'"
+    _git(work, "config", "filter.x.clean", clean)
+    (work / ".gitattributes").write_text("* filter=x\n")
+    session = _session(work)
+    snapshot = begin(
+        session.ws, session.config, session.run_id, "t", session.bus, box=session.sandbox
+    )
+    assert snapshot.store.kind == "git" and "a.py" in snapshot.start
+    assert list(victim.iterdir()) == []
