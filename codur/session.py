@@ -114,10 +114,13 @@ class Session:
         `sandbox` event says how, or why they are not confined)."""
         if self._sandbox is None:
             from codur.sandbox.gitro import protect_git
-            from codur.sandbox.repository import repository
+            from codur.sandbox.repository import lookup
 
             box = replace(Sandbox.from_config(self.config), cancel=self.cancel)
-            box = replace(box, repository=repository(self.ws.root, self.config.tools.git_timeout_s))
+            found, why = lookup(self.ws.root, self.config.tools.git_timeout_s)
+            if why:
+                self.bus.emit("warning", message=why)
+            box = replace(box, repository=found)
             unprotected = ""
             if self.config.sandbox.protect_git:
                 timeout = self.config.tools.run_timeout_s

@@ -5,7 +5,10 @@ past a subfolder workspace."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,9 @@ from codur.sandbox.confine import landlock_unavailable
 from codur.sandbox.repository import repository
 from codur.session import Session
 from codur.tools.registry import invoke
+from codur.undo.restore import apply_undo, plan_undo
 from codur.undo.snapshot import begin, open_store
+from codur.undo.store import SnapshotError
 from codur.workspace import Workspace
 
 NO_LANDLOCK = landlock_unavailable()
@@ -80,7 +85,7 @@ def test_a_planted_git_file_naming_another_repository_is_not_used(tmp_path: Path
         assert open_store(session.ws, session.config).kind == "files"
         ctx = session.tool_context()
         staged = invoke("git_stage_files", {"paths": ["a.py"]}, ctx)
-        assert not staged.ok and "names another repository's folder" in staged.output
+        assert not staged.ok and "records vouch for" in staged.output
     assert _git(other, "for-each-ref") == before
     assert _git(other, "status", "--short") == ""
 
@@ -116,3 +121,74 @@ def test_a_repository_planted_in_an_earlier_run_runs_its_filters_confined(tmp_pa
     )
     assert snapshot.store.kind == "git" and "a.py" in snapshot.start
     assert list(victim.iterdir()) == []
+
+
+def test_worktree_records_that_vouch_for_another_folder_are_not_used(tmp_path: Path) -> None:
+    """A `.git` naming a real worktree's git folder of another repository (its `gitdir`
+    names that worktree), or a fake worktree in /dev/shm (writable by every confined
+    program) whose `commondir` is that repository: neither is used, and a run says so."""
+    other = _repo(tmp_path / "other", {"precious.txt": "mine\n"})
+    _git(other, "worktree", "add", "-q", str(tmp_path / "theirs"))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".git").write_text(f"gitdir: {other}/.git/worktrees/theirs\n")
+    assert repository(work, 30) is None
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        fake = Path(tempfile.mkdtemp(dir=shm))
+        try:
+            (fake / "HEAD").write_text("ref: refs/heads/main\n")
+            (fake / "commondir").write_text(f"{other}/.git\n")
+            (fake / "gitdir").write_text(f"{work}/.git\n")
+            (work / ".git").write_text(f"gitdir: {fake}\n")
+            assert repository(work, 30) is None
+            session = _session(work)
+            seen: list[str] = []
+            session.bus.subscribe(lambda e: seen.append(e.data.get("message", "")))
+            assert session.sandbox.repository is None
+            assert any("is not used: git's own records do not vouch" in m for m in seen)
+        finally:
+            shutil.rmtree(fake)
+
+
+def test_dropping_a_snapshot_ref_never_deletes_what_it_points_at(tmp_path: Path) -> None:
+    """A snapshot ref turned into a symbolic ref to the user's branch (by a program
+    writing `.git` where it could): pruning deletes the ref, not the branch."""
+    main = _repo(tmp_path / "main", {"a.py": "a\n"})
+    session = _session(main)
+    store = open_store(session.ws, session.config, box=session.sandbox)
+    _git(main, "symbolic-ref", "refs/codur/runs/r1", "refs/heads/main")
+    store.drop("r1")
+    assert _git(main, "for-each-ref", "--format=%(refname)") == "refs/heads/main\n"
+
+
+def test_a_link_left_at_the_private_index_is_never_written_through(tmp_path: Path) -> None:
+    main = _repo(tmp_path / "main", {"a.py": "a\n"})
+    session = _session(main)
+    store = open_store(session.ws, session.config, box=session.sandbox)
+    index = store._index("r2")
+    index.parent.mkdir(parents=True)
+    index.symlink_to(tmp_path / "planted")
+    with pytest.raises(SnapshotError, match="private index"):
+        store.take("r2")
+    assert not (tmp_path / "planted").exists()
+
+
+def test_undo_removes_nothing_through_a_folder_that_became_a_link(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.txt").write_text("theirs\n")
+    session = _session(root)
+    snapshot = begin(session.ws, session.config, session.run_id, "t", session.bus)
+    (root / "d").mkdir()
+    (root / "d/x.txt").write_text("theirs\n")  # made in the run
+    snapshot.finish("done", 0)
+    plan = plan_undo(snapshot.store, snapshot.record)
+    assert plan.remove == ["d/x.txt"]
+    shutil.rmtree(root / "d")
+    (root / "d").symlink_to(elsewhere)
+    problems = apply_undo(root, snapshot.store, plan)
+    assert problems == ["d/x.txt: d is no longer a folder; left as it is"]
+    assert (elsewhere / "x.txt").read_text() == "theirs\n"

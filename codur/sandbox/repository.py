@@ -15,7 +15,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.sandbox.confine import SHARED_MEMORY
+
 GIT = ".git"
+SHARED = Path(SHARED_MEMORY)
+"""Writable by every confined program: no git folder found there is trusted."""
 
 
 @dataclass(frozen=True)
@@ -39,34 +43,55 @@ class Repository:
 
     def vouched(self) -> bool:
         """Whether git's own records vouch for this layout (the module's docstring)."""
-        own = self.top / GIT
+        if any(p == SHARED or SHARED in p.parents for p in (self.git_dir, self.common_dir)):
+            return False  # every confined program may write there
         if self.git_dir == self.common_dir:
-            return own.is_dir() and not own.is_symlink() and own.resolve() == self.git_dir
-        if self.top == self.git_dir or self.top in self.git_dir.parents:
-            return False  # a worktree's records inside the worktree: anyone there wrote them
+            return _own_git_folder(self.top) == self.git_dir
+        main = self.common_dir.parent
+        if _own_git_folder(main) != self.common_dir:
+            return False  # a worktree of anything but an ordinary repository
+        if self.git_dir.parent != self.common_dir / "worktrees" or self.top in main.parents:
+            return False
         try:
             back = Path((self.git_dir / "gitdir").read_text(encoding="utf-8").strip())
         except (OSError, UnicodeDecodeError):
             return False
-        return own.is_file() and back.resolve() == own.resolve()
+        own = self.top / GIT
+        return own.is_file() and not own.is_symlink() and back.resolve() == own.resolve()
+
+
+def _own_git_folder(top: Path) -> Path | None:
+    """`top/.git` when it is a folder (not a link to one), resolved; else None."""
+    own = top / GIT
+    return own.resolve() if own.is_dir() and not own.is_symlink() else None
 
 
 def repository(root: Path, timeout_s: float) -> Repository | None:
     """The repository `root` lies in, if git's records vouch for it (None: none, a bare
     one, one they do not vouch for, git missing or too old)."""
+    return lookup(root, timeout_s)[0]
+
+
+def lookup(root: Path, timeout_s: float) -> tuple[Repository | None, str]:
+    """`repository(root)`, and why a repository git found there is not used (empty when
+    it is, or when there is none)."""
     from codur.process import run_process
     from codur.sandbox import Sandbox
 
     binary = shutil.which("git")
     if binary is None:
-        return None
+        return None, ""
     args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]
     run = run_process([binary, *args, "--show-toplevel"], root, timeout_s, 65536, sandbox=Sandbox())
     lines = [line for line in run.stdout.split("\n") if line]
-    if run.exit_code != 0 or run.timed_out or len(lines) != 3:  # a newline in a path: 4+
-        return None
+    if run.exit_code != 0 or run.timed_out or len(lines) < 3:
+        return None, ""
     paths = [Path(line).resolve() for line in lines]
-    if not all(p.is_dir() for p in paths):
-        return None
-    found = Repository(*paths)
-    return found if found.vouched() else None
+    found = Repository(*paths) if len(paths) == 3 else None
+    if found is not None and all(p.is_dir() for p in paths) and found.vouched():
+        return found, ""
+    return None, (
+        f"the git repository at {lines[-1]} is not used: git's own records do not vouch for "
+        "its layout (a .git naming a folder elsewhere, a submodule, a separate or linked "
+        "git folder); snapshots copy the files and the git tools record nothing"
+    )

@@ -27,8 +27,9 @@ def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
     repo = ctx.sandbox.repository or repository(ctx.ws.root, ctx.config.git_timeout_s)
     if record and repo is None:
         raise ToolError(
-            "not in a git repository, or in one whose .git names another repository's "
-            "folder (git's own records do not vouch for it): nothing is recorded there"
+            "no git repository here that git's own records vouch for (none, or a .git "
+            "naming a folder elsewhere: a submodule, a separate git folder, one a program "
+            "made), so the git tools record nothing"
         )
     env = {**(repo.env if repo else {}), "GIT_LITERAL_PATHSPECS": "1"}  # no `:/x`, `:(top)x`
     stores = repo.stores if repo and record else []

@@ -20,6 +20,7 @@ from hashlib import sha1
 from pathlib import Path
 
 from codur.sandbox import Sandbox
+from codur.sandbox.reaper import REAPER
 from codur.sandbox.repository import repository
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
@@ -88,7 +89,7 @@ class GitStore:
             return None
         store = cls(
             git, top, prefix, root / lines[3], index_dir, excluded, cap_bytes, timeout_s,
-            box, (*vouched.stores, index_dir),
+            box, tuple(vouched.stores),
         )  # fmt: skip
         if prefix and store._git("check-ignore", "-q", "--", prefix, check=False)[0] == 0:
             return None  # an ignored folder: git would snapshot nothing
@@ -101,7 +102,9 @@ class GitStore:
         check: bool = True,
     ) -> tuple[int, bytes]:  # fmt: skip
         command = [self.git, *(part for s in SETTINGS for part in ("-c", s)), *args]
-        run = _run(command, self.top, self.timeout_s, args[0], env, stdin, self.box, self.writable)
+        index = env.get("GIT_INDEX_FILE") if env else None  # its own folder, nothing else
+        writable = (*self.writable, *([Path(index).parent] if index else []))
+        run = _run(command, self.top, self.timeout_s, args[0], env, stdin, self.box, writable)
         if check and run.returncode != 0:
             error = run.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SnapshotError(f"git {args[0]} failed: {error[-1] if error else run.returncode}")
@@ -111,7 +114,9 @@ class GitStore:
         return {**IDENTITY, "GIT_INDEX_FILE": str(index)}
 
     def _index(self, name: str) -> Path:
-        return self.index_dir / f"{name}.index"
+        """The private index of snapshot `name`, alone in its folder (what a confined
+        git may write of Codur's state)."""
+        return self.index_dir / name / "index"
 
     def _spec(self) -> list[str]:
         """The workspace, minus what no snapshot holds (pathspecs for git)."""
@@ -127,10 +132,12 @@ class GitStore:
 
     def take(self, name: str, parent: str | None = None) -> Taken:
         index = self._index(name)
-        if not index.exists():
+        if index.is_symlink():  # left by a program: git would write where it leads
+            raise SnapshotError(f"cannot use the private index {index}: it is a link")
+        if not os.path.lexists(index):
             index.parent.mkdir(parents=True, exist_ok=True)
             if self.user_index.is_file():  # its stat cache spares git re-reading every file
-                shutil.copyfile(self.user_index, index)
+                _copy_new(self.user_index, index)
         env = self._env(index)
         spec = self._spec()
         skipped = over_cap(self._new_files(env, spec), self.cap_bytes)
@@ -218,14 +225,16 @@ class GitStore:
         return existing & ~0o111
 
     def keep(self, run_id: str, snap: str) -> None:
-        self._git("update-ref", REF + run_id, snap)
+        self._git("update-ref", "--no-deref", REF + run_id, snap)
 
-    def drop(self, run_id: str) -> None:
-        self._git("update-ref", "-d", REF + run_id)
+    def drop(self, run_id: str) -> None:  # --no-deref: a symbolic ref's target stays
+        self._git("update-ref", "--no-deref", "-d", REF + run_id)
         self.done(run_id)
 
     def done(self, name: str) -> None:
-        self._index(name).unlink(missing_ok=True)
+        folder = self._index(name).parent
+        if os.path.lexists(folder):
+            shutil.rmtree(folder)  # never follows a link
 
 
 def _run(
@@ -247,11 +256,28 @@ def _run(
                 capture_output=True, timeout=timeout_s,
             )  # fmt: skip
         with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
-            return subprocess.run(
-                launch.argv, cwd=cwd, env=launch.env, preexec_fn=launch.preexec, input=stdin,
-                capture_output=True, timeout=timeout_s,
+            pipe = subprocess.PIPE
+            proc = REAPER.spawn(
+                launch.tag, args=launch.argv, cwd=cwd, env=launch.env,
+                preexec_fn=launch.preexec, stdin=pipe if stdin is not None else subprocess.DEVNULL,
+                stdout=pipe, stderr=pipe,
             )  # fmt: skip
+            try:
+                out, err = proc.communicate(stdin, timeout=timeout_s)
+            finally:  # a filter's descendants end with it
+                REAPER.end(launch.tag, proc)
+            return subprocess.CompletedProcess(launch.argv, proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
     except OSError as exc:
         raise SnapshotError(f"cannot run git: {exc.strerror or exc}") from None
+
+
+def _copy_new(source: Path, target: Path) -> None:
+    """Copy `source` to a new file `target`, never through a link left at that name."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise SnapshotError(f"cannot make the private index {target}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as out, open(source, "rb") as data:
+        shutil.copyfileobj(data, out)

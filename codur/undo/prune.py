@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.events import EventBus
+from codur.sandbox import Sandbox
 from codur.undo.filestore import sweep
 from codur.undo.gitstore import GitStore
 from codur.undo.records import History, RunRecord, all_records, remembered
@@ -41,7 +42,7 @@ def prune(history: History, config: CodurConfig, bus: EventBus) -> list[str]:
         if record.kind == "git" and Path(record.workspace).is_dir():
             git = GitStore.open(
                 Path(record.workspace), history.state / "index", Excluded(), 0,
-                config.tools.git_timeout_s,
+                config.tools.git_timeout_s, Sandbox.from_config(config),
             )  # fmt: skip
             if git is not None:
                 git.drop(record.run_id)

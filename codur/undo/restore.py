@@ -70,6 +70,9 @@ def apply_undo(root: Path, store: Store, plan: UndoPlan) -> list[str]:
     for path in sorted(plan.remove, key=lambda p: (-p.count("/"), p)):
         target = root / path
         try:
+            if problem := moved_folder(root, path):
+                problems.append(problem)
+                continue
             if target.is_dir() and not target.is_symlink():
                 problems.append(f"{path}: now a folder; left as it is")
                 continue
@@ -90,10 +93,8 @@ def apply_undo(root: Path, store: Store, plan: UndoPlan) -> list[str]:
 def _put_back(root: Path, store: Store, path: str, start: Tree) -> str | None:
     entry = start[path]
     target = root / path
-    for parent in reversed(PurePosixPath(path).parents[:-1]):
-        folder = root / parent
-        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            return f"{path}: {parent} is no longer a folder; left as it is"
+    if problem := moved_folder(root, path):
+        return problem
     if target.is_dir() and not target.is_symlink():
         return f"{path}: now a folder; left as it is"
     data = store.read(path, entry)
@@ -114,6 +115,16 @@ def _put_back(root: Path, store: Store, path: str, start: Tree) -> str | None:
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+    return None
+
+
+def moved_folder(root: Path, path: str) -> str | None:
+    """Why `path` is left as it is when a folder above it is no longer one (a link now:
+    writing or removing through it would reach outside the workspace); None: it is."""
+    for parent in reversed(PurePosixPath(path).parents[:-1]):
+        folder = root / parent
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            return f"{path}: {parent} is no longer a folder; left as it is"
     return None
 
 

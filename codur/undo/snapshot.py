@@ -16,7 +16,7 @@ from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
-from codur.undo.restore import UndoPlan, apply_undo
+from codur.undo.restore import UndoPlan, apply_undo, moved_folder
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.workspace import CODUR_DIR, Workspace
@@ -121,6 +121,8 @@ class RunSnapshot:
         if path in self.start:
             plan = UndoPlan(self.record, self.start, put_back=[path])
         elif self.saved.get(path) is False:  # its folder stays: it may have been there
+            if problem := moved_folder(self.ws.root, path):
+                raise SnapshotError(problem)
             try:
                 (self.ws.root / path).unlink(missing_ok=True)
             except OSError as exc:
