@@ -49,7 +49,7 @@ def _session(work: Path) -> Session:
     return Session(config, Workspace(work), EventBus())
 
 
-def test_ordinary_subfolder_and_worktree_layouts_are_vouched_for(tmp_path: Path) -> None:
+def test_ordinary_subfolder_worktree_and_submodule_layouts_are_vouched_for(tmp_path: Path) -> None:
     main = _repo(tmp_path / "main", {"sub/a.py": "a\n"})
     linked = tmp_path / "linked"
     _git(main, "worktree", "add", "-q", str(linked))
@@ -60,6 +60,14 @@ def test_ordinary_subfolder_and_worktree_layouts_are_vouched_for(tmp_path: Path)
     assert found is not None and found.common_dir == main / ".git" and found.top == linked
     assert found.git_dir.parent == main / ".git" / "worktrees"
     assert repository(tmp_path, 30) is None
+    library = _repo(tmp_path / "library", {"lib.py": "x\n"})
+    _git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    found = repository(main / "lib", 30)
+    assert found is not None and found.git_dir == main / ".git/modules/lib"
+    assert found.top == main / "lib"
+    (tmp_path / "mine").mkdir()  # the submodule's records name another checkout
+    (tmp_path / "mine/.git").write_text(f"gitdir: {main}/.git/modules/lib\n")
+    assert repository(tmp_path / "mine", 30) is None
 
 
 def test_a_planted_git_file_naming_another_repository_is_not_used(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ git folder, with a config whose filters run programs. What writes a repository (
 tools that record, Codur's snapshots) therefore takes only a layout nothing in the
 workspace can forge: an ordinary repository's git folder is `.git` in its top folder; a
 linked worktree's lies outside the worktree, in the main repository, and names the
-worktree's `.git` as its own (its `gitdir` file).
+worktree's `.git` as its own (its `gitdir` file); a submodule's lies in `modules/` of
+its superproject's `.git` and names the checkout as its work tree (`core.worktree`).
 """
 
 from __future__ import annotations
@@ -41,12 +42,13 @@ class Repository:
         """The folders git writes when it records (stage, commit)."""
         return list(dict.fromkeys((self.git_dir, self.common_dir)))
 
-    def vouched(self) -> bool:
+    def vouched(self, timeout_s: float) -> bool:
         """Whether git's own records vouch for this layout (the module's docstring)."""
         if any(p == SHARED or SHARED in p.parents for p in (self.git_dir, self.common_dir)):
             return False  # every confined program may write there
         if self.git_dir == self.common_dir:
-            return _own_git_folder(self.top) == self.git_dir
+            own = _own_git_folder(self.top) == self.git_dir
+            return own or self._submodule(timeout_s)
         main = self.common_dir.parent
         if _own_git_folder(main) != self.common_dir:
             return False  # a worktree of anything but an ordinary repository
@@ -58,6 +60,34 @@ class Repository:
             return False
         own = self.top / GIT
         return own.is_file() and not own.is_symlink() and back.resolve() == own.resolve()
+
+    def _submodule(self, timeout_s: float) -> bool:
+        """A submodule's checkout: its git folder lies in `modules/` of an ordinary
+        repository's `.git`, and its config's `core.worktree` names this checkout."""
+        own = self.top / GIT
+        if not own.is_file() or own.is_symlink():
+            return False
+        holder = next((p for p in self.git_dir.parents if p.name == GIT), None)
+        if holder is None or _own_git_folder(holder.parent) != holder:
+            return False
+        if holder / "modules" not in self.git_dir.parents:
+            return False
+        worktree = _config(self.git_dir / "config", "core.worktree", timeout_s)
+        return worktree is not None and (self.git_dir / worktree).resolve() == self.top
+
+
+def _config(path: Path, key: str, timeout_s: float) -> str | None:
+    """`key` in the git config file `path` (None: not set, or no such file)."""
+    from codur.process import run_process
+    from codur.sandbox import Sandbox
+
+    binary = shutil.which("git")
+    if binary is None or not path.is_file():
+        return None
+    command = [binary, "config", "--file", str(path), "--get", key]
+    run = run_process(command, path.parent, timeout_s, 65536, sandbox=Sandbox())
+    value = run.stdout.rstrip("\n")
+    return value if run.exit_code == 0 and value and "\n" not in value else None
 
 
 def _own_git_folder(top: Path) -> Path | None:
@@ -88,10 +118,13 @@ def lookup(root: Path, timeout_s: float) -> tuple[Repository | None, str]:
         return None, ""
     paths = [Path(line).resolve() for line in lines]
     found = Repository(*paths) if len(paths) == 3 else None
-    if found is not None and all(p.is_dir() for p in paths) and found.vouched():
+    inside = found is not None and (
+        found.top == root.resolve() or found.top in root.resolve().parents
+    )
+    if inside and all(p.is_dir() for p in paths) and found.vouched(timeout_s):
         return found, ""
     return None, (
         f"the git repository at {lines[-1]} is not used: git's own records do not vouch for "
-        "its layout (a .git naming a folder elsewhere, a submodule, a separate or linked "
-        "git folder); snapshots copy the files and the git tools record nothing"
+        "its layout (a .git naming a folder elsewhere, a separate git folder, a .git that "
+        "is a link); snapshots copy the files and the git tools record nothing"
     )

@@ -28,8 +28,8 @@ def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
     if record and repo is None:
         raise ToolError(
             "no git repository here that git's own records vouch for (none, or a .git "
-            "naming a folder elsewhere: a submodule, a separate git folder, one a program "
-            "made), so the git tools record nothing"
+            "naming a folder elsewhere: a separate git folder, one a program made), so "
+            "the git tools record nothing"
         )
     env = {**(repo.env if repo else {}), "GIT_LITERAL_PATHSPECS": "1"}  # no `:/x`, `:(top)x`
     stores = repo.stores if repo and record else []
