@@ -27,6 +27,15 @@ from codur.workspace import Workspace
 NO_LANDLOCK = landlock_unavailable()
 
 
+@pytest.fixture(autouse=True)
+def _outside_any_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git looks no higher than the test's folder (which may lie in someone's repository);
+    /dev/shm is where no repository is trusted, so the tests cannot run there."""
+    if Path("/dev/shm") in tmp_path.resolve().parents:
+        pytest.skip("the temporary folder is under /dev/shm")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.resolve()))
+
+
 def _git(root: Path, *args: str) -> str:
     ident = ["-c", "user.name=U", "-c", "user.email=u@example.invalid"]
     done = subprocess.run(["git", "-C", str(root), *ident, *args], capture_output=True, text=True)
@@ -60,6 +69,11 @@ def test_ordinary_subfolder_worktree_and_submodule_layouts_are_vouched_for(tmp_p
     assert found is not None and found.common_dir == main / ".git" and found.top == linked
     assert found.git_dir.parent == main / ".git" / "worktrees"
     assert repository(tmp_path, 30) is None
+    bare = tmp_path / "project.bare"
+    subprocess.run(["git", "clone", "-q", "--bare", str(main), str(bare)], check=True)
+    _git(bare, "worktree", "add", "-q", str(tmp_path / "from-bare"))
+    found = repository(tmp_path / "from-bare", 30)
+    assert found is not None and found.common_dir == bare
     library = _repo(tmp_path / "library", {"lib.py": "x\n"})
     _git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
     found = repository(main / "lib", 30)
@@ -198,5 +212,42 @@ def test_undo_removes_nothing_through_a_folder_that_became_a_link(tmp_path: Path
     shutil.rmtree(root / "d")
     (root / "d").symlink_to(elsewhere)
     problems = apply_undo(root, snapshot.store, plan)
-    assert problems == ["d/x.txt: d is no longer a folder; left as it is"]
+    assert problems == {"d/x.txt": "d/x.txt: d is no longer a folder; left as it is"}
     assert (elsewhere / "x.txt").read_text() == "theirs\n"
+
+
+SWAP = """#!/bin/sh
+if [ -d d ] && [ ! -L d ]; then mv d d.old; ln -s {victim} d; fi
+cat
+"""
+
+
+@pytest.mark.skipif(NO_LANDLOCK is not None, reason=f"no Landlock: {NO_LANDLOCK}")
+def test_undo_writes_nothing_through_a_folder_a_filter_swaps_for_a_link(tmp_path: Path) -> None:
+    """A repository a program made (an earlier run) has a smudge filter that, while undo
+    reads a file's old content, replaces its folder with a link to a folder outside: the
+    file is not put back there, and undo says so."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keys").write_text("the user's own\n")
+    work = tmp_path / "work"
+    (work / "d").mkdir(parents=True)
+    (work / "d/keys").write_text("old\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / ".git/swap.sh").write_text(SWAP.format(victim=victim))
+    (work / ".git/swap.sh").chmod(0o755)
+    _git(work, "config", "filter.x.smudge", str(work / ".git/swap.sh"))
+    _git(work, "config", "filter.x.clean", "cat")
+    (work / ".gitattributes").write_text("d/* filter=x\n")
+    session = _session(work)
+    snapshot = begin(
+        session.ws, session.config, session.run_id, "t", session.bus, box=session.sandbox
+    )
+    assert snapshot.store.kind == "git"
+    (work / "d/keys").write_text("changed\n")
+    snapshot.finish("done", 0)
+    plan = plan_undo(snapshot.store, snapshot.record)
+    problems = apply_undo(work, snapshot.store, plan)
+    assert (work / "d").is_symlink(), "the filter did not run: the test shows nothing"
+    assert problems == {"d/keys": "d/keys: d is no longer a folder; left as it is"}
+    assert (victim / "keys").read_text() == "the user's own\n"

@@ -5,8 +5,9 @@ subfolder of a repository): a folder, or a file naming any folder on the machine
 git folder, with a config whose filters run programs. What writes a repository (the git
 tools that record, Codur's snapshots) therefore takes only a layout nothing in the
 workspace can forge: an ordinary repository's git folder is `.git` in its top folder; a
-linked worktree's lies outside the worktree, in the main repository, and names the
-worktree's `.git` as its own (its `gitdir` file); a submodule's lies in `modules/` of
+linked worktree's lies outside the worktree, in `worktrees/` of the main repository's
+`.git` (or of a bare repository), and names the worktree's `.git` as its own (its
+`gitdir` file); a submodule's lies in `modules/` of
 its superproject's `.git` and names the checkout as its work tree (`core.worktree`).
 """
 
@@ -50,8 +51,8 @@ class Repository:
             own = _own_git_folder(self.top) == self.git_dir
             return own or self._submodule(timeout_s)
         main = self.common_dir.parent
-        if _own_git_folder(main) != self.common_dir:
-            return False  # a worktree of anything but an ordinary repository
+        if _own_git_folder(main) != self.common_dir and not self._bare(timeout_s):
+            return False  # a worktree of anything but an ordinary or a bare repository
         if self.git_dir.parent != self.common_dir / "worktrees" or self.top in main.parents:
             return False
         try:
@@ -60,6 +61,13 @@ class Repository:
             return False
         own = self.top / GIT
         return own.is_file() and not own.is_symlink() and back.resolve() == own.resolve()
+
+    def _bare(self, timeout_s: float) -> bool:
+        """The common folder is a bare repository outside the worktree (`git clone
+        --bare` and worktrees added to it, as in the `.bare` layout)."""
+        if self.top == self.common_dir or self.top in self.common_dir.parents:
+            return False
+        return _config(self.common_dir / "config", "core.bare", timeout_s) == "true"
 
     def _submodule(self, timeout_s: float) -> bool:
         """A submodule's checkout: its git folder lies in `modules/` of an ordinary

@@ -89,8 +89,10 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
         if undid is not None and undid.undone_by == record.run_id:
             undid.undone_by = ""
             history.save(undid)
-    _report(io, record, plan.put_back, plan.remove, snap.record.run_id)
-    for problem in problems:
+    done = [[p for p in paths if p not in problems] for paths in (plan.put_back, plan.remove)]
+    if any(done) or not problems:
+        _report(io, record, *done, snap.record.run_id)
+    for problem in problems.values():
         io.error(f"not restored: {problem}")
     if record.skipped:
         io.warn(f"not in the run's snapshots, so not restored: {names(record.skipped)}")

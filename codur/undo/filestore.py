@@ -8,6 +8,7 @@ Blobs no record refers to are swept when runs are pruned.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
@@ -125,7 +127,7 @@ class FileStore:
         self.blobs.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.blobs, prefix=".incoming-")
         try:
-            with open(path, "rb") as src, os.fdopen(fd, "wb") as out:
+            with open_regular(path) as src, os.fdopen(fd, "wb") as out:
                 while chunk := src.read(CHUNK):
                     hasher.update(chunk)
                     out.write(chunk)
@@ -192,9 +194,19 @@ class FileStore:
         """No working files."""
 
 
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file, not a link nor a FIFO swapped in
+    since it was listed (OSError otherwise): reading never hangs nor follows a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return os.fdopen(fd, "rb")
+
+
 def _digest(path: Path) -> str:
     hasher = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         while chunk := fh.read(CHUNK):
             hasher.update(chunk)
     return hasher.hexdigest()

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER
-from codur.sandbox.repository import repository
+from codur.sandbox.repository import Repository, repository
+from codur.undo.filestore import open_regular
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
 
@@ -64,7 +65,9 @@ class GitStore:
     """How git runs: confined like the run's programs (None: not), writing only its top
     folder, the repository's git folders and the private indexes; the repository's
     filters are programs, and a program of the model's may have written its config."""
-    writable: tuple[Path, ...] = ()
+    repo: Repository | None = None
+    """The repository as vouched for when the store was opened: every git command is
+    pinned to it (GIT_DIR, GIT_WORK_TREE), so a `.git` rewritten since is not followed."""
     kind: str = "git"
 
     @classmethod
@@ -79,17 +82,17 @@ class GitStore:
         if git is None:
             return None
         args = ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix"]
-        found = _run([git, *args, "--git-path", "index"], root, timeout_s, "rev-parse")
+        found = _run([git, *args], root, timeout_s, "rev-parse")
         lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
-        if found.returncode != 0 or len(lines) < 4 or lines[0] != "true":
+        if found.returncode != 0 or len(lines) < 3 or lines[0] != "true":
             return None
         top, prefix = Path(lines[1]), lines[2]
         vouched = repository(root, timeout_s)  # not a `.git` naming another repository
         if vouched is None or vouched.top != top.resolve():
             return None
         store = cls(
-            git, top, prefix, root / lines[3], index_dir, excluded, cap_bytes, timeout_s,
-            box, tuple(vouched.stores),
+            git, top, prefix, vouched.git_dir / "index", index_dir, excluded, cap_bytes,
+            timeout_s, box, vouched,
         )  # fmt: skip
         if prefix and store._git("check-ignore", "-q", "--", prefix, check=False)[0] == 0:
             return None  # an ignored folder: git would snapshot nothing
@@ -103,7 +106,9 @@ class GitStore:
     ) -> tuple[int, bytes]:  # fmt: skip
         command = [self.git, *(part for s in SETTINGS for part in ("-c", s)), *args]
         index = env.get("GIT_INDEX_FILE") if env else None  # its own folder, nothing else
-        writable = (*self.writable, *([Path(index).parent] if index else []))
+        stores = self.repo.stores if self.repo is not None else []
+        writable = (*stores, *([Path(index).parent] if index else []))
+        env = {**(self.repo.env if self.repo is not None else {}), **(env or {})}
         run = _run(command, self.top, self.timeout_s, args[0], env, stdin, self.box, writable)
         if check and run.returncode != 0:
             error = run.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -274,10 +279,16 @@ def _run(
 
 
 def _copy_new(source: Path, target: Path) -> None:
-    """Copy `source` to a new file `target`, never through a link left at that name."""
+    """Copy the regular file `source` to a new file `target`, never through a link left at
+    that name (SnapshotError when either cannot be)."""
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        data = open_regular(source)
     except OSError as exc:
-        raise SnapshotError(f"cannot make the private index {target}: {exc.strerror}") from None
-    with os.fdopen(fd, "wb") as out, open(source, "rb") as data:
-        shutil.copyfileobj(data, out)
+        raise SnapshotError(f"cannot read the index {source}: {exc.strerror}") from None
+    with data:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise SnapshotError(f"cannot make the private index {target}: {exc.strerror}") from None
+        with os.fdopen(fd, "wb") as out:
+            shutil.copyfileobj(data, out)

@@ -3,12 +3,12 @@ snapshot for files changed since), and doing it (atomic writes, modes, deletions
 
 from __future__ import annotations
 
-import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 
+from codur.undo.nofollow import Refused, put_file, remove_empty_folder, remove_file
 from codur.undo.records import RunRecord
 from codur.undo.store import Store
 from codur.undo.tree import Tree, changed
@@ -61,71 +61,31 @@ def _holds(tree: Tree, folder: str) -> bool:
     return any(p.startswith(folder + "/") for p in tree)
 
 
-def apply_undo(root: Path, store: Store, plan: UndoPlan) -> list[str]:
+def apply_undo(root: Path, store: Store, plan: UndoPlan) -> dict[str, str]:
     """Do the plan: files the run created are removed first (with the folders that held
-    only them), then the others are put back. Returns one line per file that could not
-    be restored (nothing is left half-written)."""
-    problems = []
+    only them), then the others are put back. Returns the files that could not be
+    restored, each with a line saying why (nothing is left half-written, nothing written
+    or removed through a folder that became a link: `codur.undo.nofollow`)."""
+    problems: dict[str, str] = {}
     before = {str(parent) for p in plan.start for parent in PurePosixPath(p).parents}
     for path in sorted(plan.remove, key=lambda p: (-p.count("/"), p)):
-        target = root / path
         try:
-            if problem := moved_folder(root, path):
-                problems.append(problem)
-                continue
-            if target.is_dir() and not target.is_symlink():
-                problems.append(f"{path}: now a folder; left as it is")
-                continue
-            target.unlink(missing_ok=True)
+            remove_file(root, path)
             _remove_new_folders(root, path, before)
+        except Refused as exc:
+            problems[path] = str(exc)
         except OSError as exc:
-            problems.append(f"{path}: {exc.strerror or exc}")
+            problems[path] = f"{path}: {exc.strerror or exc}"
     for path in sorted(plan.put_back):
-        try:
-            problem = _put_back(root, store, path, plan.start)
+        entry = plan.start[path]
+        try:  # read first: a filter reading it runs before the folders are walked
+            data = store.read(path, entry)
+            put_file(root, path, data, entry.is_link, partial(store.mode_for, entry))
+        except Refused as exc:
+            problems[path] = str(exc)
         except OSError as exc:
-            problem = f"{path}: {exc.strerror or exc}"
-        if problem:
-            problems.append(problem)
+            problems[path] = f"{path}: {exc.strerror or exc}"
     return problems
-
-
-def _put_back(root: Path, store: Store, path: str, start: Tree) -> str | None:
-    entry = start[path]
-    target = root / path
-    if problem := moved_folder(root, path):
-        return problem
-    if target.is_dir() and not target.is_symlink():
-        return f"{path}: now a folder; left as it is"
-    data = store.read(path, entry)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    now = target.lstat() if target.is_file() or target.is_symlink() else None
-    existing = stat.S_IMODE(now.st_mode) if now and stat.S_ISREG(now.st_mode) else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".codur-tmp", dir=target.parent)
-    try:
-        if entry.is_link:
-            os.close(fd)
-            os.unlink(tmp)
-            os.symlink(os.fsdecode(data), tmp)
-        else:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.chmod(tmp, store.mode_for(entry, existing))
-        os.replace(tmp, target)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-    return None
-
-
-def moved_folder(root: Path, path: str) -> str | None:
-    """Why `path` is left as it is when a folder above it is no longer one (a link now:
-    writing or removing through it would reach outside the workspace); None: it is."""
-    for parent in reversed(PurePosixPath(path).parents[:-1]):
-        folder = root / parent
-        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            return f"{path}: {parent} is no longer a folder; left as it is"
-    return None
 
 
 def _remove_new_folders(root: Path, path: str, before: set[str]) -> None:
@@ -133,7 +93,5 @@ def _remove_new_folders(root: Path, path: str, before: set[str]) -> None:
     for parent in PurePosixPath(path).parents:
         if str(parent) == "." or str(parent) in before:
             return
-        folder = root / parent
-        if folder.is_symlink() or not folder.is_dir() or any(folder.iterdir()):
+        if not remove_empty_folder(root, str(parent)):
             return
-        folder.rmdir()

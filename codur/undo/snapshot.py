@@ -15,8 +15,9 @@ from codur.sandbox import Sandbox
 from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
+from codur.undo.nofollow import Refused, remove_file
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
-from codur.undo.restore import UndoPlan, apply_undo, moved_folder
+from codur.undo.restore import UndoPlan, apply_undo
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.workspace import CODUR_DIR, Workspace
@@ -121,10 +122,10 @@ class RunSnapshot:
         if path in self.start:
             plan = UndoPlan(self.record, self.start, put_back=[path])
         elif self.saved.get(path) is False:  # its folder stays: it may have been there
-            if problem := moved_folder(self.ws.root, path):
-                raise SnapshotError(problem)
             try:
-                (self.ws.root / path).unlink(missing_ok=True)
+                remove_file(self.ws.root, path)
+            except Refused as exc:
+                raise SnapshotError(str(exc)) from None
             except OSError as exc:
                 raise SnapshotError(f"{path}: {exc.strerror or exc}") from None
             return "removed"
@@ -138,7 +139,7 @@ class RunSnapshot:
             )
         problems = apply_undo(self.ws.root, self.store, plan)
         if problems:
-            raise SnapshotError(problems[0])
+            raise SnapshotError(problems[path])
         return "restored"
 
     def finish(self, status: str, model_calls: int = 0) -> list[str]:
