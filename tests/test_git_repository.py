@@ -19,6 +19,10 @@ from codur.sandbox.confine import landlock_unavailable
 from codur.sandbox.repository import repository
 from codur.session import Session
 from codur.tools.registry import invoke
+from codur.ui import IO
+from codur.undo import commands, state_root
+from codur.undo.nofollow import Refused, put_file, remove_file
+from codur.undo.records import History
 from codur.undo.restore import apply_undo, plan_undo
 from codur.undo.snapshot import begin, open_store
 from codur.undo.store import SnapshotError
@@ -251,3 +255,54 @@ def test_undo_writes_nothing_through_a_folder_a_filter_swaps_for_a_link(tmp_path
     assert (work / "d").is_symlink(), "the filter did not run: the test shows nothing"
     assert problems == {"d/keys": "d/keys: d is no longer a folder; left as it is"}
     assert (victim / "keys").read_text() == "the user's own\n"
+
+
+@pytest.mark.parametrize("path", ["../out.txt", "/abs/out.txt", "a/../../out.txt", ".git/x", ""])
+def test_no_path_outside_the_workspace_is_written_or_removed(tmp_path: Path, path: str) -> None:
+    """A snapshot's records name a path (a tree an index a program wrote can hold):
+    nothing but a plain path inside the workspace is put back or removed."""
+    root = tmp_path / "work"
+    root.mkdir()
+    (tmp_path / "out.txt").write_text("theirs\n")
+    with pytest.raises(Refused, match="not a plain path"):
+        put_file(root, path, b"EVIL\n", False, lambda existing: 0o644)
+    with pytest.raises(Refused, match="not a plain path"):
+        remove_file(root, path)
+    assert (tmp_path / "out.txt").read_text() == "theirs\n"
+
+
+def test_snapshot_git_stays_pinned_when_the_worktree_s_git_file_changes(tmp_path: Path) -> None:
+    """The end snapshot of a linked worktree whose `.git` file a program pointed at a
+    repository it made: git still records into the worktree's own repository."""
+    main = _repo(tmp_path / "main", {"a.py": "a\n"})
+    linked = tmp_path / "linked"
+    _git(main, "worktree", "add", "-q", str(linked))
+    session = _session(linked)
+    snapshot = begin(
+        session.ws, session.config, session.run_id, "t", session.bus, box=session.sandbox
+    )
+    planted = tmp_path / "planted"
+    subprocess.run(["git", "init", "-q", str(planted)], check=True)
+    (linked / ".git").write_text(f"gitdir: {planted}/.git\n")
+    (linked / "a.py").write_text("b\n")
+    assert snapshot.finish("done", 0) == ["a.py"]
+    refs = _git(main, "for-each-ref", "--format=%(refname)", "refs/codur/")
+    assert refs.split() == [f"refs/codur/runs/{session.run_id}"]
+    assert _git(planted, "for-each-ref") == ""
+
+
+def test_an_undo_that_restored_nothing_leaves_the_run_to_undo(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    (root / "d").mkdir(parents=True)
+    (root / "d/x.txt").write_text("old\n")
+    (tmp_path / "elsewhere").mkdir()
+    session = _session(root)
+    snapshot = begin(session.ws, session.config, session.run_id, "t", session.bus)
+    (root / "d/x.txt").write_text("new\n")
+    snapshot.finish("done", 0)
+    shutil.rmtree(root / "d")
+    (root / "d").symlink_to(tmp_path / "elsewhere")
+    assert commands.undo(Workspace(root), session.config, None, True, IO()) == 4
+    assert not (tmp_path / "elsewhere/x.txt").exists()
+    records = History(state_root(), root.resolve()).records()
+    assert [r.undone_by for r in records if r.run_id == session.run_id] == [""]

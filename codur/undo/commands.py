@@ -82,9 +82,11 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
     snap = begin(ws, config, new_run_id(), task, bus, undo_of=record.run_id)
     problems = apply_undo(ws.root, store, plan)
     snap.finish("incomplete" if problems else "undone")
-    record.undone_by = snap.record.run_id
-    history.save(record)
-    if record.undo_of:  # undoing an undo: the run it undid is back
+    undone = len(problems) < len(plan.put_back) + len(plan.remove)  # else nothing was
+    if undone:
+        record.undone_by = snap.record.run_id
+        history.save(record)
+    if undone and record.undo_of:  # undoing an undo: the run it undid is back
         undid = next((r for r in history.records() if r.run_id == record.undo_of), None)
         if undid is not None and undid.undone_by == record.run_id:
             undid.undone_by = ""

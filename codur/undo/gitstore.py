@@ -23,6 +23,7 @@ from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER
 from codur.sandbox.repository import Repository, repository
 from codur.undo.filestore import open_regular
+from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
 
@@ -181,6 +182,10 @@ class GitStore:
             meta, raw = record.split(b"\t", 1)
             mode, kind, digest, size = meta.decode().split()
             path = os.fsdecode(raw).removeprefix(self.prefix)
+            try:
+                plain_parts(path)
+            except Refused:  # an index a program wrote can hold such a tree
+                raise SnapshotError(f"snapshot {snap[:12]} names {path!r}: not used") from None
             if kind == "blob" and not self.excluded(path):
                 tree[path] = Entry(int(mode, 8), digest, int(size))
         return tree

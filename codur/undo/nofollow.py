@@ -7,13 +7,14 @@ file's content is read) is refused, never written through.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -27,13 +28,14 @@ class Refused(Exception):
 def folder_of(root: Path, path: str, make: bool = False) -> Iterator[int]:
     """A descriptor of the folder holding `path` (relative to `root`), reached without
     following a link; missing folders are made when `make` (else FileNotFoundError)."""
-    parts = PurePosixPath(path).parts[:-1]
+    parts = plain_parts(path)[:-1]
     fd = os.open(root, FOLDER)
     try:
         for depth, part in enumerate(parts):
             try:
-                if make and not _exists(part, fd):
-                    os.mkdir(part, dir_fd=fd)
+                if make:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, dir_fd=fd)
                 step = os.open(part, FOLDER | os.O_NOFOLLOW, dir_fd=fd)
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
@@ -52,7 +54,7 @@ def put_file(
 ) -> None:
     """Make `path` hold `data` (a link to it when `link`), atomically; `mode` gives the
     permission bits from the ones a regular file there has now (None: there is none)."""
-    name = PurePosixPath(path).name
+    name = plain_parts(path)[-1]
     with folder_of(root, path, make=True) as fd:
         now = _stat(name, fd)
         if now is not None and stat.S_ISDIR(now.st_mode):
@@ -74,7 +76,7 @@ def put_file(
 
 def remove_file(root: Path, path: str) -> None:
     """Remove the file (or link) `path`; nothing when it is gone already."""
-    name = PurePosixPath(path).name
+    name = plain_parts(path)[-1]
     try:
         with folder_of(root, path) as fd:
             now = _stat(name, fd)
@@ -88,8 +90,8 @@ def remove_file(root: Path, path: str) -> None:
 
 def remove_empty_folder(root: Path, folder: str) -> bool:
     """Remove `folder` if it is an empty folder (not a link); whether it was removed."""
-    name = PurePosixPath(folder).name
     try:
+        name = plain_parts(folder)[-1]
         with folder_of(root, folder) as fd:
             now = _stat(name, fd)
             if now is None or not stat.S_ISDIR(now.st_mode):
@@ -104,12 +106,17 @@ def remove_empty_folder(root: Path, folder: str) -> bool:
         raise
 
 
+def plain_parts(path: str) -> tuple[str, ...]:
+    """The parts of a workspace-relative `path` (Refused: absolute, or holding an empty,
+    `.` or `..` part, or `.git`: a snapshot's record naming such a path is forged)."""
+    parts = tuple(path.split("/"))
+    if not path or any(p in ("", ".", "..", ".git") for p in parts) or "\0" in path:
+        raise Refused(f"{path!r}: not a plain path inside the workspace; left alone")
+    return parts
+
+
 def _stat(name: str, fd: int) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=fd, follow_symlinks=False)
     except FileNotFoundError:
         return None
-
-
-def _exists(name: str, fd: int) -> bool:
-    return _stat(name, fd) is not None
