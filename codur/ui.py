@@ -191,10 +191,12 @@ class IO:
         answer is no."""
         from rich.prompt import Confirm
         from rich.syntax import Syntax
+        from rich.text import Text
 
-        if detail:
-            self.err.print(Syntax(detail, "diff", theme="ansi_dark", background_color="default"))
-        return Confirm.ask(question, console=self.err, default=False)
+        if detail:  # a file's text: no terminal sequence of its own reaches the terminal
+            shown = Syntax(clean(detail), "diff", theme="ansi_dark", background_color="default")
+            self.err.print(shown)
+        return Confirm.ask(Text(clean(question)), console=self.err, default=False)
 
     @contextmanager
     def progress(self, total: int, what: str) -> Iterator[Callable[[object], None]]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from codur.errors import WorkspaceBusy, WorkspaceError
 from codur.litter import TEMP_SUFFIX, write_prefix
@@ -200,3 +202,13 @@ def _own_folder(folder: Path) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     with open(os.open(folder / ".gitignore", flags, 0o644), "w", encoding="utf-8") as fh:
         fh.write("*\n")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file, not a link nor a FIFO swapped in
+    since it was listed (OSError otherwise): reading never hangs nor follows a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return os.fdopen(fd, "rb")

@@ -5,6 +5,7 @@ events) and the static call graph, through the registry's tools."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from helpers import watched_context, write_files
@@ -154,3 +155,13 @@ def test_call_graph_resolves_imports_and_methods(tmp_path: Path) -> None:
     assert {c.callee for c in callees.value.calls} == {"cfg.loader.merge", "cfg.loader.Loader.read"}
     assert "cfg/loader.py:22: cfg.loader.Loader.load -> cfg.loader.merge" in callees.output
     assert "no definition found" in invoke("get_callees", {"name": "nope"}, ctx).output
+
+
+def test_a_fifo_named_like_a_source_file_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    from codur.search.index import CodeIndex
+
+    (tmp_path / "a.py").write_text("def real():\n    return 1\n")
+    os.mkfifo(tmp_path / "evil.py")
+    index = CodeIndex.load(None)
+    index.update([("a.py", tmp_path / "a.py"), ("evil.py", tmp_path / "evil.py")])
+    assert "a.py" in index.files and "evil.py" not in index.files

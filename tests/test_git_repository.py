@@ -306,3 +306,24 @@ def test_an_undo_that_restored_nothing_leaves_the_run_to_undo(tmp_path: Path) ->
     assert not (tmp_path / "elsewhere/x.txt").exists()
     records = History(state_root(), root.resolve()).records()
     assert [r.undone_by for r in records if r.run_id == session.run_id] == [""]
+
+
+def test_a_sparse_index_is_not_copied_and_a_link_to_a_nul_name_is_refused(tmp_path: Path) -> None:
+    """A 1 GB sparse `.git/index` a program left (no disk, until copied): the snapshot
+    neither copies it nor leaves anything behind; a snapshot entry for a link whose
+    target holds NUL is refused, not a crash."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.py").write_text("a\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    with open(work / ".git/index", "wb") as index:
+        index.truncate(1 << 30)
+    session = _session(work)
+    snapshot = begin(
+        session.ws, session.config, session.run_id, "t", session.bus, box=session.sandbox
+    )
+    assert "a.py" in snapshot.start
+    left = [p for p in state_root().rglob("*") if p.is_file() and p.stat().st_size > 1 << 20]
+    assert left == []
+    with pytest.raises(Refused, match="NUL"):
+        put_file(work, "link", b"a\0b", True, lambda existing: 0o644)

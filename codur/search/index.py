@@ -20,6 +20,7 @@ from codur.search.calls import Call, Definition, callee_matches, matches, python
 from codur.search.chunks import CHUNKER, Chunk, python_chunks
 from codur.search.rank import BM25Ranker, NameRanker, Ranker, chunk_document, fuse
 from codur.search.vectors import SemanticIndex
+from codur.workspace import open_regular
 
 FORMAT = 1
 """The index file's format; another number means: build it again."""
@@ -153,8 +154,9 @@ class CodeIndex:
             old = self.files.get(rel)
             if old and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
                 continue
-            try:
-                data = path.read_bytes()
+            try:  # a regular file only: a FIFO left in the workspace would hang the read
+                with open_regular(path) as fh:
+                    data = fh.read()
             except OSError:
                 seen.discard(rel)
                 continue

@@ -8,7 +8,6 @@ Blobs no record refers to are swept when runs are pruned.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -18,10 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
 
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
+from codur.workspace import open_regular
 
 CHUNK = 1 << 20
 RACY_S = 2.0
@@ -192,16 +191,6 @@ class FileStore:
 
     def done(self, name: str) -> None:
         """No working files."""
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """`path` opened for reading if it is a regular file, not a link nor a FIFO swapped in
-    since it was listed (OSError otherwise): reading never hangs nor follows a link."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return os.fdopen(fd, "rb")
 
 
 def _digest(path: Path) -> str:

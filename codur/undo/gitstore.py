@@ -22,10 +22,10 @@ from pathlib import Path
 from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER
 from codur.sandbox.repository import Repository, repository
-from codur.undo.filestore import open_regular
 from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
 from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
+from codur.workspace import open_regular
 
 REF = "refs/codur/runs/"
 IDENTITY = {
@@ -142,8 +142,8 @@ class GitStore:
             raise SnapshotError(f"cannot use the private index {index}: it is a link")
         if not os.path.lexists(index):
             index.parent.mkdir(parents=True, exist_ok=True)
-            if self.user_index.is_file():  # its stat cache spares git re-reading every file
-                _copy_new(self.user_index, index)
+            if _worth_copying(self.user_index, self.cap_bytes):  # its stat cache spares
+                _copy_new(self.user_index, index)  # git re-reading every file
         env = self._env(index)
         spec = self._spec()
         skipped = over_cap(self._new_files(env, spec), self.cap_bytes)
@@ -281,6 +281,18 @@ def _run(
         raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
     except OSError as exc:
         raise SnapshotError(f"cannot run git: {exc.strerror or exc}") from None
+
+
+def _worth_copying(index: Path, cap_bytes: int) -> bool:
+    """Whether the user's index is a regular file worth copying: not over the snapshot
+    size cap nor sparse (a program could leave a 1 GB one taking no disk, which every
+    copy would fill); without it git builds the private index afresh."""
+    try:
+        info = index.lstat()
+    except OSError:
+        return False
+    dense = info.st_blocks * 512 >= info.st_size // 2
+    return stat.S_ISREG(info.st_mode) and info.st_size <= cap_bytes and dense
 
 
 def _copy_new(source: Path, target: Path) -> None:

@@ -63,6 +63,8 @@ def put_file(
         temp = f".{name}.{secrets.token_hex(4)}.codur-tmp"
         try:
             if link:
+                if b"\0" in data:
+                    raise Refused(f"{path}: a link to a name holding NUL; left as it is")
                 os.symlink(os.fsdecode(data), temp, dir_fd=fd)
             else:
                 with os.fdopen(os.open(temp, NEW_FILE, 0o600, dir_fd=fd), "wb") as out:

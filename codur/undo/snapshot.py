@@ -193,6 +193,7 @@ def begin(
     except SnapshotError as exc:
         if store.kind != "git":
             raise
+        store.done(run_id)  # its private index goes too
         bus.emit("warning", message=f"snapshot: {exc}; copying the files instead")
         store = FileStore(ws.root, state_root() / "blobs", excluded(ws, config),
                           int(config.undo.max_snapshot_mb * MIB), cache)  # fmt: skip
