@@ -73,8 +73,8 @@ class Sandbox:
     elsewhere a no-op), even by SIGKILL, when nothing is left to reap it: a Codur killed
     with SIGKILL (or a challenge runner's Ray worker) leaves no checked program running.
     Safe by default: `run_process` waits for its program in the thread that started it.
-    Its descendants outlive it (Landlock; bubblewrap's PID namespace ends them too)
-    unless the reaper finds them: by group, by tag, or as Codur's orphans."""
+    Its descendants outlive it only under Landlock (bubblewrap's PID namespace ends
+    them too)."""
     repository: Repository | None = None
     """The git repository the workspace was in when the run's sandbox was decided, before
     anything of the run ran: the git tools use only it (`gitro.Repository`)."""

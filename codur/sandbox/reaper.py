@@ -5,9 +5,7 @@ A program runs in its own session and process group, with a tag in its environme
 stopped (Ctrl-C, SIGTERM, SIGHUP, a closed output), its process group is killed, then
 every process still carrying its tag (a descendant that moved to a group or session of
 its own), until none is left. Only a descendant that both leaves the session and clears
-its environment escapes the sweep by tag: it becomes an orphan of Codur, a child subreaper
-(`codur.sandbox.orphans`), and is killed when its program ends; under bubblewrap the PID
-namespace catches it too.
+its environment escapes; under bubblewrap the PID namespace catches that one too.
 
 There is one reaper per Codur process (`REAPER`): the programs are this process's
 children, whichever thread started them.
@@ -27,7 +25,6 @@ from typing import Any
 
 from codur.errors import Interrupted
 from codur.sandbox.env import TAG
-from codur.sandbox.orphans import adopt, started, sweep
 
 PROC = Path("/proc")
 SWEEPS = 20
@@ -39,8 +36,6 @@ class Reaper:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._live: dict[str, subprocess.Popen[bytes]] = {}
-        self._since: dict[str, int] = {}
-        """When each live program started (clock ticks since boot): its orphans are younger."""
         self._ids = itertools.count(1)
         self._stopped: int | None = None
 
@@ -54,10 +49,8 @@ class Reaper:
         with self._lock:
             if self._stopped is not None:
                 raise Interrupted(self._stopped)
-            adopt()  # its orphans become this process's children (codur.sandbox.orphans)
             proc = subprocess.Popen(**popen, start_new_session=True)
             self._live[tag] = proc
-            self._since[tag] = started(proc.pid) or 0
             if self._stopped is None:
                 return proc
         # Stopped while it started: the handler ran inside Popen (in the lock: this thread),
@@ -72,9 +65,6 @@ class Reaper:
         proc.wait()
         with self._lock:
             self._live.pop(tag, None)
-            since = self._since.pop(tag, None)
-            if since is not None:  # and its orphans that left its session and tag
-                sweep(since, {p.pid for p in self._live.values()})
 
     def stop_all(self, signum: int) -> None:
         """Codur is stopping: start no more programs, kill every live one now."""
