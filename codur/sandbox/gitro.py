@@ -8,8 +8,8 @@ test suite may remove and remake a fixture repository). The git tools that recor
 (`git_stage_files`, `git_commit`) run without it, with the repository's git folders
 writable wherever they are (a subfolder workspace's, a linked worktree's), pinned to the
 repository found when the run began (`codur.sandbox.repository`): a `.git` a program
-makes later (a file naming any folder as its git folder) is never theirs. Codur's own snapshots are
-written by Codur, not by a confined program.
+makes later (a file naming any folder as its git folder) is never theirs. Codur's own
+snapshots are written by Codur, not by a confined program.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ tools that record, Codur's snapshots) therefore takes only a layout nothing in t
 workspace can forge: an ordinary repository's git folder is `.git` in its top folder; a
 linked worktree's lies outside the worktree, in `worktrees/` of the main repository's
 `.git` (or of a bare repository), and names the worktree's `.git` as its own (its
-`gitdir` file); a submodule's lies in `modules/` of
-its superproject's `.git` and names the checkout as its work tree (`core.worktree`).
+`gitdir` file); a submodule's lies in `modules/` of its superproject's `.git` and names
+the checkout as its work tree (`core.worktree`).
 """
 
 from __future__ import annotations
