@@ -77,6 +77,8 @@ NOT_IN_PROPERTY = {
     "the others and is checked by test_run_pytest_refuses_hostile_paths",
     "run_command": "a shell command names paths in its text, which no tool can confine; it "
     "asks first (approval) and its writes are confined by the sandbox where available",
+    "restore_file": "needs the run's snapshot, which the property's context has not; its "
+    "hostile paths are checked by tests/test_tools_restore.py and test_git_repository.py",
     **dict.fromkeys(
         ("search_codebase", "get_callers", "get_callees"),
         "no path argument: they read the workspace through the same walk as search_files "

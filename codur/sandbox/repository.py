@@ -14,6 +14,7 @@ the checkout as its work tree (`core.worktree`).
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,16 +87,22 @@ class Repository:
 
 def _config(path: Path, key: str, timeout_s: float) -> str | None:
     """`key` in the git config file `path` (None: not set, or no such file)."""
-    from codur.process import run_process
-    from codur.sandbox import Sandbox
-
     binary = shutil.which("git")
     if binary is None or not path.is_file():
         return None
-    command = [binary, "config", "--file", str(path), "--get", key]
-    run = run_process(command, path.parent, timeout_s, 65536, sandbox=Sandbox())
-    value = run.stdout.rstrip("\n")
-    return value if run.exit_code == 0 and value and "\n" not in value else None
+    run = _git([binary, "config", "--file", str(path), "--get", key], path.parent, timeout_s)
+    value = run[1].rstrip("\n") if run else ""
+    return value if run and run[0] == 0 and value and "\n" not in value else None
+
+
+def _git(command: list[str], cwd: Path, timeout_s: float) -> tuple[int, str] | None:
+    """Exit code and output of a git command that runs nothing of the repository's
+    (rev-parse, config --get); None when it could not run in time."""
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout_s)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.returncode, done.stdout.decode("utf-8", "surrogateescape")
 
 
 def _own_git_folder(top: Path) -> Path | None:
@@ -113,16 +120,13 @@ def repository(root: Path, timeout_s: float) -> Repository | None:
 def lookup(root: Path, timeout_s: float) -> tuple[Repository | None, str]:
     """`repository(root)`, and why a repository git found there is not used (empty when
     it is, or when there is none)."""
-    from codur.process import run_process
-    from codur.sandbox import Sandbox
-
     binary = shutil.which("git")
     if binary is None:
         return None, ""
     args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]
-    run = run_process([binary, *args, "--show-toplevel"], root, timeout_s, 65536, sandbox=Sandbox())
-    lines = [line for line in run.stdout.split("\n") if line]
-    if run.exit_code != 0 or run.timed_out or len(lines) < 3:
+    run = _git([binary, *args, "--show-toplevel"], root, timeout_s)
+    lines = [line for line in run[1].split("\n") if line] if run else []
+    if run is None or run[0] != 0 or len(lines) < 3:
         return None, ""
     paths = [Path(line).resolve() for line in lines]
     found = Repository(*paths) if len(paths) == 3 else None

@@ -20,7 +20,7 @@ from hashlib import sha1
 from pathlib import Path
 
 from codur.sandbox import Sandbox
-from codur.sandbox.reaper import REAPER
+from codur.sandbox.reaper import kill_tree
 from codur.sandbox.repository import Repository, repository
 from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
@@ -266,16 +266,17 @@ def _run(
                 capture_output=True, timeout=timeout_s,
             )  # fmt: skip
         with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
-            pipe = subprocess.PIPE
-            proc = REAPER.spawn(
-                launch.tag, args=launch.argv, cwd=cwd, env=launch.env,
-                preexec_fn=launch.preexec, stdin=pipe if stdin is not None else subprocess.DEVNULL,
-                stdout=pipe, stderr=pipe,
+            pipe = subprocess.PIPE  # not REAPER's: the end snapshot runs as Codur stops
+            proc = subprocess.Popen(
+                launch.argv, cwd=cwd, env=launch.env, preexec_fn=launch.preexec,
+                stdin=pipe if stdin is not None else subprocess.DEVNULL, stdout=pipe,
+                stderr=pipe, start_new_session=True,
             )  # fmt: skip
             try:
                 out, err = proc.communicate(stdin, timeout=timeout_s)
             finally:  # a filter's descendants end with it
-                REAPER.end(launch.tag, proc)
+                kill_tree(proc.pid, launch.tag)
+                proc.wait()
             return subprocess.CompletedProcess(launch.argv, proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
