@@ -42,7 +42,8 @@ from codur.errors import AgentUnavailable
 from codur.memory import preferences_section
 from codur.process import ProcessResult, run_process
 from codur.resources import prompt
-from codur.sandbox.gitro import GIT, protect_git
+from codur.sandbox.gitro import protect_git
+from codur.sandbox.repository import GIT
 
 if TYPE_CHECKING:
     from codur.sandbox import Sandbox

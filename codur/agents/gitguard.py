@@ -16,7 +16,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from codur.sandbox.gitro import GIT
+from codur.sandbox.repository import GIT
 
 Entries = dict[str, tuple[object, ...]]
 

@@ -23,8 +23,6 @@ from codur.sandbox import Sandbox
 from codur.sandbox.confine import keeping_read_only
 from codur.sandbox.repository import GIT
 
-__all__ = ["GIT", "git_path", "protect_git"]
-
 
 def git_path(root: Path) -> Path | None:
     """`root/.git` (a folder, or a worktree's file) if it exists and is no symbolic link

@@ -78,21 +78,22 @@ class GitStore:
     ) -> GitStore | None:  # fmt: skip
         """The store for a workspace inside a git work tree (None: not in one that git's
         records vouch for, git is missing, or the workspace itself is ignored by the repo);
-        `box`: how its git runs (`GitStore.box`)."""
+        `box`: how its git runs (`GitStore.box`); the repository it vouched for when the
+        run began (`Sandbox.repository`) is taken as found, else it is looked up here."""
         git = shutil.which("git")
         if git is None:
             return None
-        args = ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix"]
-        found = _run([git, *args], root, timeout_s, "rev-parse")
-        lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
-        if found.returncode != 0 or len(lines) < 3 or lines[0] != "true":
+        vouched = box.repository if box is not None else None
+        vouched = vouched or repository(root, timeout_s)  # not a `.git` naming another one
+        if vouched is None:
             return None
-        top, prefix = Path(lines[1]), lines[2]
-        vouched = repository(root, timeout_s)  # not a `.git` naming another repository
-        if vouched is None or vouched.top != top.resolve():
+        try:
+            inside = root.resolve().relative_to(vouched.top)
+        except ValueError:
             return None
+        prefix = "" if inside == Path() else f"{inside.as_posix()}/"
         store = cls(
-            git, top, prefix, vouched.git_dir / "index", index_dir, excluded, cap_bytes,
+            git, vouched.top, prefix, vouched.git_dir / "index", index_dir, excluded, cap_bytes,
             timeout_s, box, vouched,
         )  # fmt: skip
         if prefix and store._git("check-ignore", "-q", "--", prefix, check=False)[0] == 0:
