@@ -65,6 +65,47 @@ def test_git_bad_inputs(call, git_repo) -> None:
     assert "outside the workspace" in call("git_diff", path="/etc/passwd").output
 
 
+def test_stage_refuses_paths_in_a_repository_of_their_own(call, git_repo) -> None:
+    """git add skips a path inside a nested repository (exit 0, nothing staged) and
+    records the nested folder itself as a bare commit link: both are refused, by name."""
+    inner = git_repo / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    (inner / "f.py").write_text("x = 1\n")
+    run = {"cwd": inner, "check": True}
+    subprocess.run(["git", "init", "-q"], **run)
+    subprocess.run(["git", "add", "f.py"], **run)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=b", "commit", "-qm", "i"], **run)
+    (git_repo / "a.py").write_text("a = 1\n")
+    for path, holder in [("vendor/lib/f.py", "vendor/lib"), ("vendor/lib", "vendor/lib"),
+                         ("vendor", "vendor/lib"), (".", "vendor/lib")]:  # fmt: skip
+        out = call("git_stage_files", paths=["a.py", path]).output
+        shown = path if path.startswith(holder) else holder
+        assert f"cannot stage {shown}: {holder} is a git repository of its own" in out, out
+        assert out.endswith("nothing staged")
+    assert call("git_diff", staged=True).output == "(no changes)"  # a.py not staged either
+    assert call("git_stage_files", paths=["a.py"]).output == "Staged: a.py"
+
+
+def test_stage_a_submodules_new_commit(call, git_repo, tmp_path) -> None:
+    """A registered submodule is staged as git does it (its new commit); a path inside
+    it is refused by name."""
+    source = tmp_path / "source"
+    source.mkdir()
+    git = ["git", "-c", "user.name=a", "-c", "user.email=b", "-c", "protocol.file.allow=always"]
+    steps = [
+        (["init", "-q"], source),
+        (["commit", "-q", "--allow-empty", "-m", "s"], source),
+        (["submodule", "add", "-q", str(source), "sub"], git_repo),
+        (["commit", "-qm", "sub"], git_repo),
+        (["commit", "-q", "--allow-empty", "-m", "t"], git_repo / "sub"),
+    ]
+    for args, cwd in steps:
+        subprocess.run([*git, *args], cwd=cwd, check=True, capture_output=True)
+    assert call("git_stage_files", paths=["sub"]).output == "Staged: sub"
+    assert "Subproject commit" in call("git_diff", staged=True).output
+    assert "cannot stage sub/x: sub is a git" in call("git_stage_files", paths=["sub/x"]).output
+
+
 def test_not_a_repository(call, tool_ctx) -> None:
     result = call("git_status")
     assert not result.ok and "not a git repository" in result.output

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path, PurePosixPath
 
-from codur.sandbox.repository import repository
+from codur.sandbox.repository import GIT, repository
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 
@@ -45,6 +46,30 @@ def git(ctx: ToolContext, *args: str, record: bool = False) -> str:
 def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:
     """Workspace-relative forms of `paths`, each checked like any other tool path."""
     return [ctx.rel(ctx.path(p)) for p in paths]
+
+
+def _own_repository(ctx: ToolContext, rel: str) -> str | None:
+    """The folder below the workspace that is a repository of its own (has a `.git`)
+    and holds `rel`; None if there is none (`_new_links` checks `rel` itself)."""
+    parts = PurePosixPath(rel).parts
+    for depth in range(1, len(parts)):
+        folder = PurePosixPath(*parts[:depth])
+        if os.path.lexists(ctx.ws.root / folder / GIT):
+            return folder.as_posix()
+    return None
+
+
+def _new_links(ctx: ToolContext, rels: list[str]) -> list[str]:
+    """Folders below `rels` holding a repository of their own that `git add` would
+    record as a link to its commit (not a submodule's, already recorded so)."""
+    would = git(ctx, "add", "--dry-run", "--", *rels).splitlines()
+    tops = [line[5:-2] for line in would if line.startswith("add '") and line.endswith("/'")]
+    if not tops:
+        return []
+    known = git(ctx, "ls-files", "--stage", "--full-name", "--", *rels).splitlines()
+    links = {line.split("\t", 1)[-1] for line in known if line.startswith("160000 ")}
+    top = git(ctx, "rev-parse", "--show-toplevel").strip()
+    return [ctx.rel(Path(top, t)) for t in tops if t not in links]
 
 
 @register_tool(TaskType.GIT)
@@ -92,6 +117,14 @@ def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
     if not paths:
         raise ToolError("give at least one path to stage")
     rels = _paths(ctx, paths)
+    held = [(rel, inner) for rel in rels if (inner := _own_repository(ctx, rel))]
+    held = held or [(link, link) for link in _new_links(ctx, rels)]
+    if held:
+        rel, inner = held[0]
+        raise ToolError(
+            f"cannot stage {rel}: {inner} is a git repository of its own (git would skip "
+            "the files in it, or record only a link to its commit); nothing staged"
+        )
     git(ctx, "add", "--", *rels, record=True)
     return f"Staged: {', '.join(rels)}"
 
