@@ -62,7 +62,7 @@ def _own_repository(ctx: ToolContext, rel: str) -> str | None:
 def _new_links(ctx: ToolContext, rels: list[str]) -> list[str]:
     """Folders below `rels` holding a repository of their own that `git add` would
     record as a link to its commit (not a submodule's, already recorded so)."""
-    would = git(ctx, "add", "--dry-run", "--", *rels).splitlines()
+    would = git(ctx, "add", "--dry-run", "--", *rels, record=True).splitlines()  # index.lock
     tops = [line[5:-2] for line in would if line.startswith("add '") and line.endswith("/'")]
     if not tops:
         return []
