@@ -65,16 +65,19 @@ def test_git_bad_inputs(call, git_repo) -> None:
     assert "outside the workspace" in call("git_diff", path="/etc/passwd").output
 
 
-def test_stage_refuses_paths_in_a_repository_of_their_own(call, git_repo) -> None:
-    """git add skips a path inside a nested repository (exit 0, nothing staged) and
-    records the nested folder itself as a bare commit link: both are refused, by name."""
-    inner = git_repo / "vendor" / "lib"
-    inner.mkdir(parents=True)
-    (inner / "f.py").write_text("x = 1\n")
-    run = {"cwd": inner, "check": True}
+def _nested_repo(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "f.py").write_text("x = 1\n")
+    run = {"cwd": folder, "check": True}
     subprocess.run(["git", "init", "-q"], **run)
     subprocess.run(["git", "add", "f.py"], **run)
     subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=b", "commit", "-qm", "i"], **run)
+
+
+def test_stage_refuses_paths_in_a_repository_of_their_own(call, git_repo) -> None:
+    """git add skips a path inside a nested repository (exit 0, nothing staged) and
+    records the nested folder itself as a bare commit link: both are refused, by name."""
+    _nested_repo(git_repo / "vendor" / "lib")
     (git_repo / "a.py").write_text("a = 1\n")
     for path, holder in [("vendor/lib/f.py", "vendor/lib"), ("vendor/lib", "vendor/lib"),
                          ("vendor", "vendor/lib"), (".", "vendor/lib")]:  # fmt: skip
@@ -84,11 +87,32 @@ def test_stage_refuses_paths_in_a_repository_of_their_own(call, git_repo) -> Non
         assert out.endswith("nothing staged")
     assert call("git_diff", staged=True).output == "(no changes)"  # a.py not staged either
     assert call("git_stage_files", paths=["a.py"]).output == "Staged: a.py"
+    _nested_repo(git_repo / "odd\nname")  # git add --dry-run would print it on two lines
+    assert "odd\nname is a git repository" in call("git_stage_files", paths=["."]).output
+
+
+def test_stage_what_git_takes_for_no_repository(call, git_repo) -> None:
+    """A `.git` that is no repository (a stray file, an empty folder), or a repository
+    made inside a folder the outer one tracks, does not stop git from staging."""
+    for folder in ("stray", "empty"):
+        (git_repo / folder).mkdir()
+        (git_repo / folder / "t.py").write_text("t = 1\n")
+    (git_repo / "stray" / ".git").write_text("junk\n")
+    (git_repo / "empty" / ".git").mkdir()
+    assert call("git_stage_files", paths=["stray/t.py", "empty"]).output.startswith("Staged")
+    (git_repo / "tracked").mkdir()
+    (git_repo / "tracked" / "f.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "tracked/f.py"], cwd=git_repo, check=True)
+    subprocess.run(["git", "init", "-q"], cwd=git_repo / "tracked", check=True)  # after
+    (git_repo / "tracked" / "f.py").write_text("x = 2\n")
+    assert call("git_stage_files", paths=["tracked/f.py"]).output == "Staged: tracked/f.py"
+    staged = call("git_diff", staged=True).output
+    assert "+x = 2" in staged and "stray/t.py" in staged and "empty/t.py" in staged
 
 
 def test_stage_a_submodules_new_commit(call, git_repo, tmp_path) -> None:
-    """A registered submodule is staged as git does it (its new commit); a path inside
-    it is refused by name."""
+    """A registered submodule is staged as git does it (its new commit); git refuses a
+    path inside it."""
     source = tmp_path / "source"
     source.mkdir()
     git = ["git", "-c", "user.name=a", "-c", "user.email=b", "-c", "protocol.file.allow=always"]
@@ -103,7 +127,8 @@ def test_stage_a_submodules_new_commit(call, git_repo, tmp_path) -> None:
         subprocess.run([*git, *args], cwd=cwd, check=True, capture_output=True)
     assert call("git_stage_files", paths=["sub"]).output == "Staged: sub"
     assert "Subproject commit" in call("git_diff", staged=True).output
-    assert "cannot stage sub/x: sub is a git" in call("git_stage_files", paths=["sub/x"]).output
+    refused = call("git_stage_files", paths=["sub/x"])  # git's own refusal
+    assert not refused.ok and "is in submodule 'sub'" in refused.output, refused.output
 
 
 def test_not_a_repository(call, tool_ctx) -> None:

@@ -48,28 +48,41 @@ def _paths(ctx: ToolContext, paths: list[str]) -> list[str]:
     return [ctx.rel(ctx.path(p)) for p in paths]
 
 
-def _own_repository(ctx: ToolContext, rel: str) -> str | None:
-    """The folder below the workspace that is a repository of its own (has a `.git`)
-    and holds `rel`; None if there is none (`_new_links` checks `rel` itself)."""
+def _with_git(ctx: ToolContext, rel: str) -> list[str]:
+    """Folders holding a `.git` entry, below the workspace, that hold `rel`, are `rel`,
+    or lie under it (links not followed; a folder with one is not searched further)."""
     parts = PurePosixPath(rel).parts
-    for depth in range(1, len(parts)):
-        folder = PurePosixPath(*parts[:depth])
-        if os.path.lexists(ctx.ws.root / folder / GIT):
-            return folder.as_posix()
+    found = [PurePosixPath(*parts[:n]).as_posix() for n in range(1, len(parts))]
+    found = [folder for folder in found if os.path.lexists(ctx.ws.root / folder / GIT)]
+    for folder, subfolders, names in os.walk(ctx.ws.root / rel):
+        inner = ctx.rel(Path(folder))
+        if inner != "." and GIT in subfolders + names:
+            found.append(inner)
+            subfolders.clear()
+        subfolders[:] = [name for name in subfolders if name != GIT]
+    return found
+
+
+def _nested(ctx: ToolContext, rels: list[str]) -> tuple[str, str] | None:
+    """A path of `rels` and the folder it is in or holds that git takes for a repository
+    of its own (untracked, with a real `.git`): `git add` would skip the files in it,
+    or record only a link to its commit. None: no such folder."""
+    folders = list(dict.fromkeys(f for rel in rels for f in _with_git(ctx, rel)))
+    if not folders:
+        return None
+    listed = git(ctx, "ls-files", "-z", "--others", "--exclude-standard", "--", *folders)
+    if listed.endswith("[output cut]"):
+        raise ToolError(
+            f"too many untracked files in {', '.join(folders)} to check; nothing staged"
+        )
+    repos = [entry.rstrip("/") for entry in listed.split("\0") if entry.endswith("/")]
+    for rel in rels:
+        for repo in repos:
+            if rel == repo or PurePosixPath(repo) in PurePosixPath(rel).parents:
+                return rel, repo
+            if rel == "." or PurePosixPath(rel) in PurePosixPath(repo).parents:
+                return repo, repo
     return None
-
-
-def _new_links(ctx: ToolContext, rels: list[str]) -> list[str]:
-    """Folders below `rels` holding a repository of their own that `git add` would
-    record as a link to its commit (not a submodule's, already recorded so)."""
-    would = git(ctx, "add", "--dry-run", "--", *rels, record=True).splitlines()  # index.lock
-    tops = [line[5:-2] for line in would if line.startswith("add '") and line.endswith("/'")]
-    if not tops:
-        return []
-    known = git(ctx, "ls-files", "--stage", "--full-name", "--", *rels).splitlines()
-    links = {line.split("\t", 1)[-1] for line in known if line.startswith("160000 ")}
-    top = git(ctx, "rev-parse", "--show-toplevel").strip()
-    return [ctx.rel(Path(top, t)) for t in tops if t not in links]
 
 
 @register_tool(TaskType.GIT)
@@ -117,10 +130,8 @@ def git_stage_files(ctx: Ctx, paths: list[str]) -> str:
     if not paths:
         raise ToolError("give at least one path to stage")
     rels = _paths(ctx, paths)
-    held = [(rel, inner) for rel in rels if (inner := _own_repository(ctx, rel))]
-    held = held or [(link, link) for link in _new_links(ctx, rels)]
-    if held:
-        rel, inner = held[0]
+    if (held := _nested(ctx, rels)) is not None:
+        rel, inner = held
         raise ToolError(
             f"cannot stage {rel}: {inner} is a git repository of its own (git would skip "
             "the files in it, or record only a link to its commit); nothing staged"
