@@ -79,7 +79,8 @@ class GitStore:
         """The store for a workspace inside a git work tree (None: not in one that git's
         records vouch for, git is missing, or the workspace itself is ignored by the repo);
         `box`: how its git runs (`GitStore.box`); the repository it vouched for when the
-        run began (`Sandbox.repository`) is taken as found, else it is looked up here."""
+        run began (`Sandbox.repository`) is taken as found, else it is looked up here, so
+        `box` must be the sandbox of a run in `root` (or have no repository)."""
         git = shutil.which("git")
         if git is None:
             return None
