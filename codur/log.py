@@ -68,7 +68,8 @@ class JsonlLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(path, flags, 0o644)  # never through a symlink (ELOOP)
-        self._fh = open(fd, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        # a name that is no UTF-8 (a surrogate escape) is written as its JSON escape
+        self._fh = open(fd, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
 
     def __call__(self, event: Event) -> None:
         record = {"ts": round(event.ts, 3), "run": self.run_id, "event": event.kind}

@@ -97,8 +97,10 @@ def run_cli(
     cwd: Path,
     env: dict[str, str] | None = None,
     timeout: float = 120,
+    errors: str = "strict",
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m codur ARGS` in `cwd` (a real process; no terminal, so plain output)."""
+    """`python -m codur ARGS` in `cwd` (a real process; no terminal, so plain output);
+    `errors`: how output that is no UTF-8 is decoded."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "codur", *args],
@@ -106,6 +108,7 @@ def run_cli(
         env=full_env,
         capture_output=True,
         text=True,
+        errors=errors,
         timeout=timeout,
     )
 

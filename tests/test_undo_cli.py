@@ -3,6 +3,7 @@ real CLI on real folders, the content-addressed copy in the (test's) user state 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -122,3 +123,25 @@ def test_files_over_the_size_cap_are_named_and_not_restored(work: Path) -> None:
     first = run_cli(["undo"], cwd=work)  # the run that deleted big.bin changed nothing saved
     assert first.returncode == 2 and "nothing to undo" in first.stderr
     assert not (work / "big.bin").exists()
+
+
+def test_a_file_name_that_is_no_utf8_is_logged_recorded_and_undone(tmp_path: Path) -> None:
+    """A program making a file whose name is no UTF-8 (a surrogate escape in Python):
+    the run ends and logs (it died with exit 4 writing the debug log), its record stays
+    readable (pydantic's JSON parser refused `\\udcff`), and undo removes the file."""
+    work = tmp_path / "work"
+    work.mkdir()
+    maker = "import os\nopen(os.fsdecode(b'out\\xff.txt'), 'w').write('x')\n"
+    (work / "main.py").write_text(maker + BUGGY)
+    (work / "expected.txt").write_text("10\n")
+    reply = whole_file("main.py", maker + FIXED)
+    odd_output = {"errors": "surrogateescape"}  # the name is printed as its bytes
+    run = run_cli([*scripted_profile(tmp_path, [reply]), "fix @main.py"], cwd=work, **odd_output)
+    assert run.returncode == 0 and "verified" in run.stdout, run.stdout + run.stderr
+    odd = work / os.fsdecode(b"out\xff.txt")
+    assert odd.exists() and '"event": "run.end"' in (work / "codur_debug.log").read_text()
+    listed = run_cli(["undo", "--list"], cwd=work, **odd_output)
+    assert "unreadable" not in listed.stderr and "fix @main.py" in listed.stdout, listed.stderr
+    undo = run_cli(["undo"], cwd=work, **odd_output)
+    assert undo.returncode == 0 and not odd.exists(), undo.stdout + undo.stderr
+    assert (work / "main.py").read_text() == maker + BUGGY

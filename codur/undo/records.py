@@ -4,16 +4,22 @@ and after it. Records live in the user state folder, one folder per workspace.""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import tempfile
+import typing
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codur.errors import UsageError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 def new_run_id() -> str:
@@ -170,6 +176,18 @@ def all_records(state: Path) -> list[tuple[History, RunRecord]]:
     return sorted(found, key=lambda hr: hr[1].started, reverse=True)
 
 
+@functools.cache
+def _field_checks() -> dict[str, TypeAdapter]:
+    """A strict check for each field of RunRecord (a field of another type is refused)."""
+    from pydantic import ConfigDict, TypeAdapter
+
+    hints = typing.get_type_hints(RunRecord)
+    strict = ConfigDict(strict=True)
+    return {
+        f.name: TypeAdapter(hints[f.name], config=strict) for f in dataclasses.fields(RunRecord)
+    }
+
+
 def _load_all(folder: Path) -> tuple[list[RunRecord], list[Path]]:
     """The records in `folder`, newest first, and the files that are not records."""
     records, damaged = [], []
@@ -184,9 +202,19 @@ def _load_all(folder: Path) -> tuple[list[RunRecord], list[Path]]:
 def _load(path: Path) -> RunRecord:
     """The record in `path`; ValueError for one that is not (bad JSON, however deep; a
     field missing or of another type; a start that is no time; an id not its name)."""
-    from pydantic import TypeAdapter
-
-    record = TypeAdapter(RunRecord).validate_json(path.read_bytes(), strict=True)
+    try:  # json, not pydantic's parser: a file name that is no UTF-8 stays `\udcff`
+        data = json.loads(path.read_bytes())
+    except RecursionError:
+        raise ValueError(f"{path.name} is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} holds no record")
+    fields = _field_checks()
+    try:
+        record = RunRecord(
+            **{k: fields[k].validate_python(v) for k, v in data.items() if k in fields}
+        )
+    except TypeError as exc:  # a field missing
+        raise ValueError(f"{path.name}: {exc}") from None
     datetime.fromisoformat(record.started)  # ValueError if it is no ISO 8601 time
     if record.run_id != path.stem:
         raise ValueError(f"{path.name} holds run {record.run_id!r}")
