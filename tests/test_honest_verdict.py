@@ -159,6 +159,23 @@ def test_changed_code_with_no_check_is_not_verified(tmp_path: Path) -> None:
     assert run.result.message.startswith("no check")
 
 
+def test_tests_that_all_skip_are_no_check(tmp_path: Path) -> None:
+    """pytest exits 0 when every test is skipped or xfailed: that checked nothing, so the
+    edit it 'passes' is not verified (it was, on 0 passed tests)."""
+    skipped = (
+        "import pytest\nfrom util import double\n\n@pytest.mark.skip\n"
+        "def test_double():\n    assert double(2) == 4\n\n@pytest.mark.xfail\n"
+        "def test_later():\n    assert double(3) == 5\n"
+    )
+    files = {"util.py": "def double(x):\n    return x + x + 1\n", "test_util.py": skipped}
+    fixed = "def double(x):\n    return x + x\n"
+    replies = [PLAN, "No test needed.", whole_file("util.py", fixed)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files, overrides=CHECK_MODE)
+    assert (run.root / "util.py").read_text() == fixed
+    assert run.result.status == "unverified" and run.result.exit_code == 1, run.result.message
+    assert "0 passed, 0 failed, 0 errors, 1 skipped" in str(run.kinds("verify.result"))
+
+
 def test_a_traceback_into_an_unnamed_file_widens_the_scope(tmp_path: Path) -> None:
     files = {
         "main.py": "from helper import half\n\nprint(half(10))\n",

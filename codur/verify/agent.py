@@ -32,6 +32,7 @@ from codur.verify.plan import (
     StaticCheck,
     TestCheck,
     VerificationPlan,
+    strategy_of,
 )
 from codur.verify.result import VerificationResult
 from codur.verify.target import entry_point, is_test, python_files
@@ -188,9 +189,11 @@ def _suggestions(evidence: list[Evidence]) -> list[str]:
 
 def run_plan(plan: VerificationPlan, ctx: ToolContext) -> VerificationResult:
     evidence = plan.run(ctx)
+    held = [e.check for e in evidence if e.ran or not e.passed]  # not: every test skipped
+    strategy = strategy_of(held) if len(held) < len(evidence) else None
     return VerificationResult(
         passed=all(e.passed for e in evidence),
-        strategy=plan.strategy,  # type: ignore[arg-type]
+        strategy=strategy or plan.strategy,  # type: ignore[arg-type]
         evidence=evidence,
         reasoning=plan.reasoning,
         suggestions=_suggestions(evidence),

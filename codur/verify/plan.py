@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -158,8 +159,9 @@ class TestCheck(BaseModel):
                 check="tests",
                 passed=True,
                 command=shown,
-                summary=f"{shown}: {counts}",
+                summary=f"{shown}: {counts}, {summary.skipped} skipped",
                 duration_s=call.duration_s,
+                ran=summary.passed > 0,  # every test skipped or xfailed: it checked nothing
             )
         tail = summary.output_tail
         errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
@@ -251,6 +253,16 @@ Check = Annotated[
 ]
 
 
+def strategy_of(kinds: Iterable[str]) -> str:
+    """The strategy of checks of these kinds (`Strategy` in codur/verify/result.py)."""
+    kinds = {"tests" if kind == "derived" else kind for kind in kinds} - {"oracle"}
+    kinds = {kind if kind in ("output", "tests") else "static" for kind in kinds}
+    dynamic = kinds & {"output", "tests"}
+    if len(dynamic) > 1:
+        return "hybrid"
+    return next(iter(dynamic or kinds), "none")
+
+
 class VerificationPlan(BaseModel):
     """What the verification agent decided to check, and why."""
 
@@ -260,11 +272,7 @@ class VerificationPlan(BaseModel):
     @property
     def strategy(self) -> str:
         """A derived check is a (generated) pytest run: its strategy is tests."""
-        kinds = {"tests" if c.kind == "derived" else c.kind for c in self.checks} - {"oracle"}
-        dynamic = kinds & {"output", "tests"}
-        if len(dynamic) > 1:
-            return "hybrid"
-        return next(iter(dynamic or kinds), "none")
+        return strategy_of(c.kind for c in self.checks)
 
     @property
     def derived_files(self) -> list[str]:
