@@ -82,6 +82,10 @@ DEFINED = {"total": "main.py", "is_leap": "dates/leap.py"}
         ("is_leap(1900) returns True; it must be False", [("is_leap(1900)", "False", "==")]),
         # requirements win over descriptions
         ("total(1, 5) should be 15; today total(1, 5) gives 14.", [("total(1, 5)", "15", "==")]),
+        # markdown code spans, as the README writes the claim
+        ("`total(1, 5)` should return 15", [("total(1, 5)", "15", "==")]),
+        ("`total(1, 5)` should return `15`.", [("total(1, 5)", "15", "==")]),
+        ("`is_leap(2000)` => `true`", [("is_leap(2000)", "True", "truthy")]),
     ],
 )
 def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
@@ -95,6 +99,7 @@ def test_stated_calls(task: str, claims: list[tuple[str, str, str]]) -> None:
     "task",
     [
         "the output should be total(1, 5) == 15",  # output text, not a claim
+        "`total(1, 5)` should return `15 + 1`",  # an expression in the span
         "total(1, 5) returns 14 instead of 15",  # which one is wanted? unsure
         "is_leap(1900) is True, but 1900 is not a leap year",
         "total(1, 5) returns 14. It should be faster.",

@@ -17,6 +17,8 @@ a function defined in the folder with literal arguments and VALUE is a Python li
   `true`/`false` claim a true or false value. A single value in parentheses (`("Venus")`:
   a one-tuple without its comma?) or one holding `...` (`[0, 1, 1, ...]`) is no claim.
 - After a `#` the value must end the comment (or a remark in brackets follows it).
+- Markdown code spans are read through: `` `f(1)` should return `15` `` claims f(1) == 15
+  (a value in backticks is the whole span).
 - `is` with True, False or None compares by identity; everything else by `==`.
 - Claims giving one call different values: the requirement ones win; if those disagree
   too, none is kept.
@@ -134,7 +136,11 @@ def _claims_in(
         if any(match.start() in span for span in skip):
             continue
         end = _closing(text, match.end() - 1)
-        link = _CONNECTIVE.match(text, end) if end else None
+        quoted = (
+            end is not None
+            and text[match.start() - 1 : match.start()] == "`" == text[end : end + 1]
+        )
+        link = _CONNECTIVE.match(text, end + quoted) if end else None  # `f(1)` should ...
         if end is None or link is None:
             continue
         call = text[match.start() : end]
@@ -168,6 +174,13 @@ def _value(text: str, start: int) -> tuple[str | None, int, bool]:
     """The value a claim states at `start`, where it ends, and whether it is prose's
     lowercase `true`/`false` (`is_simple_power(1, 4) => true`: True or False, or in prose
     any true or false value)."""
+    if text.startswith("`", start):  # `15`: markdown's code span, the whole of it
+        close = text.find("`", start + 1)
+        inner, after = text[start + 1 : close], close + 1
+        value, end, truthy = (
+            _value(inner, 0) if close > start and "\n" not in inner else (None, 0, False)
+        )
+        return (value, after, truthy) if value and not inner[end:].strip() else (None, start, False)
     if lower := _LOWER_BOOL.match(text, start):
         return lower[1].capitalize(), lower.end(), True
     value = leading_literal(text[start:])
