@@ -15,6 +15,8 @@ from codur.command import How, InternalError, wired
 from codur.config import LoadedConfig
 from codur.errors import (
     ApprovalRequired,
+    CodurError,
+    ExitCode,
     LimitReached,
 )
 from codur.memory.session import Exchange, SessionMemory
@@ -156,6 +158,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         status, message = "limit", f"graph step limit reached ({steps} steps)"
     except KeyboardInterrupt:
         status = "interrupted"
+        raise
+    except CodurError as exc:
+        if exc.exit_code == ExitCode.USAGE:  # bad input: a resume would be refused again
+            status = "refused"
         raise
     finally:
         session.close()

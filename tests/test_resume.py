@@ -230,6 +230,20 @@ def test_resume_of_an_unknown_run_or_with_nothing_to_resume(tmp_path: Path) -> N
     assert run_cli(["runs"], cwd=tmp_path).stdout.startswith("no recorded runs in")
 
 
+def test_a_run_refused_for_bad_input_is_not_resumed_or_undone(tmp_path: Path) -> None:
+    """A run that stopped on bad input (exit 2) did nothing and would be refused again:
+    it was offered for resume, and resuming it took on a file the user wrote since, which
+    `codur undo` then removed."""
+    refused = run_cli(["fix @nothere.py", "--no-model"], cwd=tmp_path)
+    assert refused.returncode == ExitCode.USAGE, refused.stderr
+    (tmp_path / "notes.txt").write_text("my work\n")
+    listed = run_cli(["runs"], cwd=tmp_path).stdout
+    assert " refused " in listed and "codur resume" not in listed, listed
+    assert "no interrupted run to resume" in run_cli(["resume"], cwd=tmp_path).stderr
+    assert run_cli(["undo"], cwd=tmp_path).returncode == ExitCode.USAGE
+    assert (tmp_path / "notes.txt").read_text() == "my work\n"
+
+
 def test_every_checkpointed_state_type_exists() -> None:
     """STATE_TYPES names real classes (a renamed one would be silently left unrevived)."""
     import importlib
