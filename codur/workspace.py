@@ -68,21 +68,22 @@ class Workspace:
         outside the root are refused (unless `allow_outside`), as are paths holding NUL,
         control characters or text the filesystem cannot encode.
         """
-        text = unicodedata.normalize("NFC", str(path))
+        shown = str(path)  # 'x', not PosixPath('x')
+        text = unicodedata.normalize("NFC", shown)
         if "\x00" in text:
-            raise WorkspaceError(f"invalid path {path!r}: contains a NUL byte")
+            raise WorkspaceError(f"invalid path {shown!r}: contains a NUL byte")
         if any(unicodedata.category(ch) == "Cc" for ch in text):
-            raise WorkspaceError(f"invalid path {path!r}: contains a control character")
+            raise WorkspaceError(f"invalid path {shown!r}: contains a control character")
         try:
             os.fsencode(text)
         except UnicodeEncodeError:
-            raise WorkspaceError(f"invalid path {path!r}: not encodable as a file name") from None
+            raise WorkspaceError(f"invalid path {shown!r}: not encodable as a file name") from None
         try:
             candidate = (self.root / text).resolve()
         except (OSError, RuntimeError) as exc:  # symlink loop, name too long
-            raise WorkspaceError(f"invalid path {path!r}: {exc}") from None
+            raise WorkspaceError(f"invalid path {shown!r}: {exc}") from None
         if not self.allow_outside and not self.contains(candidate):
-            raise WorkspaceError(f"path {path!r} is outside the workspace {self.root}")
+            raise WorkspaceError(f"path {shown!r} is outside the workspace {self.root}")
         return candidate
 
     def contains(self, path: Path) -> bool:

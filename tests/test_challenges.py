@@ -273,3 +273,11 @@ def test_bare_ray_takes_an_address_only_when_one_follows() -> None:
     for address in ("10.0.0.5:6379", "auto", "ray://head:10001"):
         assert bare_ray(["run", "--ray", address, "x"]) == ["run", "--ray", address, "x"]
     assert bare_ray(["run", "--ray=auto"]) == ["run", "--ray=auto"]
+
+
+def test_a_folder_with_no_challenge_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli(["challenges", "run", str(tmp_path)], cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert result.stderr.strip() == (
+        f"codur: error: {tmp_path}: no challenge folder in it (none has challenge.yaml)"
+    )

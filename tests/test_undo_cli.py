@@ -87,7 +87,9 @@ def test_list_run_and_diff(work: Path, tmp_path: Path) -> None:
     older = run_cli(["undo", "--run", first], cwd=work)  # the second run changed it since
     assert older.returncode == 6 and "main.py" in older.stderr
     unknown = run_cli(["undo", "--run", "nope"], cwd=work)
-    assert unknown.returncode == 2 and "no such run" in unknown.stderr
+    assert unknown.returncode == 2 and "--run nope: no such run" in unknown.stderr
+    no_diff = run_cli(["diff", "nope"], cwd=work)  # named as given: no --run
+    assert no_diff.stderr.startswith("codur: error: nope: no such run"), no_diff.stderr
     assert run_cli(["undo", "--run", second], cwd=work).returncode == 0
     assert (work / "main.py").read_text() == BUGGY
 

@@ -93,3 +93,8 @@ def test_write_errors_are_workspace_errors(ws: Workspace) -> None:
     (ws.root / "file").write_text("x")
     with pytest.raises(WorkspaceError, match="cannot write"):
         ws.write_text("file/child.txt", "x")
+
+
+def test_a_refused_path_is_named_as_the_user_wrote_it(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError, match=r"^path '\.\./x' is outside the workspace"):
+        Workspace(tmp_path).resolve(Path("../x"))

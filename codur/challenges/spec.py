@@ -93,7 +93,10 @@ def discover(paths: list[Path]) -> list[Challenge]:
         if (path / "challenge.yaml").is_file():
             found.append(load(path))
         elif path.is_dir():
-            found += [load(p) for p in sorted(path.iterdir()) if (p / "challenge.yaml").is_file()]
+            inside = [load(p) for p in sorted(path.iterdir()) if (p / "challenge.yaml").is_file()]
+            if not inside:
+                raise ConfigError(f"{path}: no challenge folder in it (none has challenge.yaml)")
+            found += inside
         else:
             raise ConfigError(f"{path}: not a challenge folder")
     return found

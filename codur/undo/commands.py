@@ -115,7 +115,7 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
     history = History(state_root(), ws.root)
     records = history.records()
     warn_damaged(history, io)
-    record = history.find(run) if run else (records[0] if records else None)
+    record = history.find(run, option="") if run else (records[0] if records else None)
     if record is None:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
     store = open_store(ws, config, kind=record.kind)

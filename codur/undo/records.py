@@ -135,17 +135,17 @@ class History:
         """This workspace's runs that keep snapshots (for undo and diff), newest first."""
         return [r for r in self.runs() if r.snapshots]
 
-    def find(self, run_id: str, every: bool = False) -> RunRecord:
+    def find(self, run_id: str, every: bool = False, option: str = "--run ") -> RunRecord:
         """The run whose id is `run_id`, starts with it, or ends with it (among all runs
         with `every`, else among those with snapshots); UsageError if none or several
-        match."""
+        match, naming it as the user gave it (`option`, e.g. "--run ", or "")."""
         records = self.runs() if every else self.records()
         exact = [r for r in records if r.run_id == run_id]
         ends = {r.run_id: (r.run_id[: len(run_id)], r.run_id[-len(run_id) :]) for r in records}
         found = exact or [r for r in records if run_id and run_id in ends[r.run_id]]
         if len(found) == 1:
             return found[0]
-        option, listing = ("", "codur runs") if every else ("--run ", "codur undo --list")
+        option, listing = ("", "codur runs") if every else (option, "codur undo --list")
         if not found:
             raise UsageError(f"{option}{run_id}: no such run in {self.root} (see {listing})")
         names = ", ".join(r.run_id for r in found)
