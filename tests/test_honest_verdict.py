@@ -176,6 +176,22 @@ def test_tests_that_all_skip_are_no_check(tmp_path: Path) -> None:
     assert "0 passed, 0 failed, 0 errors, 1 skipped" in str(run.kinds("verify.result"))
 
 
+def test_passing_tests_that_reach_no_named_file_do_not_verify_it(tmp_path: Path) -> None:
+    """`fix @util.py` in a folder whose only test checks another module: that test passing
+    is no check of util.py (it verified the edit before)."""
+    files = {
+        "util.py": "def double(x):\n    return x + x + 1\n",
+        "other.py": "def one():\n    return 1\n",
+        "test_other.py": "from other import one\n\n\ndef test_one():\n    assert one() == 1\n",
+    }
+    fixed = "def double(x):\n    return x + x\n"
+    replies = [PLAN, "No test needed.", whole_file("util.py", fixed)]
+    run = Run(tmp_path, replies, task="fix @util.py", files=files, overrides=CHECK_MODE)
+    assert (run.root / "util.py").read_text() == fixed
+    assert run.result.status == "unverified" and run.result.exit_code == 1, run.result.message
+    assert "no test reaches util.py" in str(run.kinds("verify.result"))
+
+
 def test_a_traceback_into_an_unnamed_file_widens_the_scope(tmp_path: Path) -> None:
     files = {
         "main.py": "from helper import half\n\nprint(half(10))\n",

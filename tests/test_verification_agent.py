@@ -98,6 +98,28 @@ def test_tests_strategy_runs_only_the_relevant_tests(tmp_path: Path) -> None:
     assert check(tmp_path, {}, changed=["calc.py"])[0].passed
 
 
+def test_tests_that_reach_no_named_file_say_nothing_of_it(tmp_path: Path) -> None:
+    """The only tests import other modules: they still run and must pass, but the verdict
+    does not rest on them; a test reaching the file through a package still counts."""
+    files = {
+        "calc.py": CALC_BUG,
+        "other.py": "def one():\n    return 1\n",
+        "tests/test_other.py": "from other import one\n\n\ndef test_one():\n    assert one()\n",
+        "tests/conftest.py": CONFTEST,
+    }
+    result, _ = check(tmp_path, files, refs=["calc.py"])
+    tests = result.plan.checks[0]
+    assert tests.unreached == ["calc.py"] and result.passed
+    assert result.strategy == "static" and result.evidence[0].ran is False
+    assert "no test reaches calc.py" in result.reasoning
+    assert "(no test reaches calc.py)" in result.evidence[0].summary
+    package = {"shop/__init__.py": "from calc import add\n", "tests/test_other.py": "import shop\n"}
+    package["tests/test_other.py"] += "\n\ndef test_add():\n    assert shop.add(2, 3) == 5\n"
+    reached, _ = check(tmp_path, package, refs=["calc.py"])
+    assert reached.plan.checks[0].unreached == [] and not reached.passed
+    assert reached.strategy == "tests"
+
+
 def test_hybrid_needs_both_the_output_and_the_tests(tmp_path: Path) -> None:
     files = {
         "main.py": "from calc import add\n\nprint(add(2, 2))\n",

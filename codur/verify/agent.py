@@ -34,6 +34,7 @@ from codur.verify.plan import (
     VerificationPlan,
     strategy_of,
 )
+from codur.verify.reach import unreached
 from codur.verify.result import VerificationResult
 from codur.verify.target import entry_point, is_test, python_files
 
@@ -86,13 +87,16 @@ def decide(
             checks.append(TestCheck(paths=relevant))
             reasons.append(f"tests that import the changed code: {', '.join(relevant)}")
         else:
-            checks.append(TestCheck())
+            apart = _apart(ws.root, [*refs, *changed])
+            checks.append(TestCheck(unreached=apart))
             reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
-    if not checks and (task or derived):
-        checks, why = derived if derived is not None else derived_checks(task, ws, refs, cfg)
-        checks = list(checks)
-        reasons += [why] if checks else []
-    if not checks:
+            if apart:
+                reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
+    if not any(_about_task(c) for c in checks) and (task or derived):
+        found, why = derived if derived is not None else derived_checks(task, ws, refs, cfg)
+        checks = [*checks, *found]
+        reasons += [why] if found else []
+    if not any(_about_task(c) for c in checks):
         files = [
             f
             for f in dict.fromkeys([*changed, *refs])
@@ -145,6 +149,17 @@ def _expected_for(
         except WorkspaceError:  # a symlink out of the folder, or a loop: not its file
             continue
     return None
+
+
+def _apart(root: Path, named: list[str]) -> list[str]:
+    """The task's Python files, when no test reaches any of them (else none)."""
+    targets = [f for f in dict.fromkeys(named) if f.endswith(".py") and not is_test(f)]
+    missed = unreached(root, targets)
+    return missed if targets and len(missed) == len(targets) else []
+
+
+def _about_task(check: Check) -> bool:
+    return not (isinstance(check, TestCheck) and check.unreached)
 
 
 def _imports(path: Path) -> set[str]:

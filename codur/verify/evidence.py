@@ -43,8 +43,9 @@ class Evidence(BaseModel):
     hint: str = ""
     """A short pointer to the failure (first wrong output line, failing test)."""
     ran: bool = True
-    """A test check ran a test; False: pytest stopped at collection errors only (an
-    import of a module that does not exist, a syntax error), so no test body ran."""
+    """The check checked something of the task. False (hollow): no test body ran (pytest
+    stopped at collection errors only, or every test was skipped or xfailed), or the tests
+    reach none of the files the task is about."""
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')

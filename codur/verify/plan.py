@@ -138,6 +138,9 @@ class TestCheck(BaseModel):
     kind: Literal["tests"] = "tests"
     paths: list[str] = ["."]
     keyword: str | None = None
+    unreached: list[str] = []
+    """The files the task is about, when no test reaches any of them (verify/reach.py):
+    the tests must still pass, but their passing says nothing of the task."""
 
     def run(self, ctx: ToolContext) -> Evidence:
         shown = " ".join(["pytest", *self.paths, *(["-k", self.keyword] if self.keyword else [])])
@@ -159,9 +162,10 @@ class TestCheck(BaseModel):
                 check="tests",
                 passed=True,
                 command=shown,
-                summary=f"{shown}: {counts}, {summary.skipped} skipped",
+                summary=f"{shown}: {counts}, {summary.skipped} skipped{self._apart}",
                 duration_s=call.duration_s,
-                ran=summary.passed > 0,  # every test skipped or xfailed: it checked nothing
+                # every test skipped or xfailed, or none reaches the task's files: hollow
+                ran=summary.passed > 0 and not self.unreached,
             )
         tail = summary.output_tail
         errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
@@ -185,13 +189,18 @@ class TestCheck(BaseModel):
             hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
         )
 
+    @property
+    def _apart(self) -> str:
+        return f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
+
     def narrowed(self, failing_ids: list[str]) -> TestCheck:
         """Only the tests that failed (`file::name` ids): quicker, for repair candidates."""
         names = sorted({i.split("::")[-1].split("[")[0] for i in failing_ids if "::" in i})
         files = sorted({i.split("::")[0] for i in failing_ids if "::" in i})
         if not names:
             return self
-        return TestCheck(paths=files or self.paths, keyword=" or ".join(names))
+        keyword = " or ".join(names)
+        return TestCheck(paths=files or self.paths, keyword=keyword, unreached=self.unreached)
 
 
 class StaticCheck(BaseModel):
