@@ -128,9 +128,11 @@ def _claims_in(
     text: str, defined: dict[str, str], origin: str, skip: list[range]
 ) -> Iterator[tuple[CallClaim, bool]]:
     """(claim, requirement?) for each claim in `text` outside the `skip` spans."""
-    if not defined:
+    words = set(re.findall(r"\w+", text))  # a name the text never spells is never called
+    named = sorted((n for n in defined if n in words), key=len, reverse=True)
+    if not named:
         return
-    names = "|".join(re.escape(n) for n in sorted(defined, key=len, reverse=True))
+    names = "|".join(re.escape(n) for n in named)
     calls = re.compile(rf"(?<![\w.])({names})\(")
     for match in calls.finditer(text):
         if any(match.start() in span for span in skip):

@@ -111,20 +111,35 @@ def _sources(ws: Workspace) -> dict[str, str]:
     return found
 
 
-def _functions(code: str) -> list[str]:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
-def _defined(sources: dict[str, str], refs: list[str]) -> dict[str, str]:
+def _may_matter(sources: dict[str, str], task: str, refs: list[str]) -> dict[str, str]:
+    """The referenced files, and those that may define a name the task mentions (a scan
+    for `def`/`class` lines, before any parsing: a large generated module the task does
+    not touch costs no parse)."""
+    words = set(re.findall(r"\w+", task))
+    return {p: c for p, c in sources.items() if p in refs or words & set(_DEF.findall(c))}
+
+
+def _parsed(sources: dict[str, str]) -> dict[str, ast.Module]:
+    """Each file's syntax tree, parsed once (broken code defines nothing we can read)."""
+    trees: dict[str, ast.Module] = {}
+    for path, code in sources.items():
+        try:
+            trees[path] = ast.parse(code)
+        except SyntaxError:
+            continue
+    return trees
+
+
+def _defined(trees: dict[str, ast.Module], refs: list[str]) -> dict[str, str]:
     """Function name -> the file defining it (the referenced one when several do)."""
     where: dict[str, list[str]] = {}
-    for path, code in sources.items():
-        for name in _functions(code):
-            where.setdefault(name, []).append(path)
+    for path, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                where.setdefault(node.name, []).append(path)
     defined: dict[str, str] = {}
     for name, paths in where.items():
         referenced = [p for p in paths if p in refs]
@@ -133,28 +148,17 @@ def _defined(sources: dict[str, str], refs: list[str]) -> dict[str, str]:
     return defined
 
 
-def _names(sources: dict[str, str]) -> list[str]:
+def _names(trees: dict[str, ast.Module]) -> list[str]:
     """Every function, class and `Class.method` name of the folder's code."""
     names: list[str] = []
-    for code in sources.values():
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
+    functions = ast.FunctionDef | ast.AsyncFunctionDef
+    for tree in trees.values():
         for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(node, functions | ast.ClassDef):
                 names.append(node.name)
             if isinstance(node, ast.ClassDef):
-                names += [
-                    f"{node.name}.{n.name}"
-                    for n in node.body
-                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                ]
-                names += [
-                    n.name
-                    for n in node.body
-                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                ]
+                methods = [n.name for n in node.body if isinstance(n, functions)]
+                names += [f"{node.name}.{m}" for m in methods] + methods
     return list(dict.fromkeys(names))
 
 
@@ -163,7 +167,7 @@ def derived_checks(
 ) -> tuple[list[Check], str]:
     """The checks the task and the docstrings give, and a line saying what they came from
     (no checks: an empty line)."""
-    sources = _sources(ws)
+    sources = _may_matter(_sources(ws), task, refs)
     checks: list[Check] = []
     found: list[str] = []
     output = stated_output(task)
@@ -171,15 +175,18 @@ def derived_checks(
     if output is not None and entry is not None:
         checks.append(OutputCheck(entry=entry, expected_text=output))
         found.append(f"the task statement: the output of {entry} should be {output!r}")
-    claims = stated_calls(task, _defined(sources, refs))
+    trees = _parsed(sources)
+    claims = stated_calls(task, _defined(trees, refs))
     if claims:
         described = _describe(list(claims))
         test = render(list(claims), ORIGIN["task"])
         files = list(dict.fromkeys(c.path for c in claims))
         checks.append(DerivedCheck(source="task", description=described, test=test, files=files))
         found.append(f"the task statement: {described}")
-    names = mentioned(task, _names(sources))
-    scope = sources if names else {p: sources[p] for p in refs if p in sources}
+    names = mentioned(task, _names(trees))
+    bare = {n.rsplit(".", 1)[-1] for n in names}
+    defining = {p: c for p, c in sources.items() if bare & set(_DEF.findall(c))}
+    scope = defining if names else {p: sources[p] for p in refs if p in sources}
     examples = doctest_examples(scope, names or None)
     if examples:
         described = _describe(examples)
