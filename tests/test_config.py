@@ -125,6 +125,20 @@ def test_bad_env_flag_and_file_inputs(tmp_path: Path) -> None:
     ]
     with pytest.raises(ConfigError, match="-o runtime.max_iterations=3x|expected key.path=value"):
         load_config(tmp_path, environ={}, overrides=["runtime.max_iterations"], user_file=none)
+    # a whole section set to one value is refused at once: a later flag setting a key
+    # under it (--max-llm-calls) would otherwise replace it silently
+    flags = {"--max-llm-calls": ("runtime.max_llm_calls", 3)}
+    with pytest.raises(ConfigError, match="-o runtime=5: runtime is a section of settings"):
+        load_config(tmp_path, environ={}, overrides=["runtime=5"], user_file=none, flags=flags)
+    profile = "-o llm.profiles.local=x: llm.profiles.local is a section"
+    with pytest.raises(ConfigError, match=profile):
+        load_config(tmp_path, environ={}, overrides=["llm.profiles.local=x"], user_file=none)
+    with pytest.raises(ConfigError, match="CODUR_RUNTIME: runtime is a section"):
+        load_config(tmp_path, environ={"CODUR_RUNTIME": "5"}, user_file=none, flags=flags)
+    section = ["runtime={max_iterations: 4}", "llm.profiles.mine={provider: ollama, model: m}"]
+    loaded = load_config(tmp_path, environ={}, overrides=section, user_file=none)
+    assert loaded.config.runtime.max_iterations == 4
+    assert loaded.config.llm.profiles["mine"].provider == "ollama"
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config(tmp_path, config_file=tmp_path / "missing.yaml", environ={}, user_file=none)
     unreadable = write(tmp_path / "bin.yaml", "")

@@ -142,13 +142,22 @@ def env_layers(environ: Mapping[str, str], warnings: list[str] | None = None) ->
             if warnings is not None:
                 warnings.append(f"environment variable {name} is not a Codur setting (ignored)")
             continue
-        layers.append(Layer(f"environment variable {name}", _nested(key, _scalar(environ[name]))))
+        value = _scalar(environ[name])
+        if is_section(key) and not isinstance(value, dict):  # a later layer would hide it
+            raise ConfigError(
+                f"environment variable {name}: {'.'.join(key)} is a section of settings, "
+                f"not one; set a key under it ({name}__KEY)"
+            )
+        layers.append(Layer(f"environment variable {name}", _nested(key, value)))
     return layers
 
 
-def is_key(key: Key, model: Any = CodurConfig) -> bool:
-    """Whether `key` names a setting (or a section) of the schema; under a mapping of
-    named entries (profiles, agents, MCP servers) any name is one."""
+_MISSING = object()
+
+
+def _annotation(key: Key, model: Any = CodurConfig) -> Any:
+    """The schema's type at `key` (_MISSING: no such setting or section); under a mapping
+    of named entries (profiles, agents, MCP servers) any name is one."""
     from pydantic import BaseModel
 
     annotation: Any = model
@@ -156,13 +165,27 @@ def is_key(key: Key, model: Any = CodurConfig) -> bool:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             field_info = annotation.model_fields.get(part)
             if field_info is None:
-                return False
+                return _MISSING
             annotation = field_info.annotation
         elif get_origin(annotation) is dict:
             annotation = get_args(annotation)[1]
         else:
-            return False  # below a plain value
-    return True
+            return _MISSING  # below a plain value
+    return annotation
+
+
+def is_key(key: Key, model: Any = CodurConfig) -> bool:
+    """Whether `key` names a setting (or a section) of the schema."""
+    return _annotation(key, model) is not _MISSING
+
+
+def is_section(key: Key) -> bool:
+    """Whether `key` names a section of settings (a mapping), not one setting."""
+    from pydantic import BaseModel
+
+    annotation = _annotation(key)
+    model = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    return model or get_origin(annotation) is dict
 
 
 def override_layers(overrides: list[str]) -> list[Layer]:
@@ -175,7 +198,13 @@ def override_layers(overrides: list[str]) -> list[Layer]:
             raise ConfigError(
                 f"-o {item}: expected key.path=value (e.g. -o runtime.max_iterations=3)"
             )
-        layers.append(Layer(f"-o {path.strip()}", _nested(key, _scalar(raw))))
+        value = _scalar(raw)
+        if is_section(key) and not isinstance(value, dict):  # a later flag would hide it
+            raise ConfigError(
+                f"-o {item}: {'.'.join(key)} is a section of settings, not one; "
+                f"set a key under it (e.g. -o {'.'.join(key)}.KEY=VALUE)"
+            )
+        layers.append(Layer(f"-o {path.strip()}", _nested(key, value)))
     return layers
 
 
