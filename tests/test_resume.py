@@ -208,6 +208,13 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     [line] = twice.stderr.strip().splitlines()
     assert line.startswith(f"codur: error: {work} is busy: another Codur run (process ")
 
+    # a file the user wrote after the run stopped: a resume would make it the run's own
+    (work / "notes.txt").write_text("my work\n")
+    taken = run_cli(["resume", run_id], cwd=work)
+    assert taken.returncode == ExitCode.USAGE, taken.stdout + taken.stderr
+    assert f"run {run_id}: changed since it stopped: notes.txt;" in taken.stderr
+    (work / "notes.txt").unlink()
+
     script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
     script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))
     resumed = run_cli(["resume", run_id[-6:]], cwd=work)  # the id's end names it too

@@ -15,8 +15,10 @@ from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
 from codur.ui import IO
 from codur.undo import state_root
-from codur.undo.commands import warn_damaged
+from codur.undo.commands import names, warn_damaged
 from codur.undo.records import RESUMABLE, History, RunRecord
+from codur.undo.snapshot import open_store
+from codur.undo.tree import changed
 from codur.workspace import Workspace, hold_workspace
 
 TASK_CHARS = 50
@@ -114,6 +116,13 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io
         ) from None
     if not config.runs.checkpoints:
         raise UsageError(f"run {record.run_id} kept no checkpoints (runs.checkpoints was off)")
+    since = _changed_since(ws, config, record)
+    if since:
+        raise UsageError(
+            f"run {record.run_id}: changed since it stopped: {names(since)}; a resume would "
+            "take them on as the run's own changes (codur undo would put them back): "
+            "start a new run, or put them back first"
+        )
     loaded = LoadedConfig(config, {}, [f"run {record.run_id}'s config"])
     if not json_mode:
         task = short(record.task, TASK_CHARS)
@@ -127,3 +136,17 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io
         json_mode=json_mode,
         resume=record,
     )
+
+
+def _changed_since(ws: Workspace, config: CodurConfig, record: RunRecord) -> list[str]:
+    """Files created, changed or deleted since the run stopped (a run Codur was killed in
+    has no end snapshot: what changed since cannot be told, so none is reported)."""
+    if not record.end:
+        return []
+    store = open_store(ws, config, kind=record.kind)
+    name = f"{record.run_id}-now"
+    try:
+        now = store.take(name, parent=record.end).tree
+    finally:
+        store.done(name)
+    return changed(store.tree(record.end), now)
