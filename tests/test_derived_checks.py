@@ -429,3 +429,20 @@ def test_only_files_that_may_define_a_named_function_are_parsed() -> None:
     task = "mean crashes on an empty list, fix it in @notes.py"
     assert sorted(_may_matter(sources, task, ["notes.py"])) == ["notes.py", "shapes.py", "stats.py"]
     assert sorted(_may_matter(sources, "f17(2) should return 19", [])) == ["gen.py"]
+
+
+@pytest.mark.parametrize(
+    ("code", "task"),
+    [
+        ("def नमस्ते(n):\n    return n\n", "नमस्ते(1) should return 2"),
+        ("def ﬁnd(xs):\n    return 0\n", "find([1]) should return 1"),  # NFKC: ﬁnd is find
+        ("def \\\n  area(r):\n    return r\n", "area(2) should return 4"),
+        ("\fdef area(r):\n    return r\n", "area(2) should return 4"),
+    ],
+)
+def test_a_claim_about_a_function_however_its_def_is_written(
+    tmp_path: Path, code: str, task: str
+) -> None:
+    result = verify(tmp_path, task, {"m.py": code})
+    assert [c.kind for c in result.plan.checks] == ["derived"], result.reasoning
+    assert not result.passed

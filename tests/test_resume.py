@@ -289,3 +289,34 @@ def test_a_checkpoint_file_held_by_another_process_stops_the_run_in_one_line(
         f"codur: error: checkpoints ({path}): database is locked "
         "(runs.checkpoints=false runs without them)"
     ]
+
+
+def test_a_resumed_run_killed_again_is_not_compared_with_its_first_end(tmp_path: Path) -> None:
+    """Resumed, a run has no end until it ends again: killed then, its own edits made
+    after the resume were taken for the user's and a second resume was refused."""
+    from codur.config import CodurConfig
+    from codur.events import EventBus
+    from codur.undo import state_root
+    from codur.undo.records import History
+    from codur.undo.snapshot import reopen
+    from codur.workspace import Workspace
+
+    work = folder(tmp_path / "work")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)])
+    assert run_cli([*flags, "fix @main.py"], cwd=work).returncode == ExitCode.MODEL_UNREACHABLE
+    run_id = records(work)[0]["run"]
+    history = History(state_root(), work)
+    record = history.find(run_id, every=True)
+    assert record.end and record.status == "error"
+    reopen(Workspace(work), CodurConfig.model_validate(record.config), record, EventBus())
+    record = history.find(run_id, every=True)
+    assert (record.status, record.end, record.ended) == ("running", "", "")
+    (work / "main.py").write_text(BUGGY + "\n")  # the resumed run's own edit; then killed
+    record.pid = 2**22 + 1  # past Linux's pid_max: no such process
+    history.save(record)
+    script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
+    script.write_text(yaml.safe_dump([whole_file("main.py", WRONG), whole_file("main.py", FIXED)]))
+    resumed = run_cli(["resume", run_id], cwd=work)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"resuming run {run_id} (killed)" in resumed.stdout
+    assert (work / "main.py").read_text() == FIXED

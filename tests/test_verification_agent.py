@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import watched_context, write_files
 
 from codur.config.schema import VerifyConfig
@@ -118,6 +119,27 @@ def test_tests_that_reach_no_named_file_say_nothing_of_it(tmp_path: Path) -> Non
     reached, _ = check(tmp_path, package, refs=["calc.py"])
     assert reached.plan.checks[0].unreached == [] and not reached.passed
     assert reached.strategy == "tests"
+
+
+@pytest.mark.parametrize(
+    ("target", "test"),
+    [
+        ("my-tool.py", "subprocess.run([sys.executable, 'my-tool.py'])"),
+        ("app/__main__.py", "subprocess.run([sys.executable, '-m', 'app'])"),
+        ("नमस्ते.py", "importlib.import_module('नमस्ते')"),
+    ],
+)
+def test_a_test_reaches_a_script_it_runs_by_any_name(
+    tmp_path: Path, target: str, test: str
+) -> None:
+    """Names that are not one word (a hyphen, combining marks) and a package run with -m."""
+    from codur.verify.reach import unreached
+
+    files = {target: "print(4)\n", "other.py": "x = 1\n", "test_cli.py": test + "\n"}
+    write_files(tmp_path, files)
+    assert unreached(tmp_path, [target]) == []
+    (tmp_path / "test_cli.py").write_text("import other\n")
+    assert unreached(tmp_path, [target]) == [target]
 
 
 def test_hybrid_needs_both_the_output_and_the_tests(tmp_path: Path) -> None:

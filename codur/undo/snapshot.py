@@ -216,11 +216,12 @@ def reopen(
     ws: Workspace, config: CodurConfig, record: RunRecord, bus: EventBus, box: Sandbox | None = None
 ) -> RunSnapshot:
     """A run's snapshot side again, for `codur resume`: the same start snapshot, the
-    record marked running in this process."""
+    record marked running in this process, with no end until it ends again (killed
+    while resumed, it has none: what changed since cannot be told from the run's)."""
     store = open_store(ws, config, kind=record.kind, box=box)
     start = store.tree(record.start)
     began_ns = int(record.started_at.timestamp() * 1_000_000_000)
-    record.status, record.pid = "running", os.getpid()
+    record.status, record.pid, record.end, record.ended = "running", os.getpid(), "", ""
     history = History(state_root(), ws.root)
     history.save(record)
     return RunSnapshot(ws, store, history, record, start, bus, began_ns)

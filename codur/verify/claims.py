@@ -128,8 +128,7 @@ def _claims_in(
     text: str, defined: dict[str, str], origin: str, skip: list[range]
 ) -> Iterator[tuple[CallClaim, bool]]:
     """(claim, requirement?) for each claim in `text` outside the `skip` spans."""
-    words = set(re.findall(r"\w+", text))  # a name the text never spells is never called
-    named = sorted((n for n in defined if n in words), key=len, reverse=True)
+    named = sorted((n for n in defined if n in text), key=len, reverse=True)  # spelled
     if not named:
         return
     names = "|".join(re.escape(n) for n in named)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
@@ -111,15 +112,21 @@ def _sources(ws: Workspace) -> dict[str, str]:
     return found
 
 
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
+_GAP = r"(?:[ \t\f]|\\\r?\n)+"  # blanks, or a backslash continuing the line
+_DEF = re.compile(rf"^[ \t\f]*(?:async{_GAP})?(?:def|class){_GAP}([^\s(:\[\\]+)", re.MULTILINE)
+
+
+def _defs(code: str) -> set[str]:
+    """The names `def`/`class` lines define, as Python reads them (NFKC: `ﬁnd` is `find`);
+    a scan of the text, no parse, which finds at least what the syntax tree holds."""
+    return {unicodedata.normalize("NFKC", name) for name in _DEF.findall(code)}
 
 
 def _may_matter(sources: dict[str, str], task: str, refs: list[str]) -> dict[str, str]:
     """The referenced files, and those that may define a name the task mentions (a scan
     for `def`/`class` lines, before any parsing: a large generated module the task does
     not touch costs no parse)."""
-    words = set(re.findall(r"\w+", task))
-    return {p: c for p, c in sources.items() if p in refs or words & set(_DEF.findall(c))}
+    return {p: c for p, c in sources.items() if p in refs or any(n in task for n in _defs(c))}
 
 
 def _parsed(sources: dict[str, str]) -> dict[str, ast.Module]:
@@ -185,7 +192,7 @@ def derived_checks(
         found.append(f"the task statement: {described}")
     names = mentioned(task, _names(trees))
     bare = {n.rsplit(".", 1)[-1] for n in names}
-    defining = {p: c for p, c in sources.items() if bare & set(_DEF.findall(c))}
+    defining = {p: c for p, c in sources.items() if bare & _defs(c)}
     scope = defining if names else {p: sources[p] for p in refs if p in sources}
     examples = doctest_examples(scope, names or None)
     if examples:

@@ -21,19 +21,26 @@ MAX_BYTES = 1_000_000
 
 
 def _name(path: str) -> str:
-    """The word a module is named by: its stem, or its folder's name for a package."""
+    """The name a module is called by: its stem, or its folder's for a package's
+    `__init__.py` and `__main__.py` (`python -m app` runs `app/__main__.py`)."""
     p = Path(path)
-    return p.parent.name if p.stem == "__init__" and p.parent.name else p.stem
+    return p.parent.name if p.stem in ("__init__", "__main__") and p.parent.name else p.stem
 
 
-def _words(root: Path, path: str) -> set[str] | None:
-    """The words of a file; None when it is too large or unreadable (names anything)."""
+def _text(root: Path, path: str) -> str | None:
+    """A file's text; None when it is too large or unreadable (it names anything)."""
     try:
         if (root / path).stat().st_size > MAX_BYTES:
             return None
-        return set(_WORD.findall((root / path).read_text(encoding="utf-8", errors="replace")))
+        return (root / path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+def _spelled(text: str, name: str) -> bool:
+    """Whether `text` spells a name that is not one word (`my-tool`, a name with
+    combining marks) between non-word characters (`python my-tool.py`)."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
 def unreached(root: Path, targets: list[str]) -> list[str]:
@@ -44,9 +51,13 @@ def unreached(root: Path, targets: list[str]) -> list[str]:
     frontier = [f for f in files if is_test(f) or Path(f).name == "conftest.py"]
     reached: set[str] = set()
     while frontier and not set(wanted) <= reached:
-        words = _words(root, frontier.pop())
+        text = _text(root, frontier.pop())
+        words = set(_WORD.findall(text)) if text is not None else set()
         for module in modules:
-            if module not in reached and (words is None or _name(module) in words):
+            name = _name(module)
+            if module in reached:
+                continue
+            if text is None or (name in words if _WORD.fullmatch(name) else _spelled(text, name)):
                 reached.add(module)
                 frontier.append(module)
     return [t for t in wanted if t not in reached]
