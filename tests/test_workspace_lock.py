@@ -35,8 +35,9 @@ from codur import Agent
 from codur.errors import ExitCode, WorkspaceBusy, WorkspaceError
 from codur.workspace import hold_workspace
 
-SLEEPER = "import time\ntime.sleep(60)\nprint(10)\n"
-"""A program whose check keeps a run busy (its run is stopped long before it ends)."""
+SLEEPER = "import os, time\nwhile os.path.exists({hold!r}):\n    time.sleep(0.05)\nprint(10)\n"
+"""A program whose check keeps a run busy while the file `hold` (outside the folder)
+exists (its run is stopped long before that)."""
 BUSY = re.compile(
     r"codur: error: (?P<root>.+) is busy: another Codur run \(process (?P<pid>\d+), "
     r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\) may change its files; "
@@ -141,7 +142,10 @@ def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
     """A real run busy with its check holds the folder: another run and `codur undo` are
     turned away naming it; stopped, it is resumable, and `codur resume` respects a holder
     too, then goes on once the folder is free."""
-    root = git_repo(tmp_path / "w", {"main.py": SLEEPER, "expected.txt": "10\n"})
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    sleeper = SLEEPER.format(hold=str(hold))
+    root = git_repo(tmp_path / "w", {"main.py": sleeper, "expected.txt": "10\n"})
     first = subprocess.Popen(
         [sys.executable, "-m", "codur", "--no-model", "fix @main.py"],
         cwd=root,
@@ -155,7 +159,7 @@ def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
         wait_for(lambda: log.exists() and '"tool.call"' in log.read_text())  # the check runs
         refused(run_cli(["--no-model", "fix @main.py"], root), root, first.pid)
         refused(run_cli(["undo", "--force"], root), root, first.pid)
-        assert (root / "main.py").read_text() == SLEEPER
+        assert (root / "main.py").read_text() == sleeper
         first.send_signal(signal.SIGTERM)
         _, err = first.communicate(timeout=30)
     finally:
@@ -164,7 +168,12 @@ def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
     run_id = json.loads(log.read_text().splitlines()[0])["run"]
     assert listed(root, run_id) == "interrupted"
 
-    (root / "main.py").write_text("print(10)\n")  # its check now passes at once
+    (root / "main.py").write_text("print(10)\n")  # changed since: not resumed
+    changed = run_cli(["resume", run_id], root)
+    assert changed.returncode == ExitCode.USAGE, changed.stdout + changed.stderr
+    assert f"run {run_id}: changed since it stopped: main.py;" in changed.stderr
+    (root / "main.py").write_text(sleeper)  # put back; its check now passes at once
+    hold.unlink()
     with held_by_another_process(root) as pid:
         refused(run_cli(["resume", run_id], root), root, pid)
     assert listed(root, run_id) == "interrupted"  # not resumed: still to resume
