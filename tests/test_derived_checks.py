@@ -418,7 +418,7 @@ def test_input_output_pairs_that_claim_nothing(source: str) -> None:
 def test_only_files_that_may_define_a_named_function_are_parsed() -> None:
     """A scan for `def`/`class` lines picks the files worth parsing: a large module that
     defines nothing the task names is left unparsed (it took 20 s at 2.4 MB)."""
-    from codur.verify.generate import _may_matter
+    from codur.verify.generate import _defs, _may_matter
 
     sources = {
         "gen.py": "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200)),
@@ -426,9 +426,10 @@ def test_only_files_that_may_define_a_named_function_are_parsed() -> None:
         "shapes.py": "class Box:\n    async  def mean(self):\n        return 0\n",
         "notes.py": "# mean\n",
     }
+    defs = {path: _defs(code) for path, code in sources.items()}
     task = "mean crashes on an empty list, fix it in @notes.py"
-    assert sorted(_may_matter(sources, task, ["notes.py"])) == ["notes.py", "shapes.py", "stats.py"]
-    assert sorted(_may_matter(sources, "f17(2) should return 19", [])) == ["gen.py"]
+    assert sorted(_may_matter(defs, task, ["notes.py"])) == ["notes.py", "shapes.py", "stats.py"]
+    assert sorted(_may_matter(defs, "f17(2) should return 19", [])) == ["gen.py"]
 
 
 @pytest.mark.parametrize(

@@ -122,11 +122,11 @@ def _defs(code: str) -> set[str]:
     return {unicodedata.normalize("NFKC", name) for name in _DEF.findall(code)}
 
 
-def _may_matter(sources: dict[str, str], task: str, refs: list[str]) -> dict[str, str]:
-    """The referenced files, and those that may define a name the task mentions (a scan
-    for `def`/`class` lines, before any parsing: a large generated module the task does
-    not touch costs no parse)."""
-    return {p: c for p, c in sources.items() if p in refs or any(n in task for n in _defs(c))}
+def _may_matter(defs: dict[str, set[str]], task: str, refs: list[str]) -> list[str]:
+    """The referenced files, and those that may define a name the task mentions (`defs`:
+    each file's `def`/`class` names, scanned before any parsing: a large generated module
+    the task does not touch costs no parse)."""
+    return [p for p, names in defs.items() if p in refs or any(n in task for n in names)]
 
 
 def _parsed(sources: dict[str, str]) -> dict[str, ast.Module]:
@@ -174,7 +174,9 @@ def derived_checks(
 ) -> tuple[list[Check], str]:
     """The checks the task and the docstrings give, and a line saying what they came from
     (no checks: an empty line)."""
-    sources = _may_matter(_sources(ws), task, refs)
+    every = _sources(ws)
+    defs = {path: _defs(code) for path, code in every.items()}
+    sources = {path: every[path] for path in _may_matter(defs, task, refs)}
     checks: list[Check] = []
     found: list[str] = []
     output = stated_output(task)
@@ -192,7 +194,7 @@ def derived_checks(
         found.append(f"the task statement: {described}")
     names = mentioned(task, _names(trees))
     bare = {n.rsplit(".", 1)[-1] for n in names}
-    defining = {p: c for p, c in sources.items() if bare & _defs(c)}
+    defining = {p: c for p, c in sources.items() if bare & defs[p]}
     scope = defining if names else {p: sources[p] for p in refs if p in sources}
     examples = doctest_examples(scope, names or None)
     if examples:
