@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import os
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -174,9 +175,23 @@ class Session:
             raise
 
     def note_change(self, path: str) -> None:
-        """`path` is about to be changed by Codur: the run's record of its edits."""
+        """`path` is about to be changed by Codur: the run's record of its edits
+        (`changes_made` follows once it is)."""
         if self.snapshot is not None:
             self.snapshot.note(self._relative(path))
+
+    def changes_made(self) -> None:
+        """Codur's changes noted so far are made: the run knows the files as they are now
+        as its own (a later change by someone else is told apart: RunSnapshot.wrote)."""
+        if self.snapshot is not None:
+            self.snapshot.wrote()
+
+    def program(self, folder: Path) -> AbstractContextManager[None]:
+        """Around one of the run's programs running in `folder`: what changes in the
+        workspace meanwhile is the run's (a scratch copy's programs are not watched)."""
+        if self.snapshot is None or folder.resolve() != self.ws.root:
+            return nullcontext()
+        return self.snapshot.program()
 
     def written(self) -> list[str]:
         """The paths Codur changed in this run (by edits or tools), sorted."""
@@ -228,7 +243,10 @@ class Session:
         if not self.gate.approve(Action.EDIT, f"write {path}", shown):
             raise EditDeclined(path)
         self.note_change(path)
-        self.ws.write_text(path, text)
+        try:
+            self.ws.write_text(path, text)
+        finally:
+            self.changes_made()
         self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
         return text
 

@@ -61,13 +61,14 @@ def start(root: Path, run_id: str = "r1"):
 def test_undo_restores_content_modes_links_and_removes_what_was_created(ws: Path) -> None:
     before = state(ws)
     config, snap = start(ws)
-    (ws / "private.txt").write_text("overwritten\n")  # a write keeps the mode...
-    (ws / "run.sh").chmod(0o644)  # ...a program may not
-    (ws / "link").unlink()
-    (ws / "lib/mod.py").unlink()
-    (ws / "new/deeper").mkdir(parents=True)
-    (ws / "new/deeper/made.txt").write_text("made\n")
-    (ws / "new_link").symlink_to("run.sh")
+    with snap.program():  # as one of the run's programs
+        (ws / "private.txt").write_text("overwritten\n")  # a write keeps the mode...
+        (ws / "run.sh").chmod(0o644)  # ...a program may not
+        (ws / "link").unlink()
+        (ws / "lib/mod.py").unlink()
+        (ws / "new/deeper").mkdir(parents=True)
+        (ws / "new/deeper/made.txt").write_text("made\n")
+        (ws / "new_link").symlink_to("run.sh")
     changed = snap.finish("done")
     assert changed == [
         "lib/mod.py", "link", "new/deeper/made.txt", "new_link", "private.txt", "run.sh"
@@ -92,9 +93,10 @@ def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
 
 def test_a_file_the_run_made_a_folder_comes_back(ws: Path) -> None:
     config, snap = start(ws)
-    (ws / "lib/mod.py").unlink()
-    (ws / "lib/mod.py").mkdir()
-    (ws / "lib/mod.py/inside.txt").write_text("x\n")
+    with snap.program():
+        (ws / "lib/mod.py").unlink()
+        (ws / "lib/mod.py").mkdir()
+        (ws / "lib/mod.py/inside.txt").write_text("x\n")
     snap.finish("done")
     assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
     assert (ws / "lib/mod.py").read_text() == "X = 1\n"
@@ -102,7 +104,8 @@ def test_a_file_the_run_made_a_folder_comes_back(ws: Path) -> None:
 
 def test_a_folder_the_user_made_is_reported_not_clobbered(ws: Path, capsys) -> None:
     config, snap = start(ws)
-    (ws / "lib/mod.py").unlink()
+    with snap.program():
+        (ws / "lib/mod.py").unlink()
     snap.finish("done")
     (ws / "lib/mod.py").mkdir()  # after the run, by the user
     (ws / "lib/mod.py/mine.txt").write_text("x\n")
@@ -115,7 +118,8 @@ def test_a_folder_the_user_made_is_reported_not_clobbered(ws: Path, capsys) -> N
 
 def test_a_damaged_record_is_named_and_the_rest_still_work(ws: Path, capsys) -> None:
     config, snap = start(ws)
-    (ws / "lib/mod.py").write_text("X = 3\n")
+    with snap.program():
+        (ws / "lib/mod.py").write_text("X = 3\n")
     snap.finish("done")
     (History(state_root(), ws).folder / "broken.json").write_text("{not json")
     assert commands.undo(Workspace(ws), config, None, False, IO()) == 0

@@ -59,17 +59,20 @@ def settle(
     """Hold the changes `by` made between `before` and `after` to the run's rules; (the
     files it changed that stay changed, a line for each change put back or cut)."""
     kept, notes = [], []
-    for path in changed(before, after):
-        session.note_change(path)
-        note, restored = _admit(session, path, path in before, by)
-        if note:
-            notes.append(note)
-        if restored:
-            continue
-        kept.append(path)
-        now = _text(session.ws.root / path)
-        if now is not None:
-            session.bus.emit("file.write", path=path, lines=now.count("\n") + 1, by=by)
+    try:
+        for path in changed(before, after):
+            session.note_change(path)
+            note, restored = _admit(session, path, path in before, by)
+            if note:
+                notes.append(note)
+            if restored:
+                continue
+            kept.append(path)
+            now = _text(session.ws.root / path)
+            if now is not None:
+                session.bus.emit("file.write", path=path, lines=now.count("\n") + 1, by=by)
+    finally:
+        session.changes_made()  # what was put back or cut is as Codur left it
     return kept, notes
 
 

@@ -115,13 +115,14 @@ class CliAgent:
         before = changes.state(session)
         gits = gitguard.entries(session.ws.root)
         with session.bus.span("agent.run", agent=self.reference, command=shown, prompt=text) as end:
-            result = run_process(
-                argv,
-                session.ws.root,
-                self.config.timeout_s,
-                self.config.output_limit_bytes,
-                sandbox=sandbox,
-            )
+            with session.program(session.ws.root):
+                result = run_process(
+                    argv,
+                    session.ws.root,
+                    self.config.timeout_s,
+                    self.config.output_limit_bytes,
+                    sandbox=sandbox,
+                )
             parsed = self.spec.parse(result.stdout)
             end.update(exit_code=result.exit_code, timed_out=result.timed_out, reply=parsed.reply)
             end.update(parsed.usage)

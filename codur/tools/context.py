@@ -9,6 +9,7 @@ import dataclasses
 import fnmatch
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -57,6 +58,12 @@ class ToolContext:
     before_change: Callable[[str], None] | None = None
     """Called with a workspace-relative path once a tool's change to it is approved, just
     before it happens: the run records what Codur changed."""
+    after_change: Callable[[], None] | None = None
+    """Called once the changes `before_change` heard of are made: the run records the
+    files as Codur left them (someone else's later change is told apart)."""
+    program_in: Callable[[Path], AbstractContextManager[None]] | None = None
+    """Brackets a program running in a folder: in the run's workspace, what changes
+    meanwhile is the run's (`Session.program`)."""
     made_in_run: Callable[[str, bool], str | None] | None = None
     """Whether a workspace-relative path was "created" or "changed" during this run
     (with True: only whether it was "created")."""
@@ -103,6 +110,8 @@ class ToolContext:
             mcp_servers=session.config.mcp_servers,
             check_change=session.guard,
             before_change=session.note_change,
+            after_change=session.changes_made,
+            program_in=session.program,
             made_in_run=session.made_in_run,
             written=session.written,
             snapshot=lambda: session.snapshot,
@@ -176,7 +185,21 @@ class ToolContext:
     def write(self, target: Path, text: str) -> None:
         """Write a tool's new text for `target` (scope, approval, recorded, atomic)."""
         self.changing(target, text)
-        self.ws.write_text(target, text)
+        try:
+            self.ws.write_text(target, text)
+        finally:
+            self.changed()
+
+    def changed(self) -> None:
+        """The changes `changing` announced are made (every writing tool ends with it)."""
+        if self.after_change is not None:
+            self.after_change()
+
+    def running(self) -> AbstractContextManager[None]:
+        """Around a program (or an MCP tool) acting in this context's folder."""
+        if self.program_in is None:
+            return nullcontext()
+        return self.program_in(self.ws.root)
 
     def run(
         self,
@@ -195,17 +218,18 @@ class ToolContext:
 
         memory = self.config.memory_limit_mb
         box = dataclasses.replace(self.sandbox, read_only=()) if git_writable else self.sandbox
-        return run_process(
-            command,
-            self.ws.root,
-            timeout_s,
-            output_limit or self.config.output_limit_bytes,
-            memory_limit=memory * 1024 * 1024 if memory else None,
-            stdin=stdin,
-            env=env,
-            sandbox=box,
-            writable=writable or [],
-        )
+        with self.running():
+            return run_process(
+                command,
+                self.ws.root,
+                timeout_s,
+                output_limit or self.config.output_limit_bytes,
+                memory_limit=memory * 1024 * 1024 if memory else None,
+                stdin=stdin,
+                env=env,
+                sandbox=box,
+                writable=writable or [],
+            )
 
     # --- actions that need approval -----------------------------------------------------
 

@@ -249,7 +249,8 @@ def call_mcp_tool(
     """
     ctx.mcp.names(server)
     ctx.approve_run(f"call the MCP tool {server}/{tool_name}")
-    result = ctx.mcp.call(server, lambda c: c.call_tool(tool_name, arguments or {}))
+    with ctx.running():  # the server may change files while it answers
+        result = ctx.mcp.call(server, lambda c: c.call_tool(tool_name, arguments or {}))
     text = _content_text(result.content)
     if not text and result.structured_content is not None:
         text = str(result.structured_content)

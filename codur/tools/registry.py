@@ -250,7 +250,11 @@ def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[b
     lock = ctx.write_lock if spec.writes else contextlib.nullcontext()
     try:
         with lock:
-            value = spec.func(ctx, **kwargs)
+            try:
+                value = spec.func(ctx, **kwargs)
+            finally:
+                if spec.writes:  # what it changed is as Codur left it
+                    ctx.changed()
     except ApprovalRequired:
         raise  # nobody can approve it: the run stops (not an observation for the model)
     except CodurError as exc:

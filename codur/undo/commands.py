@@ -65,22 +65,31 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
         )
     store = open_store(ws, config, kind=record.kind)
     plan = plan_undo(store, record)
-    if plan.conflicts and not force:
-        if plan.no_end:
-            raise UndoRefused(
-                f"run {record.run_id} has no end snapshot (Codur was stopped before it "
-                f"ended), so changes made since cannot be told from the run's: "
-                f"{names(plan.conflicts)} (codur undo --force puts them back as before the run)"
+    if plan.conflicts and plan.no_end and not force:
+        raise UndoRefused(
+            f"run {record.run_id} has no end snapshot (Codur was stopped before it "
+            f"ended), so changes made since cannot be told from the run's: "
+            f"{names(plan.conflicts)} (codur undo --force puts them back as before the run)"
+        )
+    if (plan.conflicts or plan.foreign) and not force:
+        kept = [f"changed since it ended: {names(plan.conflicts)}"] if plan.conflicts else []
+        if plan.foreign:
+            kept.append(
+                "changed during it by someone other than the run (not Codur's edits nor "
+                f"the programs it ran): {names(plan.foreign)}"
             )
         raise UndoRefused(
-            f"not undoing run {record.run_id}: changed since it ended: "
-            f"{names(plan.conflicts)} (codur undo --force overwrites them)"
+            f"not undoing run {record.run_id}: {'; '.join(kept)} "
+            "(codur undo --force overwrites them)"
         )
     bus = EventBus()
     bus.subscribe(io.on_event)
     task = f"undo {record.run_id}"
     snap = begin(ws, config, new_run_id(), task, bus, undo_of=record.run_id)
+    for path in [*plan.remove, *plan.put_back]:  # the undo's own changes
+        snap.note(path)
     problems = apply_undo(ws.root, store, plan)
+    snap.wrote()
     snap.finish("incomplete" if problems else "undone")
     undone = len(problems) < len(plan.put_back) + len(plan.remove)  # else nothing was
     if undone:

@@ -50,6 +50,9 @@ class RunRecord:
     """Paths the run changed, created or deleted (start -> end)."""
     skipped: list[str] = field(default_factory=list)
     """Files not in the snapshots (over the size cap, or unreadable)."""
+    foreign: list[str] = field(default_factory=list)
+    """Of `changed`, the files someone other than the run changed while it ran (not
+    Codur's edits nor the programs it ran): undo keeps them unless --force."""
     undo_of: str = ""
     """For an undo: the run it undid."""
     undone_by: str = ""

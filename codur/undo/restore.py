@@ -24,6 +24,9 @@ class UndoPlan:
     """Files the run created."""
     conflicts: list[str] = field(default_factory=list)
     """Files that changed after the run ended: undo overwrites them only with --force."""
+    foreign: list[str] = field(default_factory=list)
+    """Files someone other than the run changed while it ran (RunRecord.foreign), not
+    back as before it: undo overwrites them only with --force."""
     no_end: bool = False
     """The run has no end snapshot (Codur was killed): every change since it started
     counts as a conflict, since whose it is cannot be told."""
@@ -50,6 +53,8 @@ def plan_undo(store: Store, record: RunRecord) -> UndoPlan:
             now[path] = None  # a folder the run left there: as at the end (trees hold files)
         if now[path] != start.get(path) and (now[path] != end.get(path) or plan.no_end):
             plan.conflicts.append(path)
+        elif now[path] != start.get(path) and path in record.foreign:
+            plan.foreign.append(path)
         if path in start and now[path] != start[path]:
             plan.put_back.append(path)
         elif path not in start and now[path] is not None:

@@ -1,10 +1,13 @@
 """A run's snapshots: the workspace before anything of the run happens and after it ends,
-and the files Codur itself changed in between (for the run's diff and its checks)."""
+the files Codur itself changed in between (for the run's diff and its checks), and the
+files someone else changed meanwhile (`witness.py`: undo keeps those)."""
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -20,6 +23,7 @@ from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.restore import UndoPlan, apply_undo
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
+from codur.undo.witness import Witness
 from codur.workspace import CODUR_DIR, Workspace
 
 MIB = 1024 * 1024
@@ -80,11 +84,30 @@ class RunSnapshot:
     saved: dict[str, bool] = field(default_factory=dict)
     """Paths Codur itself changed in this run -> whether they existed before it."""
     warned: set[str] = field(default_factory=set)
+    witness: Witness | None = None
+    """Who changed what while the run went on (None: not followed)."""
 
     def note(self, path: str) -> None:
-        """`path` is about to be changed by Codur (an edit, a tool)."""
+        """`path` is about to be changed by Codur (an edit, a tool); `wrote` follows."""
         existed = path in self.start or os.path.lexists(self.ws.root / path)  # ignored ones
         self.saved.setdefault(path, existed)
+        if self.witness is not None:
+            self.witness.writing(path)
+
+    def wrote(self) -> None:
+        """Codur's changes noted so far are made: the files as they are now are the run's."""
+        if self.witness is not None:
+            self.witness.wrote()
+
+    @contextmanager
+    def program(self) -> Iterator[None]:
+        """One of the run's programs runs in the folder: what changes meanwhile is the
+        run's (what changed before it started, and was not Codur's, is not)."""
+        if self.witness is None:
+            yield
+            return
+        with self.witness.program():
+            yield
 
     def original(self, path: str) -> str | None:
         """The text `path` had before the run (None: it did not exist, or was too large
@@ -148,12 +171,15 @@ class RunSnapshot:
         Returns the paths the run changed."""
         started = time.perf_counter()
         run_id = self.record.run_id
+        if self.witness is not None:
+            self.witness.wrote()
         taken = self.store.take(run_id, parent=self.record.start)
         if self.store.kind == "files":
             self.history.remember(taken.snap)
         changes = changed(self.start, taken.tree)
         self.record.end, self.record.ended, self.record.status = taken.snap, now_iso(), status
         self.record.changed = changes
+        self.record.foreign = self._foreign(taken, changes)
         self.record.model_calls = model_calls
         self.record.skipped = sorted({*self.record.skipped, *_left_out(taken)})
         self.record.snapshots = bool(changes) or status in RESUMABLE
@@ -164,7 +190,22 @@ class RunSnapshot:
         self.history.save(self.record)
         self.store.done(run_id)
         _emit(self.bus, "end", self.store, taken, started, self.warned)
+        if self.record.foreign:
+            self.bus.emit(
+                "warning",
+                message=f"changed during the run by someone other than it (not Codur's edits "
+                f"nor the programs it ran): {_shown(self.record.foreign)}; codur undo keeps "
+                "them unless --force",
+            )
         return changes
+
+    def _foreign(self, end: Taken, changes: list[str]) -> list[str]:
+        """Of the files the run's snapshots differ on, those someone else changed."""
+        if self.witness is None:
+            return sorted(set(self.record.foreign) & set(changes))
+        self.witness.settle(end)
+        self.witness.done()
+        return sorted((self.witness.foreign | set(self.record.foreign)) & set(changes))
 
 
 def begin(
@@ -209,7 +250,10 @@ def begin(
     history.save(record)
     warned: set[str] = set()
     _emit(bus, "start", store, taken, started, warned)
-    return RunSnapshot(ws, store, history, record, taken.tree, bus, began_ns, warned=warned)
+    witness = Witness(store, f"{run_id}-watch", dict(taken.tree), _warner(bus))
+    return RunSnapshot(
+        ws, store, history, record, taken.tree, bus, began_ns, warned=warned, witness=witness
+    )
 
 
 def reopen(
@@ -224,7 +268,13 @@ def reopen(
     record.status, record.pid, record.end, record.ended = "running", os.getpid(), "", ""
     history = History(state_root(), ws.root)
     history.save(record)
-    return RunSnapshot(ws, store, history, record, start, bus, began_ns)
+    witness = Witness(store, f"{record.run_id}-watch", {}, _warner(bus))
+    witness.look(absorb=True)  # the folder as the resume finds it is the run's
+    return RunSnapshot(ws, store, history, record, start, bus, began_ns, witness=witness)
+
+
+def _warner(bus: EventBus) -> Callable[[str], None]:
+    return lambda message: bus.emit("warning", message=message)
 
 
 def _cache(store: Store, last: str | None) -> Tree:
@@ -274,6 +324,11 @@ def _emit(
         )
     warned.update(p for p, _ in big)
     warned.update(unreadable)
+
+
+def _shown(paths: list[str]) -> str:
+    more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
+    return ", ".join(paths[:SHOWN]) + more
 
 
 def _size(n: int) -> str:

@@ -1,0 +1,153 @@
+"""Who changed a file while a run went on: the run (Codur's own writes, the programs it
+ran) or someone else (you in an editor, another program of yours).
+
+The witness keeps the state the run knows each file in: the start snapshot, then each
+file as Codur's own write left it (hashed right after the write), and the whole folder
+as each of the run's programs left it (scanned with the snapshot store before the
+program starts and after it ends). A file found otherwise at the next look (a scan
+before a program, Codur about to write it, the end snapshot) was changed by someone
+else meanwhile: it is the user's, and `codur undo` keeps it unless --force. While one
+of the run's programs runs, a change cannot be told from the program's, so it counts
+as the run's.
+"""
+
+from __future__ import annotations
+
+import stat
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from codur.undo.store import SnapshotError, Store
+from codur.undo.tree import Entry, Taken, Tree, changed
+
+
+@dataclass
+class Witness:
+    store: Store
+    name: str
+    """The name of its scans in the store (its own private index in git)."""
+    known: Tree
+    """Each file as the run last knew it."""
+    warn: Callable[[str], None]
+    foreign: set[str] = field(default_factory=set)
+    """Files someone other than the run changed, created or deleted."""
+    pending: set[str] = field(default_factory=set)
+    """Paths Codur is changing now: taken as they are at the next settle."""
+    suspects: set[str] = field(default_factory=set)
+    """Paths Codur changed that were there, unknown to the run (made by someone else, or
+    left out of snapshots): foreign if a later scan holds them."""
+    running: int = 0
+    """The run's programs running in the folder now."""
+    blind: bool = False
+    """A scan failed: from then on every change counts as the run's (as before)."""
+    last: str | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def writing(self, path: str) -> None:
+        """Codur is about to change `path`: unless a program of the run is running, a
+        difference from what the run knows is someone else's."""
+        with self.lock:
+            if self.blind or path in self.pending:
+                return
+            if self.running == 0:
+                now = self._current([path])
+                if now is not None:
+                    entry = now[path]
+                    if path in self.known and entry != self.known[path]:
+                        self.foreign.add(path)
+                    elif path not in self.known and entry is not None:
+                        self.suspects.add(path)
+            self.pending.add(path)
+
+    def wrote(self) -> None:
+        """Codur's changes noted so far are made: the files as they are now are the run's."""
+        with self.lock:
+            if self.blind or not self.pending:
+                return
+            paths = sorted(self.pending)
+            now = self._current(paths)
+            if now is None:
+                return
+            if any(e is not None and stat.S_ISDIR(e.mode) for e in now.values()):
+                self.look()  # a folder moved or made: scan it (what lies in it is ours)
+                return
+            for path in paths:
+                self._set(path, now[path])
+            self.pending.clear()
+
+    @contextmanager
+    def program(self) -> Iterator[None]:
+        """A program of the run runs in the folder: what changed before it started is
+        looked at first; what changes while any runs is the run's."""
+        with self.lock:
+            if self.running == 0:
+                self.look()
+            self.running += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.running -= 1
+                if self.running == 0:
+                    self.look(absorb=True)
+
+    def look(self, absorb: bool = False) -> None:
+        """Scan the folder: differences from what the run knows are someone else's
+        (`absorb`: the run's, as after a program), but for the paths Codur is changing."""
+        with self.lock:
+            if self.blind:
+                return
+            try:
+                taken = self.store.take(self.name, parent=self.last)
+            except SnapshotError as exc:
+                self._blind(str(exc))
+                return
+            self.last = taken.snap
+            self.settle(taken, absorb)
+
+    def settle(self, taken: Taken, absorb: bool = False) -> None:
+        """Take the folder as `taken` shows it as the run's new known state, naming as
+        someone else's what differs but for Codur's own pending changes (`absorb`: all)."""
+        with self.lock:
+            left_out = {p for p, _ in taken.skipped} | set(taken.unreadable)
+            ours = lambda p: (
+                absorb
+                or any(  # noqa: E731
+                    p == q or p.startswith(q + "/") for q in self.pending
+                )
+            )
+            if not self.blind:
+                for path in changed(self.known, taken.tree):
+                    if path not in left_out and not ours(path):
+                        self.foreign.add(path)
+                self.foreign |= {p for p in self.suspects if p in taken.tree}
+            self.suspects.clear()
+            self.pending.clear()
+            self.known = dict(taken.tree)
+
+    def done(self) -> None:
+        """Its scans are over: their working files go."""
+        self.store.done(self.name)
+
+    def _set(self, path: str, entry: Entry | None) -> None:
+        if entry is None:
+            self.known.pop(path, None)
+        else:
+            self.known[path] = entry
+
+    def _current(self, paths: list[str]) -> dict[str, Entry | None] | None:
+        try:
+            return self.store.current(paths)
+        except SnapshotError as exc:
+            self._blind(str(exc))
+            return None
+
+    def _blind(self, why: str) -> None:
+        self.blind = True
+        self.pending.clear()
+        self.warn(
+            f"snapshot: cannot follow the folder any more ({why}); files changed from now "
+            "on by someone other than this run cannot be told from its own changes"
+        )
