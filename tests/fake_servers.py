@@ -3,7 +3,8 @@
 Each server runs in a background thread on 127.0.0.1 (a free port) and answers requests
 from a queue of scripted behaviours: `Reply` (text and/or tool calls, optionally cut by
 the token limit or with cached prompt tokens), `Fail` (an HTTP error status) or `Delay`
-(wait longer than the client's timeout, then reply). When the
+(wait longer than the client's timeout, then reply) or `Hold` (wait until the test lets
+go: the client is waiting on the model meanwhile). When the
 queue is empty it answers with `default` (a 500 unless a test sets something else).
 Every request is recorded (`requests`: path, headers, parsed JSON body) so tests can
 assert on what actually went over the wire.
@@ -48,6 +49,16 @@ class Delay:
 
 
 @dataclass
+class Hold:
+    """Answer `then` once the test sets `release`; `arrived` is set when the request is in
+    (the client is then waiting on the model, and on nothing else)."""
+
+    then: Reply
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
 class Raw:
     """Exactly this answer, whatever the protocol says (HTML, cut JSON, `{}`)."""
 
@@ -77,7 +88,7 @@ class Hangup:
     """Close the connection without answering (a server that died mid-request)."""
 
 
-Behaviour = Reply | Fail | Delay | Raw | Trickle | Hangup
+Behaviour = Reply | Fail | Delay | Hold | Raw | Trickle | Hangup
 
 
 @dataclass
@@ -205,6 +216,12 @@ class FakeServer:
             if self._stopping.wait(behaviour.seconds):
                 raise ClientGone
             behaviour = behaviour.then or self._next()
+        if isinstance(behaviour, Hold):
+            behaviour.arrived.set()
+            while not behaviour.release.wait(0.05):
+                if self._stopping.is_set():
+                    raise ClientGone
+            behaviour = behaviour.then
         if isinstance(behaviour, Fail):
             return self.error(behaviour.status, behaviour.message)
         if isinstance(behaviour, Raw):

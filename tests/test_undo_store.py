@@ -140,3 +140,34 @@ def test_the_diff_shows_changes_of_line_endings_and_final_newlines(ws: Path, cap
     shown = capsys.readouterr().out
     assert "-a^M\n-b^M\n+a\n+b\n" in shown, shown
     assert "-X = 1\n+X = 1\n\\ No newline at end of file\n" in shown, shown
+
+
+def test_who_changed_what_during_a_run(ws: Path, capsys) -> None:
+    """Codur's own writes (noted, then made) and its programs' changes are the run's; a
+    change found at the next look otherwise (before a program, before Codur writes that
+    file, at the end) is someone else's: undo names it and keeps it unless --force."""
+    before = state(ws)
+    config, snap = start(ws)
+    snap.note("lib/mod.py")  # Codur's edit
+    (ws / "lib/mod.py").write_text("X = 2\n")
+    snap.wrote()
+    (ws / "private.txt").write_text("the user's\n")  # while the run waits on the model
+    (ws / "theirs.txt").write_text("made by the user\n")
+    with snap.program():  # a program of the run
+        (ws / "out.txt").write_text("a program's\n")
+        (ws / "run.sh").chmod(0o644)
+    (ws / "lib/mod.py").write_text("X = 3\n")  # the user again, on Codur's file...
+    snap.note("lib/mod.py")  # ...which Codur then writes once more
+    (ws / "lib/mod.py").write_text("X = 4\n")
+    snap.wrote()
+    (ws / "link").unlink()  # the user, after the last look
+    assert snap.finish("done") == [
+        "lib/mod.py", "link", "out.txt", "private.txt", "run.sh", "theirs.txt"
+    ]  # fmt: skip
+    record = History(state_root(), ws).records()[0]
+    assert record.foreign == ["lib/mod.py", "link", "private.txt", "theirs.txt"]
+    with pytest.raises(UndoRefused, match="by someone other than the run .*: lib/mod.py, link"):
+        commands.undo(Workspace(ws), config, None, False, IO())
+    assert (ws / "private.txt").read_text() == "the user's\n"
+    assert commands.undo(Workspace(ws), config, None, True, IO()) == 0
+    assert state(ws) == before

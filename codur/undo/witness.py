@@ -112,15 +112,9 @@ class Witness:
         someone else's what differs but for Codur's own pending changes (`absorb`: all)."""
         with self.lock:
             left_out = {p for p, _ in taken.skipped} | set(taken.unreadable)
-            ours = lambda p: (
-                absorb
-                or any(  # noqa: E731
-                    p == q or p.startswith(q + "/") for q in self.pending
-                )
-            )
             if not self.blind:
                 for path in changed(self.known, taken.tree):
-                    if path not in left_out and not ours(path):
+                    if path not in left_out and not (absorb or self._pending(path)):
                         self.foreign.add(path)
                 self.foreign |= {p for p in self.suspects if p in taken.tree}
             self.suspects.clear()
@@ -130,6 +124,10 @@ class Witness:
     def done(self) -> None:
         """Its scans are over: their working files go."""
         self.store.done(self.name)
+
+    def _pending(self, path: str) -> bool:
+        """Whether Codur is changing `path`, or the folder it lies in."""
+        return any(path == p or path.startswith(p + "/") for p in self.pending)
 
     def _set(self, path: str, entry: Entry | None) -> None:
         if entry is None:
