@@ -153,3 +153,26 @@ def test_git_snapshot_skips_the_ignore_list_and_the_log(git_repo: Path) -> None:
     (git_repo / "__pycache__/m.cpython.pyc").write_bytes(b"\1")
     assert snap.finish("done") == []  # nothing the user would undo changed
     assert git(git_repo, "for-each-ref", "refs/codur/") == ""  # no change, no ref
+
+
+def test_a_gitignore_listing_codur_s_log_keeps_the_git_store(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """`*.log` in .gitignore ignores Codur's debug log (and a recording named `*.log`):
+    the snapshots are still commits, with no fallback to copies and no warning."""
+    (git_repo / ".gitignore").write_text("*.log\n")
+    (git_repo / "main.py").write_text(BUGGY)
+    (git_repo / "expected.txt").write_text("10\n")
+    (git_repo / "codur_debug.log").write_text("{}\n")
+    git(git_repo, "add", ".")
+    git(git_repo, "commit", "-q", "-m", "project")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    run = run_cli([*flags, "--record", "model.log", "fix @main.py"], cwd=git_repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "warning" not in run.stderr, run.stderr
+    run_id = re.search(r"run (\S+): 1 file\(s\) changed", run.stdout).group(1)
+    ref = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/codur/").split()
+    assert ref == [f"refs/codur/runs/{run_id}"]  # the git store kept the run
+    undo = run_cli(["undo"], cwd=git_repo)
+    assert undo.returncode == 0, undo.stdout + undo.stderr
+    assert (git_repo / "main.py").read_text() == BUGGY

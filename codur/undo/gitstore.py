@@ -133,8 +133,22 @@ class GitStore:
         for name in sorted(self.excluded.names):
             name = _glob_escape(name)
             specs += [f":(exclude,glob){base}**/{name}", f":(exclude,glob){base}**/{name}/**"]
-        specs += [f":(exclude,literal){self.prefix}{p}" for p in sorted(self.excluded.paths)]
+        paths = self._not_ignored(sorted(self.excluded.paths))
+        specs += [f":(exclude,literal){self.prefix}{p}" for p in paths]
         return specs
+
+    def _not_ignored(self, paths: list[str]) -> list[str]:
+        """Of `paths`, those the repository does not ignore. Only they need excluding, and
+        only they may be: `git add` fails on a pathspec naming an ignored file, even one
+        that excludes it (a `.gitignore` with `*.log` and Codur's debug log)."""
+        if not paths:
+            return []
+        listed = b"\0".join(os.fsencode(self.prefix + p) for p in paths) + b"\0"
+        code, out = self._git("check-ignore", "-z", "--stdin", stdin=listed, check=False)
+        if code not in (0, 1):  # 1: none is ignored
+            raise SnapshotError(f"git check-ignore failed: exit code {code}")
+        ignored = {os.fsdecode(raw).removeprefix(self.prefix) for raw in out.split(b"\0")}
+        return [p for p in paths if p not in ignored]
 
     # --- the Store interface ----------------------------------------------------------
 
