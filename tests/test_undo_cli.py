@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,26 @@ def test_a_file_name_that_is_no_utf8_is_logged_recorded_and_undone(tmp_path: Pat
     undo = run_cli(["undo"], cwd=work, **odd_output)
     assert undo.returncode == 0 and not odd.exists(), undo.stdout + undo.stderr
     assert (work / "main.py").read_text() == maker + BUGGY
+
+
+@pytest.mark.parametrize("store", ["files", "git"])
+def test_undo_makes_again_an_empty_folder_a_program_deleted(
+    work: Path, tmp_path: Path, store: str
+) -> None:
+    if store == "git":
+        subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    (work / "logs/old").mkdir(parents=True)
+    (work / "data").mkdir()
+    (work / "data/keep.txt").write_text("kept\n")
+    program = "import os\nos.rmdir('logs/old')\nos.rmdir('logs')\nos.remove('data/keep.txt')\n"
+    write_and_run = tool_calls(
+        ("write_file", {"path": "tidy.py", "content": program}),
+        ("run_python_file", {"path": "tidy.py"}),
+    )
+    fix(work, tmp_path, [write_and_run, whole_file("main.py", FIXED)], "--yes")
+    assert not (work / "logs").exists() and not (work / "data/keep.txt").exists()
+    undo = run_cli(["undo"], cwd=work)
+    assert undo.returncode == 0, undo.stdout + undo.stderr
+    assert (work / "logs/old").is_dir() and not any((work / "logs/old").iterdir())
+    assert (work / "data/keep.txt").read_text() == "kept\n"
+    assert not (work / "tidy.py").exists() and (work / "main.py").read_text() == BUGGY

@@ -171,3 +171,30 @@ def test_who_changed_what_during_a_run(ws: Path, capsys) -> None:
     assert (ws / "private.txt").read_text() == "the user's\n"
     assert commands.undo(Workspace(ws), config, None, True, IO()) == 0
     assert state(ws) == before
+
+
+def test_undo_makes_again_the_empty_folders_the_run_deleted(ws: Path) -> None:
+    """A snapshot holds the folders without files too (in git, its commit message names
+    them): undo makes again the empty folders the run deleted, with the folders in them
+    and one holding only ignored files, and removes an empty one the run made."""
+    (ws / "empty").mkdir()
+    (ws / "nested/deeper/deepest").mkdir(parents=True)
+    (ws / "lib/empty_too").mkdir()
+    (ws / "cache/__pycache__").mkdir(parents=True)  # holds only what snapshots leave out
+    (ws / "cache/__pycache__/m.pyc").write_bytes(b"\0")
+    before = state(ws)
+    config, snap = start(ws)
+    assert {p for p, e in snap.start.items() if e.is_folder} == {
+        "cache", "empty", "lib/empty_too", "nested", "nested/deeper", "nested/deeper/deepest"
+    }  # fmt: skip
+    with snap.program():
+        for folder in ("empty", "nested/deeper/deepest", "nested/deeper", "nested"):
+            (ws / folder).rmdir()
+        (ws / "lib/empty_too").rmdir()
+        (ws / "made/by/run").mkdir(parents=True)
+    assert snap.finish("done") == [
+        "empty", "lib/empty_too", "made", "made/by", "made/by/run", "nested", "nested/deeper",
+        "nested/deeper/deepest",
+    ]  # fmt: skip
+    assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
+    assert state(ws) == before

@@ -125,7 +125,7 @@ def _put_back(session: Session, path: str, existed: bool) -> bool:
         if target.is_symlink() or target.is_file():
             target.unlink()
         return True
-    if entry.is_link:
+    if entry.is_link or entry.is_folder:
         return False
     data = session.snapshot.store.read(path, entry)
     target.parent.mkdir(parents=True, exist_ok=True)

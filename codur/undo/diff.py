@@ -24,6 +24,8 @@ def run_diff(store: Store, record: RunRecord) -> str:
 
 def _file_diff(store: Store, path: str, before: Entry | None, after: Entry | None) -> str:
     head = [f"diff --git a/{path} b/{path}\n"]
+    if (before is not None and before.is_folder) or (after is not None and after.is_folder):
+        return "".join(head) + f"{_folder(before)} -> {_folder(after)}\n"
     if before is None and after is not None:
         head.append(f"new file mode {after.mode:o}\n")
     elif after is None and before is not None:
@@ -36,6 +38,12 @@ def _file_diff(store: Store, path: str, before: Entry | None, after: Entry | Non
     if old is None or new is None:
         return "".join(head) + f"Binary files a/{path} and b/{path} differ\n"
     return "".join(head) + text_diff(path, old if before else None, new if after else None)
+
+
+def _folder(entry: Entry | None) -> str:
+    if entry is None:
+        return "nothing"
+    return "an empty folder" if entry.is_folder else "a file"
 
 
 def text_diff(path: str, before: str | None, after: str | None) -> str:

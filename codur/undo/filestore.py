@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.undo.store import SnapshotError
-from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
+from codur.undo.tree import Entry, Excluded, Taken, Tree, empty_folders, over_cap
 from codur.workspace import open_regular
 
 CHUNK = 1 << 20
@@ -40,7 +40,8 @@ class FileStore:
 
     def take(self, name: str, parent: str | None = None) -> Taken:
         cache = self.tree(parent) if parent else self.cache
-        found = list(self._walk())
+        folders: list[str] = []
+        found = list(self._walk(folders))
         regular = [(rel, info.st_size) for rel, info in found if stat.S_ISREG(info.st_mode)]
         skipped = over_cap(regular, self.cap_bytes)
         left_out = {p for p, _ in skipped}
@@ -56,6 +57,7 @@ class FileStore:
                 unreadable.append(rel)
                 continue
             tree[rel] = entry
+        tree.update(empty_folders(folders, [*tree, *left_out, *unreadable]))
         manifest = {p: [e.mode, e.digest, e.size, e.mtime_ns] for p, e in sorted(tree.items())}
         snap = self._put(json.dumps({"files": manifest}).encode())
         return Taken(snap, tree, skipped, unreadable)
@@ -77,8 +79,9 @@ class FileStore:
         mtime = info.st_mtime_ns if now - info.st_mtime_ns / 1e9 > RACY_S else 0
         return Entry(info.st_mode, digest, info.st_size, mtime)
 
-    def _walk(self) -> Iterator[tuple[str, os.stat_result]]:
-        """Files and symlinks under the root (links never followed), minus the excluded."""
+    def _walk(self, folders: list[str]) -> Iterator[tuple[str, os.stat_result]]:
+        """Files and symlinks under the root (links never followed), minus the excluded;
+        the folders on the way are added to `folders`."""
         for folder, dirs, names in os.walk(self.root):
             base = Path(folder)
             rel_base = base.relative_to(self.root).as_posix()
@@ -91,6 +94,7 @@ class FileStore:
                     names.append(name)  # a link to a folder is recorded as a link
                 else:
                     keep.append(name)
+                    folders.append(rel)
             dirs[:] = keep
             for name in sorted(names):
                 rel = name if rel_base == "." else f"{rel_base}/{name}"
@@ -158,6 +162,8 @@ class FileStore:
         return {p: Entry(m, d, s, t) for p, (m, d, s, t) in manifest.items()}
 
     def read(self, path: str, entry: Entry) -> bytes:
+        if entry.is_folder:
+            raise SnapshotError(f"{path} is a folder; it has no content")
         try:
             return self._blob(entry.digest).read_bytes()
         except OSError:

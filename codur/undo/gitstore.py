@@ -10,6 +10,7 @@ filters, and modes are git's (executable or not, symlink), as a checkout restore
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -24,10 +25,12 @@ from codur.sandbox.reaper import kill_tree
 from codur.sandbox.repository import Repository, repository
 from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
-from codur.undo.tree import Entry, Excluded, Taken, Tree, over_cap
+from codur.undo.tree import FOLDER, Entry, Excluded, Taken, Tree, empty_folders, over_cap
 from codur.workspace import open_regular
 
 REF = "refs/codur/runs/"
+FOLDERS = "Codur-Empty-Folders: "
+"""The line of a snapshot commit's message naming its empty folders (a JSON list)."""
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Codur",
     "GIT_AUTHOR_EMAIL": "codur@localhost",
@@ -169,11 +172,36 @@ class GitStore:
             env=env, stdin=b"\0".join(os.fsencode(s) for s in spec),
         )  # fmt: skip
         tree = self._git("write-tree", env=env)[1].decode().strip()
+        files = self._files(tree)
+        left = [*files, *(p for p, _ in skipped)]
+        folders = empty_folders(self._fileless(env, spec), left)
         message = f"codur run {name}" + (" (end)" if parent else " (start)")
+        if folders:  # a git tree holds no empty folder: the message names them
+            message += f"\n\n{FOLDERS}{json.dumps(sorted(folders))}"
         parents = ["-p", parent] if parent else []
         commit = self._git("commit-tree", *parents, "-m", message, "--no-gpg-sign", tree, env=env)
         snap = commit[1].decode().strip()
-        return Taken(snap, self.tree(snap), skipped)
+        return Taken(snap, {**files, **folders}, skipped)
+
+    def _fileless(self, env: dict[str, str], spec: list[str]) -> list[str]:
+        """The folders of the workspace holding no file the private index holds (empty, or
+        with only ignored or left-out files), the folders in them included."""
+        args = ["ls-files", "-z", "-o", "--directory", "--exclude-standard", "--", *spec]
+        found = []
+        for raw in self._git(*args, env=env)[1].split(b"\0"):
+            path = os.fsdecode(raw)
+            if not path.endswith("/"):
+                continue  # a file left out (over the size cap)
+            top = path.rstrip("/").removeprefix(self.prefix)
+            found.append(top)
+            for folder, dirs, _ in os.walk(self.top / path):
+                base = Path(folder).relative_to(self.top / self.prefix).as_posix()
+                dirs[:] = [
+                    d for d in dirs
+                    if not self.excluded(f"{base}/{d}") and not (Path(folder) / d).is_symlink()
+                ]  # fmt: skip
+                found += [f"{base}/{d}" for d in dirs]
+        return found
 
     def _new_files(self, env: dict[str, str], spec: list[str]) -> list[tuple[str, int]]:
         """Untracked and modified files (their content is not stored yet), with sizes."""
@@ -189,6 +217,24 @@ class GitStore:
         return [(p.removeprefix(self.prefix), size) for p, size in found.items()]
 
     def tree(self, snap: str) -> Tree:
+        folders: Tree = {}
+        for line in self._git("cat-file", "commit", snap)[1].decode(errors="replace").split("\n"):
+            if line.startswith(FOLDERS):
+                named = json.loads(line.removeprefix(FOLDERS))
+                folders = {p: FOLDER for p in named if self._plain(snap, p)}
+        return {**self._files(snap), **folders}
+
+    def _plain(self, snap: str, path: str) -> bool:
+        """Whether `path`, named by snapshot `snap`, is a plain workspace path to use
+        (SnapshotError if not) and not left out of snapshots (False)."""
+        try:
+            plain_parts(path)
+        except Refused:  # an index or commit a program wrote can name such a path
+            raise SnapshotError(f"snapshot {snap[:12]} names {path!r}: not used") from None
+        return not self.excluded(path)
+
+    def _files(self, snap: str) -> Tree:
+        """The files of a snapshot's commit or tree."""
         args = ["ls-tree", "-r", "-l", "-z", "--full-tree", snap]
         out = self._git(*args, *(["--", self.prefix] if self.prefix else []))[1]
         tree: Tree = {}
@@ -198,15 +244,13 @@ class GitStore:
             meta, raw = record.split(b"\t", 1)
             mode, kind, digest, size = meta.decode().split()
             path = os.fsdecode(raw).removeprefix(self.prefix)
-            try:
-                plain_parts(path)
-            except Refused:  # an index a program wrote can hold such a tree
-                raise SnapshotError(f"snapshot {snap[:12]} names {path!r}: not used") from None
-            if kind == "blob" and not self.excluded(path):
+            if self._plain(snap, path) and kind == "blob":
                 tree[path] = Entry(int(mode, 8), digest, int(size))
         return tree
 
     def read(self, path: str, entry: Entry) -> bytes:
+        if entry.is_folder:
+            raise SnapshotError(f"{path} is a folder; it has no content")
         if entry.is_link:
             return self._git("cat-file", "blob", entry.digest)[1]
         return self._git("cat-file", "--filters", f"--path={self.prefix}{path}", entry.digest)[1]

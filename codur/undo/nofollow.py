@@ -76,6 +76,17 @@ def put_file(
                 os.unlink(temp, dir_fd=fd)
 
 
+def make_folder(root: Path, path: str) -> None:
+    """Make the folder `path` (and the folders above it); nothing when it is there."""
+    name = plain_parts(path)[-1]
+    with folder_of(root, path, make=True) as fd:
+        now = _stat(name, fd)
+        if now is not None and not stat.S_ISDIR(now.st_mode):
+            raise Refused(f"{path}: now a file; left as it is")
+        if now is None:
+            os.mkdir(name, dir_fd=fd)
+
+
 def remove_file(root: Path, path: str) -> None:
     """Remove the file (or link) `path`; nothing when it is gone already."""
     name = plain_parts(path)[-1]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-from codur.undo.nofollow import Refused, put_file, remove_empty_folder, remove_file
+from codur.undo.nofollow import Refused, make_folder, put_file, remove_empty_folder, remove_file
 from codur.undo.records import RunRecord
 from codur.undo.store import Store
 from codur.undo.tree import Tree, changed
@@ -18,6 +18,8 @@ from codur.undo.tree import Tree, changed
 class UndoPlan:
     record: RunRecord
     start: Tree
+    end: Tree = field(default_factory=dict)
+    """The run's end snapshot (or the folder now, for a run without one)."""
     put_back: list[str] = field(default_factory=list)
     """Files that get their content and mode from before the run (changed or deleted)."""
     remove: list[str] = field(default_factory=list)
@@ -45,6 +47,7 @@ def plan_undo(store: Store, record: RunRecord) -> UndoPlan:
         end = store.take(f"{record.run_id}-now", parent=record.start).tree
         store.done(f"{record.run_id}-now")
         plan.no_end = True
+    plan.end = end
     paths = changed(start, end)
     now = store.current(paths)
     for path in paths:
@@ -73,9 +76,14 @@ def apply_undo(root: Path, store: Store, plan: UndoPlan) -> dict[str, str]:
     or removed through a folder that became a link: `codur.undo.nofollow`)."""
     problems: dict[str, str] = {}
     before = {str(parent) for p in plan.start for parent in PurePosixPath(p).parents}
+    before |= {p for p, entry in plan.start.items() if entry.is_folder}
     for path in sorted(plan.remove, key=lambda p: (-p.count("/"), p)):
         try:
-            remove_file(root, path)
+            made = plan.end.get(path)
+            if made is not None and made.is_folder:
+                remove_empty_folder(root, path)  # one holding files now stays
+            else:
+                remove_file(root, path)
             _remove_new_folders(root, path, before)
         except Refused as exc:
             problems[path] = str(exc)
@@ -84,6 +92,9 @@ def apply_undo(root: Path, store: Store, plan: UndoPlan) -> dict[str, str]:
     for path in sorted(plan.put_back):
         entry = plan.start[path]
         try:  # read first: a filter reading it runs before the folders are walked
+            if entry.is_folder:
+                make_folder(root, path)
+                continue
             data = store.read(path, entry)
             put_file(root, path, data, entry.is_link, partial(store.mode_for, entry))
         except Refused as exc:

@@ -113,7 +113,7 @@ class RunSnapshot:
         """The text `path` had before the run (None: it did not exist, or was too large
         to be snapshotted)."""
         entry = self.start.get(path)
-        if entry is None:
+        if entry is None or entry.is_folder:
             return None
         return self.store.read(path, entry).decode("utf-8", errors="replace")
 

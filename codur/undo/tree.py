@@ -1,4 +1,5 @@
-"""What a snapshot says about the workspace: each file's kind, mode and content digest."""
+"""What a snapshot says about the workspace: each file's kind, mode and content digest, and
+the folders that hold no file of it (empty ones: undo makes them again)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,49 @@ class Entry:
     def is_link(self) -> bool:
         return stat.S_ISLNK(self.mode)
 
+    @property
+    def is_folder(self) -> bool:
+        """A folder holding no file of the snapshot (it has no content to read)."""
+        return stat.S_ISDIR(self.mode)
+
+
+FOLDER = Entry(stat.S_IFDIR, "")
+"""The entry of a folder that holds no file of the snapshot (as `Store.current` sees any
+folder)."""
 
 Tree = dict[str, Entry]
 """Workspace-relative POSIX path -> entry."""
 
 
+def empty_folders(folders: Iterable[str], files: Iterable[str]) -> Tree:
+    """Of `folders`, those that hold none of `files` (at any depth), as FOLDER entries."""
+    full = {str(parent) for path in files for parent in PurePosixPath(path).parents}
+    return {folder: FOLDER for folder in folders if folder not in full}
+
+
 def changed(before: Tree, after: Tree) -> list[str]:
-    """Paths created, deleted or changed from `before` to `after`, sorted."""
-    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    """Paths created, deleted or changed from `before` to `after`, sorted. A folder that
+    is empty on one side and holds something on the other is there on both: no change."""
+    paths = [p for p in before.keys() | after.keys() if before.get(p) != after.get(p)]
+    if any(tree[p].is_folder for p in paths for tree in (before, after) if p in tree):
+        held = (_parents(before), _parents(after))
+        paths = [p for p in paths if not _still_there(p, before, after, held)]
+    return sorted(paths)
+
+
+def _parents(tree: Tree) -> set[str]:
+    return {str(parent) for path in tree for parent in PurePosixPath(path).parents}
+
+
+def _still_there(path: str, before: Tree, after: Tree, held: tuple[set[str], set[str]]) -> bool:
+    """Whether `path` is an empty folder on one side and a folder holding something on
+    the other."""
+    was, now = before.get(path), after.get(path)
+    if was is not None and was.is_folder and now is None:
+        return path in held[1]
+    if now is not None and now.is_folder and was is None:
+        return path in held[0]
+    return False
 
 
 @dataclass(frozen=True)
