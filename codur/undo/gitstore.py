@@ -14,19 +14,17 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
 
 from codur.sandbox import Sandbox
-from codur.sandbox.reaper import kill_tree
 from codur.sandbox.repository import Repository, repository
+from codur.undo.gitrun import copy_new, run_git, worth_copying
 from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
 from codur.undo.tree import FOLDER, Entry, Excluded, Taken, Tree, empty_folders, over_cap
-from codur.workspace import open_regular
 
 REF = "refs/codur/runs/"
 FOLDERS = "Codur-Empty-Folders: "
@@ -115,7 +113,7 @@ class GitStore:
         stores = self.repo.stores if self.repo is not None else []
         writable = (*stores, *([Path(index).parent] if index else []))
         env = {**(self.repo.env if self.repo is not None else {}), **(env or {})}
-        run = _run(command, self.top, self.timeout_s, args[0], env, stdin, self.box, writable)
+        run = run_git(command, self.top, self.timeout_s, args[0], env, stdin, self.box, writable)
         if check and run.returncode != 0:
             error = run.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SnapshotError(f"git {args[0]} failed: {error[-1] if error else run.returncode}")
@@ -161,8 +159,8 @@ class GitStore:
             raise SnapshotError(f"cannot use the private index {index}: it is a link")
         if not os.path.lexists(index):
             index.parent.mkdir(parents=True, exist_ok=True)
-            if _worth_copying(self.user_index, self.cap_bytes):  # its stat cache spares
-                _copy_new(self.user_index, index)  # git re-reading every file
+            if worth_copying(self.user_index, self.cap_bytes):  # its stat cache spares
+                copy_new(self.user_index, index)  # git re-reading every file
         env = self._env(index)
         spec = self._spec()
         skipped = over_cap(self._new_files(env, spec), self.cap_bytes)
@@ -305,68 +303,3 @@ class GitStore:
         folder = self._index(name).parent
         if os.path.lexists(folder):
             shutil.rmtree(folder)  # never follows a link
-
-
-def _run(
-    command: list[str],
-    cwd: Path,
-    timeout_s: float,
-    label: str,
-    env: dict[str, str] | None = None,
-    stdin: bytes | None = None,
-    box: Sandbox | None = None,
-    writable: tuple[Path, ...] = (),
-) -> subprocess.CompletedProcess[bytes]:
-    """Run git with `env` set on top of Codur's environment, confined by `box` if it
-    confines (writing `cwd` and `writable` only; the run's read-only `.git` is git's)."""
-    try:
-        if box is None or box.confiner is None:
-            return subprocess.run(
-                command, cwd=cwd, env={**os.environ, **(env or {})}, input=stdin,
-                capture_output=True, timeout=timeout_s,
-            )  # fmt: skip
-        with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
-            pipe = subprocess.PIPE  # not REAPER's: the end snapshot runs as Codur stops
-            proc = subprocess.Popen(
-                launch.argv, cwd=cwd, env=launch.env, preexec_fn=launch.preexec,
-                stdin=pipe if stdin is not None else subprocess.DEVNULL, stdout=pipe,
-                stderr=pipe, start_new_session=True,
-            )  # fmt: skip
-            try:
-                out, err = proc.communicate(stdin, timeout=timeout_s)
-            finally:  # a filter's descendants end with it
-                kill_tree(proc.pid, launch.tag)
-                proc.wait()
-            return subprocess.CompletedProcess(launch.argv, proc.returncode, out, err)
-    except subprocess.TimeoutExpired:
-        raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
-    except OSError as exc:
-        raise SnapshotError(f"cannot run git: {exc.strerror or exc}") from None
-
-
-def _worth_copying(index: Path, cap_bytes: int) -> bool:
-    """Whether the user's index is a regular file worth copying: not over the snapshot
-    size cap nor sparse (a program could leave a 1 GB one taking no disk, which every
-    copy would fill); without it git builds the private index afresh."""
-    try:
-        info = index.lstat()
-    except OSError:
-        return False
-    dense = info.st_blocks * 512 >= info.st_size // 2
-    return stat.S_ISREG(info.st_mode) and info.st_size <= cap_bytes and dense
-
-
-def _copy_new(source: Path, target: Path) -> None:
-    """Copy the regular file `source` to a new file `target`, never through a link left at
-    that name (SnapshotError when either cannot be)."""
-    try:
-        data = open_regular(source)
-    except OSError as exc:
-        raise SnapshotError(f"cannot read the index {source}: {exc.strerror}") from None
-    with data:
-        try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        except OSError as exc:
-            raise SnapshotError(f"cannot make the private index {target}: {exc.strerror}") from None
-        with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(data, out)

@@ -19,6 +19,7 @@ from codur.undo import state_root
 from codur.undo.filestore import FileStore
 from codur.undo.gitstore import GitStore
 from codur.undo.nofollow import Refused, remove_file
+from codur.undo.notices import MIB, emit, left_out, listed
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.restore import UndoPlan, apply_undo
 from codur.undo.store import SnapshotError, Store
@@ -26,9 +27,6 @@ from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.undo.witness import Witness
 from codur.workspace import CODUR_DIR, Workspace
 
-MIB = 1024 * 1024
-SHOWN = 5
-"""Files named in a snapshot warning before "and N more"."""
 CLOCK_NS = 2_000_000_000
 """File times may be this coarse (FAT: 2 s): a file not in the start snapshot whose
 ctime is no older than the run's start minus this was created (or touched) in the run."""
@@ -181,7 +179,7 @@ class RunSnapshot:
         self.record.changed = changes
         self.record.foreign = self._foreign(taken, changes)
         self.record.model_calls = model_calls
-        self.record.skipped = sorted({*self.record.skipped, *_left_out(taken)})
+        self.record.skipped = sorted({*self.record.skipped, *left_out(taken)})
         self.record.snapshots = bool(changes) or status in RESUMABLE
         if self.record.snapshots:
             self.store.keep(run_id, taken.snap)
@@ -189,12 +187,12 @@ class RunSnapshot:
             self.store.drop(run_id)
         self.history.save(self.record)
         self.store.done(run_id)
-        _emit(self.bus, "end", self.store, taken, started, self.warned)
+        emit(self.bus, "end", self.store, taken, started, self.warned)
         if self.record.foreign:
             self.bus.emit(
                 "warning",
                 message=f"changed during the run by someone other than it (not Codur's edits "
-                f"nor the programs it ran): {_shown(self.record.foreign)}; codur undo keeps "
+                f"nor the programs it ran): {listed(self.record.foreign)}; codur undo keeps "
                 "them unless --force",
             )
         return changes
@@ -244,12 +242,12 @@ def begin(
         history.remember(taken.snap)
     record = RunRecord(
         run_id, str(ws.root), store.kind, task, now_iso(), taken.snap,
-        skipped=_left_out(taken), undo_of=undo_of, profile=profile or "",
+        skipped=left_out(taken), undo_of=undo_of, profile=profile or "",
         config={} if undo_of else config.model_dump(mode="json"), pid=os.getpid(),
     )  # fmt: skip
     history.save(record)
     warned: set[str] = set()
-    _emit(bus, "start", store, taken, started, warned)
+    emit(bus, "start", store, taken, started, warned)
     witness = Witness(store, f"{run_id}-watch", dict(taken.tree), _warner(bus))
     return RunSnapshot(
         ws, store, history, record, taken.tree, bus, began_ns, warned=warned, witness=witness
@@ -286,53 +284,3 @@ def _cache(store: Store, last: str | None) -> Tree:
         return store.tree(last)
     except SnapshotError:
         return {}  # its manifest is gone (the state folder was cleaned): read every file
-
-
-def _left_out(taken: Taken) -> list[str]:
-    return sorted([*(p for p, _ in taken.skipped), *taken.unreadable])
-
-
-def _emit(
-    bus: EventBus, stage: str, store: Store, taken: Taken, started: float, warned: set[str]
-) -> None:
-    """The snapshot event, and one warning line per kind of file left out (once a run)."""
-    bus.emit(
-        "snapshot",
-        stage=stage,
-        store=store.kind,
-        snapshot=taken.snap,
-        files=len(taken.tree),
-        skipped=_left_out(taken),
-        duration_s=round(time.perf_counter() - started, 3),
-    )
-    big = [(p, size) for p, size in taken.skipped if p not in warned]
-    if big:
-        shown = ", ".join(f"{p} ({_size(size)})" for p, size in big[:SHOWN])
-        more = f" and {len(big) - SHOWN} more" if len(big) > SHOWN else ""
-        bus.emit(
-            "warning",
-            message=f"snapshot: {len(big)} file(s) over the {store.cap_bytes / MIB:.3g} MiB cap "
-            f"(undo.max_snapshot_mb) not saved; undo cannot restore them: {shown}{more}",
-        )
-    unreadable = [p for p in taken.unreadable if p not in warned]
-    if unreadable:
-        shown = ", ".join(unreadable[:SHOWN])
-        more = f" and {len(unreadable) - SHOWN} more" if len(unreadable) > SHOWN else ""
-        bus.emit(
-            "warning",
-            message=f"snapshot: could not read {shown}{more}; undo cannot restore them",
-        )
-    warned.update(p for p, _ in big)
-    warned.update(unreadable)
-
-
-def _shown(paths: list[str]) -> str:
-    more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
-    return ", ".join(paths[:SHOWN]) + more
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1024)):
-        if n >= scale:
-            return f"{n / scale:.0f} {unit}"
-    return f"{n} bytes"
