@@ -67,6 +67,8 @@ def test_undo_keeps_what_you_changed_while_the_run_went_on(
     assert warned in err, err
     ended = {p: (work / p).read_text() for p in ("main.py", "notes.txt", "mine.txt", "out.txt")}
 
+    listed = run_cli(["undo", "--list"], cwd=work, env={"COLUMNS": "250"})
+    assert "yours too: main.py, mine.txt, notes.txt" in listed.stdout, listed.stdout
     kept = run_cli(["undo"], cwd=work)
     assert kept.returncode == 6, kept.stdout + kept.stderr
     assert kept.stderr.strip().endswith(

@@ -36,6 +36,7 @@ def list_runs(ws: Workspace, io: IO) -> int:
         note = (
             f"undone by {r.undone_by}" if r.undone_by
             else f"undo of {r.undo_of}" if r.undo_of
+            else f"yours too: {names(r.foreign, 3)}" if r.foreign
             else "" if r.end else "no end snapshot (Codur was stopped)"
         )  # fmt: skip
         changed = f"{len(r.changed)}: {names(r.changed, 3)}" if r.changed else "-"
