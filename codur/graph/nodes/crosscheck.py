@@ -85,7 +85,7 @@ def put_back(state: AgentState, session: Session) -> Command[Literal["verify", "
     for path, text in kept.items():
         try:
             if text is None:
-                session.tool_context.changing(session.ws.resolve(path), action=f"delete {path}")
+                session.tool_context().changing(session.ws.resolve(path), action=f"delete {path}")
                 session.ws.resolve(path).unlink(missing_ok=True)
             else:
                 session.write_file(path, text, by="crosscheck")
