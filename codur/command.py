@@ -25,6 +25,7 @@ from codur.errors import Cancelled, CodurError, ExitCode, Interrupted, UsageErro
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
+from codur.models.recording import check_target
 from codur.session import Session
 from codur.ui import IO
 from codur.workspace import Workspace, hold_workspace
@@ -95,6 +96,8 @@ def wired(
     cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
+    if cfg.runs.record:  # a user's file is refused before anything runs, not at the first call
+        check_target(Path(cfg.runs.record))
     if how.cancel is not None and how.cancel.is_set():
         raise Cancelled()  # cancelled before the run started: nothing written, no record
     notes: list[str] = []  # said by the run's IO, with the config's warnings
