@@ -93,6 +93,12 @@ def wired(
     if not task.strip():  # nothing to do, and nothing started: no record, no model call
         raise UsageError("the question is empty" if kind == "ask" else "the task is empty")
     cfg = loaded.config
+    if len(task) > cfg.runtime.max_task_chars:  # every pass over the task stays short
+        what = "question" if kind == "ask" else "task"
+        raise UsageError(
+            f"the {what} is {len(task):,} characters, over runtime.max_task_chars "
+            f"({cfg.runtime.max_task_chars:,}): put long text in a file and name it (@file)"
+        )
     cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it

@@ -4,6 +4,7 @@ atomic; one run that may change it at a time (`hold_workspace`)."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
@@ -78,6 +79,12 @@ class Workspace:
             os.fsencode(text)
         except UnicodeEncodeError:
             raise WorkspaceError(f"invalid path {shown!r}: not encodable as a file name") from None
+        limit = _name_max(self.root)
+        if any(len(os.fsencode(part)) > limit for part in Path(text).parts):
+            raise WorkspaceError(
+                f"invalid path {shown[:SHOWN_CHARS]!r}...: a name in it is longer than the "
+                f"system allows ({limit} bytes)"
+            )
         try:
             candidate = (self.root / text).resolve()
         except (OSError, RuntimeError) as exc:  # symlink loop, name too long
@@ -213,3 +220,17 @@ def open_regular(path: Path) -> BinaryIO:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return os.fdopen(fd, "rb")
+
+
+SHOWN_CHARS = 60
+"""Characters of a path too long for the system shown in its error."""
+
+
+@functools.cache
+def _name_max(root: Path) -> int:
+    """The longest file name, in bytes, the file system of `root` allows (255 where the
+    system does not say)."""
+    try:
+        return os.pathconf(root, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        return 255
