@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from codur.errors import WorkspaceBusy, WorkspaceError
+from codur.errors import WorkspaceBusy, WorkspaceError, cannot_write
 from codur.litter import TEMP_SUFFIX, write_prefix
 from codur.locking import UNSUPPORTED, held
 
@@ -131,7 +131,7 @@ class Workspace:
                         newline = "\r\n"
                 mode = target.stat().st_mode & 0o7777
             except OSError as exc:
-                raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise _unwritten(path, exc) from None
         text = text.replace("\r\n", "\n")
         if newline != "\n":
             text = text.replace("\n", newline)
@@ -141,7 +141,7 @@ class Workspace:
                 prefix=write_prefix(target.name), suffix=TEMP_SUFFIX, dir=target.parent
             )
         except OSError as exc:
-            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise _unwritten(path, exc) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
@@ -150,7 +150,7 @@ class Workspace:
             os.replace(tmp, target)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
-            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise _unwritten(path, exc) from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -220,6 +220,12 @@ def open_regular(path: Path) -> BinaryIO:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return os.fdopen(fd, "rb")
+
+
+def _unwritten(path: str | Path, exc: OSError) -> WorkspaceError:
+    """Why `path` could not be written: the machine's condition (a read-only folder, a
+    full disk: CannotWrite, exit code 10), or this file's own (exit code 2)."""
+    return cannot_write(exc, path) or WorkspaceError(f"cannot write {path}: {exc.strerror or exc}")
 
 
 SHOWN_CHARS = 60
