@@ -18,7 +18,7 @@ from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
 from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
-from codur.errors import CodurError, ExitCode, UsageError
+from codur.errors import CodurError, ExitCode, UsageError, cannot_write
 from codur.memory.cli import memory_app
 from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
@@ -209,8 +209,12 @@ def main(argv: list[str] | None = None) -> None:
         except BrokenPipeError:  # stdout closed outside IO (typer's own help, ...)
             code = output_closed().exit_code
         except Exception as exc:  # noqa: BLE001 - a bug outside a run: one line, exit 4
-            IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
-            code = ExitCode.ERROR
+            if (machine := cannot_write(exc)) is not None:  # no bug: a read-only folder, ...
+                IO().error(str(machine))
+                code = machine.exit_code
+            else:
+                IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
+                code = ExitCode.ERROR
     sys.exit(int(code or 0))
 
 

@@ -21,10 +21,18 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from codur import __version__
 from codur.config import LoadedConfig
-from codur.errors import Cancelled, CodurError, ExitCode, Interrupted, UsageError
+from codur.errors import (
+    Cancelled,
+    CodurError,
+    ExitCode,
+    Interrupted,
+    UsageError,
+    cannot_write,
+)
 from codur.events import EventBus
 from codur.log import JsonlLog, Redactor, log_path, secret_values
 from codur.memory.persistent import Memory
+from codur.models.recording import check_target
 from codur.session import Session
 from codur.ui import IO
 from codur.workspace import Workspace, hold_workspace
@@ -92,9 +100,17 @@ def wired(
     if not task.strip():  # nothing to do, and nothing started: no record, no model call
         raise UsageError("the question is empty" if kind == "ask" else "the task is empty")
     cfg = loaded.config
+    if len(task) > cfg.runtime.max_task_chars:  # every pass over the task stays short
+        what = "question" if kind == "ask" else "task"
+        raise UsageError(
+            f"the {what} is {len(task):,} characters, over runtime.max_task_chars "
+            f"({cfg.runtime.max_task_chars:,}): put long text in a file and name it (@file)"
+        )
     cfg.profile(how.profile)  # an unknown --profile is a usage error before anything runs
     if cfg.ask.profile:
         cfg.profile(cfg.ask.profile)  # questions (ask, the explain route) use it
+    if cfg.runs.record:  # a user's file is refused before anything runs, not at the first call
+        check_target(Path(cfg.runs.record))
     if how.cancel is not None and how.cancel.is_set():
         raise Cancelled()  # cancelled before the run started: nothing written, no record
     notes: list[str] = []  # said by the run's IO, with the config's warnings
@@ -162,7 +178,7 @@ def _wired(
         try:
             result = work(session, task)
         except CodurError as exc:
-            bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
+            _end_despite(bus, end, exc)
             raise
         except Interrupted as exc:
             bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
@@ -171,6 +187,9 @@ def _wired(
             bus.emit(end, status="interrupted", exit_code=int(ExitCode.INTERRUPTED))
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
+            if (machine := cannot_write(exc)) is not None:  # no bug: a full disk, ...
+                _end_despite(bus, end, machine)
+                raise machine from exc
             error = f"internal error: {type(exc).__name__}: {exc}"
             bus.emit(
                 end,
@@ -187,3 +206,14 @@ def _wired(
             log.close()
     show(io, result, log.path if log else None)
     return result.exit_code
+
+
+def _end_despite(bus: EventBus, end: str, exc: CodurError) -> None:
+    """The end record of a command that failed with `exc`; when the debug log cannot take
+    it either (the disk that stopped the run is full), the error `exc` still says why."""
+    try:
+        bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
+    except OSError as failed:
+        if cannot_write(failed) is None:
+            raise
+        exc.args = (f"{exc} (and the end record could not be written: {failed.strerror})",)

@@ -6,6 +6,7 @@ its exit code so the mapping lives in one place, and the README's table document
 
 from __future__ import annotations
 
+import errno
 import signal
 from enum import IntEnum
 
@@ -38,6 +39,10 @@ class ExitCode(IntEnum):
     BUSY = 9
     """Another Codur run that may change files (a task, `codur resume`, `codur undo`, the
     Python API's run) holds the workspace: nothing was done; try again when it ends."""
+    CANNOT_WRITE = 10
+    """Codur could not write a file it needs (its debug log, its records, a file the run
+    changes): the folder is read-only or not writable, or the disk is full. The message
+    names the file; what was written before is whole (writes are atomic)."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -142,6 +147,34 @@ class WorkspaceBusy(CodurError):
     """Another run that may change files holds the workspace's run lock (codur/locking.py)."""
 
     exit_code = ExitCode.BUSY
+
+
+class CannotWrite(WorkspaceError):
+    """A write failed for a reason of the machine, not of Codur: a read-only or unwritable
+    folder, a full disk or quota (`cannot_write` tells them from other OSErrors)."""
+
+    exit_code = ExitCode.CANNOT_WRITE
+
+
+WRITE_FAILURES = {
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied (a read-only folder?)",
+    errno.EPERM: "operation not permitted (a read-only folder?)",
+    errno.ENOSPC: "no space left on the disk; free some and run again",
+    errno.EDQUOT: "disk quota exceeded; free some space and run again",
+}
+"""The OSErrors that are the machine's condition, and how each is said."""
+
+
+def cannot_write(exc: BaseException, path: object = None) -> CannotWrite | None:
+    """`exc` as a CannotWrite (one line naming the file, `path` or the error's own, and
+    the condition) when it is a read-only folder, a permission refused or a full disk;
+    None for anything else."""
+    if not isinstance(exc, OSError) or exc.errno not in WRITE_FAILURES:
+        return None
+    named = path if path is not None else exc.filename
+    where = f" {named}" if named is not None else ""
+    return CannotWrite(f"cannot write{where}: {WRITE_FAILURES[exc.errno]}")
 
 
 class Interrupted(KeyboardInterrupt):

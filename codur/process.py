@@ -2,26 +2,30 @@
 
 Every program goes through `run_process`, inside a `Sandbox` (codur/sandbox): scrubbed
 environment, own session and process group, confined writes where available, and every
-descendant killed when it ends, on timeout, on an output flood or when Codur stops.
+descendant killed when it ends, on timeout, on an output flood or when Codur stops. The
+timeout bounds the whole run, whatever the descendants do: the output is read against the
+clock, never to an end of file a descendant can hold off (`codur.sandbox.pipes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from codur.errors import Cancelled, Interrupted
 from codur.sandbox import Sandbox
-from codur.sandbox.reaper import REAPER, kill_tree
+from codur.sandbox.pipes import Pipes
+from codur.sandbox.reaper import REAPER
 
-CHUNK = 65536
-CANCEL_POLL_S = 0.1
-"""How often a program's wait looks whether the run was cancelled."""
+DRAIN_GRACE_S = 1.0
+"""After a program ends or is stopped and its descendants are killed, how long its output
+is still read until the pipes close: a writer that could not be killed (another user's)
+holds the result up no longer. A program's run takes at most its timeout plus this (and
+the kills)."""
 
 
 @dataclass(frozen=True)
@@ -70,71 +74,29 @@ def run_process(
             env=launch.env,
             preexec_fn=launch.preexec,
         )
-        buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
-        flooded = threading.Event()
-
-        def pump(name: str) -> None:
-            stream = getattr(proc, name)
-            buf = buffers[name]
-            while chunk := stream.read1(CHUNK):
-                room = output_limit - len(buf)
-                buf.extend(chunk[: max(room, 0)])
-                if len(chunk) > room:
-                    flooded.set()
-                    kill_tree(proc.pid, launch.tag)
-                    return
-
-        def feed() -> None:
-            try:
-                proc.stdin.write((stdin or "").encode())  # type: ignore[union-attr]
-                proc.stdin.close()  # type: ignore[union-attr]
-            except BrokenPipeError:
-                pass  # the program exited without reading its input; its output tells
-
-        threads = [threading.Thread(target=pump, args=(n,), daemon=True) for n in buffers]
-        if stdin is not None:
-            threads.append(threading.Thread(target=feed, daemon=True))
+        data = stdin.encode() if stdin is not None else None
         try:
-            for t in threads:
-                t.start()
-            ending = _wait(proc, timeout_s, box.cancel)
-        finally:  # ended, timed out, or Codur stopping: nothing of it survives
+            pipes = Pipes(proc, data, output_limit)
+        except BaseException:
             REAPER.end(launch.tag, proc)
-        for t in threads:
-            t.join(timeout_s)  # the pipes closed with the last process that held them
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+            raise
+        with contextlib.closing(pipes):
+            try:
+                ending = pipes.serve(timeout_s, box.cancel)
+            finally:  # ended, timed out, flooded, or Codur stopping: nothing of it survives
+                REAPER.end(launch.tag, proc)
+            pipes.drain(DRAIN_GRACE_S)
     if ending == "cancelled":
         raise Cancelled()
     if REAPER.stopped_by is not None:  # killed as Codur stops: no result of its own
         raise Interrupted(REAPER.stopped_by)
-    timed_out = ending == "timeout"
-    killed = timed_out or flooded.is_set()
+    killed = ending != "ended" or pipes.flooded
     return ProcessResult(
         command=command,
         exit_code=None if killed else proc.returncode,
-        stdout=buffers["stdout"].decode("utf-8", errors="replace"),
-        stderr=buffers["stderr"].decode("utf-8", errors="replace"),
+        stdout=pipes.text("stdout"),
+        stderr=pipes.text("stderr"),
         duration_s=round(time.perf_counter() - start, 3),
-        timed_out=timed_out,
-        truncated=flooded.is_set(),
+        timed_out=ending == "timeout",
+        truncated=pipes.flooded,
     )
-
-
-def _wait(
-    proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None
-) -> Literal["ended", "timeout", "cancelled"]:
-    """Wait for `proc` to end, or `timeout_s` to pass, or the run to be cancelled (`cancel`
-    set; looked at every CANCEL_POLL_S), whichever comes first."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        left = deadline - time.monotonic()
-        try:
-            proc.wait(timeout=max(0, left if cancel is None else min(left, CANCEL_POLL_S)))
-            return "ended"
-        except subprocess.TimeoutExpired:
-            if cancel is not None and cancel.is_set():
-                return "cancelled"
-            if time.monotonic() >= deadline:
-                return "timeout"

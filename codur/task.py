@@ -9,7 +9,9 @@ from collections.abc import Iterable
 # `@~/x` and `@.` are captured too, to be refused (outside the folder / not a file).
 _REF = re.compile(r"(?:(?<=^)|(?<=[\s(\[,;:\"']))@(~?[\w./\\-]+[\w/-]|\.)")
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
-_PATHLIKE = re.compile(r"@?[\w./-]+\.(?:py|txt|md|json|ya?ml|toml|cfg|ini|csv)\b")
+# Tried only where a run of path characters starts (or at its `@`): from inside a run it
+# could not match where the run's start did not, and each try costs the run's length.
+_PATHLIKE = re.compile(r"(?:@|(?<![\w./@-]))[\w./-]+\.(?:py|txt|md|json|ya?ml|toml|cfg|ini|csv)\b")
 _FILE = re.compile(r"(?<![\w@/.-])([\w./-]+\.\w+)\b")
 
 

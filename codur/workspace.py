@@ -4,6 +4,7 @@ atomic; one run that may change it at a time (`hold_workspace`)."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from codur.errors import WorkspaceBusy, WorkspaceError
+from codur.errors import WorkspaceBusy, WorkspaceError, cannot_write
 from codur.litter import TEMP_SUFFIX, write_prefix
 from codur.locking import UNSUPPORTED, held
 
@@ -78,6 +79,12 @@ class Workspace:
             os.fsencode(text)
         except UnicodeEncodeError:
             raise WorkspaceError(f"invalid path {shown!r}: not encodable as a file name") from None
+        limit = _name_max(self.root)
+        if any(len(os.fsencode(part)) > limit for part in Path(text).parts):
+            raise WorkspaceError(
+                f"invalid path {shown[:SHOWN_CHARS]!r}...: a name in it is longer than the "
+                f"system allows ({limit} bytes)"
+            )
         try:
             candidate = (self.root / text).resolve()
         except (OSError, RuntimeError) as exc:  # symlink loop, name too long
@@ -124,7 +131,7 @@ class Workspace:
                         newline = "\r\n"
                 mode = target.stat().st_mode & 0o7777
             except OSError as exc:
-                raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise _unwritten(path, exc) from None
         text = text.replace("\r\n", "\n")
         if newline != "\n":
             text = text.replace("\n", newline)
@@ -134,7 +141,7 @@ class Workspace:
                 prefix=write_prefix(target.name), suffix=TEMP_SUFFIX, dir=target.parent
             )
         except OSError as exc:
-            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise _unwritten(path, exc) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
@@ -143,7 +150,7 @@ class Workspace:
             os.replace(tmp, target)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
-            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise _unwritten(path, exc) from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -213,3 +220,23 @@ def open_regular(path: Path) -> BinaryIO:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return os.fdopen(fd, "rb")
+
+
+def _unwritten(path: str | Path, exc: OSError) -> WorkspaceError:
+    """Why `path` could not be written: the machine's condition (a read-only folder, a
+    full disk: CannotWrite, exit code 10), or this file's own (exit code 2)."""
+    return cannot_write(exc, path) or WorkspaceError(f"cannot write {path}: {exc.strerror or exc}")
+
+
+SHOWN_CHARS = 60
+"""Characters of a path too long for the system shown in its error."""
+
+
+@functools.cache
+def _name_max(root: Path) -> int:
+    """The longest file name, in bytes, the file system of `root` allows (255 where the
+    system does not say)."""
+    try:
+        return os.pathconf(root, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        return 255

@@ -129,10 +129,10 @@ def test_a_stop_while_a_program_starts_kills_it_though_the_interrupt_was_lost(
     Interrupted it raises is only printed: the program then is not yet known to the reaper.
     Seen under load: a SIGTERM ignored until the check timed out 30 s later. Once started
     it is killed and the stop raised; a program killed as Codur stops gives no result."""
-    from codur import process
     from codur.errors import Interrupted
     from codur.process import run_process
     from codur.sandbox import reaper
+    from codur.sandbox.pipes import Pipes
 
     marker = f"codur-test-{uuid.uuid4().hex}"
     started: list[subprocess.Popen] = []
@@ -145,8 +145,8 @@ def test_a_stop_while_a_program_starts_kills_it_though_the_interrupt_was_lost(
 
     monkeypatch.setattr(reaper.subprocess, "Popen", popen_then_stopped)
     waits: list[object] = []
-    wait = process._wait
-    monkeypatch.setattr(process, "_wait", lambda *a: waits.append(a) or wait(*a))
+    serve = Pipes.serve
+    monkeypatch.setattr(Pipes, "serve", lambda self, *a: waits.append(a) or serve(self, *a))
     program = [sys.executable, "-c", f"import time; time.sleep(120)  # {marker}"]
     try:
         with pytest.raises(Interrupted):

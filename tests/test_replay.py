@@ -210,3 +210,43 @@ def test_a_recording_inside_the_workspace_is_no_change_of_the_run(tmp_path: Path
     assert run_cli(["undo"], work).returncode == 0
     assert (work / "main.py").read_text() == BUGGY
     assert lines(work / "run.jsonl")  # the recording stays
+
+
+def test_a_recording_nested_too_deeply_is_a_usage_error_at_once(tmp_path: Path) -> None:
+    """A line nested deeper than the JSON reader can follow is no recording: exit 2 with
+    the file and line named, at once (it was a bug, exit 4, after four retries)."""
+    work = folder(tmp_path / "work")
+    deep = tmp_path / "deep.jsonl"
+    nested = '{"kind": "call", "request": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    deep.write_text(json.dumps({"kind": "header", "format": 1}) + "\n" + nested + "\n")
+    result = run_cli([*replaying("s"), "--replay", str(deep), "fix @main.py"], cwd=work)
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line == f"codur: error: {deep}:2: not a recording line (nested too deeply)"
+    assert not [r for r in records(work) if r["event"] == "model.retry"]
+    assert records(work)[-1]["exit_code"] == ExitCode.USAGE
+
+
+def test_record_refuses_to_overwrite_a_file_that_is_no_recording(tmp_path: Path) -> None:
+    """`--record FILE` on a user's file: refused in one line (exit 2) before anything
+    runs, the file kept as it was (undo could not bring it back: snapshots leave the
+    recording out); an earlier recording is rewritten."""
+    work = folder(tmp_path / "work")
+    notes = work / "notes.txt"
+    notes.write_text("my notes\n")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    refused = run_cli([*flags, "--record", str(notes), "fix @main.py"], cwd=work)
+    assert refused.returncode == ExitCode.USAGE
+    assert refused.stderr.strip().splitlines() == [
+        f"codur: error: --record {notes}: the file exists and is not a Codur recording; "
+        "it is not overwritten (name a new file)"
+    ]
+    assert notes.read_text() == "my notes\n" and (work / "main.py").read_text() == BUGGY
+    assert not (work / "codur_debug.log").exists()  # nothing ran
+
+    recording = tmp_path / "run.jsonl"
+    for attempt in range(2):  # the second run rewrites the first one's recording
+        again = folder(tmp_path / f"again{attempt}")
+        done = run_cli([*flags, "--record", str(recording), "fix @main.py"], cwd=again)
+        assert done.returncode == 0, done.stderr
+        assert [line["n"] for line in lines(recording) if line["kind"] == "call"] == [1]

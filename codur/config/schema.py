@@ -41,6 +41,9 @@ class RuntimeConfig(_Section):
     search only; the model is never loaded), as `--no-model`."""
     recursion_limit: int = Field(300, gt=0)
     """LangGraph recursion limit (graph steps) for one run."""
+    max_task_chars: int = Field(50_000, gt=0)
+    """Longest task (or `codur ask` question) accepted, in characters; a longer one is
+    refused before anything runs (exit code 2): put long text in a file and name it."""
     max_node_retries: int = Field(3, ge=0)
     """Times a graph step that raised an unexpected error runs again (the error in the
     model's context) before the run ends with status error; the tool and run_command

@@ -10,7 +10,8 @@ a replay answers request N with recorded call N only if the keys are equal.
 
 Secrets (API keys in the environment, values of secret-named fields) are redacted before
 anything is written; the key is hashed from the request as it was, so a replay can match
-it without the file holding the secret. The file is rewritten atomically after each call.
+it without the file holding the secret. The file is rewritten atomically after each call;
+an existing file that is not a recording is never overwritten (`check_target`).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codur.errors import ConfigError
+from codur.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage, BaseMessage
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 """The recording format's version (in the header line)."""
+HEADER_MAX = 4096
+"""Bytes of a file's first line read to tell whether it is a recording."""
 
 
 def render(message: BaseMessage) -> dict[str, Any]:
@@ -93,6 +97,10 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
             item = json.loads(line)
         except ValueError:
             raise ConfigError(f"{path}:{number}: not a recording line (JSON expected)") from None
+        except RecursionError:  # Codur writes no line that deep: it is not one of its own
+            raise ConfigError(
+                f"{path}:{number}: not a recording line (nested too deeply)"
+            ) from None
         if not isinstance(item, dict) or item.get("kind") not in ("header", "call", "tokens"):
             raise ConfigError(f"{path}:{number}: not a recording line (no known `kind`)")
         lines.append(item)
@@ -101,12 +109,41 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def check_target(path: Path) -> None:
+    """UsageError unless `path` may be written as a recording: no file is there yet, or a
+    Codur recording is (an earlier one, rewritten). Any other file is the user's, and
+    undo cannot bring it back (snapshots leave the recording out)."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode) or not _has_header(path):
+        raise UsageError(
+            f"--record {path}: the file exists and is not a Codur recording; it is not "
+            "overwritten (name a new file)"
+        )
+
+
+def _has_header(path: Path) -> bool:
+    """Whether the regular file `path` starts with a recording's header line."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(HEADER_MAX)
+        header = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(header, dict) and header.get("kind") == "header"
+
+
 class Recorder:
     """Writes a run's model calls to `path` as they happen. `keep`: calls of an earlier
     part of the same run to keep from the file (a resumed run continues its recording
     after the calls its last checkpoint had made)."""
 
     def __init__(self, path: Path, redact: Redactor, keep: int = 0) -> None:
+        check_target(path)
         self.path = path
         self.redact = redact
         self.lines: list[dict[str, Any]] = [{"kind": "header", "format": FORMAT}]

@@ -4,8 +4,11 @@ A program runs in its own session and process group, with a tag in its environme
 (`_CODUR_PROGRAM`) that its descendants inherit. When it ends, times out, or Codur is
 stopped (Ctrl-C, SIGTERM, SIGHUP, a closed output), its process group is killed, then
 every process still carrying its tag (a descendant that moved to a group or session of
-its own), until none is left. Only a descendant that both leaves the session and clears
-its environment escapes; under bubblewrap the PID namespace catches that one too.
+its own) or holding the write end of its output pipes (one that also cleared its
+environment, `setsid env -i ...`), until none is left. Only a descendant that leaves the
+session, clears its environment and closes the program's output escapes; it cannot hold
+the program's result up (`codur.sandbox.pipes` stops reading on time), and under
+bubblewrap the PID namespace catches it too.
 
 There is one reaper per Codur process (`REAPER`): the programs are this process's
 children, whichever thread started them.
@@ -28,7 +31,7 @@ from codur.sandbox.env import TAG
 
 PROC = Path("/proc")
 SWEEPS = 20
-"""Rounds of kill-by-tag: a descendant forked between a sweep and its kill is found in
+"""Rounds of kill-by-tag (and by pipe): a descendant forked between a sweep and its kill is found in
 the next round (a killed process forks no more, so this ends quickly)."""
 
 
@@ -36,6 +39,7 @@ class Reaper:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._live: dict[str, subprocess.Popen[bytes]] = {}
+        self._pipes: dict[str, frozenset[int]] = {}
         self._ids = itertools.count(1)
         self._stopped: int | None = None
 
@@ -51,6 +55,7 @@ class Reaper:
                 raise Interrupted(self._stopped)
             proc = subprocess.Popen(**popen, start_new_session=True)
             self._live[tag] = proc
+            self._pipes[tag] = output_pipes(proc)
             if self._stopped is None:
                 return proc
         # Stopped while it started: the handler ran inside Popen (in the lock: this thread),
@@ -61,19 +66,20 @@ class Reaper:
 
     def end(self, tag: str, proc: subprocess.Popen[bytes]) -> None:
         """The program is done (or given up on): kill it and every descendant, reap it."""
-        kill_tree(proc.pid, tag)
+        kill_tree(proc.pid, tag, self._pipes.get(tag, frozenset()))
         proc.wait()
         with self._lock:
             self._live.pop(tag, None)
+            self._pipes.pop(tag, None)
 
     def stop_all(self, signum: int) -> None:
         """Codur is stopping: start no more programs, kill every live one now."""
         with self._lock:
             if self._stopped is None:
                 self._stopped = signum
-            live = list(self._live.items())
-        for tag, proc in live:
-            kill_tree(proc.pid, tag)
+            live = [(t, p, self._pipes.get(t, frozenset())) for t, p in self._live.items()]
+        for tag, proc, pipes in live:
+            kill_tree(proc.pid, tag, pipes)
 
     @property
     def stopped_by(self) -> int | None:
@@ -89,12 +95,19 @@ class Reaper:
 REAPER = Reaper()
 
 
-def kill_tree(pid: int, tag: str) -> None:
-    """SIGKILL process group `pid`, then every process whose environment carries `tag`."""
+def output_pipes(proc: subprocess.Popen[bytes]) -> frozenset[int]:
+    """The inodes of the pipes `proc` writes its output to (none: its output is no pipe)."""
+    streams = [s for s in (proc.stdout, proc.stderr) if s is not None and not s.closed]
+    return frozenset(os.fstat(s.fileno()).st_ino for s in streams)
+
+
+def kill_tree(pid: int, tag: str, pipes: frozenset[int] = frozenset()) -> None:
+    """SIGKILL process group `pid`, then every process whose environment carries `tag`
+    or that holds the write end of one of `pipes` (inodes), until none is left."""
     with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
         os.killpg(pid, signal.SIGKILL)
     for _ in range(SWEEPS):
-        found = tagged(tag)
+        found = members(tag, pipes)
         for other in found:
             with contextlib.suppress(ProcessLookupError):  # it ended by itself meanwhile
                 os.kill(other, signal.SIGKILL)
@@ -102,24 +115,51 @@ def kill_tree(pid: int, tag: str) -> None:
             return
 
 
-def tagged(tag: str) -> list[int]:
-    """Live processes (not zombies) whose environment holds `tag`; [] without /proc."""
+def members(tag: str, pipes: frozenset[int] = frozenset()) -> list[int]:
+    """Live processes (not zombies) but this one whose environment holds `tag`, or that
+    hold the write end of one of `pipes`; [] without /proc."""
     if not PROC.is_dir():
         return []
-    needle = f"{TAG}=".encode()
-    wanted = tag.encode()
-    found = []
     me = os.getpid()
-    for entry in os.scandir(PROC):
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
+    return [
+        int(entry.name)
+        for entry in os.scandir(PROC)
+        if entry.name.isdigit()
+        and int(entry.name) != me
+        and (_carries(entry.path, tag) or (pipes and _writes_to(entry.path, pipes)))
+    ]
+
+
+def _carries(process: str, tag: str) -> bool:
+    """Whether the environment of `process` (its /proc folder) holds `tag`."""
+    try:
+        with open(f"{process}/environ", "rb") as fh:
+            environ = fh.read()
+    except OSError:
+        return False  # gone meanwhile, or another user's process: not one of ours
+    needle = f"{TAG}=".encode()
+    for item in environ.split(b"\0"):
+        if item.startswith(needle) and tag.encode() in item[len(needle) :].split(b" "):
+            return True
+    return False
+
+
+def _writes_to(process: str, pipes: frozenset[int]) -> bool:
+    """Whether `process` (its /proc folder) holds the write end of one of `pipes`: only
+    the program and its descendants got it (Codur itself holds the read ends)."""
+    try:
+        fds = os.listdir(f"{process}/fd")
+    except OSError:
+        return False  # gone meanwhile, or another user's process
+    for fd in fds:
         try:
-            with open(f"{entry.path}/environ", "rb") as fh:
-                environ = fh.read()
-        except OSError:
-            continue  # gone meanwhile, or another user's process: not one of ours
-        for item in environ.split(b"\0"):
-            if item.startswith(needle) and wanted in item[len(needle) :].split(b" "):
-                found.append(int(entry.name))
-                break
-    return found
+            link = os.readlink(f"{process}/fd/{fd}")
+            if not link.startswith("pipe:[") or int(link[6:-1]) not in pipes:
+                continue
+            with open(f"{process}/fdinfo/{fd}") as fh:
+                flags = next(line for line in fh if line.startswith("flags:"))
+        except (OSError, StopIteration, ValueError):
+            continue  # closed meanwhile
+        if int(flags.split()[1], 8) & (os.O_WRONLY | os.O_RDWR):
+            return True
+    return False

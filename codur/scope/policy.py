@@ -15,6 +15,7 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
 from __future__ import annotations
 
 import ast
+import errno
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -219,7 +220,7 @@ def decide_scope(
 ) -> EditScope:
     """The scope of a run of `task` in `root`."""
     oracle_paths = find_oracle(root, expected_name, ignore or set())
-    refs = [r for r in file_refs(task) if (root / r).exists()]
+    refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
     editable_oracle = tuple(p for p in oracle_paths if asked_to_change(task, p))
     reasons = []
     named = _expand(root, refs) or _bare_targets(task, root)
@@ -252,11 +253,23 @@ def _expand(root: Path, refs: list[str]) -> list[str]:
     return files
 
 
+def _named(path: Path) -> bool:
+    """Whether something is at `path`; a name longer than the system allows names nothing
+    (the words of a task are not always file names)."""
+    try:
+        path.lstat()
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):
+            return False
+        raise
+    return True
+
+
 def _bare_targets(task: str, root: Path) -> list[str]:
     """Existing files the task names without `@`, except as a command (`python main.py`)."""
     found = []
     for name in file_mentions(task):
-        if not (root / name).is_file():
+        if not _named(root / name) or not (root / name).is_file():
             continue
         if any(f"{cmd} {name}" in task for cmd in ("python", "python3", "pytest", "run")):
             continue

@@ -19,7 +19,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from codur.agents.registry import fallback as next_agent
-from codur.errors import AgentUnavailable, CodurError, ModelError, ModelUnreachable
+from codur.errors import (
+    AgentUnavailable,
+    CodurError,
+    ModelError,
+    ModelUnreachable,
+    cannot_write,
+)
 from codur.graph.on_error import ErrorFacts, on_error
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState, NodeFailure
@@ -66,6 +72,8 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
     exc = error.error
     if isinstance(exc, KeyboardInterrupt):  # a stop (a signal, a cancel) is no node's failure
         raise exc
+    if (machine := cannot_write(exc)) is not None:  # a full disk: no retry will write it
+        raise machine from exc
     count = state.get("error_count", 0) + 1
     typed = isinstance(exc, CodurError | GraphBubbleUp)
     agent = state.get("agent", "")
