@@ -2,7 +2,8 @@
 
 Every program goes through `run_process`, inside a `Sandbox` (codur/sandbox): scrubbed
 environment, own session and process group, confined writes where available, and every
-descendant killed when it ends, on timeout, on an output flood or when Codur stops.
+descendant killed when it ends, on timeout, on an output flood or when Codur stops. Its
+output comes back with every known secret masked (`codur.redaction`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from codur.errors import Cancelled, Interrupted
+from codur.redaction import Redactor
 from codur.sandbox import Sandbox
 from codur.sandbox.reaper import REAPER, kill_tree
 
@@ -111,11 +113,12 @@ def run_process(
         raise Interrupted(REAPER.stopped_by)
     timed_out = ending == "timeout"
     killed = timed_out or flooded.is_set()
+    shown = Redactor()  # a secret it printed (a .env value) reaches no prompt, log or line
     return ProcessResult(
         command=command,
         exit_code=None if killed else proc.returncode,
-        stdout=buffers["stdout"].decode("utf-8", errors="replace"),
-        stderr=buffers["stderr"].decode("utf-8", errors="replace"),
+        stdout=shown.text(buffers["stdout"].decode("utf-8", errors="replace")),
+        stderr=shown.text(buffers["stderr"].decode("utf-8", errors="replace")),
         duration_s=round(time.perf_counter() - start, 3),
         timed_out=timed_out,
         truncated=flooded.is_set(),
