@@ -30,8 +30,6 @@ _SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGN
 """Anywhere in a name: API_KEY, APIKEY, GITHUB_TOKEN, DB_PASSWORD, GOOGLE_CREDENTIALS."""
 _SECRET_WORDS = {"PAT", "PASS", "PWD", "AUTH", "DSN", "COOKIE", "PRIVATE", "CREDS"}
 """A whole word of a name (split at `_`, `-`, `.`): GH_PAT, DB_PASS, SENTRY_DSN."""
-_SECRET_PREFIXES = ("AWS_",)
-"""Families whose every member is treated as secret (AWS_ACCESS_KEY_ID, AWS_PROFILE...)."""
 _NOT_SECRET = {"PWD", "OLDPWD"}
 """The shell's working folders, though their names hold a secret word."""
 _SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token)$", re.I)
@@ -49,11 +47,7 @@ def is_secret_name(name: str) -> bool:
     if name.upper() in _NOT_SECRET:
         return False
     words = {w.upper() for w in re.split(r"[_.\-]", name)}
-    return (
-        bool(_SECRET_PART.search(name))
-        or bool(words & _SECRET_WORDS)
-        or name.upper().startswith(_SECRET_PREFIXES)
-    )
+    return bool(_SECRET_PART.search(name)) or bool(words & _SECRET_WORDS)
 
 
 def url_passwords(value: str) -> list[str]:

@@ -34,7 +34,7 @@ class SandboxConfig(_Section):
     secrets (their values are still masked in what Codur shows of the program's output).
     Otherwise removed: every profile's `api_key_env`, names that look like secrets
     (`codur.redaction.is_secret_name`: KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL;
-    the words PAT, PASS, PWD, AUTH, DSN, COOKIE, PRIVATE, CREDS; AWS_*), variables
+    the words PAT, PASS, PWD, AUTH, DSN, COOKIE, PRIVATE, CREDS), variables
     holding a URL with a password, SSH_AUTH_SOCK, and any variable whose value holds
     one of those secrets."""
 

@@ -3,7 +3,7 @@
 Removed: every profile's `api_key_env`, names that look like secrets (the rule the
 redaction uses, `codur.redaction.is_secret_name`: KEY, TOKEN, SECRET, PASSWORD, PASSWD,
 CREDENTIAL anywhere in the name; PAT, PASS, PWD, AUTH, DSN, COOKIE, PRIVATE, CREDS as
-a word of it; every AWS_ variable), any variable holding a URL with a password
+a word of it), any variable holding a URL with a password
 (`postgres://user:PASSWORD@host`: the whole variable goes, the program sees no half
 URL), the SSH agent socket, and any variable whose value holds one of the removed
 secrets. Names matching `sandbox.env_allow` (globs) are kept whatever they look like.
