@@ -30,9 +30,10 @@ from codur.errors import (
     cannot_write,
 )
 from codur.events import EventBus
-from codur.log import JsonlLog, Redactor, log_path, secret_values
+from codur.log import JsonlLog, log_path
 from codur.memory.persistent import Memory
 from codur.models.recording import check_target
+from codur.redaction import Redactor, remember, secret_values
 from codur.session import Session
 from codur.ui import IO
 from codur.workspace import Workspace, hold_workspace
@@ -130,7 +131,8 @@ def _wired(
 ) -> int:
     cfg, profile = loaded.config, how.profile
     key_envs = [p.api_key_env for p in cfg.llm.profiles.values() if p.api_key_env]
-    redact = Redactor(secret_values(os.environ, key_envs))
+    remember(secret_values(os.environ, key_envs))  # for every line said, even an error's
+    redact = Redactor()
     io = (
         how.io(redact)
         if how.io

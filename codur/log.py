@@ -1,60 +1,19 @@
-"""The JSON-lines debug log, and the redaction that keeps secrets out of it."""
+"""The JSON-lines debug log; every record goes through a `codur.redaction.Redactor`."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codur.errors import WorkspaceError
 from codur.events import Event
+from codur.redaction import Redactor
 
 if TYPE_CHECKING:
     from codur.config import CodurConfig
     from codur.workspace import Workspace
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-_SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token)$", re.I)
-MIN_SECRET_LEN = 6
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether an environment variable's name says it holds a secret (API_KEY, TOKEN...)."""
-    return bool(_SECRET_NAME.search(name))
-
-
-def secret_values(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -> set[str]:
-    """Values of environment variables that look like secrets, or that config names."""
-    names = {n for n in environ if is_secret_name(n)} | set(extra_names)
-    return {environ[n] for n in names if len(environ.get(n, "")) >= MIN_SECRET_LEN}
-
-
-class Redactor:
-    """Replaces known secret values (and values of secret-named fields) with '***'."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
-
-    def __call__(self, value: Any, limit: int | None = None) -> Any:
-        if isinstance(value, str):
-            for secret in self.secrets:
-                value = value.replace(secret, "***")
-            if limit is not None and len(value) > limit:
-                value = f"{value[:limit]}... [{len(value) - limit} more chars]"
-            return value
-        if isinstance(value, Mapping):
-            return {
-                str(k): "***" if _SECRET_FIELD.search(str(k)) and v else self(v, limit)
-                for k, v in value.items()
-            }
-        if isinstance(value, list | tuple | set):
-            return [self(v, limit) for v in value]
-        if value is None or isinstance(value, bool | int | float):
-            return value
-        return self(str(value), limit)
 
 
 class JsonlLog:

@@ -4,7 +4,8 @@ Every program goes through `run_process`, inside a `Sandbox` (codur/sandbox): sc
 environment, own session and process group, confined writes where available, and every
 descendant killed when it ends, on timeout, on an output flood or when Codur stops. The
 timeout bounds the whole run, whatever the descendants do: the output is read against the
-clock, never to an end of file a descendant can hold off (`codur.sandbox.pipes`).
+clock, never to an end of file a descendant can hold off (`codur.sandbox.pipes`). Its
+output comes back with every known secret masked (`codur.redaction`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.errors import Cancelled, Interrupted
+from codur.redaction import Redactor
 from codur.sandbox import Sandbox
 from codur.sandbox.pipes import Pipes
 from codur.sandbox.reaper import REAPER
@@ -91,11 +93,12 @@ def run_process(
     if REAPER.stopped_by is not None:  # killed as Codur stops: no result of its own
         raise Interrupted(REAPER.stopped_by)
     killed = ending != "ended" or pipes.flooded
+    shown = Redactor()  # a secret it printed (a .env value) reaches no prompt, log or line
     return ProcessResult(
         command=command,
         exit_code=None if killed else proc.returncode,
-        stdout=pipes.text("stdout"),
-        stderr=pipes.text("stderr"),
+        stdout=shown.text(pipes.text("stdout")),
+        stderr=shown.text(pipes.text("stderr")),
         duration_s=round(time.perf_counter() - start, 3),
         timed_out=ending == "timeout",
         truncated=pipes.flooded,

@@ -18,9 +18,9 @@ from codur.approval import Action, Ask, Gate
 from codur.config import CodurConfig
 from codur.errors import Cancelled, EditDeclined, WorkspaceError
 from codur.events import EventBus
-from codur.log import Redactor, secret_values
 from codur.models.client import ModelClient, Usage
 from codur.promptbook import PromptBook
+from codur.redaction import Redactor, dotenv_secrets, remember, secret_values
 from codur.sandbox import Sandbox
 from codur.scope import EditScope, ScopeError
 from codur.undo.diff import text_diff
@@ -61,8 +61,9 @@ class Session:
     action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
     redact: Redactor | None = None
-    """Keeps secrets out of what the run writes (the recording); None: the secrets of
-    this environment and of every profile's `api_key_env`."""
+    """Keeps secrets out of what the run writes (the recording); None: a Redactor of the
+    process's secrets, to which the session adds those of every profile's `api_key_env`
+    and of the workspace's `.env` files (`codur.redaction`)."""
     snapshot: RunSnapshot | None = None
     """The workspace before the run, and what Codur changed since (set by run_task before
     anything runs; None in a session made by hand)."""
@@ -97,9 +98,11 @@ class Session:
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
+        keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
+        remember(secret_values(os.environ, keys))
+        remember(dotenv_secrets(self.ws.root))
         if self.redact is None:
-            keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
-            self.redact = Redactor(secret_values(os.environ, keys))
+            self.redact = Redactor()
         self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
         if self.prompts is None:
             self.prompts = PromptBook(self.config.prompts)

@@ -5,8 +5,10 @@ event rendered live), and --json (JSONL events on stdout, human output on stderr
 
 Text that reaches the terminal never carries control sequences (a model's reply or a
 program's output could move the cursor, retitle the window or hide text): escape
-sequences and control characters other than newline and tab are removed. A closed
-output (EPIPE) stops the run quietly (`codur.interrupt.output_closed`).
+sequences and control characters other than newline and tab are removed. Nor does it
+carry a known secret: every line, error, table, tree, diff and JSON goes through the
+IO's `Redactor` (`codur.redaction`), as the debug log does. A closed output (EPIPE)
+stops the run quietly (`codur.interrupt.output_closed`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rich.markup import escape
 
 from codur.eventlines import ENDINGS_SAID_ONCE, PROGRESS, VERBOSE, short
 from codur.events import Event
-from codur.log import Redactor
+from codur.redaction import Redactor
 
 _CONTROL = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?"
@@ -60,11 +62,6 @@ def cut_lines(text: str, max_lines: int | None, what: str, key: str) -> str:
         return text
     more = f"... {what} cut: {len(lines) - max_lines} more lines ({key})"
     return "\n".join([*lines[:max_lines], more])
-
-
-def _markup(text: str) -> str:
-    """Plain text made safe for rich: no control sequences, no markup."""
-    return escape(clean(text))
 
 
 @dataclass
@@ -110,7 +107,7 @@ class IO:
 
                 raise output_closed() from None
         if event.kind == "warning":  # one line, whatever the mode
-            self.warn(self.redact(event.data.get("message", "")))
+            self.warn(str(event.data.get("message", "")))
             return
         if event.kind == "run.end" and event.data.get("status") in ENDINGS_SAID_ONCE:
             return
@@ -122,7 +119,7 @@ class IO:
                 if render
                 else f"{event.kind} " + " ".join(f"{k}={short(v, 60)}" for k, v in data.items())
             )
-            self._print(self.out, f"[dim]·[/dim] {_markup(text)}")
+            self._print(self.out, f"[dim]·[/dim] {self._markup(text)}")
 
     def _print(self, console: Console, *what: Any, **options: Any) -> None:
         """Print, or stop the run quietly if the output was closed."""
@@ -134,17 +131,25 @@ class IO:
             raise output_closed() from None
 
     # -- human output ---------------------------------------------------------------------
+    def _plain(self, text: str) -> str:
+        """`text` fit for the terminal: no secret, no control sequence."""
+        return clean(self.redact.text(text))
+
+    def _markup(self, text: str) -> str:
+        """`text` fit for rich: no secret, no control sequence, no markup."""
+        return escape(self._plain(text))
+
     def info(self, text: str) -> None:
-        self._print(self.out, _markup(text))
+        self._print(self.out, self._markup(text))
 
     def success(self, text: str) -> None:
-        self._print(self.out, f"[green]{_markup(text)}[/green]")
+        self._print(self.out, f"[green]{self._markup(text)}[/green]")
 
     def warn(self, text: str) -> None:
-        self._print(self.err, f"[yellow]codur: warning:[/yellow] {_markup(text)}")
+        self._print(self.err, f"[yellow]codur: warning:[/yellow] {self._markup(text)}")
 
     def error(self, text: str) -> None:
-        self._print(self.err, f"[red]codur: error:[/red] {_markup(self.redact(text))}")
+        self._print(self.err, f"[red]codur: error:[/red] {self._markup(text)}")
 
     def diff(self, text: str, max_lines: int | None = None) -> None:
         """A unified diff, cut after `max_lines` lines (with a line saying how many more)."""
@@ -152,18 +157,18 @@ class IO:
             return
         from rich.syntax import Syntax
 
-        text = cut_lines(clean(text), max_lines, "diff", "display.max_diff_lines")
+        text = cut_lines(self._plain(text), max_lines, "diff", "display.max_diff_lines")
         diff = Syntax(text, "diff", theme="ansi_dark", background_color="default")
         self._print(self.out, diff)
 
     def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:
         from rich.table import Table
 
-        table = Table(title=clean(title), title_justify="left", show_edge=False)
+        table = Table(title=self._plain(title), title_justify="left", show_edge=False)
         for column in columns:
-            table.add_column(clean(column), overflow="fold")
+            table.add_column(self._plain(column), overflow="fold")
         for row in rows:
-            table.add_row(*(_markup(cell) for cell in row))
+            table.add_row(*(self._markup(cell) for cell in row))
         self._print(self.out, table)
 
     def tree(self, root: Outline) -> None:
@@ -175,7 +180,7 @@ class IO:
         def label(line: Outline) -> Text:
             text = Text()
             for part, style in line.parts:
-                text.append(clean(part), style=style or None)
+                text.append(self._plain(part), style=style or None)
             return text
 
         def grow(branch: Tree, line: Outline) -> None:
@@ -194,9 +199,10 @@ class IO:
         from rich.text import Text
 
         if detail:  # a file's text: no terminal sequence of its own reaches the terminal
-            shown = Syntax(clean(detail), "diff", theme="ansi_dark", background_color="default")
+            text = self._plain(detail)
+            shown = Syntax(text, "diff", theme="ansi_dark", background_color="default")
             self.err.print(shown)
-        return Confirm.ask(Text(clean(question)), console=self.err, default=False)
+        return Confirm.ask(Text(self._plain(question)), console=self.err, default=False)
 
     @contextmanager
     def progress(self, total: int, what: str) -> Iterator[Callable[[object], None]]:
@@ -204,16 +210,17 @@ class IO:
         from rich.progress import Progress
 
         with Progress(console=self.err, transient=False) as bar:
-            task = bar.add_task(what, total=total)
+            task = bar.add_task(self._markup(what), total=total)
             yield lambda _item: bar.advance(task)
 
     def raw(self, text: str) -> None:
         """Text printed as is (e.g. YAML), without markup (control sequences removed)."""
-        self._print(self.out, clean(text), markup=False, highlight=False, emoji=False)
+        self._print(self.out, self._plain(text), markup=False, highlight=False, emoji=False)
 
     def json(self, value: Any) -> None:
         """`value` as indented JSON (`json_text`: control characters escaped, not removed)."""
-        self._print(self.out, json_text(value), markup=False, highlight=False, emoji=False)
+        text = self.redact.text(json_text(value))
+        self._print(self.out, text, markup=False, highlight=False, emoji=False)
 
 
 class SilentIO(IO):
@@ -222,7 +229,7 @@ class SilentIO(IO):
 
     def on_event(self, event: Event) -> None:
         if event.kind == "warning":
-            self.warn(self.redact(event.data.get("message", "")))
+            self.warn(str(event.data.get("message", "")))
 
     def _print(self, console: Console, *what: Any, **options: Any) -> None:
         return None
@@ -230,4 +237,4 @@ class SilentIO(IO):
     def warn(self, text: str) -> None:
         import logging
 
-        logging.getLogger("codur").warning(text)
+        logging.getLogger("codur").warning(self.redact.text(text))

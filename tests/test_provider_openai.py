@@ -15,9 +15,10 @@ from langchain_core.tools import tool
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError, ModelError, ModelUnreachable
 from codur.events import Event, EventBus
-from codur.log import JsonlLog, Redactor, secret_values
+from codur.log import JsonlLog
 from codur.models.client import ModelClient
 from codur.models.finish import finish_reason, truncated
+from codur.redaction import Redactor, secret_values
 
 KEY_VAR = "CODUR_TEST_API_KEY"
 KEY = "sk-test-0123456789abcdef"

@@ -31,9 +31,12 @@ class SandboxConfig(_Section):
     named), `.git` stays writable and `-v` says why."""
     env_allow: list[str] = []
     """Environment variables (names or globs) programs keep although they look like
-    secrets. Otherwise removed: every profile's `api_key_env`, names containing KEY,
-    TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL, SSH_AUTH_SOCK, and any variable whose
-    value holds one of those secrets."""
+    secrets (their values are still masked in what Codur shows of the program's output).
+    Otherwise removed: every profile's `api_key_env`, names that look like secrets
+    (`codur.redaction.is_secret_name`: KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL;
+    the words PAT, PASS, PWD, AUTH, DSN, COOKIE, PRIVATE, CREDS), variables
+    holding a URL with a password, SSH_AUTH_SOCK, and any variable whose value holds
+    one of those secrets."""
 
 
 class DisplayConfig(_Section):

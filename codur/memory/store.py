@@ -8,6 +8,8 @@ A file that cannot be read or does not hold what a memory file holds (bad JSON, 
 shapes, unreadable) is never fatal: it is renamed aside (`memory.json.bad-<time>`, kept
 for the user to look at), a warning says so, and the run starts with empty memory. If
 it cannot even be renamed, the run goes on with empty memory and saves nothing there.
+A known secret (`codur.redaction`) is written as '***': an answer, a preference or an
+error that held an API key keeps none in the file.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from codur.config.trust import is_trusted, trust
 from codur.errors import WorkspaceError
 from codur.locking import locked
+from codur.redaction import Redactor
 from codur.workspace import CODUR_DIR, Workspace
 
 FILE_NAME = "memory.json"
@@ -140,7 +143,8 @@ class MemoryFile:
                 trusted = _trusted(self.path, data, self.guarded)  # as the file is now
                 for operation in self.pending:
                     operation(data)
-                text = json.dumps(data.model_dump(mode="json"), indent=1, ensure_ascii=False)
+                kept = Redactor().strings(data.model_dump(mode="json"))  # no key in the file
+                text = json.dumps(kept, indent=1, ensure_ascii=False)
                 folder.write_text(self.path.name, text + "\n")
                 self.trusted = _trusted(self.path, data, self.guarded, trusted)
                 if self.guarded and self.trusted:

@@ -24,6 +24,7 @@ from codur.models import provider
 from codur.models.cancel import cancelling
 from codur.models.finish import finish_reason
 from codur.models.recording import tool_names
+from codur.redaction import redact
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -286,5 +287,6 @@ def _render(message: BaseMessage) -> dict[str, Any]:
 
 
 def _reason(exc: BaseException) -> str:
+    """The provider's error in one line, without a secret (a 401 may echo the key)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return redact(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)

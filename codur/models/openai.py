@@ -29,6 +29,7 @@ from codur.config.schema import LLMProfile
 from codur.errors import ConfigError
 from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
 from codur.models.deadline import deadline_hooks
+from codur.redaction import remember
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"
@@ -105,6 +106,7 @@ def api_key(name: str, profile: LLMProfile) -> str:
         raise ConfigError(
             f"profile '{name}': environment variable {profile.api_key_env} is not set"
         )
+    remember([value])  # masked wherever it shows up, whatever the variable's name
     return value
 
 

@@ -30,7 +30,7 @@ from codur.errors import ConfigError, UsageError
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage, BaseMessage
 
-    from codur.log import Redactor
+    from codur.redaction import Redactor
 
 FORMAT = 1
 """The recording format's version (in the header line)."""

@@ -1,7 +1,8 @@
 """How Codur runs programs (the user's program, repair and sample candidates, pytest,
 tools, derived checks): a scrubbed environment, their own session and process group,
-every descendant killed when they end, and, where the OS offers it, writes confined to
-their folder and a private temporary folder. See `env`, `reaper` and `confine`.
+every descendant killed when they end, no way to read Codur's own environment or memory
+(where the model's keys are), and, where the OS offers it, writes confined to their
+folder and a private temporary folder. See `env`, `reaper`, `private` and `confine`.
 
 `Sandbox()` is what code without a run's config gets: secrets removed by name, not
 confined. `Sandbox.from_config` is a run's: also every profile's key variable removed,
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 from codur.litter import temp_prefix
 from codur.sandbox.confine import Confiner, Prepared, detect
 from codur.sandbox.env import TAG, scrubbed
+from codur.sandbox.private import hide_codur, without_inspection
 from codur.sandbox.reaper import REAPER
 
 if TYPE_CHECKING:
@@ -67,7 +69,8 @@ class Sandbox:
     """Paths under those folders that confined programs may not write (an external
     agent's workspace `.git`); missing ones are left out."""
     scrub: bool = True
-    """False only for Codur running Codur (the challenge runner): the key is needed."""
+    """False only for Codur running Codur (the challenge runner): the key is needed, and
+    it keeps the capabilities it confines its own programs with (`private`)."""
     die_with_parent: bool = True
     """Kill the program when the thread that started it dies (Linux: PR_SET_PDEATHSIG;
     elsewhere a no-op), even by SIGKILL, when nothing is left to reap it: a Codur killed
@@ -140,8 +143,12 @@ class Sandbox:
                 kept = [p for p in self.read_only if Path(p).exists()]
                 prepared = self.confiner.prepare(list(command), Path(cwd), folders, kept)
             try:
+                hide_codur()
                 parent = _parent_death(self.die_with_parent)
-                preexec = _chain(prepared.preexec, memory_limit, parent)
+                drop = self.scrub and not prepared.drops_inspecting
+                preexec = _chain(
+                    prepared.preexec, memory_limit, parent, without_inspection() if drop else None
+                )
                 tag = REAPER.new_tag()
                 yield Launch(prepared.argv, self.environment(env, temp, tag), preexec, tag, temp)
             finally:
@@ -184,10 +191,12 @@ def _chain(
     confine: Callable[[], None] | None,
     memory_limit: int | None,
     parent_death: Callable[[], None] | None = None,
+    private: Callable[[], None] | None = None,
 ):
-    """What the child runs before exec: death with its parent, the memory cap, then
-    confinement."""
-    if not memory_limit and confine is None and parent_death is None:
+    """What the child runs before exec: death with its parent, the memory cap,
+    confinement (which may need capabilities), then the capabilities that could read
+    Codur's memory dropped (`private.without_inspection`)."""
+    if not memory_limit and confine is None and parent_death is None and private is None:
         return None
 
     def preexec() -> None:
@@ -197,5 +206,7 @@ def _chain(
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
         if confine is not None:
             confine()
+        if private is not None:
+            private()
 
     return preexec

@@ -12,7 +12,8 @@ stays open.
   Read-only paths: bound read-only in a mount namespace of the child's own (`readonly`).
 - bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, the
   read-only paths bound read-only over them, a fresh /dev and /proc, and a PID namespace
-  (every descendant dies with the program).
+  (every descendant dies with the program; Codur's processes are not in it); run as
+  root, without the capabilities of `private.INSPECTING`.
 
 `detect` picks one for `sandbox.confine` (auto: Landlock, else bubblewrap) or says why
 neither can be used. `keeping_read_only` is the one for programs with read-only paths:
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Protocol
 
 from codur.sandbox import readonly
+from codur.sandbox.private import bubblewrap_args
 from codur.sandbox.readonly import keep_read_only
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
@@ -45,6 +47,8 @@ class Prepared:
     argv: list[str]
     preexec: Callable[[], None] | None = None
     release: list[Callable[[], None]] = field(default_factory=list)
+    drops_inspecting: bool = False
+    """The confiner itself takes `private.INSPECTING` from the program (bubblewrap)."""
 
 
 class Confiner(Protocol):
@@ -98,8 +102,9 @@ class Bubblewrap:
             args += ["--bind", str(path), str(path)]
         for path in read_only:
             args += ["--ro-bind", str(path), str(path)]
-        args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
-        return Prepared([*args, *argv])
+        args += ["--unshare-pid", "--die-with-parent", *bubblewrap_args()]
+        args += ["--chdir", str(cwd), "--"]
+        return Prepared([*args, *argv], drops_inspecting=True)
 
 
 def _then(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:

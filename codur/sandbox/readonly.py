@@ -53,6 +53,7 @@ keep."""
 EXIT_UNPROTECTED = 126
 """The child's exit code when it cannot make the paths read-only."""
 CAP_SYS_ADMIN = 21
+PR_SET_DUMPABLE = 4
 PROBE_TIMEOUT_S = 30
 
 
@@ -90,11 +91,21 @@ def keep_read_only(paths: Sequence[Path]) -> Callable[[], None]:
     def enter() -> None:
         if libc.unshare(flags_ns) != 0:
             fail("unshare")
-        for name, line in maps.items():
+        opened = []
+        if maps:  # a child of Codur is not dumpable (`private`), so /proc/self is root's:
+            libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # only while it opens its maps
+            for name in maps:
+                try:
+                    opened.append((name, os.open(f"/proc/self/{name}", os.O_WRONLY)))
+                except OSError as exc:
+                    fail(f"opening /proc/self/{name}", exc.strerror or "")
+            libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        for name, fd in opened:
             try:
-                _write(f"/proc/self/{name}", line)
+                os.write(fd, maps[name].encode())
             except OSError as exc:
                 fail(f"writing /proc/self/{name}", exc.strerror or "")
+            os.close(fd)
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
             fail("mount --make-rprivate /")
         for target, flags in targets:
@@ -144,11 +155,3 @@ def _has_sys_admin() -> bool:
 def _locked_flags(path: Path) -> int:
     flags = os.statvfs(path).f_flag
     return sum(mount for name, mount in LOCKED.items() if flags & getattr(os, name, 0))
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)

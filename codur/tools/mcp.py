@@ -153,9 +153,12 @@ class McpClients:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        from codur.sandbox.private import hide_codur
+
         if config.url is not None:
             target: Any = config.url
         else:
+            hide_codur()  # a server is a program: Codur's environment is not its to read
             params = StdioServerParameters(
                 command=config.command or "",
                 args=config.args,

@@ -11,6 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from codur.sandbox import Sandbox
+from codur.sandbox.env import scrubbed
+from codur.sandbox.private import hide_codur, without_inspection
 from codur.sandbox.reaper import kill_tree
 from codur.undo.store import SnapshotError
 from codur.workspace import open_regular
@@ -26,13 +28,15 @@ def run_git(
     box: Sandbox | None = None,
     writable: tuple[Path, ...] = (),
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git with `env` set on top of Codur's environment, confined by `box` if it
-    confines (writing `cwd` and `writable` only; the run's read-only `.git` is git's)."""
+    """Run git with `env` set on top of Codur's scrubbed environment, confined by `box` if
+    it confines (writing `cwd` and `writable` only; the run's read-only `.git` is git's)."""
     try:
-        if box is None or box.confiner is None:
+        if box is None or box.confiner is None:  # git's filters are programs too
+            hide_codur()
+            base, _ = scrubbed(os.environ, box.key_names if box is not None else ())
             return subprocess.run(
-                command, cwd=cwd, env={**os.environ, **(env or {})}, input=stdin,
-                capture_output=True, timeout=timeout_s,
+                command, cwd=cwd, env={**base, **(env or {})}, input=stdin,
+                capture_output=True, timeout=timeout_s, preexec_fn=without_inspection(),
             )  # fmt: skip
         with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
             pipe = subprocess.PIPE  # not REAPER's: the end snapshot runs as Codur stops

@@ -1,0 +1,211 @@
+"""Secrets, and keeping them out of everything Codur shows, writes or sends: the one place.
+
+A secret is a value of at least MIN_SECRET_LEN characters that is
+- held by an environment variable whose name says so (`is_secret_name`), or named by a
+  profile's `api_key_env`;
+- the password of a URL with credentials (`scheme://user:PASSWORD@host`), in any value;
+- in a workspace's `.env` file (`dotenv_secrets`): secret by its name, a URL's password,
+  or shaped like a token (16+ characters of letters and digits, no spaces).
+
+`SECRETS` is the process's set: the environment's secrets (read when first needed) and
+every one Codur learns later (a model's key as it is read, a workspace's `.env` values).
+Every `Redactor` replaces all of them with '***', so a line on the terminal, the debug
+log, a recording, the memory file and a program's output for the model hold none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+MIN_SECRET_LEN = 6
+"""Shorter values are never redacted: they would mask ordinary words."""
+MASK = "***"
+
+_SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+"""Anywhere in a name: API_KEY, APIKEY, GITHUB_TOKEN, DB_PASSWORD, GOOGLE_CREDENTIALS."""
+_SECRET_WORDS = {"PAT", "PASS", "PWD", "AUTH", "DSN", "COOKIE", "PRIVATE", "CREDS"}
+"""A whole word of a name (split at `_`, `-`, `.`): GH_PAT, DB_PASS, SENTRY_DSN."""
+_NOT_SECRET = {"PWD", "OLDPWD"}
+"""The shell's working folders, though their names hold a secret word."""
+_SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token)$", re.I)
+"""Mapping keys whose values are always masked (a request's `Authorization` header)."""
+URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]*:([^\s/?#@]+)@")
+"""`scheme://user:password@host`: group 1 is the password."""
+_TOKEN = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*[0-9])[A-Za-z0-9_+=~-][A-Za-z0-9_+/=.~-]{15,}")
+"""A value shaped like a token or a random password: 16+ characters, letters and digits."""
+DOTENV_MAX_BYTES = 256 * 1024
+"""Larger `.env` files are not read (no real one is this big)."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (API_KEY, GH_PAT...)."""
+    if name.upper() in _NOT_SECRET:
+        return False
+    words = {w.upper() for w in re.split(r"[_.\-]", name)}
+    return bool(_SECRET_PART.search(name)) or bool(words & _SECRET_WORDS)
+
+
+def url_passwords(value: str) -> list[str]:
+    """The passwords of the URLs with credentials in `value`."""
+    return [m[1] for m in URL_PASSWORD.finditer(value) if len(m[1]) >= MIN_SECRET_LEN]
+
+
+def secret_values(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -> set[str]:
+    """The secrets of `environ`: values of secret-named variables and of `extra_names`
+    (profiles' `api_key_env`), and URL passwords in any value."""
+    names = {n for n in environ if is_secret_name(n)} | set(extra_names)
+    found = {environ[n] for n in names if len(environ.get(n, "")) >= MIN_SECRET_LEN}
+    for value in environ.values():
+        found.update(url_passwords(value))
+    return found
+
+
+def dotenv_files(root: Path) -> list[Path]:
+    """The `.env` and `.env.*` files in `root` and in its folders one level down (hidden
+    folders left out), regular files only."""
+    found: list[Path] = []
+    folders = [root]
+    try:
+        folders += sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            names = sorted(p for p in folder.iterdir() if _is_dotenv(p.name))
+        except OSError:
+            continue
+        found += [p for p in names if p.is_file()]
+    return found
+
+
+def _is_dotenv(name: str) -> bool:
+    return name == ".env" or name.startswith(".env.")
+
+
+def dotenv_secrets(root: Path) -> set[str]:
+    """The secrets in the `.env` files of the workspace at `root` (see the module text)."""
+    found: set[str] = set()
+    for path in dotenv_files(root):
+        try:
+            if path.stat().st_size > DOTENV_MAX_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name, value in _assignments(text):
+            found.update(url_passwords(value))
+            if len(value) >= MIN_SECRET_LEN and (is_secret_name(name) or _TOKEN.fullmatch(value)):
+                found.add(value)
+    return found
+
+
+def _assignments(text: str) -> Iterable[tuple[str, str]]:
+    """`NAME=value` lines of a `.env` file (`export` allowed, quotes and comments removed)."""
+    for line in text.splitlines():
+        line = line.strip().removeprefix("export ").strip()
+        name, sep, value = line.partition("=")
+        if not sep or line.startswith("#") or not name.strip():
+            continue
+        value = value.strip()
+        if value[:1] in ("'", '"') and value.endswith(value[0]) and len(value) > 1:
+            value = value[1:-1]
+        else:
+            value = value.split(" #", 1)[0].strip()
+        yield name.strip(), value
+
+
+class Secrets:
+    """The process's secrets (thread-safe; values are only ever added)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: set[str] = set()
+        self._environ_read = False
+        self.version = 0
+        """Bumped whenever a value is added (Redactors rebuild their list then)."""
+
+    def add(self, values: Iterable[str]) -> None:
+        new = {v for v in values if len(v) >= MIN_SECRET_LEN}
+        with self._lock:
+            if not new <= self._values:
+                self._values |= new
+                self.version += 1
+
+    def values(self) -> set[str]:
+        """Every secret known (the environment's are read the first time)."""
+        if not self._environ_read:
+            self._environ_read = True
+            self.add(secret_values(os.environ))
+        with self._lock:
+            return set(self._values)
+
+
+SECRETS = Secrets()
+
+
+def remember(values: Iterable[str]) -> None:
+    """Add secrets Codur has learned (a model's key, a `.env` file's values) to `SECRETS`."""
+    SECRETS.add(values)
+
+
+class Redactor:
+    """Replaces every secret (its own, the environment's and `SECRETS`) with '***', and the
+    values of secret-named fields of a mapping."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._own = {s for s in secrets if s} | secret_values(os.environ)
+        self._version = -1
+        self._secrets: list[str] = []
+
+    @property
+    def secrets(self) -> list[str]:
+        """What is masked, longest first (so a secret holding another goes whole)."""
+        if self._version != SECRETS.version or not self._secrets:
+            version = SECRETS.version
+            every = self._own | SECRETS.values()
+            self._secrets = sorted(every, key=len, reverse=True)
+            self._version = version
+        return self._secrets
+
+    def text(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return text
+
+    def strings(self, value: Any) -> Any:
+        """`value` (JSON-like) with every string in it masked, and nothing else changed."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {k: self.strings(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.strings(v) for v in value]
+        return value
+
+    def __call__(self, value: Any, limit: int | None = None) -> Any:
+        if isinstance(value, str):
+            value = self.text(value)
+            if limit is not None and len(value) > limit:
+                value = f"{value[:limit]}... [{len(value) - limit} more chars]"
+            return value
+        if isinstance(value, Mapping):
+            return {
+                str(k): MASK if _SECRET_FIELD.search(str(k)) and v else self(v, limit)
+                for k, v in value.items()
+            }
+        if isinstance(value, list | tuple | set):
+            return [self(v, limit) for v in value]
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        return self(str(value), limit)
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret masked."""
+    return Redactor().text(text)
