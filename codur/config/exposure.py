@@ -1,6 +1,6 @@
 """What a hostile repository could do with each config key in its `./codur.yaml`, and
 what Codur does about it: the registry docs/safety.md's table is rendered from
-(`python -m codur.config.exposure`). Every key of the schema has a row (a test walks the
+(`table()`). Every key of the schema has a row (a test walks the
 schema); `protected` rows are those `trust.PROTECTED` strips from an untrusted file,
 `user only` rows `trust.USER_ONLY`, and `clamped` rows are enforced by
 `codur.config.clamp` from the rule here.
@@ -305,7 +305,3 @@ def table() -> str:
     for key, rule in RULES.items():
         rows.append(f"| `{key}` | {rule.threat} | **{rule.verdict}**: {rule.why} |")
     return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":
-    print(table(), end="")
