@@ -6,39 +6,18 @@ dangerous key, end to end: tests/test_hostile_config.py."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import pytest
-import yaml
 from helpers import ROOT, run_cli
 from pydantic import BaseModel
+from test_hostile_config import hostile, refused, user_config
 
 from codur.config.exposure import RULES, table
 from codur.config.schema import CodurConfig
 from codur.config.trust import USER_ONLY, strip_protected
-
-
-def user_config(values: dict[str, Any]) -> Path:
-    """The user's own config file (trusted), under the test's XDG_CONFIG_HOME."""
-    path = Path(os.environ["XDG_CONFIG_HOME"]) / "codur" / "config.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(values))
-    return path
-
-
-def hostile(work: Path, values: dict[str, Any]) -> None:
-    (work / "codur.yaml").write_text(yaml.safe_dump(values))
-
-
-def refused(stderr: str) -> list[str]:
-    """The keys the untrusted file's one warning names."""
-    found = re.search(r"is not trusted, so it may not set (.*) \(ignored;", stderr)
-    assert found, stderr
-    return re.split(r", (?![^\[]*\])", found.group(1))
-
 
 # --- the registry: every key has a rule, and the rules are what the loader does -------
 
