@@ -15,6 +15,7 @@ from helpers import ROOT, run_cli
 from pydantic import BaseModel
 from test_hostile_config import hostile, refused, user_config
 
+from codur.config import load_config
 from codur.config.exposure import RULES, table
 from codur.config.schema import CodurConfig
 from codur.config.trust import USER_ONLY, strip_protected
@@ -182,3 +183,20 @@ def _merge(into: dict[str, Any], values: dict[str, Any]) -> None:
             _merge(into[key], value)
         else:
             into[key] = value
+
+
+def test_a_limit_is_read_as_the_schema_reads_it(tmp_path: Path) -> None:
+    """Text, infinity and `null` (no limit) loosen a limit too; a lower value counts."""
+    (tmp_path / "codur.yaml").write_text(
+        "tools:\n  memory_limit_mb: null\n  run_timeout_s: .inf\n"
+        "repair:\n  time_budget_s: '1e9'\nruntime:\n  max_iterations: 3\n"
+    )
+    loaded = load_config(tmp_path, environ={}, user_file=tmp_path / "none.yaml")
+    cfg = loaded.config
+    assert (cfg.tools.memory_limit_mb, cfg.tools.run_timeout_s) == (2048, 60.0)
+    assert (cfg.repair.time_budget_s, cfg.runtime.max_iterations) == (20.0, 3)
+    assert refused(loaded.warnings[0]) == [
+        "repair.time_budget_s above 20",
+        "tools.memory_limit_mb above 2048",
+        "tools.run_timeout_s above 60",
+    ]
