@@ -9,6 +9,7 @@ from helpers import run_cli
 
 from codur.config import load_config
 from codur.config.show import render
+from codur.config.trust import trust
 from codur.errors import ConfigError
 
 BAD_PROFILE = "agents:\n  configs:\n    coder:\n      profile: nope\n"
@@ -39,7 +40,8 @@ def test_each_layer_overrides_the_one_before(tmp_path: Path) -> None:
     user = write(
         tmp_path / "user.yaml", "runtime:\n  max_iterations: 2\n  max_tool_iterations: 7\n"
     )
-    write(tmp_path / "codur.yaml", "runtime:\n  max_iterations: 3\n")
+    # lower than the user's: an untrusted project file may tighten a limit, not loosen it
+    write(tmp_path / "codur.yaml", "runtime:\n  max_iterations: 1\n")
     extra = write(tmp_path / "extra.yaml", "runtime:\n  max_iterations: 4\n")
     env = {"CODUR_RUNTIME__MAX_ITERATIONS": "5"}
 
@@ -48,7 +50,7 @@ def test_each_layer_overrides_the_one_before(tmp_path: Path) -> None:
         key = ("runtime", "max_iterations")
         return loaded.config.runtime.max_iterations, loaded.origin(key)
 
-    assert effective(environ={}) == (3, f"{tmp_path / 'codur.yaml'}:2")
+    assert effective(environ={}) == (1, f"{tmp_path / 'codur.yaml'}:2")
     assert effective(environ={}, config_file=extra) == (4, f"{extra}:2")
     assert effective(environ=env, config_file=extra)[0] == 5
     assert effective(environ=env, config_file=extra, overrides=["runtime.max_iterations=6"]) == (
@@ -105,6 +107,7 @@ def test_env_values_are_typed_and_profiles_can_be_added(tmp_path: Path) -> None:
 def test_bad_project_file(tmp_path: Path, setup: dict[str, str], expected: str) -> None:
     for name, text in setup.items():
         write(tmp_path / name, text)
+    trust(tmp_path / "codur.yaml")  # trusted: what is wrong with it counts, not trust
     with pytest.raises(ConfigError, match=expected):
         load_config(tmp_path, environ={}, user_file=tmp_path / "none")
 
@@ -178,10 +181,15 @@ def test_render_names_every_source(tmp_path: Path) -> None:
             "-o runtime.max_iterations: key",
         ),
         (["fix it", "--profile", "nope"], {}, "unknown LLM profile 'nope'"),
-        (["config", "show"], {"codur.yaml": BAD_PROFILE}, BAD_PROFILE_MESSAGE),
+        # a profile is the user's choice (an untrusted codur.yaml's is ignored): --config
         (
-            ["fix @main.py"],
-            {"codur.yaml": BAD_PROFILE, "main.py": "print(1)\n"},
+            ["config", "show", "--config", "c/codur.yaml"],
+            {"c/codur.yaml": BAD_PROFILE},
+            BAD_PROFILE_MESSAGE,
+        ),
+        (
+            ["--no-model", "--config", "c/codur.yaml", "fix @main.py"],
+            {"c/codur.yaml": BAD_PROFILE, "main.py": "print(1)\n"},
             BAD_PROFILE_MESSAGE,
         ),
         (["fix it", "-C", "no/such/dir"], {}, "-C no/such/dir: not a folder"),

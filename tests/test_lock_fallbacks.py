@@ -29,6 +29,7 @@ from helpers import (
 from test_trust_agents import marker_program
 
 from codur import Agent
+from codur.config.trust import trust
 from codur.errors import WorkspaceBusy
 from codur.undo import state_root
 from codur.undo.records import History
@@ -159,6 +160,7 @@ def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
 def test_recovery_commands_load_a_config_naming_an_unknown_profile(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "w")
     (root / "codur.yaml").write_text(yaml.safe_dump({"llm": {"default_profile": "gone"}}))
+    trust(root / "codur.yaml")  # the profile is the user's choice: the user trusted it
     listed = run_cli(["undo", "--list"], root)
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert "key 'llm.default_profile'" in listed.stderr and "warning" in listed.stderr

@@ -35,7 +35,8 @@ def setup(tmp_path: Path, good: OpenAIServer, evil: OpenAIServer) -> Path:
     user = Path(os.environ["XDG_CONFIG_HOME"]) / "codur" / "config.yaml"
     user.parent.mkdir(parents=True, exist_ok=True)
     profile = {"base_url": good.base_url, "max_retries": 0, "model": "m"}
-    user.write_text(yaml.safe_dump({"llm": {"profiles": {"groq": profile}}}))
+    llm = {"default_profile": "groq", "profiles": {"groq": profile}}
+    user.write_text(yaml.safe_dump({"llm": llm}))
     work = tmp_path / "work"
     work.mkdir()
     (work / "main.py").write_text(BUGGY)
@@ -71,8 +72,8 @@ def test_an_untrusted_project_file_cannot_redirect_the_key(tmp_path: Path, serve
     assert good.requests[0].headers["authorization"] == f"Bearer {KEY}"
     warning = (
         f"codur: warning: {work / 'codur.yaml'} is not trusted, so it may not set "
-        "llm.profiles.groq.api_key_env, llm.profiles.groq.base_url, "
-        "llm.profiles.sneaky.api_key_env, log.path, sandbox (ignored; to allow them: "
+        "llm.default_profile, llm.profiles.groq.api_key_env, llm.profiles.groq.base_url, "
+        "llm.profiles.sneaky, log.path, sandbox (ignored; to allow them: "
         f"codur trust -C {work})"
     )
     assert result.stderr.splitlines() == [warning]
@@ -109,7 +110,7 @@ def test_trusting_the_file_lets_it_through_until_it_changes(tmp_path: Path, serv
 
 def test_every_protected_key_is_stripped(tmp_path: Path) -> None:
     values = {
-        "llm": {"profiles": {"a": {"base_url": "x", "model": "m"}}, "default_profile": "a"},
+        "llm": {"profiles": {"a": {"base_url": "x", "temperature": 0.5}}},
         "tools": {"allow_secrets": True, "secret_patterns": [], "max_read_bytes": 5},
         "mcp_servers": {"x": {"command": "sh"}},
         "approval": {"mode": "full-auto"},
@@ -123,7 +124,7 @@ def test_every_protected_key_is_stripped(tmp_path: Path) -> None:
         "approval",
     ]
     assert values == {
-        "llm": {"profiles": {"a": {"model": "m"}}, "default_profile": "a"},
+        "llm": {"profiles": {"a": {"temperature": 0.5}}},
         "tools": {"max_read_bytes": 5},
     }
     assert "log.path" in PROTECTED and "sandbox" in PROTECTED

@@ -5,8 +5,10 @@ project ./codur.yaml < --config FILE < CODUR_* environment variables < -o key.pa
 Environment variables nest with a double underscore: CODUR_RUNTIME__MAX_ITERATIONS=3;
 a CODUR_* variable that names no config key (CODUR_VENV, read by .ci/bootstrap.py) gets a
 warning and is ignored. The project file's protected keys count only once the user
-trusted it (`codur.config.trust`), and so does an agent entry it adds or retypes that
-would start a program. A value naming a profile or an agent that does not exist is a
+trusted it (`codur.config.trust`), and so do an agent entry it adds or retypes that
+would start a program, a model profile it adds, and a limit it loosens
+(`codur.config.clamp`); the keys that act beyond the folder (`trust.USER_ONLY`) never
+count in it, trusted or not. A value naming a profile or an agent that does not exist is a
 ConfigError here, before anything runs.
 """
 
@@ -23,9 +25,16 @@ from pydantic import ValidationError
 
 from codur.config import bounded_yaml
 from codur.config.agents import unknown_references
+from codur.config.clamp import strip_loosened
 from codur.config.prompt_files import check_files, resolve_paths
 from codur.config.schema import CodurConfig
-from codur.config.trust import is_trusted, strip_new_programs, strip_protected
+from codur.config.trust import (
+    is_trusted,
+    strip_new_profiles,
+    strip_new_programs,
+    strip_protected,
+    strip_user_only,
+)
 from codur.errors import ConfigError
 from codur.resources import default_config_file
 
@@ -255,17 +264,27 @@ def load_config(
     if project.is_file():
         layer = yaml_layer(project)
         confined: tuple[Path, ...] = ()
+        beyond = strip_user_only(layer.values)
         if not is_trusted(project, trust_store):
             confined = (workdir, user_file.parent)
             below = merge(layers)[0]  # the built-in and user config
             ignored = sorted(
-                strip_new_programs(layer.values, below) + strip_protected(layer.values)
+                beyond
+                + strip_new_programs(layer.values, below)
+                + strip_new_profiles(layer.values, below)
+                + strip_protected(layer.values)
+                + strip_loosened(layer.values, below)
             )
             if ignored:
                 warnings.append(
                     f"{project} is not trusted, so it may not set {', '.join(ignored)} "
                     f"(ignored; to allow them: codur trust -C {workdir})"
                 )
+        elif beyond:
+            warnings.append(
+                f"{project} may not set {', '.join(beyond)}, trusted or not: they act on "
+                f"other folders too; set them in {user_file} (ignored)"
+            )
         hint = f" (to allow others: codur trust -C {workdir})"
         layers.append(_with_paths(layer, workdir, confined, hint))
     if config_file is not None:

@@ -117,7 +117,8 @@ class UndoConfig(_Section):
     are deleted (git refs too) when a run starts. 0: no limit by count."""
     keep_days: float = Field(14.0, ge=0)
     """Snapshots older than this many days are deleted when a run starts, in every
-    folder. 0: no limit by age."""
+    folder. 0: no limit by age. Set only by the user (user config, --config, CODUR_*,
+    -o): no project codur.yaml, trusted or not (codur.config.trust.USER_ONLY)."""
     max_snapshot_mb: float = Field(200.0, gt=0)
     """Most file content, in MiB, one snapshot may copy: outside git, the files' total
     size; in a git repo, untracked and modified files (committed content is already
@@ -180,7 +181,8 @@ class MemoryConfig(_Section):
     """Node records (node, run, duration, error) kept in the project's node log; the
     oldest go first. 0: no node log (nor with `log.enabled` off)."""
     max_preferences: int = Field(50, gt=0)
-    """Preferences kept per scope (project, user); the oldest go first."""
+    """Preferences kept per scope (project, user); the oldest go first. Set only by the
+    user, never by a project codur.yaml (codur.config.trust.USER_ONLY)."""
     max_preference_chars: int = Field(400, gt=0)
     """A preference is a standing instruction, not a document: a longer one is refused
     (`codur memory add`, /profile, the planner's preference route); one in a hand-edited

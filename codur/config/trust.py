@@ -2,14 +2,17 @@
 
 A `./codur.yaml` comes with the folder, so whoever wrote the folder wrote it. Until the
 user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one warning
-names them): where the API key is sent, where the log is written, confinement, the
-environment programs get, approval, MCP servers, agent CLIs, the linter and the
-interpreter of the checks (programs Codur would start, the checks without asking, with
-what they may see and write) and the tools' safety switches; nor may it add
-an agent that starts a program, or change what an agent is (`strip_new_programs`). Trust
-is per file and per content: `codur trust` records the file's sha256 in the user config
-folder; any change to the file needs a new `codur trust`.
-"""
+names them): where the API key is sent, which model and host read the prompt, where the
+log is written, confinement, the environment programs get, approval, MCP servers, agent
+CLIs, the linter and the interpreter of the checks (programs Codur would start, the
+checks without asking, with what they may see and write), the tools' safety switches,
+what snapshots leave out and how long undo history is kept; nor may it add an agent that
+starts a program, or change what an agent is (`strip_new_programs`), nor add a model
+profile (`strip_new_profiles`), nor loosen a limit (`codur.config.clamp`). Trust is per
+file and per content: `codur trust` records the file's sha256 in the user config folder;
+any change to the file needs a new `codur trust`. The keys in `USER_ONLY` act beyond the
+folder, so no project file sets them, trusted or not. docs/safety.md has the table of
+every key (`codur.config.exposure`)."""
 
 from __future__ import annotations
 
@@ -28,6 +31,24 @@ from codur.locking import locked
 PROTECTED: tuple[str, ...] = (
     "llm.profiles.*.base_url",
     "llm.profiles.*.api_key_env",
+    "llm.profiles.*.provider",
+    "llm.profiles.*.model",
+    "llm.profiles.*.script",
+    "llm.profiles.*.model_file",
+    "llm.profiles.*.weights",
+    "llm.default_profile",
+    "llm.fallback_order",
+    "ask.profile",
+    "agents.configs.*.profile",
+    "agents.configs.*.model",
+    "undo",
+    "tools.ignore",
+    "tools.git_hooks",
+    "tools.code_index_dir",
+    "log.enabled",
+    "memory.enabled",
+    "memory.max_preference_chars",
+    "memory.max_preference_prompt_chars",
     "agents.configs.*.host",
     "agents.configs.*.command",
     "agents.configs.*.args",
@@ -49,6 +70,10 @@ PROTECTED: tuple[str, ...] = (
 )
 """Key paths (`*` is any one name; a section covers everything in it) that an untrusted
 project file may not set."""
+
+USER_ONLY: tuple[str, ...] = ("undo.keep_days", "memory.max_preferences")
+"""Key paths that act on other folders (pruning every folder's undo history, cutting the
+user-wide preferences): no project file sets them, trusted or not."""
 
 
 def store_file() -> Path:
@@ -163,3 +188,35 @@ def _matches(path: tuple[str, ...], pattern: list[str]) -> bool:
     return len(path) == len(pattern) and all(
         fnmatch.fnmatchcase(part, want) for part, want in zip(path, pattern, strict=True)
     )
+
+
+def strip_user_only(values: dict[str, Any]) -> list[str]:
+    """Remove the USER_ONLY keys from a project file's values (in place); their paths."""
+    removed = []
+    for pattern in USER_ONLY:
+        *parents, last = pattern.split(".")
+        section: Any = values
+        for part in parents:
+            section = section.get(part) if isinstance(section, dict) else None
+        if isinstance(section, dict) and last in section:
+            del section[last]
+            removed.append(pattern)
+    return removed
+
+
+def strip_new_profiles(values: dict[str, Any], below: Mapping[str, Any]) -> list[str]:
+    """Remove, in place, the entries of `llm.profiles` the trusted config `below` does not
+    define: a profile names who reads the prompt (provider, model, host), which an
+    untrusted file may not choose. Their dotted paths (`llm.profiles.NAME`)."""
+    llm = values.get("llm")
+    profiles = llm.get("profiles") if isinstance(llm, dict) else None
+    if not isinstance(profiles, dict):
+        return []
+    llm_below = below.get("llm")
+    known = llm_below.get("profiles") if isinstance(llm_below, Mapping) else None
+    known = known if isinstance(known, Mapping) else {}
+    removed = []
+    for name in [n for n in profiles if n not in known]:
+        del profiles[name]
+        removed.append(f"llm.profiles.{name}")
+    return removed

@@ -1,5 +1,8 @@
 """Pruning: when a run starts, snapshots beyond `undo.keep_runs` in this folder and older
-than `undo.keep_days` anywhere are deleted, with their git refs and unshared blobs."""
+than `undo.keep_days` anywhere are deleted, with their git refs and unshared blobs.
+
+Only `undo.keep_days` reaches other folders, and no project file sets it, trusted or not
+(codur.config.trust.USER_ONLY): one folder's codur.yaml never prunes another's history."""
 
 from __future__ import annotations
 
