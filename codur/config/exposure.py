@@ -144,6 +144,7 @@ RULES: dict[str, Rule] = {
     "runtime.max_llm_calls": LOOP,
     "runtime.recursion_limit": LOOP,
     "runtime.max_node_retries": LOOP,
+    "runtime.max_task_chars": SIZE,
     "runtime.detect_tool_calls_from_text": TUNING,
     "planning.enabled": OFF,
     "planning.max_retry_attempts": LOOP,
