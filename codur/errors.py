@@ -39,7 +39,7 @@ class ExitCode(IntEnum):
     BUSY = 9
     """Another Codur run that may change files (a task, `codur resume`, `codur undo`, the
     Python API's run) holds the workspace: nothing was done; try again when it ends."""
-    CANNOT_WRITE = 10
+    CANNOT_WRITE = 11
     """Codur could not write a file it needs (its debug log, its records, a file the run
     changes): the folder is read-only or not writable, or the disk is full. The message
     names the file; what was written before is whole (writes are atomic)."""

@@ -1,5 +1,5 @@
 """Fault injection, the machine's side: a read-only folder and a full disk are ordinary
-conditions, each with its one-line error and exit code 10 (they were exit 4, "internal
+conditions, each with its one-line error and exit code 11 (they were exit 4, "internal
 error ... a bug"). Real mounts (a read-only bind mount, a tmpfs of a few blocks): the
 tests run as root, which permission bits do not stop; they are skipped where mounting
 is not allowed."""
