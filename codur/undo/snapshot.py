@@ -142,10 +142,10 @@ class RunSnapshot:
             raise SnapshotError(problems[path])
         return "restored"
 
-    def finish(self, status: str, model_calls: int = 0) -> list[str]:
-        """Snapshot the workspace as the run leaves it and record the run; a run that
-        changed nothing keeps no snapshots (unless it can be resumed), only its record.
-        Returns the paths the run changed."""
+    def finish(self, status: str, model_calls: int = 0, evidence: str = "") -> list[str]:
+        """Snapshot the workspace as the run leaves it and record the run (`evidence`: a
+        passing run's, in a line); a run that changed nothing keeps no snapshots (unless
+        it can be resumed), only its record. Returns the paths the run changed."""
         started = time.perf_counter()
         run_id = self.record.run_id
         taken = self.store.take(run_id, parent=self.record.start)
@@ -155,6 +155,7 @@ class RunSnapshot:
         self.record.end, self.record.ended, self.record.status = taken.snap, now_iso(), status
         self.record.changed = changes
         self.record.model_calls = model_calls
+        self.record.evidence = evidence
         self.record.skipped = sorted({*self.record.skipped, *_left_out(taken)})
         self.record.snapshots = bool(changes) or status in RESUMABLE
         if self.record.snapshots:
