@@ -118,6 +118,7 @@ def run_codur(
         "error": error,
         "kept": str(keep),
         "crosscheck": crossed,
+        "evidence": (end.get("evidence") or {}).get("level", ""),
     }
 
 

@@ -1,9 +1,14 @@
-"""The figures of a HumanEval run (bench/humaneval.py): summary, printed lines, report.md."""
+"""The figures of a HumanEval run (bench/humaneval.py): summary, printed lines, report.md;
+run alone (`python bench/humaneval_report.py RUNS.jsonl`), the false-pass rate per
+evidence level of a journal."""
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+
+from codur.challenges.outcome import UNRECORDED, by_evidence
+from codur.verify.strength import PASSED
 
 ANCHOR = (
     "Qwen2.5-Coder-1.5B-Instruct reported HumanEval pass@1 70.7% (full precision, "
@@ -58,10 +63,28 @@ def _codur(runs: list[dict]) -> dict:
         ),
         "pass_any_seed": sum(any(r["passed"] for r in group) for group in by_task.values()),
         "false_verified": sum(r["status"] == "verified" and not r["passed"] for r in runs),
-        "unverified_but_passed": sum(r["status"] != "verified" and r["passed"] for r in runs),
+        "false_checked": sum(r["status"] == "checked" and not r["passed"] for r in runs),
+        "unverified_but_passed": sum(r["status"] not in PASSED and r["passed"] for r in runs),
+        "by_evidence": by_evidence((evidence_level(r), r["passed"]) for r in runs if claimed(r)),
         "status_vs_judge": dict(sorted(statuses.items())),
         "crosscheck": _crosscheck(runs),
     }
+
+
+def claimed(run: dict) -> bool:
+    """Codur said its checks passed (verified or checked), whatever the judge says."""
+    return run["status"] in PASSED
+
+
+def evidence_level(run: dict) -> str:
+    """The evidence level of a run Codur passed: as its run.end recorded it, or, in a
+    journal written before that was recorded (a706ca6 and earlier), inferred: a run's
+    folder holds only solution.py (no tests, no expected output: never the project's own
+    evidence), and a cross-check runs only when the docstrings' examples alone checked
+    the change, so a cross-checked pass is `docstring`; any other is `unrecorded`."""
+    if run.get("evidence"):
+        return run["evidence"]
+    return "docstring" if run.get("crosscheck") else UNRECORDED
 
 
 def _crosscheck(runs: list[dict]) -> dict[str, dict[str, int]]:
@@ -135,8 +158,9 @@ def summary_lines(summary: dict, config: dict) -> list[str]:
                 for status, c in codur["status_vs_judge"].items()
             ),
             f"codur: false verified (Codur said verified, the judge failed): "
-            f"{codur['false_verified']}; not verified (any other status) but the judge "
-            f"passed: {codur['unverified_but_passed']}",
+            f"{codur['false_verified']}; false checked: {codur['false_checked']}; neither "
+            f"verified nor checked but the judge passed: {codur['unverified_but_passed']}",
+            f"codur: {false_passes(codur['by_evidence'])}",
         ]
         if crossed := codur.get("crosscheck"):
             lines.append(
@@ -153,6 +177,12 @@ def summary_lines(summary: dict, config: dict) -> list[str]:
             f"failed: {', '.join(summary['codur_only']) or 'none'}"
         )
     return lines
+
+
+def false_passes(levels: dict[str, dict[str, int]]) -> str:
+    """Codur's passes per evidence level and how many the judge failed, in a line."""
+    each = "; ".join(f"{level} {_pct(c['judge_failed'], c['runs'])}" for level, c in levels.items())
+    return f"passed by Codur but failed by the judge, per evidence level: {each or 'none'}"
 
 
 def _cell(run: dict | None) -> str:
@@ -184,3 +214,24 @@ def markdown(report: dict) -> str:
         where = runs[0]["kept"].rsplit("/", 1)[0]
         lines += ["", f"Each run's solution.py (and Codur's debug log) is kept in `{where}/`."]
     return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Codur's passes per evidence level against the judge, from a journal (no run)."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("journal", type=Path, help="a runs.jsonl (bench/results/humaneval-*)")
+    journal = parser.parse_args().journal
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    runs = [r for r in map(json.loads, filter(None, lines)) if r["mode"] == "codur"]
+    codur = _codur(runs)
+    print(f"{journal.name}: {len(runs)} Codur runs")
+    print(f"false verified: {codur['false_verified']}; false checked: {codur['false_checked']}")
+    print(false_passes(codur["by_evidence"]))
+
+
+if __name__ == "__main__":
+    main()

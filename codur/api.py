@@ -2,7 +2,7 @@
 
     agent = Agent(cwd="project", model="llm:local")
     result = agent.run("fix @main.py")
-    result.is_verified, result.final_answer, result.files_changed
+    result.is_verified, result.evidence, result.final_answer, result.files_changed
 
 A run is the CLI's run (`codur.command.wired`): the same config layers (built-in, user,
 the folder's codur.yaml, `CODUR_*`), then the Agent's arguments on top; the same
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.errors import Cancelled, ConfigError, UsageError
+from codur.verify.strength import PASSED, Strength
 
 PROVIDERS = ("openai", "ollama", "local", "scripted")
 API_PROFILE = "api"
@@ -45,14 +46,16 @@ class Result:
     """How a run ended. `result["final_answer"]` works too (seed 004's dict access)."""
 
     status: str
-    """verified, done, unverified, stuck, limit, approval, failed (the agent failed, no
-    fallback agent left) or error (docs/verification.md)."""
+    """verified, checked, done, unverified, stuck, limit, approval, failed (the agent
+    failed, no fallback agent left) or error (docs/verification.md)."""
     message: str
     final_answer: str
     """What the run answers: the agent's or planner's reply, else the status message."""
     is_verified: bool
-    """A mechanical check (the expected output, tests, checks derived from the task)
-    passed on the changed code. Never true on a model's word alone."""
+    """The project's own check (its expected-output file, its tests that reach the code)
+    passed on the changed code (status verified). Never true on derived evidence (the
+    task's statements, docstring examples, a test the model wrote: status checked) nor on
+    a model's word."""
     files_changed: list[str]
     diff: str
     messages: list[Any]
@@ -65,6 +68,10 @@ class Result:
     exit_code: int
     check: str = ""
     """What the verdict rests on (the checks that ran)."""
+    evidence: Strength | None = None
+    """A passing run (verified or checked): how strong its evidence is, `.level` (project,
+    task, docstring, model), `.owned` (the project's own check) and `.description` (one
+    line: `checked against 3 docstring examples`); None for any other ending."""
     plan: list[str] = field(default_factory=list)
     """plan_verify mode: the last step plan."""
     verifier_verdict: str = ""
@@ -73,6 +80,12 @@ class Result:
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
+
+    @property
+    def passed_checks(self) -> bool:
+        """A behavioural check passed on the changed code: verified (the project's own)
+        or checked (derived from the task, the docstrings or the model; see `evidence`)."""
+        return self.status in PASSED
 
 
 class Agent:
@@ -223,7 +236,7 @@ def _result(run: Any) -> Result:
         status=run.status,
         message=run.message,
         final_answer=run.final_response or run.message,
-        is_verified=run.status == "verified",
+        is_verified=run.evidence is not None and run.evidence.owned,
         files_changed=list(run.files_changed),
         diff=run.diff,
         messages=list(run.messages),
@@ -238,6 +251,7 @@ def _result(run: Any) -> Result:
         run_id=run.run_id,
         exit_code=int(run.exit_code),
         check=run.check,
+        evidence=run.evidence,
         plan=list(run.plan),
         verifier_verdict=run.verifier_verdict,
     )

@@ -16,7 +16,8 @@ class ExitCode(IntEnum):
     tests/test_errors.py checks that it lists exactly these codes."""
 
     OK = 0
-    """The task finished and, where a check applied, was verified."""
+    """The task finished and, where a check applied, the project's own check verified it
+    (or the run changed nothing: an answer)."""
     NOT_VERIFIED = 1
     """The task ran but its verification failed (or the run gave up / got stuck)."""
     USAGE = 2
@@ -39,6 +40,10 @@ class ExitCode(IntEnum):
     BUSY = 9
     """Another Codur run that may change files (a task, `codur resume`, `codur undo`, the
     Python API's run) holds the workspace: nothing was done; try again when it ends."""
+    CHECKED = 10
+    """The task finished and passed a check, but only one derived from the task, the
+    docstrings' examples or a test the model wrote (status `checked`), not the project's
+    own expected output or tests: weaker evidence, told apart from both 0 and 1."""
     CANNOT_WRITE = 11
     """Codur could not write a file it needs (its debug log, its records, a file the run
     changes): the folder is read-only or not writable, or the disk is full. The message

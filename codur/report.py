@@ -1,5 +1,6 @@
-"""The final summary of a run on the terminal: the answer, the diff, the verdict,
-what was checked, the counts, and how to undo it; for `codur ask`, the answer."""
+"""The final summary of a run on the terminal: the answer, the diff, the verdict and how
+strong its evidence is, what was checked, the counts, and how to undo it; for `codur
+ask`, the answer."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
     from codur.ask.run import AskResult
 
 
+NOT_OWNED = "no expected output or test of the project checked this change; add one to verify it"
+"""Said under a `checked` result: what would make it `verified`."""
+
+
 def report(
     io: IO,
     result: RunResult,
@@ -27,9 +32,13 @@ def report(
         key = "display.max_reply_lines"
         io.raw(cut_lines(result.final_response, display.max_reply_lines, "reply", key))
     io.diff(result.diff, display.max_diff_lines)
-    line = f"{result.status}: {result.message}"
+    said = result.evidence.description if result.evidence is not None else result.status
+    line = f"{said}: {result.message}"
     if result.status in ("verified", "done"):
         io.success(line)
+    elif result.status == "checked":
+        io.caution(line)
+        io.info(f"not verified: {NOT_OWNED} (exit code {int(result.exit_code)})")
     else:
         io.info(line)
     if result.model_test:

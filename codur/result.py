@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codur.errors import ExitCode
+from codur.verify.strength import Strength
 
 EXIT_CODES: dict[str, ExitCode] = {
     "verified": ExitCode.OK,
+    "checked": ExitCode.CHECKED,
     "done": ExitCode.OK,
     "unverified": ExitCode.NOT_VERIFIED,
     "stuck": ExitCode.NOT_VERIFIED,
@@ -33,6 +35,8 @@ class RunResult:
     final_response: str = ""
     check: str = ""
     """What the verdict rests on: the checks that ran (empty: none)."""
+    evidence: Strength | None = None
+    """A passing run (verified, checked): how strong its evidence is; None otherwise."""
     outside_changes: list[str] = field(default_factory=list)
     """Files changed during the run, by Codur or by the programs it ran, outside the code
     under test (none, in an honest pass)."""
@@ -80,6 +84,7 @@ class RunResult:
             "completion_tokens": self.completion_tokens,
             "wall_s": self.wall_s,
             "check": self.check,
+            "evidence": self.evidence.record() if self.evidence is not None else None,
             "outside_changes": self.outside_changes,
             "run_changes": self.run_changes,
             "final_response": self.final_response,

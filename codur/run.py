@@ -118,7 +118,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     from langgraph.errors import GraphRecursionError
 
     from codur.graph.checkpoint import forget, keep_only, run_graph, take_up
-    from codur.graph.summary import check_line, plan_fields
+    from codur.graph.summary import check_line, evidence_of, plan_fields
     from codur.graph.working import working_memory
     from codur.scope import decide_scope
     from codur.task import file_refs
@@ -165,7 +165,9 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         raise
     finally:
         session.close()
-        touched = session.snapshot.finish(status, session.usage.calls)
+        evidence = evidence_of(state, status)
+        said = evidence.description if evidence is not None else ""
+        touched = session.snapshot.finish(status, session.usage.calls, said)
         if cfg.runs.checkpoints and status not in RESUMABLE:
             forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
         if session.memory is not None:  # after the snapshot: memory is no change of the run
@@ -187,6 +189,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         round(time.perf_counter() - start, 2),
         state.get("final_response", ""),
         check=check_line(state),
+        evidence=evidence,
         outside_changes=(
             session.scope.outside(touched, session.snapshot.start) if session.scope else touched
         ),

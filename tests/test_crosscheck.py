@@ -99,7 +99,7 @@ def test_a_change_the_other_replies_disagree_with_is_replaced(tmp_path: Path) ->
         files={"solution.py": STUB},
         overrides=["crosscheck.candidates=4", "crosscheck.enough_agreeing=2"],
     )
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     assert (run.root / "solution.py").read_text() == RIGHT
     end = run.kinds("crosscheck.end")[0]
     assert end["candidates"] == 4 and end["passed"] == 4 and end["chosen"] == 0
@@ -121,7 +121,7 @@ def test_a_repair_of_the_models_change_is_cross_checked_too(tmp_path: Path) -> N
         overrides=["repair.enabled=true", "crosscheck.candidates=4"],
     )
     assert run.kinds("repair.end")[-1]["reason"] == "repaired"
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     assert (run.root / "solution.py").read_text() == RIGHT
     assert "replaced" in run.result.message
 
@@ -147,7 +147,7 @@ def test_a_chosen_reply_failing_on_the_real_files_puts_the_change_back(tmp_path:
     assert run.kinds("crosscheck.end")[0]["chosen"] == 0
     writes = [(e["path"], e["by"]) for e in run.kinds("file.write")]
     assert writes[-2:] == [("solution.py", "coder"), ("solution.py", "crosscheck")], writes
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     assert (run.root / "solution.py").read_text() == WRONG
     assert "failed on the real files" in run.result.message
     assert "the change it replaced was put back" in run.result.message
@@ -163,7 +163,7 @@ def test_a_tie_keeps_the_change(tmp_path: Path) -> None:
         files={"solution.py": STUB},
         overrides=["crosscheck.candidates=3", "crosscheck.enough_agreeing=0"],
     )
-    assert run.result.status == "verified" and (run.root / "solution.py").read_text() == WRONG
+    assert run.result.status == "checked" and (run.root / "solution.py").read_text() == WRONG
     assert run.kinds("crosscheck.end")[0]["chosen"] is None
 
 
@@ -175,7 +175,7 @@ def test_replies_that_agree_end_the_drawing_early_and_the_change_stays(tmp_path:
         files={"solution.py": STUB},
         overrides=["crosscheck.candidates=4", "crosscheck.enough_agreeing=2"],
     )
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     assert run.result.model_calls == 4  # plan, the change, two agreeing replies
     assert run.kinds("crosscheck.end")[0]["chosen"] is None
     assert "(2 behave the same): kept" in run.result.message
@@ -194,7 +194,7 @@ def test_a_check_beyond_the_examples_needs_no_cross_check(tmp_path: Path) -> Non
     assert run.result.status == "verified" and run.kinds("crosscheck.end") == []
 
 
-def test_a_model_failing_while_drawing_leaves_the_change_verified(tmp_path: Path) -> None:
+def test_a_model_failing_while_drawing_leaves_the_change_checked(tmp_path: Path) -> None:
     run = Run(
         tmp_path,
         [PLAN, whole_file("solution.py", RIGHT), whole_file("solution.py", RIGHT)],
@@ -202,7 +202,7 @@ def test_a_model_failing_while_drawing_leaves_the_change_verified(tmp_path: Path
         files={"solution.py": STUB},
         overrides=["crosscheck.candidates=4", "crosscheck.enough_agreeing=0"],
     )
-    assert run.result.status == "verified" and run.result.exit_code == 0
+    assert run.result.status == "checked" and run.result.exit_code == 10
     assert "drawing stopped: " in run.result.message and "no responses left" in run.result.message
     assert (run.root / "solution.py").read_text() == RIGHT
 
@@ -274,4 +274,4 @@ def test_a_reply_without_code_is_no_vote(tmp_path: Path) -> None:
     )
     statuses = [c["status"] for c in run.kinds("crosscheck.candidate")]
     assert statuses == ["rejected", "passed", "passed"]
-    assert (run.root / "solution.py").read_text() == RIGHT and run.result.status == "verified"
+    assert (run.root / "solution.py").read_text() == RIGHT and run.result.status == "checked"

@@ -18,7 +18,14 @@ def verdict(word: Verdict, *reasons: str) -> VerifierVerdict:
 
 
 FAILING = {"strategy": "output", "passed": False}
-PASSING = {"strategy": "output", "passed": True, "checks": "python main.py: same output"}
+PASSING = {
+    "strategy": "output",
+    "passed": True,
+    "checks": "python main.py: same output",
+    "evidence": "project",
+}
+EXAMPLES = {**PASSING, "strategy": "tests", "evidence": "docstring", "examples_only": True}
+"""A pass that rests only on the docstrings' examples (derived evidence: `checked`)."""
 
 ROWS: list[tuple[str, dict, tuple]] = [
     # (row, facts, (goto, status, record, feedback, answer))
@@ -28,6 +35,8 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "model": False}, ("repair", None, None, False, False)),
     ("first check passes, no model", {"kind": None, **PASSING, "model": False},
      ("end", "verified", None, False, False)),
+    ("first check passes, no model, only the task's statements", {"kind": None, **PASSING,
+     "evidence": "task", "model": False}, ("end", "checked", None, False, False)),
     ("first check static, no model", {"kind": None, "strategy": "static", "passed": True,
      "model": False}, ("end", "unverified", None, False, False)),
     ("first check: the agent runs", {"kind": None, **FAILING, "repairable": True},
@@ -56,31 +65,35 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "run_changes": ("lib.py",)}, ("end", "unverified", "applied", False, True)),
     ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
      ("end", "unverified", "applied", False, False)),
-    ("verified", {"kind": "edited", **PASSING}, ("end", "verified", "applied", False, False)),
-    ("passed the examples only: cross-check", {"kind": "edited", **PASSING, "examples_only":
-     True, "crosscheck": True, "changed_files": True}, ("crosscheck", None, "applied", False,
-     False)),
+    ("verified: the project's own check passed", {"kind": "edited", **PASSING},
+     ("end", "verified", "applied", False, False)),
+    ("passed the task's statements only: checked", {"kind": "edited", **PASSING, "evidence":
+     "task"}, ("end", "checked", "applied", False, False)),
+    ("passed a test the model wrote only: checked", {"kind": "edited", **PASSING, "evidence":
+     "model"}, ("end", "checked", "applied", False, False)),
+    ("passed, the evidence unknown (an older checkpoint): checked, never verified", {"kind":
+     "edited", **PASSING, "evidence": None}, ("end", "checked", "applied", False, False)),
+    ("passed the examples only: cross-check", {"kind": "edited", **EXAMPLES, "crosscheck":
+     True, "changed_files": True}, ("crosscheck", None, "applied", False, False)),
     ("a repair of the model's change passed the examples only: cross-check", {"kind":
-     "repaired", **PASSING, "examples_only": True, "crosscheck": True, "changed_files": True,
-     "model_changed": True}, ("crosscheck", None, "applied", False, False)),
+     "repaired", **EXAMPLES, "crosscheck": True, "changed_files": True, "model_changed":
+     True}, ("crosscheck", None, "applied", False, False)),
     ("a repair before any model change passed the examples only", {"kind": "repaired",
-     **PASSING, "examples_only": True, "crosscheck": True, "changed_files": True,
-     "model_failed_before": True}, ("end", "verified", "applied", False, False)),
-    ("passed the examples only, cross-check off", {"kind": "edited", **PASSING,
-     "examples_only": True, "changed_files": True}, ("end", "verified", "applied", False,
-     False)),
-    ("the cross-check kept the change", {"kind": "edited", **PASSING, "examples_only": True,
-     "crosscheck": True, "changed_files": True, "crosschecked": "kept"}, ("end", "verified",
-     None, False, False)),
-    ("passed the examples only, cross-checked", {"kind": "crosschecked", **PASSING,
-     "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
-     "cross-checked on 9 probe calls"}, ("end", "verified", "applied", False, False)),
+     **EXAMPLES, "crosscheck": True, "changed_files": True, "model_failed_before": True},
+     ("end", "checked", "applied", False, False)),
+    ("passed the examples only, cross-check off", {"kind": "edited", **EXAMPLES,
+     "changed_files": True}, ("end", "checked", "applied", False, False)),
+    ("the cross-check kept the change", {"kind": "edited", **EXAMPLES, "crosscheck": True,
+     "changed_files": True, "crosschecked": "kept"}, ("end", "checked", None, False, False)),
+    ("passed the examples only, cross-checked", {"kind": "crosschecked", **EXAMPLES,
+     "crosscheck": True, "changed_files": True, "crosschecked":
+     "cross-checked on 9 probe calls"}, ("end", "checked", "applied", False, False)),
     ("the cross-check's reply fails on the real files", {"kind": "crosschecked", **FAILING,
      "changed_files": True, "repairable": True, "crosschecked": "cross-checked",
      "put_back": True}, ("crosscheck", None, "applied", False, False)),
-    ("the change it replaced, put back, passes", {"kind": "put_back", **PASSING,
-     "examples_only": True, "crosscheck": True, "changed_files": True, "crosschecked":
-     "cross-checked; put back"}, ("end", "verified", None, False, False)),
+    ("the change it replaced, put back, passes", {"kind": "put_back", **EXAMPLES,
+     "crosscheck": True, "changed_files": True, "crosschecked": "cross-checked; put back"},
+     ("end", "checked", None, False, False)),
     ("new failure: repair search", {"kind": "edited", **FAILING, "repairable": True},
      ("repair", None, "applied", False, False)),
     ("the same failure twice", {"kind": "edited", **FAILING, "changed_files": True,
@@ -139,6 +152,9 @@ ROWS: list[tuple[str, dict, tuple]] = [
      ("end", "unverified", "completed", False, True)),
     ("VERIFIED, and a behavioural check passed", {"kind": "completed", **PASSING,
      "plan_iteration": 1, "judged": verdict("VERIFIED")}, ("end", "verified", "completed", False,
+     True)),
+    ("VERIFIED, and only a derived check passed: checked", {"kind": "completed", **EXAMPLES,
+     "plan_iteration": 1, "judged": verdict("VERIFIED")}, ("end", "checked", "completed", False,
      True)),
     ("VERIFIED, only the model judged: done", {"kind": "completed", "strategy": "static",
      "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},

@@ -101,24 +101,26 @@ def test_fails_verification_then_fixed_on_retry(tmp_path: Path) -> None:
     assert run.nodes.count("llm_plan") == 1 and run.nodes.count("textual_pre_plan") == 2
 
 
-def test_output_stated_only_in_the_task_is_verified(tmp_path: Path) -> None:
-    """Issue 12: no expected.txt, no tests; the task says what the output should be."""
+def test_output_stated_only_in_the_task_is_checked(tmp_path: Path) -> None:
+    """Issue 12: no expected.txt, no tests; the task says what the output should be (a
+    derived check: `checked`, issue 39)."""
     replies = [PLAN, whole_file("main.py", WRONG), whole_file("main.py", FIXED)]
     task = "fix @main.py: the output should be 10"
     run = Run(tmp_path, replies, task=task, files={"main.py": BUGGY})
-    assert run.result.status == "verified" and run.result.iterations == 2
+    assert run.result.status == "checked" and run.result.iterations == 2
+    assert run.result.evidence.description == "checked against the output stated in the task"
     retry = run.kinds("model.request")[2]["messages"][-1]["content"]
     assert "compared with the output stated in the task" in retry
     assert "Expected output:\n```\n10\n```" in retry
     assert sorted(p.name for p in run.root.iterdir()) == ["main.py"]
 
 
-def test_a_claim_about_a_call_is_verified_and_its_file_shown(tmp_path: Path) -> None:
+def test_a_claim_about_a_call_is_checked_and_its_file_shown(tmp_path: Path) -> None:
     task = "total([1, 2, 3, 4]) should return 10"  # no file named: the claim's file is shown
     pre_plan = json.dumps({"kind": "code_change", "confidence": 0.9})
     replies = [pre_plan, PLAN, whole_file("main.py", FIXED)]
     run = Run(tmp_path, replies, task=task, files={"main.py": BUGGY})
-    assert run.result.status == "verified"
+    assert run.result.status == "checked" and run.result.exit_code == 10
     first = "\n".join(str(m["content"]) for m in run.kinds("model.request")[2]["messages"])
     assert "total([1, 2, 3, 4]) should return 10 (stated in the task): got 6" in first
     assert "for i in range(len(xs) - 1):" in first

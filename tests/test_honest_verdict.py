@@ -243,7 +243,7 @@ def test_with_nothing_to_check_the_model_writes_a_test_that_must_show_the_fix(
     fixed = "def double(x):\n    return x + x\n"
     replies = [PLAN, MODEL_TEST, whole_file("util.py", fixed)]
     run = Run(tmp_path, replies, task="fix @util.py", files=files)
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     assert "double(3) == 6" in run.result.model_test
     assert "test_double" not in "".join(p.name for p in run.root.rglob("*"))  # outside the folder
     first = run.kinds("verify.result")[-2]

@@ -104,6 +104,47 @@ def test_summary_counts_codur_verdicts_against_the_judge() -> None:
     )  # 0.811475, so "81.1%" as the per-seed figure (a mean of rounded rates said 81.2%)
 
 
+def test_false_passes_per_evidence_level_from_a_journal(tmp_path: Path) -> None:
+    """Codur's passes split by evidence level, against the judge: recorded levels as they
+    are; a journal from before levels were recorded (a706ca6) infers docstring from a
+    cross-check, else says unrecorded; runs Codur did not pass are not counted."""
+    from humaneval_report import evidence_level
+
+    def run(status: str, passed: bool, evidence: str = "", crosscheck: str = "") -> dict:
+        record = {"task_id": "T", "mode": "codur", "seed": 1, "passed": passed}
+        record |= {"status": status, "model_calls": 1, "prompt_tokens": 1}
+        record |= {"completion_tokens": 1, "wall_s": 1.0, "crosscheck": crosscheck}
+        return record | ({"evidence": evidence} if evidence else {})
+
+    runs = [
+        run("verified", True, "project"),
+        run("checked", False, "docstring"),
+        run("checked", True, "docstring"),
+        run("checked", False, "model"),
+        run("verified", False, crosscheck="kept"),  # an a706ca6 record: examples only
+        run("verified", True, crosscheck="replaced"),
+        run("verified", False),  # an older record: nothing tells
+        run("unverified", True, "docstring"),  # not a pass of Codur's: not counted
+        {"task_id": "T", "mode": "bare", "seed": 0, "passed": False, "status": ""},
+    ]
+    assert evidence_level(runs[4]) == "docstring" and evidence_level(runs[6]) == "unrecorded"
+    journal = tmp_path / "runs.jsonl"
+    journal.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "humaneval_report.py"), str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "runs.jsonl: 8 Codur runs",
+        "false verified: 2; false checked: 2",
+        "passed by Codur but failed by the judge, per evidence level: project 0/1 = 0.0%; "
+        "docstring 2/4 = 50.0%; model 1/1 = 100.0%; unrecorded 1/1 = 100.0%",
+    ]
+
+
 def bench(tmp_path: Path, script: Path, out: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(ROOT / "bench" / "humaneval.py"), "--only", "0,HumanEval/2"]
     command += ["--modes", "bare,codur", "--seeds", "1", "--out", str(out), "--profile", "s"]
@@ -140,8 +181,9 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
     # dropped, and the run ends unverified after two attempts
     assert codur["status"] == "unverified" and codur["exit_code"] == 1
     assert codur["model_calls"] == 2
-    assert runs["HumanEval/0", "codur"]["status"] == "verified"
-    # verified by its examples alone, so cross-checked: the one reply left is the same code
+    assert runs["HumanEval/0", "codur"]["status"] == "checked"
+    assert runs["HumanEval/0", "codur"]["evidence"] == "docstring"
+    # checked by its examples alone, so cross-checked: the one reply left is the same code
     assert runs["HumanEval/0", "codur"]["crosscheck"] == "kept"
     assert "cross-checked runs vs the judge: kept 1 passed / 0 failed" in first.stdout
     assert Path(codur["kept"], "codur_debug.log").is_file()
@@ -149,7 +191,9 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
     summary = report["summary"]
     assert summary["bare"]["pass_at_1"] == 0.5 and summary["codur"]["per_seed"]["1"]["passed"] == 1
     assert summary["codur"]["unverified_but_passed"] == 0
-    assert summary["codur"]["false_verified"] == 0
+    assert summary["codur"]["false_verified"] == summary["codur"]["false_checked"] == 0
+    assert summary["codur"]["by_evidence"] == {"docstring": {"runs": 1, "judge_failed": 0}}
+    assert "per evidence level: docstring 0/1 = 0.0%" in first.stdout
     assert ANCHOR in first.stdout and "bare : pass@1 1/2 = 50.0%" in first.stdout
     md = (out / "report.md").read_text()
     assert "| HumanEval/2 | FAIL: AssertionError" in md and "codur seed 1" in md

@@ -119,7 +119,7 @@ def test_a_stub_the_examples_do_not_check_leaves_a_fix_with_its_failure(tmp_path
         task="fix the bug in add in @util.py",
         files={"util.py": add + later},
     )
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     first = run.kinds("model.request")[1]["messages"][-1]["content"]
     assert "write the body" not in first
     assert ">>> add(2, 3) should give 5" in first and "got -1" in first
@@ -134,7 +134,7 @@ def test_the_first_prompt_for_a_stub_asks_for_its_body_without_got_nothing(
         task="implement @solution.py",
         files={"solution.py": STUB},
     )
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     first = run.kinds("model.request")[1]["messages"][-1]["content"]
     assert "write the body of `median`, which has none yet" in first
     assert "Reply with the complete file in one ```python block." in first
@@ -150,7 +150,7 @@ def test_a_retry_after_a_wrong_body_is_a_fix_with_the_failure(tmp_path: Path) ->
         task="implement @solution.py",
         files={"solution.py": STUB},
     )
-    assert run.result.status == "verified" and run.result.model_calls == 3
+    assert run.result.status == "checked" and run.result.model_calls == 3
     retry = run.kinds("model.request")[2]["messages"][-1]["content"]
     assert "write the body" not in retry  # it has one now: the coder_task prompt
     assert "should give 2.5" in retry and "got 2" in retry
@@ -187,7 +187,7 @@ def test_a_fresh_draw_from_a_stub_is_asked_for_its_body(tmp_path: Path) -> None:
         files={"solution.py": STUB},
         overrides=["sampling.candidates=2"],
     )
-    assert run.result.status == "verified", run.result.message
+    assert run.result.status == "checked", run.result.message
     sampled = run.kinds("sample.candidate")
     assert [(c["fresh"], c["status"]) for c in sampled] == [(False, "failed"), (True, "passed")]
     revise, fresh = (r["messages"][-1]["content"] for r in run.kinds("model.request")[2:4])

@@ -3,8 +3,13 @@ with every seed, with at least one)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from codur.verify.strength import LEVELS, PASSED
+
+UNRECORDED = "unrecorded"
+"""The evidence level of a pass in a journal written before levels were recorded."""
 LOST = "lost"
 """The status of a run the runner lost, not Codur (--ray: its worker died more times than
 Ray retries, or the task raised); not journalled, so running again makes it."""
@@ -35,6 +40,15 @@ class Outcome:
     error: str = ""
     retries: int = 0
     """--ray: times the run was started again because the process running it died."""
+    evidence: str = ""
+    """A run Codur passed (verified, checked): the level of its evidence (project, task,
+    docstring, model; run.end's `evidence`); empty otherwise, or in a journal written
+    before it was recorded."""
+
+    @property
+    def claimed(self) -> bool:
+        """Codur said its checks passed (verified or checked), whatever the judge says."""
+        return self.status in PASSED
 
     @property
     def result(self) -> str:
@@ -70,6 +84,23 @@ class Summary:
     wall_s_total: float
     wall_s_median: float
     model_calls: int
+    by_evidence: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Runs Codur passed (verified, checked) by the level of their evidence (`unrecorded`:
+    a journal without it) -> {"runs", "judge_failed"}: the false-pass rate per level."""
+    false_passes: int = 0
+    """Runs Codur passed (verified, checked) that the judge failed."""
+
+
+def by_evidence(passes: Iterable[tuple[str, bool]]) -> dict[str, dict[str, int]]:
+    """(evidence level, the judge passed it) of each run Codur passed -> per level,
+    strongest first (`unrecorded` last): {"runs", "judge_failed"}."""
+    found: dict[str, dict[str, int]] = {}
+    for level, judged in passes:
+        counts = found.setdefault(level or UNRECORDED, {"runs": 0, "judge_failed": 0})
+        counts["runs"] += 1
+        counts["judge_failed"] += not judged
+    rank = {level: n for n, level in enumerate([*LEVELS, UNRECORDED])}
+    return {k: found[k] for k in sorted(found, key=lambda k: rank.get(k, len(rank)))}
 
 
 def seeds_passed(outcomes: list[Outcome]) -> dict[str, list[int | None]]:
@@ -99,4 +130,6 @@ def summarize(outcomes: list[Outcome]) -> Summary:
         wall_s_total=round(sum(walls), 2),
         wall_s_median=walls[len(walls) // 2] if walls else 0,
         model_calls=sum(o.model_calls for o in outcomes),
+        by_evidence=by_evidence((o.evidence, o.passed) for o in outcomes if o.claimed),
+        false_passes=sum(o.claimed and not o.passed for o in outcomes),
     )

@@ -30,6 +30,7 @@ def _figures(s: Summary) -> list[str]:
         ]
     if s.protected:
         lines += [f"Runs that changed a protected file (failed): {s.protected}.", ""]
+    lines += [_false_passes(s), ""]
     lines.append(
         f"Wall time: total {s.wall_s_total} s, median {s.wall_s_median} s; "
         f"model calls: {s.model_calls}."
@@ -37,15 +38,27 @@ def _figures(s: Summary) -> list[str]:
     return lines
 
 
+def _false_passes(s: Summary) -> str:
+    """Runs Codur passed (verified, checked) but the judge failed, per evidence level."""
+    levels = "; ".join(
+        f"{level} {c['judge_failed']} of {c['runs']}" for level, c in s.by_evidence.items()
+    )
+    return (
+        f"Verified or checked but the judge failed: {s.false_passes}"
+        + (f" (by evidence: {levels})." if levels else ".")
+    )
+
+
 def _table(outcomes: list[Outcome]) -> list[str]:
     lines = [
-        "| challenge | seed | result | status | attempts | model calls | tokens | iterations "
-        "| wall s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| challenge | seed | result | status | evidence | attempts | model calls | tokens "
+        "| iterations | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         lines.append(
-            f"| {o.name} | {seed_label(o.seed)} | {o.result} | {o.status} | {o.attempts} | "
+            f"| {o.name} | {seed_label(o.seed)} | {o.result} | {o.status} | {o.evidence or '-'} "
+            f"| {o.attempts} | "
             f"{o.model_calls} | {o.prompt_tokens}+{o.completion_tokens} | {o.iterations} | "
             f"{o.wall_s} |"
         )

@@ -117,7 +117,14 @@ def attempt(
             diff=end.get("diff", ""),
             log=str(log) if log.exists() else "",
             error=error,
+            evidence=_level(end),
         )
+
+
+def _level(end: dict) -> str:
+    """The evidence level run.end gives a passing run ("" : none, or an older Codur)."""
+    evidence = end.get("evidence")
+    return str(evidence.get("level", "")) if isinstance(evidence, dict) else ""
 
 
 def run_challenge(

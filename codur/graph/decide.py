@@ -8,7 +8,7 @@ exception a node raised is `on_error`).
 | facts                                              | decision                           |
 | -------------------------------------------------- | ---------------------------------- |
 | no attempt yet, failing, repairable, repair first  | repair                             |
-| no attempt yet, no model, check passes (behaviour) | end verified                       |
+| no attempt yet, no model, check passes (behaviour) | end passed                         |
 | no attempt yet, no model                           | end unverified (no model)          |
 | no attempt yet, mode plan_verify, or mode auto,    |                                    |
 |   nothing checks behaviour and no expected output  |                                    |
@@ -23,7 +23,7 @@ exception a node raised is `on_error`).
 | completed, not judged by the model verifier yet    | verifier                           |
 | completed, NOT_VERIFIED, plans left                | replan (the verifier's reasons)    |
 | completed, NOT_VERIFIED                            | end unverified (its reasons)       |
-| completed, VERIFIED, a behavioural check passed    | end verified                       |
+| completed, VERIFIED, a behavioural check passed    | end passed                         |
 | completed, VERIFIED, files changed, no check ran   | end unverified (the model's word only) |
 | completed, VERIFIED, nothing changed (an answer)    | end done (model verifier: VERIFIED) |
 | reply cut at the token limit                       | again (record "cut")               |
@@ -37,7 +37,7 @@ exception a node raised is `on_error`).
 | passed, only docstring examples checked it, a      |                                    |
 |   model attempt (or a repair of one) changed files,|                                    |
 |   not cross-checked, crosscheck on                 | crosscheck (compare other replies) |
-| passed                                             | end verified (and the cross-check) |
+| passed                                             | end passed (and the cross-check)   |
 | failing, the cross-check's reply, what it replaced |                                    |
 |   is known                                         | crosscheck (which puts that back)  |
 | failing, repairable                                | repair                             |
@@ -45,15 +45,20 @@ exception a node raised is `on_error`).
 | failing, sampled, no new failure                   | end stuck                          |
 | failing                                            | again (the failure as feedback)    |
 
+"end passed" is `verified` when the project's own check passed (its expected output, its
+tests that reach the code) and `checked` when only a check derived from the task, the
+docstrings or the model did: `Facts.evidence`, mapped by codur/verify/strength.py's
+`status_of` (the one place that decides it).
+
 "again" is itself a small table: no model -> end unverified; the iteration limit ->
 end unverified; sampling on, not in plan mode, and a model attempt failed -> sample; else
 retry.
 
 Plan mode (plan_verify, seed 004): "completed" is the agent's attempt_completion (or the
 applied reply of an agent without tools); a check that ran (static ones included)
-outranks the model verifier, which is asked only when no check fails. `verified` always
-means a behavioural check passed: the model's VERIFIED alone ends `done` (exit 0), its
-`check` naming the model verifier (docs/verification.md).
+outranks the model verifier, which is asked only when no check fails. `verified` and
+`checked` always mean a behavioural check passed: the model's VERIFIED alone ends `done`
+(exit 0), its `check` naming the model verifier (docs/verification.md).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from typing import Literal
 from codur.graph.outcome import OutcomeKind
 from codur.graph.state import Status
 from codur.planning.verdict import VerifierVerdict
+from codur.verify.strength import Level, status_of
 
 MAX_REPEATS = 2
 """Replies identical to an earlier one (each dropped) before the run is stuck."""
@@ -97,6 +103,9 @@ class Facts:
     strategy: str | None = None
     """The verdict's strategy (none, static, output, tests, hybrid); None: no verdict."""
     passed: bool = False
+    evidence: Level | None = None
+    """How strong the passing checks' evidence is (codur/verify/strength.py): project
+    (verified) or derived (checked); None: no behavioural check passed."""
     repairable: bool = False
     """Repair enabled, a program or tests fail, and the search has not seen this failure."""
     repair_first: bool = False
@@ -214,7 +223,7 @@ def decide(f: Facts) -> Decision:
             return Decision("crosscheck", record=record)
         checks = "; ".join(x for x in (f.checks, f.crosschecked) if x)
         kept = f.crosschecked and f.kind != "crosschecked"  # its pass was recorded before
-        return end("verified", checks, None if kept else record)
+        return end(status_of(f.evidence), checks, None if kept else record)
     if f.kind == "crosschecked" and f.put_back:  # it passed in a scratch copy only
         return Decision("crosscheck", record=record)
     if f.repairable:
@@ -252,7 +261,7 @@ def _before_first_attempt(f: Facts) -> Decision:
         return Decision("repair")
     if not f.model:
         if f.passed and f.strategy not in ("static", "none", None):
-            return end("verified", "the check already passes; nothing was changed")
+            return end(status_of(f.evidence), "the check already passes; nothing was changed")
         return _no_model(f, None)
     if f.mode == "plan_verify" or (f.mode == "auto" and not _behavioural(f) and not f.oracle):
         return Decision("plan")
@@ -285,7 +294,7 @@ def _completed(f: Facts) -> Decision:
             return Decision("replan", record="completed", reasons=f.judged.reasons)
         return Decision("end", "unverified", line, "completed", answer=True)
     if _behavioural(f):
-        return Decision("end", "verified", f.checks, "completed", answer=True)
+        return Decision("end", status_of(f.evidence), f.checks, "completed", answer=True)
     if f.run_changes:  # changed code that no check ran on: the model's word is no verdict
         changed = ", ".join(f.run_changes)
         message = f"{line}; no check ran on the changed code ({changed})"

@@ -21,7 +21,10 @@ from codur.session import Ledger
 from codur.tools.todo import TodoItem
 from codur.verify.result import VerificationResult
 
-Status = Literal["verified", "unverified", "stuck", "limit", "done", "error", "failed"]
+Status = Literal["verified", "checked", "unverified", "stuck", "limit", "done", "error", "failed"]
+"""How a run ended: verified (the project's own check passed) and checked (only a check
+derived from the task, the docstrings or the model did: codur/verify/strength.py) are
+passes; done changed nothing; the rest are not (docs/verification.md)."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a run's final state says about how it was judged, for its RunResult and `run.end`:
-the `check` line (what the verdict rests on) and plan_verify mode's fields (the plan, its
-iteration, the todo list, the model verifier's verdict)."""
+the `check` line (what the verdict rests on), how strong its evidence is, and plan_verify
+mode's fields (the plan, its iteration, the todo list, the model verifier's verdict)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from codur.graph.decide import BEHAVIOURAL
 from codur.graph.state import AgentState
+from codur.verify.strength import PASSED, Strength, strength
 
 
 def check_line(state: AgentState) -> str:
@@ -24,6 +25,16 @@ def check_line(state: AgentState) -> str:
     behavioural = verification is not None and verification.strategy in BEHAVIOURAL
     parts = [rests, judged.line()] if behavioural else [judged.line(), rests]
     return "; ".join(p for p in parts if p)
+
+
+def evidence_of(state: AgentState, status: str) -> Strength | None:
+    """How strong a passing run's evidence is: the same function of the same verdict
+    review decided the status by (None: the run did not pass, or its checks recorded no
+    basis, as in a checkpoint of an older Codur)."""
+    verification = state.get("verification")
+    if status not in PASSED or verification is None:
+        return None
+    return strength(verification.evidence)
 
 
 def plan_fields(state: AgentState) -> dict[str, Any]:

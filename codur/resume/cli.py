@@ -11,7 +11,9 @@ from codur.cli_options import WorkDir
 
 
 def runs(directory: WorkDir = Path(".")) -> int:
-    """List this folder's runs, newest first: status, task, start, model calls, changes."""
+    """List this folder's runs, newest first: status (for a pass, what it rests on:
+    `verified (project tests, 3 passed)`, `checked against 3 docstring examples`), task,
+    start, model calls, changes."""
     from codur.resume import commands
     from codur.ui import IO
     from codur.workspace import Workspace

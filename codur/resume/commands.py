@@ -53,6 +53,7 @@ def resumable(record: RunRecord) -> bool:
 
 
 def list_runs(ws: Workspace, io: IO) -> int:
+    """The table of the folder's runs; a passing run's status says what it rests on."""
     history = History(state_root(), ws.root)
     records = [r for r in history.runs() if not r.undo_of]
     warn_damaged(history, io)
@@ -69,7 +70,7 @@ def list_runs(ws: Workspace, io: IO) -> int:
         changed = str(len(r.changed)) if r.end else "?"
         note = f"codur resume {r.run_id}" if resumable(r) else ""
         task = short(r.task, TASK_CHARS)
-        rows.append([r.run_id, when, status(r), task, str(calls), changed, note])
+        rows.append([r.run_id, when, r.evidence or status(r), task, str(calls), changed, note])
     columns = ["run", "started", "status", "task", "model calls", "changed", "resume"]
     io.table(f"Runs in {ws.root} (newest first)", columns, rows)
     return ExitCode.OK

@@ -21,7 +21,7 @@ DETAIL = frozenset({"repair.candidate"})
 """Events shown only with --full: one a candidate (their count and the outcome show)."""
 DECISIONS = {"retry": "retried", "end": "the run ended", "raise": "raised"}
 """What the node error handler did (node.error's `decision`), as the trace says it."""
-STATUS_STYLE = {"verified": "green", "done": "green", "unverified": "yellow"}
+STATUS_STYLE = {"verified": "green", "done": "green", "checked": "yellow", "unverified": "yellow"}
 
 Parts = list[tuple[str, str]]
 
@@ -60,6 +60,10 @@ class _Render:
         if ending:
             label = "error: " if status in ("error", "interrupted") else "verdict: "
             top.children.append(Outline([(label, "dim"), (self.short(ending), "")]))
+        evidence = d.get("evidence")
+        if isinstance(evidence, dict) and evidence.get("description"):
+            line = [("evidence: ", "dim"), (self.short(evidence["description"]), "")]
+            top.children.append(Outline(line))
         top.children.append(Outline([("totals: ", "dim"), (_totals(d), "")]))
         reply = d.get("final_response") or d.get("answer")
         if reply:

@@ -66,6 +66,9 @@ class RunRecord:
     """The run's effective config, as JSON (`codur resume` runs on with it)."""
     model_calls: int = 0
     """Model calls the run made (set when it ends)."""
+    evidence: str = ""
+    """A passing run: what its verdict rests on, in a line (`verified (project tests, 3
+    passed)`, `checked against 3 docstring examples`); empty otherwise."""
     pid: int = 0
     """The Codur process running it (a run whose process is gone without an end was
     killed)."""

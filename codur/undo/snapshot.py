@@ -163,10 +163,10 @@ class RunSnapshot:
             raise SnapshotError(problems[path])
         return "restored"
 
-    def finish(self, status: str, model_calls: int = 0) -> list[str]:
-        """Snapshot the workspace as the run leaves it and record the run; a run that
-        changed nothing keeps no snapshots (unless it can be resumed), only its record.
-        Returns the paths the run changed."""
+    def finish(self, status: str, model_calls: int = 0, evidence: str = "") -> list[str]:
+        """Snapshot the workspace as the run leaves it and record the run (`evidence`: a
+        passing run's, in a line); a run that changed nothing keeps no snapshots (unless
+        it can be resumed), only its record. Returns the paths the run changed."""
         started = time.perf_counter()
         run_id = self.record.run_id
         if self.witness is not None:
@@ -179,6 +179,7 @@ class RunSnapshot:
         self.record.changed = changes
         self.record.foreign = self._foreign(taken, changes)
         self.record.model_calls = model_calls
+        self.record.evidence = evidence
         self.record.skipped = sorted({*self.record.skipped, *left_out(taken)})
         self.record.snapshots = bool(changes) or status in RESUMABLE
         if self.record.snapshots:

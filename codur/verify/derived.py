@@ -25,8 +25,10 @@ from codur.process import ProcessResult
 from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PYTEST_FLAGS, PytestSummary, summarize_pytest
-from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.evidence import Basis, Evidence, exception_names, locations
 
+BASIS: dict[str, Basis] = {"task": "task_claims", "doctest": "docstrings", "model": "model_test"}
+"""What a derived check of each source judged by (codur/verify/strength.py)."""
 ORIGIN = {
     "task": "the task statement",
     "doctest": "the docstring examples",
@@ -98,6 +100,7 @@ class DerivedCheck(BaseModel):
             text = str(exc)
             return Evidence(
                 check="derived",
+                basis=BASIS[self.source],
                 passed=False,
                 command=shown,
                 summary=text[:300],
@@ -109,10 +112,12 @@ class DerivedCheck(BaseModel):
         if summary.ok:
             return Evidence(
                 check="derived",
+                basis=BASIS[self.source],
                 passed=True,
                 command=shown,
                 summary=f"{shown}: {counts}",
                 duration_s=run.duration_s,
+                cases=summary.passed,
             )
         return self._failed(ctx, shown, summary, counts, run)
 
@@ -133,6 +138,7 @@ class DerivedCheck(BaseModel):
         output = prompt("verification_derived_output.md").format(output=tail.strip()[-3000:])
         return Evidence(
             check="derived",
+            basis=BASIS[self.source],
             passed=False,
             command=shown,
             summary=f"{shown}: {summary.stopped or counts}",

@@ -8,6 +8,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+Basis = Literal[
+    "expected_output", "project_tests", "task_output", "task_claims", "docstrings", "model_test"
+]
+"""What a behavioural check judged by: the project's expected-output file or its own tests,
+an output or calls the task states, docstring examples, or a test the model wrote
+(codur/verify/strength.py ranks them)."""
+
 
 class Location(BaseModel):
     """A place in the workspace a failing run's traceback went through."""
@@ -46,6 +53,10 @@ class Evidence(BaseModel):
     """The check checked something of the task. False (hollow): no test body ran (pytest
     stopped at collection errors only, or every test was skipped or xfailed), or the tests
     reach none of the files the task is about."""
+    basis: Basis | None = None
+    """What a behavioural check judged by; None: a static or oracle check."""
+    cases: int = 0
+    """Tests that passed (a derived check: one a claim or example; 1: an output check)."""
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')

@@ -21,7 +21,7 @@ from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.check import emit_run, failure_message, judge
 from codur.verify.derived import DerivedCheck
-from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
 from codur.verify.target import Target, runs_something
 
@@ -54,6 +54,11 @@ class OutputCheck(BaseModel):
         captured = " (as captured at the start)" if self.expected_text is not None else ""
         return self.expected_file + captured
 
+    @property
+    def basis(self) -> Basis:
+        """The project's expected-output file, or an output the task states."""
+        return "task_output" if self.expected_file is None else "expected_output"
+
     def _expected(self, ctx: ToolContext) -> str:
         if self.expected_text is not None:
             return self.expected_text
@@ -65,6 +70,7 @@ class OutputCheck(BaseModel):
         if not call.ok:
             return Evidence(
                 check="output",
+                basis=self.basis,
                 passed=False,
                 command=shown,
                 summary=call.output,
@@ -88,14 +94,17 @@ class OutputCheck(BaseModel):
             summary = f"{shown}: same output"
             return Evidence(
                 check="output",
+                basis=self.basis,
                 passed=True,
                 command=shown,
                 summary=summary,
                 duration_s=result.duration_s,
+                cases=1,
             )
         first_wrong, hint = _first_difference(verdict.expected or "", result.stdout)
         return Evidence(
             check="output",
+            basis=self.basis,
             passed=False,
             command=shown,
             summary=f"{shown}: {_how(result)}",
@@ -149,6 +158,7 @@ class TestCheck(BaseModel):
         if not call.ok:
             return Evidence(
                 check="tests",
+                basis="project_tests",
                 passed=False,
                 command=shown,
                 summary=call.output[:300],
@@ -160,10 +170,12 @@ class TestCheck(BaseModel):
         if summary.ok:
             return Evidence(
                 check="tests",
+                basis="project_tests",
                 passed=True,
                 command=shown,
                 summary=f"{shown}: {counts}, {summary.skipped} skipped{self._apart}",
                 duration_s=call.duration_s,
+                cases=summary.passed,
                 # every test skipped or xfailed, or none reaches the task's files: hollow
                 ran=summary.passed > 0 and not self.unreached,
             )
@@ -171,6 +183,7 @@ class TestCheck(BaseModel):
         errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
         return Evidence(
             check="tests",
+            basis="project_tests",
             passed=False,
             command=shown,
             summary=f"{shown}: {summary.stopped or counts}",

@@ -25,6 +25,7 @@ from codur.graph.pruning import feedback, prune
 from codur.graph.state import AgentState, Attempt
 from codur.session import Session
 from codur.verify.result import VerificationResult
+from codur.verify.strength import Level, strength
 
 _GOTO = {
     "execute": "execute",
@@ -93,6 +94,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         first=not attempts,
         strategy=verdict.strategy if verdict is not None else None,
         passed=verdict is not None and verdict.passed,
+        evidence=_level(verdict),
         repairable=verdict is not None and _repairable(verdict, state, session),
         repair_first=cfg.repair.before_first_attempt,
         model=session.model_allowed,
@@ -223,6 +225,12 @@ def _completed(state: AgentState, outcome: Outcome, decision: Decision) -> Attem
     if decision.goto == "replan":
         line += f"; not accepted: {short('; '.join(decision.reasons), 300) or 'no reason given'}"
     return attempt(state, "completed", line)
+
+
+def _level(verdict: VerificationResult | None) -> Level | None:
+    """How strong the passing checks' evidence is (None: nothing behavioural passed)."""
+    found = strength(verdict.evidence) if verdict is not None and verdict.passed else None
+    return found.level if found is not None else None
 
 
 def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:

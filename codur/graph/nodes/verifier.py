@@ -4,7 +4,8 @@ or NOT_VERIFIED with reasons (prompts/verify_answer.md; read strictly by
 codur.planning.verdict: an unreadable reply is NOT_VERIFIED, saying so).
 
 It is asked only when no check Codur ran fails (review's table), and its VERIFIED never
-outranks a check: the run is `verified` only when a behavioural check passed too."""
+outranks a check: the run is `verified` (or `checked`) only when a behavioural check passed
+too."""
 
 from __future__ import annotations
 
