@@ -147,7 +147,7 @@ class IO:
 
     def caution(self, text: str) -> None:
         """A result that holds with weaker evidence (status `checked`): yellow, on stdout."""
-        self._print(self.out, f"[yellow]{_markup(text)}[/yellow]")
+        self._print(self.out, f"[yellow]{self._markup(text)}[/yellow]")
 
     def warn(self, text: str) -> None:
         self._print(self.err, f"[yellow]codur: warning:[/yellow] {self._markup(text)}")
