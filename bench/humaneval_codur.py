@@ -118,6 +118,7 @@ def run_codur(
         "error": error,
         "kept": str(keep),
         "crosscheck": crossed,
+        "repair_reviews": [r["verdict"] for r in end.get("repair_reviews", [])],
     }
 
 

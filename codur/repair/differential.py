@@ -64,6 +64,15 @@ class Differential:
     """Of the tests' own calls, those that behave differently (what the tests asked for)."""
     differences: list[Difference] = field(default_factory=list)
     """Nearby calls the tests do not make that behave differently."""
+    nearby: bool = True
+    """Calls near the tests' were made up and compared (not where programs are not
+    confined: no made-up arguments reach the user's code there, docs/safety.md)."""
+
+    @property
+    def pins_everything(self) -> bool:
+        """Calls were compared, nearby ones among them, and none the tests do not make
+        behaves differently: the tests pin every change."""
+        return self.nearby and self.compared > 0 and not self.differences
 
     @property
     def line(self) -> str:
@@ -94,18 +103,25 @@ def _traced_calls(plan: VerificationPlan, ctx: ToolContext, files: set[str], tim
     return found
 
 
-def _probes(traced: dict[tuple[str, str], list[str]], limit: int) -> tuple[list[Probe], int]:
-    """The tests' calls, then their mutants taken in turn, at most `limit` in all."""
+def _probes(
+    traced: dict[tuple[str, str], list[str]], limit: int, nearby: bool
+) -> tuple[list[Probe], int]:
+    """The tests' calls, then (with `nearby`) their mutants taken in turn, at most `limit`
+    in all."""
     chosen: dict[tuple[str, str, str], Probe] = {}
     for (path, function), calls in traced.items():
         for args in calls:
             chosen.setdefault((path, function, args), Probe(path, function, args, True))
     own = len(chosen)
-    pending = [
-        (path, function, argument_mutants(ast.literal_eval(args)))
-        for (path, function), calls in traced.items()
-        for args in calls
-    ]
+    pending = (
+        [
+            (path, function, argument_mutants(ast.literal_eval(args)))
+            for (path, function), calls in traced.items()
+            for args in calls
+        ]
+        if nearby
+        else []
+    )
     while pending and len(chosen) < max(limit, own):
         for entry in list(pending):
             path, function, mutants = entry
@@ -130,16 +146,18 @@ def differential(
     sources: dict[str, str],
     cfg: RepairConfig,
     timeout_s: float,
+    nearby: bool = True,
 ) -> Differential:
     """Compare `originals` with their repaired `sources` (path -> text) on the checks'
-    calls into those files and on calls near them; never touches `ctx.ws`."""
+    calls into those files and (with `nearby`) on calls near them; never touches
+    `ctx.ws`."""
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     with Scratch(ctx.ws.root, 1, ignore) as scratch, scratch.lease() as folder:
         copy = dataclasses.replace(ctx, ws=Workspace(folder))
         for path, text in sources.items():
             (folder / path).write_text(text, encoding="utf-8")
         traced = _traced_calls(plan, copy, set(sources), timeout_s)
-        found, own = _probes(traced, cfg.review_probes)
+        found, own = _probes(traced, cfg.review_probes, nearby)
         after = behaviour(copy, found, cfg.review_call_timeout_s)
         for path, text in originals.items():
             (folder / path).write_text(text, encoding="utf-8")

@@ -73,14 +73,17 @@ def review(
     """The review of a constant-only fix (see the module's docstring)."""
     originals = {p: session.ws.read_text(p) for p in result.sources}
     cfg, vcfg = session.config.repair, session.config.verify
+    confined = session.sandbox.confiner is not None  # else no made-up arguments
+    ctx = session.tool_context()
     found = differential(
-        failing.plan, session.tool_context(), originals, result.sources, cfg, vcfg.timeout_s
+        failing.plan, ctx, originals, result.sources, cfg, vcfg.timeout_s, nearby=confined
     )
-    if found.compared and not found.differences:
+    if found.pins_everything:
         why = f"the differential check: {found.line}; the tests pin every change"
         return RepairReview("confirmed", "differential", why, found)
     if not session.model_allowed:
-        what = "no call could be compared" if not found.compared else found.line
+        what = found.line if found.compared else "no call could be compared"
+        what += "" if found.nearby else "; programs are not confined, so no nearby inputs"
         why = (
             "it only changes a constant, the differential check does not confirm it "
             f"({what}) and no model reviewed it"

@@ -109,8 +109,9 @@ class EditScope:
         is not about: they stay as they are (name -> why)."""
         if path in self.oracle or path in self.oracle_editable:
             return {}
-        about = [*code_mentions(self.task, names_in(source)), *self.failing_calls.get(path, [])]
-        return test_helpers(path, source, self.test_uses().get(path), about)
+        named = code_mentions(self.task, names_in(source))
+        failing = self.failing_calls.get(path, [])
+        return test_helpers(path, source, self.test_uses().get(path), named, failing)
 
     def test_uses(self) -> dict[str, TestUses]:
         """What the tests use and judge of each file of the code (read once)."""

@@ -71,9 +71,15 @@ def _top_level_at(source: str, line: int) -> str | None:
 
 
 def test_helpers(
-    path: str, source: str, uses: TestUses | None, about: Iterable[str]
+    path: str,
+    source: str,
+    uses: TestUses | None,
+    named: Iterable[str],
+    failing: Iterable[str] = (),
 ) -> dict[str, str]:
-    """The top-level names of `path` the tests use that a fix must leave alone, and why."""
+    """The top-level names of `path` the tests use that a fix must leave alone, and why.
+    `named`: the names the task mentions; `failing`: the functions a failing test called
+    that raised."""
     try:
         names = top_level_names(ast.parse(source))
     except (SyntaxError, ValueError):
@@ -81,7 +87,7 @@ def test_helpers(
     used = (uses.used if uses else set()) & names.keys()
     if not used:
         return {}
-    about = set(about) & names.keys()
+    about = set(named) & names.keys()
     stem = PurePosixPath(path).stem
     if names.get(stem) == "def":
         about.add(stem)
@@ -95,7 +101,7 @@ def test_helpers(
         why = "the tests check the results of " + ", ".join(sorted(under))
     return {
         name: f"the tests use {name}; {why}"
-        for name in sorted(used - under - about)
+        for name in sorted(used - under - about - set(failing))
         if names[name] == "constant" or name in callables
     }
 
