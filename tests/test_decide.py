@@ -56,6 +56,8 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "run_changes": ("lib.py",)}, ("end", "unverified", "applied", False, True)),
     ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
      ("end", "unverified", "applied", False, False)),
+    ("passed, a repair's constant-only fix unconfirmed", {"kind": "repaired", **PASSING,
+     "repair_doubt": "no model reviewed it"}, ("end", "unverified", "applied", False, False)),
     ("verified", {"kind": "edited", **PASSING}, ("end", "verified", "applied", False, False)),
     ("passed the examples only: cross-check", {"kind": "edited", **PASSING, "examples_only":
      True, "crosscheck": True, "changed_files": True}, ("crosscheck", None, "applied", False,

@@ -12,7 +12,6 @@ from pathlib import Path
 from helpers import ROOT, run_cli, scripted_profile, watched_context, whole_file, write_files
 
 from codur.config.schema import RepairConfig, VerifyConfig
-from codur.graph.decide import Facts, decide
 from codur.repair.differential import differential
 from codur.repair.mutations import mutations
 from codur.repair.review import needs_review, verdict_of
@@ -46,7 +45,8 @@ TESTS = (
     "    assert below_zero([1, -2, 2, -2, 5, -5, 4, -4]) is True\n"
 )
 TASK = "Fix the bug in @below_zero.py so that `pytest test_below_zero.py` passes"
-BUDGET = ["-o", "repair.time_budget_s=300"]  # time for the candidates, on a slow machine
+BUDGET = ["-o", "repair.time_budget_s=600", "-o", "verify.timeout_s=120"]
+"""Time for every candidate, and for each one's pytest, on a slow, busy machine."""
 
 
 def result_of(*edits: tuple[str, int]) -> RepairResult:
@@ -109,13 +109,6 @@ def test_a_constant_fix_the_tests_pin_entirely_is_confirmed_by_the_differential_
     assert found.differences == []
 
 
-def test_an_unconfirmed_repair_does_not_end_verified() -> None:
-    facts = Facts(kind="repaired", strategy="tests", passed=True, checks="pytest")
-    assert decide(facts).status == "verified"
-    doubted = decide(Facts(**{**facts.__dict__, "repair_doubt": "no model reviewed it"}))
-    assert doubted.status == "unverified" and "no model reviewed it" in doubted.message
-
-
 def test_the_humaneval_report_counts_how_often_the_review_overrules_the_search() -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     from humaneval_report import summarize, summary_lines
@@ -158,7 +151,7 @@ def test_the_model_overrules_a_lucky_constant_and_fixes_the_bug(tmp_path: Path) 
         whole_file("below_zero.py", RIGHT),
     ]
     flags = scripted_profile(tmp_path, replies, repair=True)
-    result = run_cli([*flags, *BUDGET, "--json", TASK], cwd=work, timeout=900)
+    result = run_cli([*flags, *BUDGET, "--json", TASK], cwd=work, timeout=1500)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     assert (work / "below_zero.py").read_text() == RIGHT
     records = log_records(work)
@@ -178,7 +171,7 @@ def test_the_model_overrules_a_lucky_constant_and_fixes_the_bug(tmp_path: Path) 
 def test_without_a_model_a_lucky_constant_is_not_verified(tmp_path: Path) -> None:
     work = below_zero_folder(tmp_path)
     result = run_cli(
-        ["--no-model", "-o", "repair.enabled=true", *BUDGET, TASK], cwd=work, timeout=900
+        ["--no-model", "-o", "repair.enabled=true", *BUDGET, TASK], cwd=work, timeout=1500
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert (work / "below_zero.py").read_text() == LUCKY  # applied, and said to be unconfirmed

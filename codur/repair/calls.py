@@ -42,9 +42,11 @@ def main() -> None:
             inside[filename] = real[len(root) :] if real.startswith(root) else None
         return inside[filename]
 
-    def profile(frame, event, arg):  # noqa: ANN001, ANN202 - sys.setprofile's signature
-        if event != "call":
-            return
+    def trace(frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
+        record(frame)
+        return None  # no line events: only calls are wanted
+
+    def record(frame) -> None:  # noqa: ANN001 - a frame
         code = frame.f_code
         rel = where(code.co_filename)
         if rel is None or code.co_qualname != code.co_name or code.co_name.startswith("<"):
@@ -62,8 +64,7 @@ def main() -> None:
             calls.setdefault(text, None)
 
     def dump() -> None:
-        sys.setprofile(None)
-        threading.setprofile(None)
+        sys.settrace(None)
         found = {p: {f: list(c) for f, c in fs.items() if c} for p, fs in seen.items()}
         with open(out, "w", encoding="utf-8") as fh:
             json.dump(found, fh)
@@ -74,8 +75,8 @@ def main() -> None:
         sys.path[0] = os.path.dirname(os.path.abspath(target))
     else:
         sys.path[0] = os.getcwd()
-    threading.setprofile(profile)
-    sys.setprofile(profile)
+    threading.settrace(trace)
+    sys.settrace(trace)
     if mode == "path":
         runpy.run_path(os.path.abspath(target), run_name="__main__")
     else:
