@@ -119,6 +119,7 @@ def run_codur(
         "kept": str(keep),
         "crosscheck": crossed,
         "evidence": (end.get("evidence") or {}).get("level", ""),
+        "repair_reviews": [r["verdict"] for r in end.get("repair_reviews", [])],
     }
 
 

@@ -68,6 +68,7 @@ def _codur(runs: list[dict]) -> dict:
         "by_evidence": by_evidence((evidence_level(r), r["passed"]) for r in runs if claimed(r)),
         "status_vs_judge": dict(sorted(statuses.items())),
         "crosscheck": _crosscheck(runs),
+        "repair_reviews": _repair_reviews(runs),
     }
 
 
@@ -94,6 +95,16 @@ def _crosscheck(runs: list[dict]) -> dict[str, dict[str, int]]:
     for r in runs:
         if r.get("crosscheck"):
             found[r["crosscheck"]]["passed" if r["passed"] else "failed"] += 1
+    return dict(sorted(found.items()))
+
+
+def _repair_reviews(runs: list[dict]) -> dict[str, dict[str, int]]:
+    """Reviews of constant-only repair-search fixes by verdict (confirmed, overruled,
+    unconfirmed), the runs holding them passed/failed by the judge (codur/repair/review.py)."""
+    found: dict[str, dict[str, int]] = defaultdict(lambda: {"passed": 0, "failed": 0})
+    for r in runs:
+        for verdict in r.get("repair_reviews", []):
+            found[verdict]["passed" if r["passed"] else "failed"] += 1
     return dict(sorted(found.items()))
 
 
@@ -168,6 +179,17 @@ def summary_lines(summary: dict, config: dict) -> list[str]:
                 + "; ".join(
                     f"{what} {c['passed']} passed / {c['failed']} failed"
                     for what, c in crossed.items()
+                )
+            )
+        if reviews := codur.get("repair_reviews"):
+            overruled = sum(reviews.get("overruled", {}).values())
+            total = sum(sum(c.values()) for c in reviews.values())
+            lines.append(
+                f"codur: the review overruled the repair search {overruled} of {total} times "
+                "(constant-only fixes); runs vs the judge: "
+                + "; ".join(
+                    f"{verdict} {c['passed']} passed / {c['failed']} failed"
+                    for verdict, c in reviews.items()
                 )
             )
     if "bare_only" in summary:

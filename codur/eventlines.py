@@ -96,6 +96,9 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         else f"repair search: nothing found ({d['reason']}; {d['tried']} candidates tried "
         f"from {d['candidates']} single edits, {d['duration_s']}s)"
     ),
+    "repair.review": lambda d: (
+        f"repair review ({d['by']}): {d['verdict']}: {d['change']} - {short(d['reason'], 200)}"
+    ),
     "crosscheck.end": lambda d: f"{d['line']} ({d['duration_s']}s)",
     "sandbox": lambda d: (
         f"programs confined by {d['confine']} (writes: their folder and a private temp folder"
@@ -148,6 +151,7 @@ PROGRESS = {
     "verify.run",
     "file.write",
     "repair.end",
+    "repair.review",
     "crosscheck.end",
     "plan.steps",
     "todo.updated",

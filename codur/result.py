@@ -65,6 +65,10 @@ class RunResult:
     it was not asked)."""
     verifier_reasons: list[str] = field(default_factory=list)
     """...and its reasons."""
+    repair_reviews: list[dict[str, str]] = field(default_factory=list)
+    """Each review of a repair-search fix that only changed constants: `change`,
+    `verdict` (confirmed, overruled: not applied, unconfirmed) and `by` (differential,
+    model, none); codur/repair/review.py."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -93,4 +97,5 @@ class RunResult:
             "todos": self.todos,
             "verifier_verdict": self.verifier_verdict,
             "verifier_reasons": self.verifier_reasons,
+            "repair_reviews": self.repair_reviews,
         }

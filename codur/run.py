@@ -200,5 +200,6 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         files_read=list(state.get("context_files", {})),
         last_error=working.last_error,
         messages=list(state.get("messages", [])),
+        repair_reviews=list(state.get("repair_reviews", [])),
         **plan_fields(state),
     )

@@ -65,6 +65,8 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "run_changes": ("lib.py",)}, ("end", "unverified", "applied", False, True)),
     ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
      ("end", "unverified", "applied", False, False)),
+    ("passed, a repair's constant-only fix unconfirmed", {"kind": "repaired", **PASSING,
+     "repair_doubt": "no model reviewed it"}, ("end", "unverified", "applied", False, False)),
     ("verified: the project's own check passed", {"kind": "edited", **PASSING},
      ("end", "verified", "applied", False, False)),
     ("passed the task's statements only: checked", {"kind": "edited", **PASSING, "evidence":

@@ -67,6 +67,15 @@ class RepairConfig(_Section):
     """A candidate's run is stopped after this many times the failing run's duration..."""
     min_candidate_timeout_s: float = Field(2.0, gt=0)
     """...but never sooner than this (and never later than verify.timeout_s)."""
+    review: bool = True
+    """Review a fix that only changes constants (`balance = 0` -> `balance = 1`) before it
+    counts as verified: a differential check against the original code on the tests'
+    inputs and nearby ones, then the model when that shows changes no test pins
+    (docs/verification.md). Off: such a fix is accepted like any other."""
+    review_probes: int = Field(60, ge=1)
+    """Calls the differential check compares: the tests' own, then inputs near them."""
+    review_call_timeout_s: float = Field(1.0, gt=0)
+    """Wall time each compared call may take."""
 
 
 class SamplingConfig(_Section):

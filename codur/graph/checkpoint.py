@@ -45,6 +45,7 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.models.client", "Usage"),
     ("codur.scope.policy", "EditScope"),
     ("codur.scope.harness", "Harness"),
+    ("codur.scope.test_uses", "TestUses"),
     ("codur.verify.result", "VerificationResult"),
     ("codur.verify.evidence", "Evidence"),
     ("codur.verify.evidence", "Location"),

@@ -33,6 +33,7 @@ exception a node raised is `on_error`).
 | rejected                                           | again (record "rejected")          |
 | nothing checks the behaviour                       | end done / unverified (changed?)   |
 | passed, only static checks                         | end done / unverified (changed?)   |
+| passed, the repair's constant-only fix unconfirmed | end unverified                     |
 | passed, the model's test passed before the change  | end unverified                     |
 | passed, only docstring examples checked it, a      |                                    |
 |   model attempt (or a repair of one) changed files,|                                    |
@@ -166,6 +167,9 @@ class Facts:
     put_back: bool = False
     """The files the cross-check's written reply replaced are known (crosscheck_kept)."""
     """How the run's cross-check went; empty: none ran."""
+    repair_doubt: str = ""
+    """Why the repair search's fix that was applied cannot end the run verified (a
+    constant-only change no review confirmed: codur/repair/review.py); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,10 @@ def decide(f: Facts) -> Decision:
     if f.passed:
         if f.strategy == "static":
             return _unchecked(f, f"only static checks ran ({f.checks})", record)
+        if f.kind == "repaired" and f.repair_doubt:
+            return end(
+                "unverified", f"the repair search's fix passes, but {f.repair_doubt}", record
+            )
         if f.unshown_fix:
             why = "the test the model wrote passed before the change too, so it does not show a fix"
             return end("unverified", f"no check: {why}", record)

@@ -116,6 +116,12 @@ class AgentState(TypedDict, total=False):
     attempt): what a fresh start is told (attempts.fresh_request)."""
     repairs_tried: list[str]
     """Fingerprints of the failures the repair search has already been run on."""
+    repair_doubt: str
+    """Why the repair search's last applied fix cannot end the run verified (a
+    constant-only change no review confirmed); empty: nothing to doubt."""
+    repair_reviews: list[dict]
+    """Each review of a constant-only fix: its change, verdict (confirmed, overruled,
+    unconfirmed) and who judged (differential, model, none)."""
     crosscheck: str
     """How the cross-check of a change only the docstrings' examples checked went, in a
     line (codur/agents/crosscheck.py); empty: none ran yet."""

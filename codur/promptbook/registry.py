@@ -131,6 +131,17 @@ SPECS: tuple[PromptSpec, ...] = (
         "verification: asks for a pytest test of the task when nothing else can check it",
         {"files": FILES, "task": TASK},
     ),
+    PromptSpec(
+        "repair_review",
+        "repair_review.md",
+        "repair: asks whether a fix that only changes a constant is right, or passed by luck",
+        {
+            "differences": "- total([5]): returns 0 before the repair, returns 5 after",
+            "diff": "--- a/main.py\n+++ b/main.py\n-    s = 0\n+    s = 1",
+            "files": FILES,
+            "task": TASK,
+        },
+    ),
 )
 
 TRACE = '- read_file {"path": "main.py"} -> def total(xs): ...\n- files changed: main.py (+1 -1)'

@@ -47,8 +47,11 @@ Executed = dict[str, dict[int, int]]
 """Path -> executed line -> output lines printed before that line first ran."""
 
 
-def _command(check: OutputCheck | TestCheck | DerivedCheck, out: Path, root: Path) -> list[str]:
-    head = [sys.executable, str(TRACER), str(out), str(root)]
+def traced_command(
+    check: OutputCheck | TestCheck | DerivedCheck, out: Path, root: Path, tracer: Path = TRACER
+) -> list[str]:
+    """The command that runs `check` under `tracer` (which writes `out`)."""
+    head = [sys.executable, str(tracer), str(out), str(root)]
     if isinstance(check, OutputCheck):
         return [*head, "path", check.entry]
     if isinstance(check, DerivedCheck):  # its test file goes next to the trace, outside root
@@ -68,7 +71,7 @@ def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -
         with tempfile.TemporaryDirectory(prefix=temp_prefix("trace")) as tmp:
             out = Path(tmp) / "lines.json"
             env = check.env(root) if isinstance(check, DerivedCheck) else None
-            command = _command(check, out, root)
+            command = traced_command(check, out, root)
             ctx.run(command, timeout_s, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
             if not out.is_file():
                 return None

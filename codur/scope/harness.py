@@ -43,13 +43,17 @@ class Harness:
     program_names: frozenset[str] = frozenset()
     """Module-level names the code under test reads (their assignments are program)."""
     reasons: tuple[str, ...] = field(default=())
+    constants: tuple[str, ...] = ()
+    """Module-level names the tests read that the fix must leave alone (test_helpers)."""
+    driver: bool = True
+    """The file has driver code of its own (False: only the tests' helpers are harness)."""
 
     def touches(self, first: int, last: int) -> bool:
         return any(n in self.lines for n in range(first, last + 1))
 
     def describe(self) -> str:
-        parts = [f"{name}()" for name in self.definitions]
-        return ", ".join([*parts, "the module-level driver code"])
+        parts = [f"{name}()" for name in self.definitions] + list(self.constants)
+        return ", ".join([*parts, *(["the module-level driver code"] if self.driver else [])])
 
 
 def _names(node: ast.AST) -> set[str]:

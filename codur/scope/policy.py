@@ -8,6 +8,8 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
   shows the failure happening in one of them (`widen`, logged).
 - In any Python file with a harness (`codur.scope.harness`), the harness is out of bounds:
   the repair search makes no mutation there, and a model edit that changes it is refused.
+  The functions, classes and constants the tests use, other than the ones the task is
+  about, count as harness too (`codur.scope.test_helpers`).
 - New files may be created, except ones that would become part of a check (a test file,
   conftest.py, an expected-output file, pytest configuration).
 """
@@ -17,13 +19,15 @@ from __future__ import annotations
 import ast
 import errno
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
 from codur.scope.oracle import asked_to_change, capture, find_oracle, looks_like_oracle
+from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
+from codur.scope.test_uses import TestUses, names_in, test_uses
 from codur.task import code_mentions, file_mentions, file_refs
 
 
@@ -52,7 +56,11 @@ class EditScope:
     """The test the model wrote for this run, when it came to that (see model_test.py)."""
     model_test_failed_first: bool | None = None
     """Whether that test failed on the files as the run found them (it must, to show a fix)."""
+    failing_calls: dict[str, list[str]] = field(default_factory=dict)
+    """Functions a failing test called directly that raised (the first check's
+    traceback), by file: the task is about them, so they are no test helpers."""
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
+    _uses: dict[str, TestUses] | None = field(default=None, repr=False)
     _harness_source: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,9 +100,39 @@ class EditScope:
             if source is not None and path.endswith(".py"):
                 defs = _top_level_names(source)
                 found = find_harness(source, code_mentions(self.task, defs))
+                found = protect(found, source, self.test_helpers(path, source))
                 self._harness_source[path] = source
             self._harness[path] = found
         return self._harness[path]
+
+    def test_helpers(self, path: str, source: str) -> dict[str, str]:
+        """The names of `path` (whose text is `source`) that the tests use and the task
+        is not about: they stay as they are (name -> why)."""
+        if path in self.oracle or path in self.oracle_editable:
+            return {}
+        named = code_mentions(self.task, names_in(source))
+        failing = self.failing_calls.get(path, [])
+        return test_helpers(path, source, self.test_uses().get(path), named, failing)
+
+    def test_uses(self) -> dict[str, TestUses]:
+        """What the tests use and judge of each file of the code (read once)."""
+        if self._uses is None:
+            self._uses = test_uses(self.root, test_files([*self.oracle, *self.oracle_editable]))
+        return self._uses
+
+    def note_failure(self, locations: Sequence[Frame]) -> dict[str, list[str]]:
+        """Note the functions a failing test called directly that raised (the first
+        check's traceback): the task is about them. Returns the new ones, by file."""
+        called = failing_calls(locations, self._original_text, self.protected_oracle)
+        new = {
+            p: [n for n in names if n not in self.failing_calls.get(p, [])]
+            for p, names in called.items()
+        }
+        for path, names in new.items():
+            if names:
+                self.failing_calls.setdefault(path, []).extend(names)
+                self._harness.pop(path, None)  # found again with them as code under test
+        return {p: names for p, names in new.items() if names}
 
     def allows_lines(self, path: str, first: int, last: int) -> bool:
         """May the repair search change lines first..last of `path`?"""
@@ -177,6 +215,10 @@ class EditScope:
             restored.append(path)
         return restored
 
+    def _helpers_of(self, path: str) -> dict[str, str]:
+        source = self._original_text(path)
+        return self.test_helpers(path, source) if source is not None else {}
+
     def _original_text(self, path: str) -> str | None:
         target = self.root / path
         try:
@@ -202,6 +244,9 @@ class EditScope:
             "oracle": sorted(self.oracle),
             "oracle_editable": list(self.oracle_editable),
             "derived": self.derived[1] if self.derived else "",
+            "test_helpers": {
+                p: list(h) for p in sorted(self.test_uses()) if (h := self._helpers_of(p))
+            },
             "reasons": self.reasons,
         }
 

@@ -1,5 +1,7 @@
 """Repair: search small AST edits that make the failing checks pass, without a model;
-apply the smallest one found (each file approved and recorded like any edit)."""
+apply the smallest one found (each file approved and recorded like any edit). A fix that
+only changes constants is reviewed first (codur/repair/review.py): a rejected one is not
+applied, an unconfirmed one cannot end the run verified."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from codur.session import Session
 
 @traced("repair")
 def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["verify", "review"]]:
-    from codur.repair.search import search  # only runs that fail a check need it
+    from codur.repair.review import needs_review, review  # only runs that fail a check need it
+    from codur.repair.search import search
 
     session = runtime.context
     failing = state["verification"]
@@ -40,6 +43,22 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
     none = Command(update={"repairs_tried": tried, "outcome": Outcome("no_repair")}, goto="review")
     if result.candidate is None:
         return none
+    reviews = list(state.get("repair_reviews", []))
+    doubt = ""
+    if config.repair.review and needs_review(result):
+        judged = review(result, failing, session, state["task"])
+        fields = judged.event(result.candidate.description)
+        session.bus.emit("repair.review", **fields)
+        reviews.append({k: fields[k] for k in ("change", "verdict", "by")})
+        if judged.verdict == "overruled":
+            outcome = Outcome(
+                "no_repair", notes=(f"the repair search's fix was rejected: {judged.reason}",)
+            )
+            return Command(
+                update={"repairs_tried": tried, "outcome": outcome, "repair_reviews": reviews},
+                goto="review",
+            )
+        doubt = judged.reason if judged.verdict == "unconfirmed" else ""
     written = []
     for path, text in result.sources.items():
         try:
@@ -56,4 +75,5 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
         reply=f"repair search: {result.candidate.description}",
         files_changed=tuple(written),
     )
-    return Command(update={"repairs_tried": tried, "outcome": outcome}, goto="verify")
+    update = {"repairs_tried": tried, "outcome": outcome, "repair_reviews": reviews}
+    return Command(update={**update, "repair_doubt": doubt}, goto="verify")

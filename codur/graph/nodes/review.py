@@ -124,6 +124,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         crosscheck=cfg.crosscheck.candidates > 0 and samples,
         crosschecked=state.get("crosscheck", ""),
         put_back=bool(state.get("crosscheck_kept")),
+        repair_doubt=state.get("repair_doubt", ""),
     )
 
 

@@ -22,5 +22,9 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
         return {}  # nothing was applied: the last verdict still describes the files
     verdict = verify_now(state, runtime.context)
     if outcome is None and "first_verification" not in state:  # the files as found
+        scope = runtime.context.scope
+        if scope is not None and not verdict.passed:  # the functions the tests saw fail
+            for path, names in scope.note_failure(verdict.locations).items():
+                runtime.context.bus.emit("scope.failing_calls", path=path, functions=names)
         return {"verification": verdict, "first_verification": verdict}
     return {"verification": verdict}
