@@ -11,7 +11,8 @@ from test_honest_verdict import SELF_CHECK
 
 from codur.scope import ScopeError, decide_scope
 from codur.scope.harness import find_harness
-from codur.scope.oracle import asked_to_change, find_oracle
+from codur.scope.oracle import find_oracle
+from codur.scope.request import asked_to_change
 
 
 def lines_of(source: str, text: str) -> int:

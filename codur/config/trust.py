@@ -5,7 +5,8 @@ user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one wa
 names them): where the API key is sent, where the log is written, confinement, the
 environment programs get, approval, MCP servers, agent CLIs, the linter and the
 interpreter of the checks (programs Codur would start, the checks without asking, with
-what they may see and write) and the tools' safety switches; nor may it add
+what they may see and write), the files the checks judge by that a run may change
+(`verify.allow_edit`) and the tools' safety switches; nor may it add
 an agent that starts a program, or change what an agent is (`strip_new_programs`). Trust
 is per file and per content: `codur trust` records the file's sha256 in the user config
 folder; any change to the file needs a new `codur trust`.
@@ -38,6 +39,7 @@ PROTECTED: tuple[str, ...] = (
     "approval",
     "mcp_servers",
     "verify.lint_command",
+    "verify.allow_edit",
     "tools.python",
     "tools.allow_outside_workspace",
     "tools.allow_secrets",

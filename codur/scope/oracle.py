@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from pathlib import Path, PurePosixPath
 
 from codur.workspace import SKIP_DIRS
@@ -113,15 +112,3 @@ def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
         target = root / path
         captured[path] = target.read_bytes() if target.stat().st_size <= MAX_CAPTURE_BYTES else None
     return captured
-
-
-_CHANGE = r"(?:updat|chang|edit|fix|rewrit|modif|correct|regenerat|adjust)\w*"
-
-
-def asked_to_change(task: str, path: str) -> bool:
-    """Does the task explicitly ask to change `path` ("update @expected.txt", "fix the
-    assert in test_calc.py")? Naming it as context ("make the tests in @test_calc.py
-    pass") does not."""
-    name = re.escape(PurePosixPath(path).name)
-    words = r"(?:\s+[\w'`\"-]+){0,3}?"
-    return re.search(rf"\b{_CHANGE}{words}\s+@?(?:[\w./-]*/)?{name}\b", task, re.I) is not None
