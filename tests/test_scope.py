@@ -96,6 +96,7 @@ def test_the_oracle_is_expected_output_tests_their_data_and_pytest_config(tmp_pa
         "cases.json",
         "conftest.py",
         "expected.txt",
+        "pyproject.toml",  # pytest reads it by name, pytest section or not
         "setup.cfg",
         "sub/expected.txt",
         "test_calc.py",

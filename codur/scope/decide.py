@@ -22,8 +22,9 @@ def decide_scope(
 ) -> EditScope:
     """The scope of a run of `task` in `root`; `allow_edit`: the oracle files the user
     lets the run change (workspace-relative)."""
-    oracle_paths = find_oracle(root, expected_name, ignore or set())
     refs = [r for r in file_refs(task) if (root / r).exists()]
+    named = _expand(root, refs) or _bare_targets(task, root)
+    oracle_paths = find_oracle(root, expected_name, ignore or set(), named)
     allowed = allowed_paths(root, allow_edit)
     new = [m for m in [*file_refs(task), *file_mentions(task)] if m not in oracle_paths]
     asked = [
@@ -34,7 +35,6 @@ def decide_scope(
     editable_oracle = tuple(dict.fromkeys([*asked, *allowed]))
     locked = tuple(p for p in oracle_paths if p not in editable_oracle and mentions(task, p))
     reasons = []
-    named = _expand(root, refs) or _bare_targets(task, root)
     targets = tuple(p for p in named if p not in oracle_paths or p in editable_oracle)
     if targets:
         reasons.append(f"the task names {', '.join(targets)}: other files are read-only")

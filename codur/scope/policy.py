@@ -25,7 +25,7 @@ from pathlib import Path
 
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
-from codur.scope.oracle import looks_like_oracle
+from codur.scope.oracle import created, looks_like_oracle
 from codur.task import code_mentions
 
 
@@ -158,8 +158,10 @@ class EditScope:
     # --- the captured oracle -------------------------------------------------------
 
     def tampered(self) -> list[str]:
-        """Oracle files that differ from their captured copy (changed or deleted)."""
-        changed = []
+        """Oracle files that differ from their captured copy (changed or deleted), and
+        files pytest loads by name that were created (see `codur.scope.support`)."""
+        known = [*self.oracle, *self.oracle_editable]
+        changed = [f"{path} (created)" for path in created(self.root, known, set())]
         for path, data in self.oracle.items():
             target = self.root / path
             if not target.is_file():
@@ -170,10 +172,15 @@ class EditScope:
 
     def restore_oracle(self) -> list[str]:
         """Put back oracle files that a program changed or deleted during the run (from
-        the captured copies, atomically); returns what was restored."""
+        the captured copies, atomically) and remove the configuration, plugin or site hook
+        files it created; returns what was restored or removed."""
         restored = []
         for entry in self.tampered():
-            path = entry.rsplit(" (", 1)[0]
+            path, what = entry[:-1].rsplit(" (", 1)
+            if what == "created":  # the folder as it was: without it
+                (self.root / path).unlink(missing_ok=True)
+                restored.append(path)
+                continue
             data = self.oracle.get(path)
             if data is None:
                 continue  # too large to have been captured: reported, not restored
