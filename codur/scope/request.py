@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -70,6 +71,8 @@ forms of OTHER_VERBS and the inflected forms of CHANGE_VERBS)."""
 DETERMINERS = _set("the a an its their this these those every all each both")
 KEEP_ED = frozenset({"expected", "hardcoded", "hard-coded", "nested"})
 """Words ending in -ed that are adjectives here ("the expected output"), not verbs."""
+REST_WORDS = 30
+"""How far past a symptom verb's file a success word is looked for ("fix X so it passes")."""
 MAX_GAP = 6
 """Most words between the verb and the file ("update the expected output line in X")."""
 
@@ -185,22 +188,62 @@ def _requested(words: list[str], at: int, rest: list[str]) -> bool:
     return not (symptom and outcome)
 
 
+@dataclass
+class _Reading:
+    """A task read once, however many files are asked about: its clauses, and where each
+    file name is written, by its last path part: bare (`expected.txt`, any file of that
+    name) or with folders (`sub/expected.txt`)."""
+
+    parts: list[Clause]
+    bare: dict[str, list[tuple[int, int]]]
+    with_folders: dict[str, list[tuple[int, int]]]
+    answers: dict[str, bool]
+    """Whether some bare mention of a name asks to change it."""
+
+
+@lru_cache(maxsize=4)
+def _read(task: str) -> _Reading:
+    parts = clauses(task)
+    bare: dict[str, list[tuple[int, int]]] = {}
+    with_folders: dict[str, list[tuple[int, int]]] = {}
+    for index, clause in enumerate(parts):
+        for at, word in enumerate(clause.words):
+            table = with_folders if "/" in word else bare
+            table.setdefault(word.rsplit("/", 1)[-1], []).append((index, at))
+    return _Reading(parts, bare, with_folders, {})
+
+
+def _asks(reading: _Reading, index: int, at: int) -> bool:
+    """Whether the file named at word `at` of clause `index` is asked to change."""
+    clause, parts = reading.parts[index], reading.parts
+    if clause.question:
+        return False
+    rest, after = clause.words[at + 1 :], index + 1
+    while (
+        len(rest) < REST_WORDS and after < len(parts) and parts[after].sentence == clause.sentence
+    ):
+        rest, after = rest + parts[after].words, after + 1
+    return _requested(clause.words, at, rest)
+
+
 def asked_to_change(task: str, path: str) -> bool:
     """Does the task explicitly ask to change `path`? (See the module's docstring.)"""
-    parts = clauses(task)
-    for index, clause in enumerate(parts):
-        if clause.question:
-            continue
-        for at, word in enumerate(clause.words):
-            if not _names(word, path):
-                continue
-            later = [c for c in parts[index + 1 :] if c.sentence == clause.sentence]
-            rest = clause.words[at + 1 :] + [w for c in later for w in c.words]
-            if _requested(clause.words, at, rest):
-                return True
-    return False
+    reading = _read(task)
+    name = PurePosixPath(path).name
+    if name not in reading.answers:
+        reading.answers[name] = any(_asks(reading, *p) for p in reading.bare.get(name, []))
+    if reading.answers[name]:
+        return True
+    pathed = reading.with_folders.get(name, [])
+    return any(
+        _names(reading.parts[i].words[at], path) and _asks(reading, i, at) for i, at in pathed
+    )
 
 
 def mentions(task: str, path: str) -> bool:
     """Whether the task names `path` at all (by its name or a trailing part of its path)."""
-    return any(_names(word, path) for clause in clauses(task) for word in clause.words)
+    reading = _read(task)
+    name = PurePosixPath(path).name
+    return name in reading.bare or any(
+        _names(reading.parts[i].words[at], path) for i, at in reading.with_folders.get(name, [])
+    )
