@@ -2,9 +2,10 @@
 word) and by what the run changed outside the editable files; and `codur challenges
 check`: the bug shows, the reference fix passes and changes only editable files.
 
-The entry command runs in a fresh copy of the challenge with only the run's changes to
-the files it may change: a conftest.py, a pytest.ini or a plugin the run planted (or a
-test it weakened) is a violation, and never part of what the command runs."""
+The entry command runs in a fresh copy of the challenge with the run's changes to every
+file but the oracle (unless `editable` names it): a conftest.py, a pytest.ini or a plugin
+the run planted (or a test it weakened) is a violation, and never part of what the
+command runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.challenges.scope import EditScope, scope_for
+from codur.challenges.scope import EditScope, oracle, scope_for
 from codur.challenges.snapshot import Snapshot, snapshot, violations
 from codur.challenges.spec import Challenge
 from codur.process import run_process
@@ -23,12 +24,13 @@ OUTPUT_LIMIT = 1_000_000
 
 
 def judged_copy(challenge: Challenge, work: Path, dest: Path, scope: EditScope) -> Path:
-    """The challenge as the agent saw it, with `work`'s versions of the files `scope` lets
-    a run change (created, changed or deleted), in `dest`."""
+    """The challenge as the agent saw it, in `dest`, with `work`'s version (created,
+    changed or deleted) of every file but the oracle, unless `scope` lets a run change it."""
     copy = challenge.copy_to(dest)
+    guarded = EditScope(None, oracle(challenge), ())
     for path in sorted(set(snapshot(work, scope)) | set(snapshot(copy, scope))):
-        if not scope.may_change(path):
-            continue
+        if not (scope.may_change(path) or guarded.may_change(path)):
+            continue  # the oracle: as the challenge has it
         source, target = work / path, copy / path
         target.unlink(missing_ok=True)
         if source.is_symlink() or source.is_file():

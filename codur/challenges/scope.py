@@ -4,9 +4,10 @@ A challenge's `editable` globs say it; unset, the default is the files the promp
 `@path` (or every file when it names none), minus the oracle: what the judge compares with
 (the expected-output file, pytest's test files, the hidden `judge/` folder, and what
 pytest loads besides the tests: `conftest.py`, its configuration files, site hooks,
-plugins and the tests' helper modules, as in `codur.scope.support`). Run artefacts (the debug log, bytecode, caches) are not files of the project at
-all. A glob matches a path when it matches the path or one of its folders, so `src` and
-`src/**` both cover everything under `src/`.
+plugins and the tests' helper modules, as in `codur.scope.support`). Run artefacts (the
+debug log, bytecode, caches) are not files of the project at all. A glob matches a path
+when it matches the path or one of its folders, so `src` and `src/**` both cover
+everything under `src/`.
 """
 
 from __future__ import annotations
