@@ -115,6 +115,15 @@ def run(
     ] = False,
     record: Record = None,
     replay: Replay = None,
+    allow_edit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-edit",
+            metavar="FILE",
+            help="Let this run change FILE although the checks judge by it (an expected "
+            "output, a test, pytest's configuration); repeatable.",
+        ),
+    ] = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
     from codur.run import run_command
@@ -127,6 +136,7 @@ def run(
         "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
         "--record": ("runs.record", str(record.resolve()) if record else None),
         "--replay": ("runs.replay", str(replay.resolve()) if replay else None),
+        "--allow-edit": ("verify.allow_edit", allow_edit or None),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(

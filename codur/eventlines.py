@@ -120,6 +120,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"removed what an interrupted run left: {', '.join([*d['files'], *d['temp']])}"
     ),
     "file.write": lambda d: f"wrote {d['path']} ({d.get('lines', '?')} lines)",
+    "scope.locked": lambda d: (
+        f"{d['path']} stays as it is: the task names it but does not ask to change it, "
+        f"and the check judges by it (to let this run change it: --allow-edit {d['path']})"
+    ),
     "snapshot": lambda d: (
         f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
     ),
@@ -150,6 +154,7 @@ PROGRESS = {
     "agent.run.end",
     "verify.run",
     "file.write",
+    "scope.locked",
     "repair.end",
     "repair.review",
     "crosscheck.end",

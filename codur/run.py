@@ -143,9 +143,13 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     try:
         if session.scope is None:  # decided once (a resumed run has its checkpoint's)
             ignore = set(cfg.tools.ignore)
-            session.scope = decide_scope(task, session.ws.root, cfg.verify.expected_file, ignore)
+            session.scope = decide_scope(
+                task, session.ws.root, cfg.verify.expected_file, ignore, cfg.verify.allow_edit
+            )
             session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         session.bus.emit("scope", **session.scope.summary())
+        for path in session.scope.locked:
+            session.bus.emit("scope.locked", path=path)
         for state in run_graph(session, task, saved):  # noqa: B007 - the last is the final state
             pass
         status, message = state.get("status", "done"), state.get("status_message", "")

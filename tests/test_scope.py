@@ -11,7 +11,8 @@ from test_honest_verdict import SELF_CHECK
 
 from codur.scope import ScopeError, decide_scope
 from codur.scope.harness import find_harness
-from codur.scope.oracle import asked_to_change, find_oracle
+from codur.scope.oracle import find_oracle
+from codur.scope.request import asked_to_change
 
 
 def lines_of(source: str, text: str) -> int:
@@ -95,6 +96,7 @@ def test_the_oracle_is_expected_output_tests_their_data_and_pytest_config(tmp_pa
         "cases.json",
         "conftest.py",
         "expected.txt",
+        "pyproject.toml",  # pytest reads it by name, pytest section or not
         "setup.cfg",
         "sub/expected.txt",
         "test_calc.py",

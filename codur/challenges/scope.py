@@ -2,10 +2,12 @@
 
 A challenge's `editable` globs say it; unset, the default is the files the prompt names with
 `@path` (or every file when it names none), minus the oracle: what the judge compares with
-(the expected-output file, pytest's test files and `conftest.py`, the hidden `judge/`
-folder). Run artefacts (the debug log, bytecode, caches) are not files of the project at
-all. A glob matches a path when it matches the path or one of its folders, so `src` and
-`src/**` both cover everything under `src/`.
+(the expected-output file, pytest's test files, the hidden `judge/` folder, and what
+pytest loads besides the tests: `conftest.py`, its configuration files, site hooks,
+plugins and the tests' helper modules, as in `codur.scope.support`). Run artefacts (the
+debug log, bytecode, caches) are not files of the project at all. A glob matches a path
+when it matches the path or one of its folders, so `src` and `src/**` both cover
+everything under `src/`.
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from codur.challenges.spec import Challenge
+from codur.challenges.spec import HIDDEN, Challenge
+from codur.scope.support import LOADED_BY_NAME, helpers, plugins
 from codur.task import file_refs
 
-ORACLE = ("**/test_*.py", "**/*_test.py", "**/conftest.py", "judge")
-"""Globs of the oracle besides the expected-output file: pytest's test files (its default
-discovery rules), `conftest.py`, and the hidden judge folder."""
+ORACLE = (
+    "**/test_*.py",
+    "**/*_test.py",
+    "judge",
+    *(f"**/{name}" for name in LOADED_BY_NAME),
+    "**/*.pth",
+)
+"""Globs of the oracle besides the expected-output file and the tests' helpers: pytest's
+test files (its default discovery rules), the hidden judge folder, and the files pytest
+or Python's start-up load by name (`conftest.py`, `pytest.ini`, `sitecustomize.py`...)."""
 ARTEFACT_DIRS = frozenset({"__pycache__", ".pytest_cache", ".codur"})
 """Folders a run leaves behind (bytecode, pytest's cache, Codur's state), anywhere."""
 ARTEFACT_SUFFIXES = (".pyc",)
@@ -86,9 +96,19 @@ class EditScope:
 
 
 def oracle(challenge: Challenge) -> tuple[str, ...]:
-    """Globs of what the judge compares with: never editable unless `editable` says so."""
+    """Globs of what the judge compares with: never editable unless `editable` says so
+    (the tests' helpers and plugins as the challenge folder has them)."""
     expected = challenge.spec.expected
-    return (*ORACLE, *([clean_path(expected)] if expected else []))
+    root = challenge.folder
+    files = {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if p.is_file() and p.relative_to(root).parts[0] not in HIDDEN
+    }
+    tests = sorted(f for f in files if any(glob_regex(g).fullmatch(f) for g in ORACLE))
+    named = [clean_path(r) for r in file_refs(challenge.prompt)]
+    support = helpers(root, tests, files, named) | plugins(root, files)
+    return (*ORACLE, *sorted(support), *([clean_path(expected)] if expected else []))
 
 
 def scope_for(challenge: Challenge, log_path: str | None = None) -> EditScope:

@@ -179,6 +179,10 @@ RULES: dict[str, Rule] = {
     "verify.output_limit_bytes": SIZE,
     "verify.relevant_tests_only": TUNING,
     "verify.lint_command": PROGRAM,
+    "verify.allow_edit": _protected(
+        "let the model rewrite the folder's own expected output or tests, so any change passes",
+        "which of the check's files a run may change is the user's choice (`--allow-edit`)",
+    ),
     "repair.enabled": OFF,
     "repair.before_first_attempt": OFF,
     "repair.time_budget_s": WAIT,

@@ -69,6 +69,10 @@ class VerifyConfig(_Section):
     lint_command: list[str] | None = None
     """Linter for the static strategy, run with the changed files appended (e.g.
     `[ruff, check]`); unset means syntax and import checks only."""
+    allow_edit: list[str] = []
+    """Files the checks judge by (expected output, tests, pytest's configuration...) that
+    a run may change anyway, relative to the working folder (`--allow-edit FILE`). An
+    untrusted project codur.yaml may not set it."""
 
 
 class LogConfig(_Section):

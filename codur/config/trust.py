@@ -5,7 +5,8 @@ user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one wa
 names them): where the API key is sent, which model and host read the prompt, where the
 log is written, confinement, the environment programs get, approval, MCP servers, agent
 CLIs, the linter and the interpreter of the checks (programs Codur would start, the
-checks without asking, with what they may see and write), the tools' safety switches,
+checks without asking, with what they may see and write), the tools' safety switches, the files
+the checks judge by that a run may change (`verify.allow_edit`),
 what snapshots leave out and how long undo history is kept; nor may it add an agent that
 starts a program, or change what an agent is (`strip_new_programs`), nor add a model
 profile (`strip_new_profiles`), nor loosen a limit (`codur.config.clamp`). Trust is per
@@ -59,6 +60,7 @@ PROTECTED: tuple[str, ...] = (
     "approval",
     "mcp_servers",
     "verify.lint_command",
+    "verify.allow_edit",
     "tools.python",
     "tools.allow_outside_workspace",
     "tools.allow_secrets",

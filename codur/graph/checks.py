@@ -76,6 +76,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
             state["task"],
             oracle,
             derived,
+            scope.oracle_editable if scope else (),
         )
 
     verdict = run()

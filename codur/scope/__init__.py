@@ -1,5 +1,6 @@
 """Edit scope: what a run may change (the oracle never, named files, never a harness)."""
 
-from codur.scope.policy import EditScope, ScopeError, decide_scope
+from codur.scope.decide import decide_scope
+from codur.scope.policy import EditScope, ScopeError
 
 __all__ = ["EditScope", "ScopeError", "decide_scope"]

@@ -1,11 +1,13 @@
 """The oracle: the files a check judges by. They are captured at the start of a run and
-never edited unless the task explicitly asks for it.
+never edited unless the task explicitly asks for it (or the user allows it).
 
 - expected-output files (`verify.expected_file`, wherever it lies);
 - test files by pytest's discovery rules (`test_*.py`, `*_test.py`), `conftest.py`, and
   everything under a `tests/` or `test/` folder (fixtures, data);
-- pytest's configuration (`pytest.ini`, `tox.ini`, and `setup.cfg` / `pyproject.toml`
-  when they hold a pytest section);
+- what pytest loads besides the tests (`codur.scope.support`): its configuration
+  (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
+  (`sitecustomize.py`, `usercustomize.py`, `*.pth`), the plugins the configuration names
+  and the helper modules the tests import that are not code under test;
 - the fixtures tests read: files a test file names in a string literal.
 """
 
@@ -13,13 +15,12 @@ from __future__ import annotations
 
 import ast
 import os
-import re
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from codur.scope.support import helpers, loaded_by_name, plugins
 from codur.workspace import SKIP_DIRS
 
-CHECK_CONFIG = ("pytest.ini", "tox.ini")
-SECTIONED_CONFIG = {"setup.cfg": "[tool:pytest]", "pyproject.toml": "[tool.pytest"}
 MAX_CAPTURE_BYTES = 5_000_000
 """Oracle files larger than this are protected by path but not captured."""
 
@@ -40,11 +41,7 @@ def looks_like_oracle(path: str, expected_name: str) -> bool:
     """Whether a file at `path` (existing or new) would be part of a check."""
     name = PurePosixPath(path).name
     return (
-        name == expected_name
-        or is_test_file(path)
-        or in_test_folder(path)
-        or name in CHECK_CONFIG
-        or name in SECTIONED_CONFIG
+        name == expected_name or is_test_file(path) or in_test_folder(path) or loaded_by_name(path)
     )
 
 
@@ -89,21 +86,26 @@ def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
     return named
 
 
-def find_oracle(root: Path, expected_name: str, ignore: set[str]) -> list[str]:
+def find_oracle(
+    root: Path, expected_name: str, ignore: set[str], named: list[str] | None = None
+) -> list[str]:
+    """The oracle's files in `root`; `named`: the files the task names (what they import
+    is code under test, not a test helper)."""
     files = all_files(root, ignore)
-    chosen = set()
-    for path in files:
-        name = PurePosixPath(path).name
-        if name in SECTIONED_CONFIG:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-            if SECTIONED_CONFIG[name] in text:
-                chosen.add(path)
-        elif looks_like_oracle(path, expected_name):
-            chosen.add(path)
     present = set(files)
-    for test in [p for p in chosen if p.endswith(".py")]:
+    chosen = {path for path in files if looks_like_oracle(path, expected_name)}
+    tests = sorted(p for p in chosen if p.endswith(".py"))
+    chosen |= plugins(root, present) | helpers(root, tests, present, named or [])
+    for test in tests:
         chosen |= _fixtures(root, test, present)
     return sorted(chosen)
+
+
+def created(root: Path, known: Iterable[str], ignore: set[str]) -> list[str]:
+    """Files pytest or Python's start-up load by name that are in `root` now but not
+    among `known` (the oracle as captured, and what the run may change)."""
+    seen = set(known)
+    return [p for p in all_files(root, ignore) if loaded_by_name(p) and p not in seen]
 
 
 def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
@@ -113,15 +115,3 @@ def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
         target = root / path
         captured[path] = target.read_bytes() if target.stat().st_size <= MAX_CAPTURE_BYTES else None
     return captured
-
-
-_CHANGE = r"(?:updat|chang|edit|fix|rewrit|modif|correct|regenerat|adjust)\w*"
-
-
-def asked_to_change(task: str, path: str) -> bool:
-    """Does the task explicitly ask to change `path` ("update @expected.txt", "fix the
-    assert in test_calc.py")? Naming it as context ("make the tests in @test_calc.py
-    pass") does not."""
-    name = re.escape(PurePosixPath(path).name)
-    words = r"(?:\s+[\w'`\"-]+){0,3}?"
-    return re.search(rf"\b{_CHANGE}{words}\s+@?(?:[\w./-]*/)?{name}\b", task, re.I) is not None

@@ -2,7 +2,10 @@
 tool may change. Decided once, at the start of the run, and logged (`scope` event).
 
 - The oracle (`codur.scope.oracle`) is never editable unless the task explicitly asks to
-  change it; its contents are captured now, and checks compare with the captured copy.
+  change it (`codur.scope.request`) or the user allows it (`--allow-edit FILE`,
+  `verify.allow_edit`); its contents are captured now, and checks compare with the
+  captured copy. An oracle file the task names without asking to change it stays locked,
+  and the scope's reasons say how to unlock it.
 - When the task names files to fix (`@file`, or a bare `in utils.py`), those are the
   targets; other existing files are read-only context, unless a failing run's traceback
   shows the failure happening in one of them (`widen`, logged).
@@ -17,18 +20,17 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
 from __future__ import annotations
 
 import ast
-import errno
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
-from codur.scope.oracle import asked_to_change, capture, find_oracle, looks_like_oracle
+from codur.scope.oracle import created, looks_like_oracle
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, names_in, test_uses
-from codur.task import code_mentions, file_mentions, file_refs
+from codur.task import code_mentions
 
 
 class ScopeError(ValueError):
@@ -44,7 +46,9 @@ class EditScope:
     oracle: dict[str, bytes | None] = field(default_factory=dict)
     """Oracle files and their contents at the start of the run."""
     oracle_editable: tuple[str, ...] = ()
-    """Oracle files the task explicitly asks to change."""
+    """Oracle files the task explicitly asks to change, or the user allowed to change."""
+    locked: tuple[str, ...] = ()
+    """Oracle files the task names without asking to change them (they stay as they are)."""
     task: str = ""
     widened: dict[str, str] = field(default_factory=dict)
     """Context files made editable during the run, and why."""
@@ -65,6 +69,7 @@ class EditScope:
 
     def __post_init__(self) -> None:
         self.targets, self.oracle_editable = tuple(self.targets), tuple(self.oracle_editable)
+        self.locked = tuple(self.locked)
         if self.derived is not None:  # a checkpoint revives tuples as lists
             self.derived = (list(self.derived[0]), self.derived[1])
 
@@ -77,11 +82,14 @@ class EditScope:
 
     def why_not(self, path: str) -> str | None:
         """Why `path` may not be changed at all (None: it may, harness rules aside)."""
+        if path in self.oracle_editable:
+            return None
         if self.protected_oracle(path):
             return (
-                f"{path} is part of the check (expected output, tests or their data); it "
-                "stays as it is unless the task explicitly asks to change it. Change the "
-                "code under test instead"
+                f"{path} is part of the check (expected output, tests, their data and "
+                "helpers, pytest's configuration and plugins); it stays as it is unless the "
+                "task explicitly asks to change it (or the user allows it with --allow-edit "
+                f"{path}). Change the code under test instead"
             )
         exists = (self.root / path).is_file()
         if exists and self.targets and path not in self.targets and path not in self.widened:
@@ -188,8 +196,10 @@ class EditScope:
     # --- the captured oracle -------------------------------------------------------
 
     def tampered(self) -> list[str]:
-        """Oracle files that differ from their captured copy (changed or deleted)."""
-        changed = []
+        """Oracle files that differ from their captured copy (changed or deleted), and
+        files pytest loads by name that were created (see `codur.scope.support`)."""
+        known = [*self.oracle, *self.oracle_editable]
+        changed = [f"{path} (created)" for path in created(self.root, known, set())]
         for path, data in self.oracle.items():
             target = self.root / path
             if not target.is_file():
@@ -200,10 +210,15 @@ class EditScope:
 
     def restore_oracle(self) -> list[str]:
         """Put back oracle files that a program changed or deleted during the run (from
-        the captured copies, atomically); returns what was restored."""
+        the captured copies, atomically) and remove the configuration, plugin or site hook
+        files it created; returns what was restored or removed."""
         restored = []
         for entry in self.tampered():
-            path = entry.rsplit(" (", 1)[0]
+            path, what = entry[:-1].rsplit(" (", 1)
+            if what == "created":  # the folder as it was: without it
+                (self.root / path).unlink(missing_ok=True)
+                restored.append(path)
+                continue
             data = self.oracle.get(path)
             if data is None:
                 continue  # too large to have been captured: reported, not restored
@@ -243,6 +258,7 @@ class EditScope:
             "targets": list(self.targets) or "every file but the oracle",
             "oracle": sorted(self.oracle),
             "oracle_editable": list(self.oracle_editable),
+            "locked": list(self.locked),
             "derived": self.derived[1] if self.derived else "",
             "test_helpers": {
                 p: list(h) for p in sorted(self.test_uses()) if (h := self._helpers_of(p))
@@ -258,65 +274,3 @@ def _top_level_names(source: str) -> list[str]:
         return []
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return [n.name for n in tree.body if isinstance(n, kinds)]
-
-
-def decide_scope(
-    task: str, root: Path, expected_name: str, ignore: set[str] | None = None
-) -> EditScope:
-    """The scope of a run of `task` in `root`."""
-    oracle_paths = find_oracle(root, expected_name, ignore or set())
-    refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
-    editable_oracle = tuple(p for p in oracle_paths if asked_to_change(task, p))
-    reasons = []
-    named = _expand(root, refs) or _bare_targets(task, root)
-    targets = tuple(p for p in named if p not in oracle_paths or p in editable_oracle)
-    if targets:
-        reasons.append(f"the task names {', '.join(targets)}: other files are read-only")
-    if editable_oracle:
-        reasons.append(f"the task asks to change {', '.join(editable_oracle)}")
-    scope = EditScope(
-        root=root,
-        expected_name=expected_name,
-        targets=targets,
-        oracle=capture(root, [p for p in oracle_paths if p not in editable_oracle]),
-        oracle_editable=editable_oracle,
-        task=task,
-        reasons=reasons,
-    )
-    return scope
-
-
-def _expand(root: Path, refs: list[str]) -> list[str]:
-    """@file references; a folder means every file under it."""
-    files = []
-    for ref in refs:
-        path = root / ref
-        if path.is_dir():
-            files += sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file())
-        else:
-            files.append(PurePosixPath(ref).as_posix())
-    return files
-
-
-def _named(path: Path) -> bool:
-    """Whether something is at `path`; a name longer than the system allows names nothing
-    (the words of a task are not always file names)."""
-    try:
-        path.lstat()
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):
-            return False
-        raise
-    return True
-
-
-def _bare_targets(task: str, root: Path) -> list[str]:
-    """Existing files the task names without `@`, except as a command (`python main.py`)."""
-    found = []
-    for name in file_mentions(task):
-        if not _named(root / name) or not (root / name).is_file():
-            continue
-        if any(f"{cmd} {name}" in task for cmd in ("python", "python3", "pytest", "run")):
-            continue
-        found.append(name)
-    return found

@@ -240,6 +240,7 @@ EVENTS = {
     "scope": lambda d: (
         f"edit scope: targets {_names(d.get('targets'))}; "
         f"the checks judge by {_names(d.get('oracle'))}"
+        + (f"; named but locked: {_names(d['locked'])}" if d.get("locked") else "")
     ),
     "file.write": lambda d: f"wrote {text(d.get('path'))} ({text(d.get('lines')) or '?'} lines)",
     "plan.decision": lambda d: (

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
@@ -64,12 +64,16 @@ def decide(
     task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
+    allowed: Collection[str] = (),
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
-    by, as captured at the start of the run (compared with them, and kept unchanged);
+    by, as captured at the start of the run (compared with them, and kept unchanged;
+    None: not in a run, no oracle check);
     `derived`: the checks derived from the task and the docstrings at the start of the
-    run (so an edit that drops a docstring's examples does not drop its check)."""
+    run (so an edit that drops a docstring's examples does not drop its check);
+    `allowed`: oracle files the run may change or create."""
     ws = ctx.ws
+    watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
     checks: list[Check] = []
     reasons: list[str] = []
@@ -107,11 +111,11 @@ def decide(
             reasons.append("no expected output and no tests: static checks of the changed code")
         else:
             reasons.append("no expected output, no tests and no changed Python files")
-    if oracle and checks:
+    if watch and checks:  # also with nothing captured: a conftest.py may be created
         digests = {
             p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
         }
-        checks.append(OracleCheck(files=digests))
+        checks.append(OracleCheck(files=digests, allowed=list(allowed)))
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
 
 
@@ -224,10 +228,11 @@ def verify_task(
     task: str = "",
     oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
+    allowed: Collection[str] = (),
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle, derived), vctx)
+    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle, derived, allowed), vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

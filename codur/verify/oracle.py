@@ -7,20 +7,25 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from codur.scope.oracle import created
 from codur.tools.context import ToolContext
 from codur.verify.evidence import Evidence
 
 
 class OracleCheck(BaseModel):
     """The files checks judge by are as they were at the start of the run (sha256 each;
-    None: too large to capture, so it must only still exist). Run last, after the
+    None: too large to capture, so it must only still exist), and no file pytest loads by
+    name (a conftest.py, a pytest.ini, a site hook) was created. Run last, after the
     programs, so a program that rewrites a test or an expected file is caught."""
 
     kind: Literal["oracle"] = "oracle"
     files: dict[str, str | None]
+    allowed: list[str] = []
+    """Oracle files the run may change or create (the task asked, or --allow-edit)."""
 
     def run(self, ctx: ToolContext) -> Evidence:
-        changed = []
+        known = [*self.files, *self.allowed]
+        changed = [f"{path} was created" for path in created(ctx.ws.root, known, set())]
         for path, digest in sorted(self.files.items()):
             target = ctx.ws.root / path
             if not target.is_file():
@@ -38,8 +43,9 @@ class OracleCheck(BaseModel):
             summary=f"protected files changed during the run: {text}",
             feedback=(
                 f"Files the check judges by changed during the run: {text}. Expected "
-                "output, tests and their data must stay as they are; a program must not "
-                "write them, and edits to them do not count."
+                "output, tests, their data and helpers, and pytest's configuration and "
+                "plugins must stay as they are; a program must not write them, and edits "
+                "to them do not count."
             ),
             fingerprint=f"oracle|{text}",
         )

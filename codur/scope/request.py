@@ -1,0 +1,249 @@
+"""Does a task ask to change a file? Only when the file is the object of a change verb in
+an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
+"regenerate @expected.txt". Everything else is no request, and the file stays locked:
+
+- a goal or a reference: "so test_calc.py passes", "until X passes", "to match
+  expected.txt", "make the tests in X pass", "run X", "what expected.txt says";
+- a negation, a condition or a question anywhere before the file in its clause: "do not
+  change X", "never edit X", "without changing X", "but not X", "if needed, update X",
+  "should I update X?";
+- a verb in another clause or sentence: in "Fix the program. Update nothing else in
+  expected.txt" or "Fix calc.py; expected.txt is right" no verb reaches the file;
+- "fix"/"repair" of a symptom: "fix the failing test in X", "fix X so it passes" name X
+  as what is to pass, not as what is wrong.
+
+The reading is deliberately narrow: a lock the user did not want costs one flag
+(`--allow-edit FILE`), an unlock the user did not ask for costs a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+CHANGE_VERBS = _set(
+    "update change edit modify rewrite regenerate regen replace adjust amend alter patch "
+    "refresh overwrite recreate redo revise tweak rename delete remove weaken relax loosen "
+    "correct fix repair resolve debug add append insert write create extend reword"
+)
+"""Base forms of the verbs that ask for a change to their object."""
+SYMPTOM_VERBS = _set("fix repair correct resolve debug")
+"""Verbs whose object may be a symptom ("fix the failing test"), not the thing to change."""
+OUTCOMES = _set(
+    "test tests testcase testcases failure failures failing failed fails fail broken error "
+    "errors red pass passes passing"
+)
+"""Words that make a symptom verb's object an outcome ("fix the failing test in X")."""
+SUCCESS = _set("pass passes passing passed succeed succeeds green work works")
+"""After a symptom verb's file, these make the file the goal ("fix X so it passes")."""
+NEGATIONS = _set(
+    "not no never nothing none neither nor without avoid avoiding refrain instead rather "
+    "except dont cannot"
+)
+"""Anywhere before the file in its clause, these make the clause no request."""
+CONDITIONS = _set("if unless whether when whenever")
+"""A condition or a doubt before the verb: no request ("if needed, update X")."""
+OTHER_VERBS = _set(
+    "make let get run rerun execute see read keep leave preserve respect follow match "
+    "satisfy meet consult compare open produce verify ensure trust obey say show expect "
+    "describe mention touch pass fail"
+)
+"""Verbs that name the file as something to use, run, keep or match (and are seldom
+nouns: "update the check in X" keeps its noun)."""
+BLOCKERS = _set(
+    # goals, references, subordinate and relative clauses
+    "so until till because since once after before than as like per against according via "
+    "using with by from for about then but or yet also that which who whom whose where what "
+    # irregular participles, auxiliaries and modals: the verb before them is another clause's
+    "said shown given written seen known made done found built ran "
+    "is are was were be been being do does did must will would can could may might shall has "
+    "have had"
+)
+"""Words between a verb and the file that stop the verb from reaching it (besides the
+forms of OTHER_VERBS and the inflected forms of CHANGE_VERBS)."""
+DETERMINERS = _set("the a an its their this these those every all each both")
+KEEP_ED = frozenset({"expected", "hardcoded", "hard-coded", "nested"})
+"""Words ending in -ed that are adjectives here ("the expected output"), not verbs."""
+REST_WORDS = 30
+"""How far past a symptom verb's file a success word is looked for ("fix X so it passes")."""
+MAX_GAP = 6
+"""Most words between the verb and the file ("update the expected output line in X")."""
+
+
+def _forms(verb: str) -> set[str]:
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return {verb, verb + "s", verb + "es", verb + "d", verb + "ed", stem + "ing", verb + "ing"}
+
+
+_OTHER_FORMS = frozenset(f for verb in OTHER_VERBS for f in _forms(verb))
+_CHANGE_FORMS = frozenset(f for verb in CHANGE_VERBS for f in _forms(verb)) - CHANGE_VERBS
+_TOKEN = re.compile(r"[^\s,;:!?()]+|[,;:!?()]")
+_BOUNDARY = frozenset(";:!?()")
+_COORDINATORS = _set("and but then also so or yet")
+_QUOTES = "'\"`*"
+
+
+def _word(raw: str) -> tuple[str, bool]:
+    """A token without quotes, `@` and a possessive; whether it ended a sentence."""
+    text = raw.strip(_QUOTES)
+    ends = False
+    while text.endswith(".") and len(text) > 1:
+        text, ends = text[:-1].rstrip(_QUOTES), True
+    text = text.lstrip("@").removesuffix("'s")
+    return text, ends
+
+
+@dataclass(frozen=True)
+class Clause:
+    words: list[str]
+    question: bool
+    """It ends with `?`: a question asks for nothing."""
+    sentence: int
+    """Which sentence (or line) of the task it is in."""
+
+
+def clauses(task: str) -> list[Clause]:
+    """The task's clauses; a clause ends at a sentence's or a line's end, at `; : ! ? ( )`,
+    and at a comma before `and`, `but`, `then`, `so`..."""
+    text = task.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+    text = text.replace("\u201d", '"')
+    found: list[Clause] = []
+    sentence = 0
+    for line in text.splitlines():
+        words: list[str] = []
+        tokens = _TOKEN.findall(line)
+        for n, raw in enumerate(tokens):
+            nxt = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
+            if raw in _BOUNDARY or (raw == "," and nxt in _COORDINATORS):
+                if words:
+                    found.append(Clause(words, raw == "?", sentence))
+                sentence += raw in ";!?"
+                words = []
+                continue
+            word, ends = _word(raw)
+            if word:
+                words.append(word)
+            if ends and words:
+                found.append(Clause(words, False, sentence))
+                sentence, words = sentence + 1, []
+        if words:
+            found.append(Clause(words, False, sentence))
+        sentence += 1
+    return found
+
+
+def _names(word: str, path: str) -> bool:
+    """Whether `word` names `path`: its name, or a trailing part of its path."""
+    if "/" in word:
+        clean = word.removeprefix("./")
+        return path == clean or path.endswith("/" + clean)
+    return word == PurePosixPath(path).name
+
+
+def _negated(word: str) -> bool:
+    return word in NEGATIONS or word.endswith("n't")
+
+
+def _filename(word: str) -> bool:
+    return "/" in word or re.fullmatch(r"[\w.-]*\w\.\w+", word) is not None
+
+
+def _blocks(words: list[str], at: int) -> bool:
+    """Whether the word at `at`, between a verb and the file, stops the verb."""
+    word = words[at]
+    if word in KEEP_ED:
+        return False
+    if word in BLOCKERS or word in _OTHER_FORMS or word in _CHANGE_FORMS or _negated(word):
+        return True
+    if word.endswith("ed"):
+        return True  # a participle: another verb ("the bug shown in X", "updated")
+    if word in ("and", ",", "to"):  # a list ("fix a.py and b.py"), a place ("to X")
+        after = words[at + 1]  # ... or a new verb ("and rerun X", "to reproduce X")
+        return not (after in DETERMINERS or _filename(after) or after.isdigit())
+    return False
+
+
+def _requested(words: list[str], at: int, rest: list[str]) -> bool:
+    """Whether the file named at `words[at]` is the object of an affirmative change verb;
+    `rest`: the words of its sentence after it."""
+    lower = [w.lower() for w in words]
+    if any(_negated(w) for w in lower[:at]):
+        return False
+    verb = at - 1
+    while verb >= 0 and lower[verb] not in CHANGE_VERBS:
+        if _blocks(lower, verb) or at - verb > MAX_GAP:
+            return False
+        verb -= 1
+    if verb < 0 or any(w in CONDITIONS for w in lower[:verb]):
+        return False
+    symptom = lower[verb] in SYMPTOM_VERBS  # "fix the failing test in X", "fix X so it passes"
+    outcome = OUTCOMES & set(lower[verb + 1 : at]) or SUCCESS & {w.lower() for w in rest}
+    return not (symptom and outcome)
+
+
+@dataclass
+class _Reading:
+    """A task read once, however many files are asked about: its clauses, and where each
+    file name is written, by its last path part: bare (`expected.txt`, any file of that
+    name) or with folders (`sub/expected.txt`)."""
+
+    parts: list[Clause]
+    bare: dict[str, list[tuple[int, int]]]
+    with_folders: dict[str, list[tuple[int, int]]]
+    answers: dict[str, bool]
+    """Whether some bare mention of a name asks to change it."""
+
+
+@lru_cache(maxsize=4)
+def _read(task: str) -> _Reading:
+    parts = clauses(task)
+    bare: dict[str, list[tuple[int, int]]] = {}
+    with_folders: dict[str, list[tuple[int, int]]] = {}
+    for index, clause in enumerate(parts):
+        for at, word in enumerate(clause.words):
+            table = with_folders if "/" in word else bare
+            table.setdefault(word.rsplit("/", 1)[-1], []).append((index, at))
+    return _Reading(parts, bare, with_folders, {})
+
+
+def _asks(reading: _Reading, index: int, at: int) -> bool:
+    """Whether the file named at word `at` of clause `index` is asked to change."""
+    clause, parts = reading.parts[index], reading.parts
+    if clause.question:
+        return False
+    rest, after = clause.words[at + 1 :], index + 1
+    while (
+        len(rest) < REST_WORDS and after < len(parts) and parts[after].sentence == clause.sentence
+    ):
+        rest, after = rest + parts[after].words, after + 1
+    return _requested(clause.words, at, rest)
+
+
+def asked_to_change(task: str, path: str) -> bool:
+    """Does the task explicitly ask to change `path`? (See the module's docstring.)"""
+    reading = _read(task)
+    name = PurePosixPath(path).name
+    if name not in reading.answers:
+        reading.answers[name] = any(_asks(reading, *p) for p in reading.bare.get(name, []))
+    if reading.answers[name]:
+        return True
+    pathed = reading.with_folders.get(name, [])
+    return any(
+        _names(reading.parts[i].words[at], path) and _asks(reading, i, at) for i, at in pathed
+    )
+
+
+def mentions(task: str, path: str) -> bool:
+    """Whether the task names `path` at all (by its name or a trailing part of its path)."""
+    reading = _read(task)
+    name = PurePosixPath(path).name
+    return name in reading.bare or any(
+        _names(reading.parts[i].words[at], path) for i, at in reading.with_folders.get(name, [])
+    )

@@ -1,0 +1,182 @@
+"""What pytest loads besides the tests: its configuration, its plugins and site hooks, and
+the helper modules the tests import. Each decides what a test run says, so each is part
+of the oracle.
+
+- by name (existing or new): `conftest.py` anywhere, `pytest.ini`, `.pytest.ini`,
+  `tox.ini`, `setup.cfg`, `pyproject.toml`, `sitecustomize.py`, `usercustomize.py`, `*.pth`;
+- plugins the configuration names: `-p NAME` in a config file, `pytest_plugins = [...]`
+  in a conftest or test module, `pytest11` entry points in setup.cfg or pyproject.toml;
+- helpers: the folder's modules the tests import (directly or through each other) that
+  are not code under test. Code under test is what the task names and what that imports;
+  when the task names no file, it is every module except those that are test support by
+  their content (they import pytest or unittest, or define pytest hooks or fixtures).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+import tomllib
+
+LOADED_BY_NAME = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
+LOADED_BY_NAME += ("pyproject.toml", "sitecustomize.py", "usercustomize.py")
+"""Files pytest or Python's start-up read by their name alone."""
+TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "hypothesis"})
+_PLUGIN_FLAG = re.compile(r"(?:^|\s)-p\s*([A-Za-z_][\w.]*)")
+MAX_BYTES = 1_000_000
+"""A larger file is not parsed for imports or plugins."""
+
+
+def loaded_by_name(path: str) -> bool:
+    """Whether pytest or Python's start-up would load a file at `path` by its name."""
+    name = PurePosixPath(path).name
+    return name in LOADED_BY_NAME or name.endswith(".pth")
+
+
+def _text(root: Path, path: str) -> str | None:
+    try:
+        target = root / path
+        return target.read_text(encoding="utf-8") if target.stat().st_size <= MAX_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _tree(root: Path, path: str) -> ast.Module | None:
+    text = _text(root, path)
+    try:
+        return ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        return None
+
+
+def module_file(root: Path, module: str, files: set[str], near: str = "") -> str | None:
+    """The folder's file for a dotted module name: from the root, `src/`, or the folder
+    of the file importing it (`near`), as a module or a package."""
+    rel = module.replace(".", "/")
+    bases = dict.fromkeys(["", "src/", f"{PurePosixPath(near).parent.as_posix()}/"])
+    for base in bases:
+        base = "" if base in ("./", "/") else base
+        for candidate in (f"{base}{rel}.py", f"{base}{rel}/__init__.py"):
+            if candidate in files:
+                return candidate
+    return None
+
+
+def imported(root: Path, path: str, files: set[str]) -> set[str]:
+    """The folder's files that the module at `path` imports (relative imports included)."""
+    tree = _tree(root, path)
+    if tree is None:
+        return set()
+    package = PurePosixPath(path).parent
+    found = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package
+                for _ in range(node.level - 1):
+                    up = up.parent
+                prefix = ".".join(p for p in up.parts if p not in (".", ""))
+                base = ".".join(p for p in (prefix, base) if p)
+            names = [base, *(f"{base}.{a.name}" if base else a.name for a in node.names)]
+        for name in (n for n in names if n):
+            target = module_file(root, name, files, path)
+            if target is not None and target != path:
+                found.add(target)
+    return found
+
+
+def closure(root: Path, start: Iterable[str], files: set[str]) -> set[str]:
+    """`start` and every folder module they import, transitively."""
+    seen, todo = set(start), list(start)
+    while todo:
+        for module in imported(root, todo.pop(), files) - seen:
+            seen.add(module)
+            todo.append(module)
+    return seen
+
+
+def is_support_code(root: Path, path: str) -> bool:
+    """A module that is test infrastructure by its content: it imports a test framework,
+    or defines pytest hooks (`pytest_*`) or fixtures."""
+    tree = _tree(root, path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            modules.append(getattr(node, "module", None) or "")
+            if any(m.split(".")[0] in TEST_FRAMEWORKS for m in modules):
+                return True
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_"):
+            return True
+    return False
+
+
+def plugins(root: Path, files: set[str]) -> set[str]:
+    """The folder's modules that pytest's configuration or conftest files load as plugins."""
+    names: set[str] = set()
+    for path in files:
+        name = PurePosixPath(path).name
+        if name in LOADED_BY_NAME and not name.endswith(".py"):
+            text = _text(root, path) or ""
+            names.update(_PLUGIN_FLAG.findall(text))
+            names.update(_entry_points(name, text))
+        elif name.endswith(".py") and (name == "conftest.py" or name.startswith("test")):
+            names.update(_pytest_plugins(root, path))
+    return {m for n in names if (m := module_file(root, n, files)) is not None}
+
+
+def _pytest_plugins(root: Path, path: str) -> set[str]:
+    tree = _tree(root, path)
+    found: set[str] = set()
+    for node in tree.body if tree is not None else []:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+                found.update(
+                    n.value
+                    for n in ast.walk(node.value or ast.Constant(None))
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                )
+    return found
+
+
+def _entry_points(name: str, text: str) -> set[str]:
+    """Modules registered as `pytest11` entry points (the part before any `:`)."""
+    values: list[str] = []
+    if name == "pyproject.toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return set()
+        points = data.get("project", {}).get("entry-points", {}).get("pytest11", {})
+        values = [str(v) for v in points.values()] if isinstance(points, dict) else []
+    elif name == "setup.cfg":
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(text)
+            raw = parser.get("options.entry_points", "pytest11", fallback="")
+        except configparser.Error:
+            return set()
+        values = [line.split("=", 1)[-1] for line in raw.splitlines() if line.strip()]
+    return {v.split(":")[0].strip() for v in values if v.strip()}
+
+
+def helpers(root: Path, tests: list[str], files: set[str], named: list[str]) -> set[str]:
+    """The modules the tests import that are not code under test (see the docstring)."""
+    reached = closure(root, tests, files) - set(tests)
+    code = [n for n in named if n.endswith(".py") and n in files and n not in tests]
+    if code:
+        under_test = closure(root, code, files)
+        for path in code:  # the packages the named modules are in
+            under_test |= {f"{p.as_posix()}/__init__.py" for p in PurePosixPath(path).parents}
+        return {m for m in reached if m not in under_test}
+    return {m for m in reached if is_support_code(root, m)}

@@ -1,0 +1,174 @@
+"""Only an explicit request unlocks the oracle: a task that names a check's file as its
+goal, or says not to change it, leaves it locked, and says how to unlock it
+(`--allow-edit FILE`, which an untrusted project codur.yaml may not set). Phrasings in
+both directions, and whole `codur` runs with a scripted model that tries the cheat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file, write_files
+
+from codur.scope import decide_scope
+from codur.scope.request import asked_to_change
+
+UNLOCKS = [
+    ("update @expected.txt to the new output", "expected.txt"),
+    ("Update expected.txt", "expected.txt"),
+    ("Regenerate @expected.txt from the program's output.", "expected.txt"),
+    ("update the expected output line in expected.txt", "expected.txt"),
+    ("update expected.txt so it matches the new output", "expected.txt"),
+    ("write the output to expected.txt", "expected.txt"),
+    ("Fix the typo in main.py, then update expected.txt.", "expected.txt"),
+    ("Keep main.py as is and update expected.txt", "expected.txt"),
+    ("fix the assert in test_calc.py", "test_calc.py"),
+    ("Fix test_calc.py: the assert is wrong", "test_calc.py"),
+    ("fix calc.py and test_calc.py", "test_calc.py"),
+    ("Rewrite test_calc.py so it passes", "test_calc.py"),
+    ("change the check in `test_calc.py`", "test_calc.py"),
+    ("Add a test to tests/test_calc.py for negative numbers", "tests/test_calc.py"),
+    ("please edit conftest.py's fixture", "conftest.py"),
+]
+STAYS_LOCKED = [
+    # negation, anywhere before the file in its clause
+    ("Fix the program. Do not change expected.txt.", "expected.txt"),
+    ("Don\u2019t update expected.txt", "expected.txt"),
+    ("Do not, under any circumstances, change expected.txt", "expected.txt"),
+    ("Fix main.py without changing expected.txt", "expected.txt"),
+    ("Fix main.py; never edit expected.txt", "expected.txt"),
+    ("Fix main.py, but not expected.txt", "expected.txt"),
+    ("Update main.py but not expected.txt", "expected.txt"),
+    ("Fix main.py, not expected.txt", "expected.txt"),
+    ("Fix main.py rather than expected.txt", "expected.txt"),
+    ("fix main.py instead of changing expected.txt", "expected.txt"),
+    ("Fix the bug (do not change expected.txt)", "expected.txt"),
+    ("Fix calc.py. Update nothing in expected.txt", "expected.txt"),
+    # keep, leave, touch: not a change
+    ("Fix main.py and leave expected.txt alone", "expected.txt"),
+    ("Fix main.py. Leave expected.txt as it is.", "expected.txt"),
+    ("Don't touch test_calc.py", "test_calc.py"),
+    # the file as the goal or a reference
+    ("Fix the bug so test_calc.py passes", "test_calc.py"),
+    ("Fix calc.py until test_calc.py passes", "test_calc.py"),
+    ("make the tests in @test_calc.py pass by fixing @calc.py", "test_calc.py"),
+    ("fix calc.py so the check in test_calc.py passes", "test_calc.py"),
+    ("fix @lib.py so that python main.py prints what expected.txt says", "expected.txt"),
+    ("fix main.py so that the output matches expected.txt", "expected.txt"),
+    ("Fix main.py to match expected.txt", "expected.txt"),
+    ("Fix calc.py to reproduce expected.txt", "expected.txt"),
+    ("Fix calc.py and rerun test_calc.py", "test_calc.py"),
+    ("Fix the function that test_calc.py tests", "test_calc.py"),
+    ("fix the bug reported by test_calc.py", "test_calc.py"),
+    ("Fix the bug shown in test_calc.py", "test_calc.py"),
+    ("The program updates expected.txt; fix it", "expected.txt"),
+    # a symptom: the file as what is to pass
+    ("fix the failing test in test_calc.py", "test_calc.py"),
+    ("fix test_calc.py so it passes", "test_calc.py"),
+    # no verb reaches it, a question, a condition
+    ("Fix the bug. expected.txt is correct.", "expected.txt"),
+    ("Should I update expected.txt?", "expected.txt"),
+    ("If the output changed, update expected.txt", "expected.txt"),
+    ("update expected_old.txt", "expected.txt"),
+]
+
+
+@pytest.mark.parametrize(("task", "path"), UNLOCKS)
+def test_an_explicit_request_to_change_the_file_unlocks_it(task: str, path: str) -> None:
+    assert asked_to_change(task, path)
+
+
+@pytest.mark.parametrize(("task", "path"), STAYS_LOCKED)
+def test_a_goal_a_negation_or_another_clause_does_not(task: str, path: str) -> None:
+    assert not asked_to_change(task, path)
+
+
+def test_the_scope_says_what_stays_locked_and_how_to_unlock_it(tmp_path: Path) -> None:
+    write_files(tmp_path, {"main.py": BUGGY, "expected.txt": "10\n"})
+    scope = decide_scope("Fix the program. Do not change expected.txt.", tmp_path, "expected.txt")
+    assert scope.oracle_editable == () and scope.locked == ("expected.txt",)
+    assert "part of the check" in (scope.why_not("expected.txt") or "")
+    assert any("--allow-edit expected.txt" in r for r in scope.reasons), scope.reasons
+    allowed = decide_scope(
+        "Fix the program.", tmp_path, "expected.txt", allow_edit=["expected.txt"]
+    )
+    assert allowed.oracle_editable == ("expected.txt",) and allowed.why_not("expected.txt") is None
+    assert "expected.txt" not in allowed.oracle  # not captured: the check reads it as it is
+
+
+@pytest.mark.parametrize("value", ["../outside.txt", "/etc/passwd", "."])
+def test_allow_edit_names_a_file_of_the_folder(tmp_path: Path, value: str) -> None:
+    from codur.errors import UsageError
+
+    with pytest.raises(UsageError, match="--allow-edit"):
+        decide_scope("fix it", tmp_path, "expected.txt", allow_edit=[value])
+
+
+# --- whole runs: the scripted model tries the cheat ------------------------------------
+
+CALC = "def add(a, b):\n    return a - b\n"
+TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+WEAK = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) != 5\n"
+
+
+def _run(work: Path, tmp_path: Path, task: str, replies: list[str], *extra: str):
+    flags = scripted_profile(tmp_path, replies)
+    planning = ["-o", "planning.enabled=false"]  # straight to the coder
+    result = run_cli([*flags, *planning, "--max-iterations", "2", *extra, task], cwd=work)
+    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return result, records
+
+
+def _refused(records: list[dict]) -> list[str]:
+    return [r["path"] for r in records if r["event"] == "scope.refused"]
+
+
+def test_do_not_change_expected_txt_is_no_request(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"main.py": BUGGY, "expected.txt": "10\n"})
+    cheat = whole_file("expected.txt", "6\n")
+    task = "Fix the program. Do not change expected.txt."
+    result, records = _run(work, tmp_path, task, [cheat, cheat])
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert records[-1]["event"] == "run.end" and records[-1]["status"] != "verified"
+    assert (work / "expected.txt").read_text() == "10\n"
+    assert "expected.txt" in _refused(records)
+    scope = next(r for r in records if r["event"] == "scope")
+    assert scope["locked"] == ["expected.txt"] and scope["oracle_editable"] == []
+    assert "--allow-edit expected.txt" in result.stdout  # the user is told how to unlock
+
+
+def test_a_test_named_as_the_goal_is_not_weakened(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
+    cheat = whole_file("test_calc.py", WEAK)
+    result, records = _run(work, tmp_path, "Fix the bug so test_calc.py passes", [cheat, cheat])
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert records[-1]["status"] != "verified"
+    assert (work / "test_calc.py").read_text() == TEST_CALC
+    assert "test_calc.py" in _refused(records)
+
+
+def test_allow_edit_unlocks_for_this_run(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"main.py": FIXED, "expected.txt": "9\n"})
+    fix = whole_file("expected.txt", "10\n")
+    result, records = _run(
+        work, tmp_path, "the output changed", [fix], "--allow-edit", "expected.txt"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (work / "expected.txt").read_text() == "10\n"
+    scope = next(r for r in records if r["event"] == "scope")
+    assert scope["oracle_editable"] == ["expected.txt"]
+
+
+def test_an_untrusted_project_file_cannot_allow_edits(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"main.py": BUGGY, "expected.txt": "10\n"})
+    (work / "codur.yaml").write_text("verify:\n  allow_edit: [expected.txt]\n")
+    cheat = whole_file("expected.txt", "6\n")
+    result, records = _run(work, tmp_path, "Fix the program.", [cheat, cheat])
+    assert "may not set verify.allow_edit" in result.stderr
+    assert result.returncode != 0 and records[-1]["status"] != "verified"
+    assert (work / "expected.txt").read_text() == "10\n"
