@@ -96,6 +96,8 @@ BAD: dict[str, Any] = {
     "agents.configs.coder.writable": ["/"],
     "ask.profile": "openai",
     "verify.lint_command": ["sh", "-c", "touch pwned"],
+    "verify.allow_edit": ["expected.txt"],
+    "repair.review": False,
     "log.path": "../stolen.log",
     "log.enabled": False,
     "tools.allow_outside_workspace": True,

@@ -187,6 +187,12 @@ RULES: dict[str, Rule] = {
     "repair.before_first_attempt": OFF,
     "repair.time_budget_s": WAIT,
     "repair.workers": PROCS,
+    "repair.review": _protected(
+        "switch off the review of a constant-only fix, so a lucky mutation ends verified",
+        "how strong a verdict's evidence must be is the user's choice",
+    ),
+    "repair.review_probes": PROCS,
+    "repair.review_call_timeout_s": WAIT,
     "repair.max_depth": _allowed("more candidates", "bounded by the schema and the time budget"),
     "repair.pair_pool": _allowed("more candidates", "bounded by the time budget"),
     "repair.candidate_timeout_factor": _allowed("longer candidates", "never past verify.timeout_s"),

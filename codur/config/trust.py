@@ -61,6 +61,7 @@ PROTECTED: tuple[str, ...] = (
     "mcp_servers",
     "verify.lint_command",
     "verify.allow_edit",
+    "repair.review",
     "tools.python",
     "tools.allow_outside_workspace",
     "tools.allow_secrets",
