@@ -109,7 +109,7 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
         "pre_planner", "planner", "coder", "coder_task", "coder_implement", "ask_planner",
         "ask_executor", "ask_refinery", "ask_synthesizer", "check_test",
         "step_planner", "verifier", "replanner", "plan_agent", "plan_agent_rules",
-        "completion_reminder",
+        "completion_reminder", "repair_review",
     }  # fmt: skip
     assert "prompts/planner.md" in rows["planner"] and "{agents}, {tools}" in rows["planner"]
     assert "prompts/test.md" in rows["check_test"] and "built-in" in rows["coder"]
@@ -123,7 +123,7 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     test = run_cli(["prompts", "show", "check_test"], root).stdout
     assert test.startswith("==> check_test: custom prompts/test.md <==\nTest make total() ")
     everything = run_cli(["prompts", "show"], root).stdout
-    assert everything.count("==> ") == 16 and "==> coder: built-in prompts/coder_system.md" in (
+    assert everything.count("==> ") == len(rows) and "==> coder: built-in prompts/coder_system.md" in (
         everything
     )
 
