@@ -161,25 +161,36 @@ class CannotWrite(WorkspaceError):
     exit_code = ExitCode.CANNOT_WRITE
 
 
-WRITE_FAILURES = {
+MACHINE_FAILURES = {
     errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied (a read-only folder?)",
-    errno.EPERM: "operation not permitted (a read-only folder?)",
     errno.ENOSPC: "no space left on the disk; free some and run again",
     errno.EDQUOT: "disk quota exceeded; free some space and run again",
 }
-"""The OSErrors that are the machine's condition, and how each is said."""
+"""The OSErrors that are the machine's condition wherever they come from."""
+REFUSED_WRITES = {
+    errno.EACCES: "permission denied (a read-only folder?)",
+    errno.EPERM: "operation not permitted (a read-only folder?)",
+}
+"""The OSErrors that are the machine's condition only where Codur writes: elsewhere (a
+file it cannot read, a program it cannot start) they may be a bug."""
 
 
-def cannot_write(exc: BaseException, path: object = None) -> CannotWrite | None:
+def cannot_write(
+    exc: BaseException, path: object = None, writing: bool = False
+) -> CannotWrite | None:
     """`exc` as a CannotWrite (one line naming the file, `path` or the error's own, and
-    the condition) when it is a read-only folder, a permission refused or a full disk;
-    None for anything else."""
-    if not isinstance(exc, OSError) or exc.errno not in WRITE_FAILURES:
+    the condition) when it is a read-only file system or a full disk, or (`writing`: it
+    came from one of Codur's writes) a permission refused; None for anything else."""
+    if isinstance(exc, CannotWrite):
+        return exc
+    if not isinstance(exc, OSError):
+        return None
+    said = MACHINE_FAILURES.get(exc.errno) or (REFUSED_WRITES.get(exc.errno) if writing else None)
+    if said is None:
         return None
     named = path if path is not None else exc.filename
     where = f" {named}" if named is not None else ""
-    return CannotWrite(f"cannot write{where}: {WRITE_FAILURES[exc.errno]}")
+    return CannotWrite(f"cannot write{where}: {said}")
 
 
 class Interrupted(KeyboardInterrupt):

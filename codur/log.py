@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codur.errors import WorkspaceError
+from codur.errors import WorkspaceError, cannot_write
 from codur.events import Event
 from codur.redaction import Redactor
 
@@ -24,9 +24,14 @@ class JsonlLog:
         self.run_id = run_id
         self.redact = redact
         self.max_field_chars = max_field_chars
-        path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(path, flags, 0o644)  # never through a symlink (ELOOP)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, flags, 0o644)  # never through a symlink (ELOOP)
+        except OSError as exc:  # a read-only or unwritable folder is no bug
+            if (machine := cannot_write(exc, path, writing=True)) is not None:
+                raise machine from exc
+            raise
         # a name that is no UTF-8 (a surrogate escape) is written as its JSON escape
         self._fh = open(fd, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
 

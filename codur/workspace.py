@@ -225,7 +225,9 @@ def open_regular(path: Path) -> BinaryIO:
 def _unwritten(path: str | Path, exc: OSError) -> WorkspaceError:
     """Why `path` could not be written: the machine's condition (a read-only folder, a
     full disk: CannotWrite, exit code 11), or this file's own (exit code 2)."""
-    return cannot_write(exc, path) or WorkspaceError(f"cannot write {path}: {exc.strerror or exc}")
+    return cannot_write(exc, path, writing=True) or WorkspaceError(
+        f"cannot write {path}: {exc.strerror or exc}"
+    )
 
 
 SHOWN_CHARS = 60

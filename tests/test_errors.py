@@ -27,3 +27,24 @@ def test_each_code_is_documented_where_it_is_defined() -> None:
     for code in ExitCode:
         after = source.split(f"    {code.name} = {int(code)}\n", 1)[1]
         assert after.lstrip().startswith('"""'), f"{code.name} has no docstring"
+
+
+def test_a_refused_permission_is_the_machine_s_only_where_codur_writes() -> None:
+    """A read-only file system or a full disk is the machine's condition wherever it comes
+    from; a permission refused only at one of Codur's writes (reading an unreadable file,
+    or starting a program that is not executable, may be a bug and stays one)."""
+    import errno
+
+    from codur.errors import CannotWrite, cannot_write
+
+    refused = PermissionError(errno.EACCES, "Permission denied", "secret.txt")
+    assert cannot_write(refused) is None
+    written = cannot_write(refused, "out.txt", writing=True)
+    assert isinstance(written, CannotWrite) and str(written) == (
+        "cannot write out.txt: permission denied (a read-only folder?)"
+    )
+    full = OSError(errno.ENOSPC, "No space left on device", "big.bin")
+    assert str(cannot_write(full)) == (
+        "cannot write big.bin: no space left on the disk; free some and run again"
+    )
+    assert cannot_write(written) is written and cannot_write(ValueError("x")) is None
