@@ -5,7 +5,8 @@ environment, own session and process group, confined writes where available, and
 descendant killed when it ends, on timeout, on an output flood or when Codur stops. The
 timeout bounds the whole run, whatever the descendants do: the output is read against the
 clock, never to an end of file a descendant can hold off (`codur.sandbox.pipes`). Its
-output comes back with every known secret masked (`codur.redaction`).
+output comes back twice: `stdout`/`stderr` with every known secret masked (`codur.redaction`)
+for whatever is shown or sent, and `raw_stdout`/`raw_stderr` as printed, for the checks.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.errors import Cancelled, Interrupted
@@ -37,6 +38,10 @@ class ProcessResult:
     """None when the process was killed (timeout or output cap)."""
     stdout: str
     stderr: str
+    """The output as shown: every known secret masked (for prompts, logs, the terminal)."""
+    raw_stdout: str = field(repr=False, kw_only=True)
+    raw_stderr: str = field(repr=False, kw_only=True)
+    """The output as printed, for checks that compare it; never shown or sent."""
     duration_s: float
     timed_out: bool = False
     truncated: bool = False
@@ -94,11 +99,14 @@ def run_process(
         raise Interrupted(REAPER.stopped_by)
     killed = ending != "ended" or pipes.flooded
     shown = Redactor()  # a secret it printed (a .env value) reaches no prompt, log or line
+    stdout, stderr = pipes.text("stdout"), pipes.text("stderr")
     return ProcessResult(
         command=command,
         exit_code=None if killed else proc.returncode,
-        stdout=shown.text(pipes.text("stdout")),
-        stderr=shown.text(pipes.text("stderr")),
+        stdout=shown.text(stdout),
+        stderr=shown.text(stderr),
+        raw_stdout=stdout,
+        raw_stderr=stderr,
         duration_s=round(time.perf_counter() - start, 3),
         timed_out=ending == "timeout",
         truncated=pipes.flooded,

@@ -1,11 +1,13 @@
 """Secrets, and keeping them out of everything Codur shows, writes or sends: the one place.
 
-A secret is a value of at least MIN_SECRET_LEN characters that is
+A secret is a value that could be one (`maskable`: at least MIN_SECRET_LEN characters and
+not a plain word) and is
 - held by an environment variable whose name says so (`is_secret_name`), or named by a
   profile's `api_key_env`;
 - the password of a URL with credentials (`scheme://user:PASSWORD@host`), in any value;
-- in a workspace's `.env` file (`dotenv_secrets`): secret by its name, a URL's password,
-  or shaped like a token (16+ characters of letters and digits, no spaces).
+- in a workspace's `.env` file (`dotenv_secrets`): held by a secret-named variable, or a
+  URL's password. A value is never a secret by its shape alone (an app's name or version
+  is no secret), and a plain word never is (a hostile `.env` could blank it everywhere).
 
 `SECRETS` is the process's set: the environment's secrets (read when first needed) and
 every one Codur learns later (a model's key as it is read, a workspace's `.env` values).
@@ -22,8 +24,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-MIN_SECRET_LEN = 6
+MIN_SECRET_LEN = 8
 """Shorter values are never redacted: they would mask ordinary words."""
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+")
+"""Letters only, in one case or capitalized (`subprocess`, `Release`, `TRUE`): a word."""
 MASK = "***"
 
 _SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
@@ -36,8 +40,6 @@ _SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token
 """Mapping keys whose values are always masked (a request's `Authorization` header)."""
 URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]*:([^\s/?#@]+)@")
 """`scheme://user:password@host`: group 1 is the password."""
-_TOKEN = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*[0-9])[A-Za-z0-9_+=~-][A-Za-z0-9_+/=.~-]{15,}")
-"""A value shaped like a token or a random password: 16+ characters, letters and digits."""
 DOTENV_MAX_BYTES = 256 * 1024
 """Larger `.env` files are not read (no real one is this big)."""
 
@@ -50,6 +52,12 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_PART.search(name)) or bool(words & _SECRET_WORDS)
 
 
+def maskable(value: str) -> bool:
+    """Whether `value` could be a secret: MIN_SECRET_LEN characters or more and not a plain
+    word (a digit, a symbol or a capital inside it), so masking it hides no common word."""
+    return len(value) >= MIN_SECRET_LEN and not _PLAIN_WORD.fullmatch(value)
+
+
 def url_passwords(value: str) -> list[str]:
     """The passwords of the URLs with credentials in `value`."""
     return [m[1] for m in URL_PASSWORD.finditer(value) if len(m[1]) >= MIN_SECRET_LEN]
@@ -59,10 +67,10 @@ def secret_values(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -
     """The secrets of `environ`: values of secret-named variables and of `extra_names`
     (profiles' `api_key_env`), and URL passwords in any value."""
     names = {n for n in environ if is_secret_name(n)} | set(extra_names)
-    found = {environ[n] for n in names if len(environ.get(n, "")) >= MIN_SECRET_LEN}
+    found = {environ[n] for n in names if n in environ}
     for value in environ.values():
         found.update(url_passwords(value))
-    return found
+    return {v for v in found if maskable(v)}
 
 
 def dotenv_files(root: Path) -> list[Path]:
@@ -99,9 +107,9 @@ def dotenv_secrets(root: Path) -> set[str]:
             continue
         for name, value in _assignments(text):
             found.update(url_passwords(value))
-            if len(value) >= MIN_SECRET_LEN and (is_secret_name(name) or _TOKEN.fullmatch(value)):
+            if is_secret_name(name):
                 found.add(value)
-    return found
+    return {v for v in found if maskable(v)}
 
 
 def _assignments(text: str) -> Iterable[tuple[str, str]]:
@@ -130,7 +138,7 @@ class Secrets:
         """Bumped whenever a value is added (Redactors rebuild their list then)."""
 
     def add(self, values: Iterable[str]) -> None:
-        new = {v for v in values if len(v) >= MIN_SECRET_LEN}
+        new = {v for v in values if maskable(v)}
         with self._lock:
             if not new <= self._values:
                 self._values |= new
@@ -158,7 +166,7 @@ class Redactor:
     values of secret-named fields of a mapping."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._own = {s for s in secrets if s} | secret_values(os.environ)
+        self._own = {s for s in secrets if maskable(s)} | secret_values(os.environ)
         self._version = -1
         self._secrets: list[str] = []
 

@@ -187,7 +187,7 @@ def test_an_answer_holding_a_key_is_cached_without_it(tmp_path: Path) -> None:
 DOTENV = """\
 # the app's settings
 export DB_PASSWORD="correct-horse-42"
-STRIPE_LIVE=rk_live_51HxAbCdEf0123456789
+STRIPE_LIVE_KEY=rk_live_51HxAbCdEf0123456789
 DATABASE_URL=postgres://u:Zz9-pass-word@db/app
 APP_NAME=myproject  # a plain setting
 """
@@ -236,3 +236,59 @@ def test_run_process_masks_known_secrets_in_output(tmp_path: Path) -> None:
     code = "print(open('.env').read())"
     result = run_process([sys.executable, "-c", code], tmp_path, 30, 100_000, sandbox=Sandbox())
     assert "myproject" in result.stdout and not any(v in result.stdout for v in HIDDEN)
+
+
+PLAIN_DOTENV = """\
+APP_NAME=inventory-service-v2
+VERSION=2024.10.1-release3
+DB_HOST=db1.internal.example.com
+X_SECRET=subprocess
+SHORT_TOKEN=Ab1-x
+API_KEY=sk-test-Zq81Lw0Rt55
+"""
+
+
+def test_dotenv_secrets_are_named_and_never_plain_words(tmp_path: Path) -> None:
+    """Only secret-named values and URL passwords count, and never a short value or a plain
+    word (a hostile `X_SECRET=subprocess` would blank that word everywhere)."""
+    write_files(tmp_path, {".env": PLAIN_DOTENV})
+    assert dotenv_secrets(tmp_path) == {"sk-test-Zq81Lw0Rt55"}
+
+
+def test_a_program_printing_plain_dotenv_settings_is_verified(tmp_path: Path) -> None:
+    """The fixed program prints its app name and version from `.env` (no secrets): its
+    output matches expected.txt as printed, so the run ends verified; the secret-named
+    value it also prints is compared as printed too, and masked in what is shown."""
+    work = tmp_path / "w"
+    work.mkdir()
+    program = (
+        "import re\n"
+        "env = dict(re.findall(r'^(\\w+)=(.*)$', open('.env').read(), re.M))\n"
+        "print(env['APP_NAME'], env['VERSION'], env['DB_HOST'])\n"
+        "print(env['API_KEY'])\n"
+    )
+    expected = (
+        "inventory-service-v2 2024.10.1-release3 db1.internal.example.com\nsk-test-Zq81Lw0Rt55\n"
+    )
+    write_files(work, {".env": PLAIN_DOTENV, "main.py": "print(1 +)\n", "expected.txt": expected})
+    flags = scripted_profile(tmp_path, [whole_file("main.py", program)])
+    done = run_cli([*flags, "--verbose", "fix @main.py"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verified" in done.stdout, done.stdout + done.stderr
+    assert "sk-test-Zq81Lw0Rt55" not in done.stdout + done.stderr
+
+
+def test_a_hostile_dotenv_word_is_not_blanked_from_the_diff(tmp_path: Path) -> None:
+    """`.env` says `X_SECRET=subprocess`: the diff the user reviews still says
+    `subprocess` (a plain word is never masked)."""
+    work = tmp_path / "w"
+    work.mkdir()
+    broken = "print(1 +)\n"
+    fixed = "import subprocess\n\nprint(subprocess.__name__)\n"
+    files = {".env": "X_SECRET=subprocess\n", "main.py": broken, "expected.txt": "subprocess\n"}
+    write_files(work, files)
+    flags = scripted_profile(tmp_path, [whole_file("main.py", fixed)])
+    done = run_cli([*flags, "fix @main.py"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "+import subprocess" in done.stdout, done.stdout
+    assert "***" not in done.stdout

@@ -63,6 +63,9 @@ class RunReport:
     timed_out: bool = False
     truncated: bool = False
     """Its output went past the cap and it was stopped."""
+    raw_stdout: str = field(repr=False, kw_only=True)
+    raw_stderr: str = field(repr=False, kw_only=True)
+    """Its output as printed (`stdout`/`stderr` are masked), for a check; never shown."""
 
     def __str__(self) -> str:
         status = self.stopped or f"exit code {self.exit_code}"
@@ -99,6 +102,8 @@ def run_python_file(
         stopped,
         timed_out=run.timed_out,
         truncated=run.truncated,
+        raw_stdout=run.raw_stdout,
+        raw_stderr=run.raw_stderr,
     )
 
 

@@ -42,4 +42,13 @@ def run_command(ctx: Ctx, command: str, timeout_s: float | None = None) -> RunRe
     ctx.approve_run(f"run `{command}`", shell=True)
     run = ctx.run([_shell(), "-c", command], timeout)
     stopped = stopped_reason(ctx, run, timeout)
-    return RunReport(command, run.exit_code, run.stdout, run.stderr, run.duration_s, stopped)
+    return RunReport(
+        command,
+        run.exit_code,
+        run.stdout,
+        run.stderr,
+        run.duration_s,
+        stopped,
+        raw_stdout=run.raw_stdout,
+        raw_stderr=run.raw_stderr,
+    )

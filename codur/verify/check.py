@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from codur.events import EventBus
 from codur.process import ProcessResult
+from codur.redaction import Redactor
 from codur.resources import prompt
 from codur.verify.target import Target
 
@@ -33,16 +34,22 @@ class Verdict:
         return f"{self.result.exit_code}|{normalize(self.result.stdout)}|{''.join(tail)}"
 
 
+def shown_expected(verdict: Verdict) -> str:
+    """The expected output as shown: masked like the program's (`ProcessResult.stdout`)."""
+    return Redactor().text(verdict.expected or "")
+
+
 def judge(target: Target, result: ProcessResult, expected: str | None) -> Verdict:
-    """Passed means exit code 0 and, when there is an expected output, the same stdout."""
+    """Passed means exit code 0 and, when there is an expected output, the same stdout as
+    printed (`raw_stdout`); the diff, for people and the model, is of the masked texts."""
     if expected is None:
         return Verdict(result.ok, target, result, None, "")
-    passed = result.ok and normalize(result.stdout) == normalize(expected)
+    passed = result.ok and normalize(result.raw_stdout) == normalize(expected)
     diff = ""
     if not passed:
         diff = "\n".join(
             difflib.unified_diff(
-                normalize(expected).split("\n"),
+                normalize(Redactor().text(expected)).split("\n"),
                 normalize(result.stdout).split("\n"),
                 "expected",
                 "actual",
@@ -96,7 +103,7 @@ def failure_message(verdict: Verdict, max_lines: int = 30) -> str:
     long_output = max(len(result.stdout.splitlines()), len((verdict.expected or "").splitlines()))
     if verdict.diff and long_output > DIFF_FROM_LINES:
         diff = prompt("verification_diff.md").format(diff=_clip(verdict.diff, max_lines))
-    expected = verdict.expected if verdict.expected is not None else "(exit code 0)"
+    expected = shown_expected(verdict) if verdict.expected is not None else "(exit code 0)"
     return prompt("verification_failed.md").format(
         problems=" ".join(problems),
         expected=_clip(expected, max_lines),

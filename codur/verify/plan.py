@@ -19,7 +19,7 @@ from codur.process import ProcessResult
 from codur.resources import prompt
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
-from codur.verify.check import emit_run, failure_message, judge
+from codur.verify.check import emit_run, failure_message, judge, shown_expected
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
@@ -83,6 +83,8 @@ class OutputCheck(BaseModel):
             exit_code=report.exit_code,
             stdout=report.stdout,
             stderr=report.stderr,
+            raw_stdout=report.raw_stdout,
+            raw_stderr=report.raw_stderr,
             duration_s=report.duration_s,
             timed_out=report.timed_out,
             truncated=report.truncated,
@@ -101,7 +103,7 @@ class OutputCheck(BaseModel):
                 duration_s=result.duration_s,
                 cases=1,
             )
-        first_wrong, hint = _first_difference(verdict.expected or "", result.stdout)
+        first_wrong, hint = _first_difference(shown_expected(verdict), result.stdout)
         return Evidence(
             check="output",
             basis=self.basis,

@@ -127,7 +127,7 @@ def behaviour(ctx: ToolContext, found: list[Probe], call_timeout_s: float) -> li
         path = os.pathsep.join(p for p in (str(ctx.ws.root), os.environ.get("PYTHONPATH")) if p)
         env = {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
         run = ctx.run(command, timeout, stdin=stdin, env=env)
-    for line in reversed(run.stdout.splitlines()):
+    for line in reversed(run.raw_stdout.splitlines()):  # compared: as printed
         if line.startswith(MARK):
             try:
                 results = json.loads(line.removeprefix(MARK))
