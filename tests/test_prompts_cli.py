@@ -123,9 +123,8 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     test = run_cli(["prompts", "show", "check_test"], root).stdout
     assert test.startswith("==> check_test: custom prompts/test.md <==\nTest make total() ")
     everything = run_cli(["prompts", "show"], root).stdout
-    assert everything.count("==> ") == len(rows) and "==> coder: built-in prompts/coder_system.md" in (
-        everything
-    )
+    assert everything.count("==> ") == len(rows)
+    assert "==> coder: built-in prompts/coder_system.md" in everything
 
     trust.trust(root / "codur.yaml")
     reset = run_cli(["prompts", "reset", "planner"], root)
