@@ -93,7 +93,7 @@ def test_the_differential_check_finds_changes_no_test_pins(tmp_path: Path) -> No
     assert (tmp_path / "below_zero.py").read_text() == BELOW_ZERO  # scratch copies only
 
 
-def test_a_constant_fix_the_tests_pin_entirely_is_confirmed_by_the_differential_check(
+def test_a_fix_of_a_function_with_no_arguments_has_no_nearby_call_to_confirm_it(
     tmp_path: Path,
 ) -> None:
     port = "def default_port():\n    return 8079\n"
