@@ -98,6 +98,7 @@ BAD: dict[str, Any] = {
     "verify.lint_command": ["sh", "-c", "touch pwned"],
     "verify.allow_edit": ["expected.txt"],
     "repair.review": False,
+    "repair.review_probes": 1,
     "log.path": "../stolen.log",
     "log.enabled": False,
     "tools.allow_outside_workspace": True,

@@ -93,7 +93,7 @@ def test_the_differential_check_finds_changes_no_test_pins(tmp_path: Path) -> No
     assert (tmp_path / "below_zero.py").read_text() == BELOW_ZERO  # scratch copies only
 
 
-def test_a_constant_fix_the_tests_pin_entirely_is_confirmed_by_the_differential_check(
+def test_a_fix_of_a_function_with_no_arguments_has_no_nearby_call_to_confirm_it(
     tmp_path: Path,
 ) -> None:
     port = "def default_port():\n    return 8079\n"
@@ -107,6 +107,33 @@ def test_a_constant_fix_the_tests_pin_entirely_is_confirmed_by_the_differential_
     found = differential(failing.plan, ctx, {"server.py": port}, fixed, RepairConfig(), 60)
     assert (found.tests_calls, found.compared, found.pinned_changes) == (1, 1, 1)
     assert found.differences == []
+    assert found.nearby_compared == 0 and not found.pins_everything  # nothing near it ran
+
+
+def lucky_differential(tmp_path: Path, cfg: RepairConfig, nearby: bool = True):
+    """The differential check of LUCKY against BELOW_ZERO under `cfg`."""
+    write_files(tmp_path, {"below_zero.py": BELOW_ZERO, "test_below_zero.py": TESTS})
+    ctx, _ = watched_context(tmp_path)
+    failing = verify_task(ctx, VerifyConfig(), [], [])
+    originals, fixed = {"below_zero.py": BELOW_ZERO}, {"below_zero.py": LUCKY}
+    return differential(failing.plan, ctx, originals, fixed, cfg, 60, nearby=nearby)
+
+
+def test_without_nearby_calls_the_differential_check_confirms_nothing(tmp_path: Path) -> None:
+    """Where programs are not confined no nearby call runs: the tests' own six compare
+    as the tests ask, and that alone is no confirmation."""
+    found = lucky_differential(tmp_path, RepairConfig(), nearby=False)
+    assert (found.tests_calls, found.compared, found.nearby_compared) == (6, 6, 0)
+    assert found.differences == [] and not found.nearby
+    assert not found.pins_everything
+
+
+def test_tests_that_fill_the_probe_limit_leave_nothing_to_confirm_by(tmp_path: Path) -> None:
+    """The tests make six calls; a limit of six (or one) leaves no room for nearby ones."""
+    for probes in (6, 1):
+        found = lucky_differential(tmp_path / str(probes), RepairConfig(review_probes=probes))
+        assert (found.compared, found.nearby_compared, found.differences) == (6, 0, [])
+        assert found.nearby and not found.pins_everything
 
 
 def test_the_humaneval_report_counts_how_often_the_review_overrules_the_search() -> None:

@@ -30,6 +30,13 @@ UNLOCKS = [
     ("change the check in `test_calc.py`", "test_calc.py"),
     ("Add a test to tests/test_calc.py for negative numbers", "tests/test_calc.py"),
     ("please edit conftest.py's fixture", "conftest.py"),
+    # "and" or a comma before a file that is an object, not a new clause's subject
+    ("Update main.py and expected.txt.", "expected.txt"),
+    ("Update main.py, expected.txt and test_calc.py", "expected.txt"),
+    ("Edit main.py and expected.txt too", "expected.txt"),
+    ("Update expected.txt, not main.py", "expected.txt"),
+    ("Update expected.txt rather than main.py", "expected.txt"),
+    ("Update expected.txt without touching main.py", "expected.txt"),
 ]
 STAYS_LOCKED = [
     # negation, anywhere before the file in its clause
@@ -71,6 +78,17 @@ STAYS_LOCKED = [
     ("Should I update expected.txt?", "expected.txt"),
     ("If the output changed, update expected.txt", "expected.txt"),
     ("update expected_old.txt", "expected.txt"),
+    # after "and" or a comma, the subject of a new clause: a verb, auxiliary or negation
+    ("Rewrite main.py and expected.txt must not change.", "expected.txt"),
+    ("Update calc.py and test_calc.py must still pass.", "test_calc.py"),
+    ("Edit main.py and expected.txt stays untouched", "expected.txt"),
+    ("Fix main.py, expected.txt is the spec", "expected.txt"),
+    ("Do the change in calc.py only, test_calc.py is fine", "test_calc.py"),
+    ("Fix main.py and expected.txt never changes", "expected.txt"),
+    ("Fix calc.py and test_calc.py doesn't change", "test_calc.py"),
+    ("Fix calc.py and test_calc.py's assert is wrong", "test_calc.py"),
+    ("Fix main.py, expected.txt will be regenerated", "expected.txt"),
+    ("Update main.py and expected.txt remains as it is", "expected.txt"),
 ]
 
 

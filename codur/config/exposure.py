@@ -191,7 +191,11 @@ RULES: dict[str, Rule] = {
         "switch off the review of a constant-only fix, so a lucky mutation ends verified",
         "how strong a verdict's evidence must be is the user's choice",
     ),
-    "repair.review_probes": PROCS,
+    "repair.review_probes": _protected(
+        "lower it until a call or two near the tests' are compared, so a lucky constant "
+        "is confirmed on little more than the tests' own inputs",
+        "how strong a verdict's evidence must be is the user's choice",
+    ),
     "repair.review_call_timeout_s": WAIT,
     "repair.max_depth": _allowed("more candidates", "bounded by the schema and the time budget"),
     "repair.pair_pool": _allowed("more candidates", "bounded by the time budget"),

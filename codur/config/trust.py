@@ -5,13 +5,14 @@ user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one wa
 names them): where the API key is sent, which model and host read the prompt, where the
 log is written, confinement, the environment programs get, approval, MCP servers, agent
 CLIs, the linter and the interpreter of the checks (programs Codur would start, the
-checks without asking, with what they may see and write), the tools' safety switches, the files
-the checks judge by that a run may change (`verify.allow_edit`),
-what snapshots leave out and how long undo history is kept; nor may it add an agent that
-starts a program, or change what an agent is (`strip_new_programs`), nor add a model
-profile (`strip_new_profiles`), nor loosen a limit (`codur.config.clamp`). Trust is per
-file and per content: `codur trust` records the file's sha256 in the user config folder;
-any change to the file needs a new `codur trust`. The keys in `USER_ONLY` act beyond the
+checks without asking, with what they may see and write), the tools' safety switches,
+the files the checks judge by that a run may change (`verify.allow_edit`), the review of
+a constant-only fix (`repair.review`, `repair.review_probes`), what snapshots leave out
+and how long undo history is kept; nor may it add an agent that starts a program, or
+change what an agent is (`strip_new_programs`), nor add a model profile
+(`strip_new_profiles`), nor loosen a limit (`codur.config.clamp`). Trust is per file and
+per content: `codur trust` records the file's sha256 in the user config folder; any
+change to the file needs a new `codur trust`. The keys in `USER_ONLY` act beyond the
 folder, so no project file sets them, trusted or not. docs/safety.md has the table of
 every key (`codur.config.exposure`)."""
 
@@ -62,6 +63,7 @@ PROTECTED: tuple[str, ...] = (
     "verify.lint_command",
     "verify.allow_edit",
     "repair.review",
+    "repair.review_probes",
     "tools.python",
     "tools.allow_outside_workspace",
     "tools.allow_secrets",

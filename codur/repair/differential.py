@@ -60,6 +60,8 @@ class Differential:
     """Distinct calls the checks made into the changed files (literal arguments)."""
     compared: int = 0
     """Calls run on both versions with a known result on each."""
+    nearby_compared: int = 0
+    """Of those, the calls the tests do not make (made up near theirs)."""
     pinned_changes: int = 0
     """Of the tests' own calls, those that behave differently (what the tests asked for)."""
     differences: list[Difference] = field(default_factory=list)
@@ -70,14 +72,16 @@ class Differential:
 
     @property
     def pins_everything(self) -> bool:
-        """Calls were compared, nearby ones among them, and none the tests do not make
-        behaves differently: the tests pin every change."""
-        return self.nearby and self.compared > 0 and not self.differences
+        """Nearby calls were compared and none of them behaves differently: the tests pin
+        every change. With no nearby call compared (none made up, or every one crashed),
+        nothing says so."""
+        return self.nearby and self.nearby_compared > 0 and not self.differences
 
     @property
     def line(self) -> str:
         return (
-            f"{self.compared} calls compared ({self.tests_calls} made by the checks), "
+            f"{self.compared} calls compared ({self.tests_calls} made by the checks, "
+            f"{self.nearby_compared} near them), "
             f"{len(self.differences)} of the others behave differently"
         )
 
@@ -170,8 +174,10 @@ def differential(
     return Differential(
         tests_calls=own,
         compared=len(known),
+        nearby_compared=sum(not p.example for p, _, _ in known),
         pinned_changes=sum(b != a for p, b, a in known if p.example),
         differences=[
             Difference(_call_text(p), b, a) for p, b, a in known if not p.example and b != a
         ],
+        nearby=nearby,
     )

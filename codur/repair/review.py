@@ -6,8 +6,8 @@ with a deposit of 1 and still be wrong for `[-2]`. A fix whose every edit comes 
 value) is reviewed before the run may end `verified` (docs/verification.md):
 
 1. The differential check (`codur.repair.differential`) runs the original and the
-   repaired code on the tests' own calls and on calls near them. When at least one call
-   was compared and no call the tests do not make behaves differently, the tests pin
+   repaired code on the tests' own calls and on calls near them. When at least one
+   nearby call was compared and none of them behaves differently, the tests pin
    everything the fix changes: it is confirmed.
 2. Otherwise the model, when one may be called, judges the change with the calls that
    behave differently in front of it: CONFIRM or REJECT. A rejected fix is not applied
@@ -83,7 +83,10 @@ def review(
         return RepairReview("confirmed", "differential", why, found)
     if not session.model_allowed:
         what = found.line if found.compared else "no call could be compared"
-        what += "" if found.nearby else "; programs are not confined, so no nearby inputs"
+        if not found.nearby:
+            what += "; programs are not confined, so no nearby inputs"
+        elif not found.nearby_compared:
+            what += "; no call near the tests' could be compared"
         why = (
             "it only changes a constant, the differential check does not confirm it "
             f"({what}) and no model reviewed it"

@@ -9,6 +9,10 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
   "should I update X?";
 - a verb in another clause or sentence: in "Fix the program. Update nothing else in
   expected.txt" or "Fix calc.py; expected.txt is right" no verb reaches the file;
+- the file as the subject of a new clause: a file followed in its clause by a verb, an
+  auxiliary or a negation is no object of the verb before it, even after `and` or a
+  comma ("Rewrite main.py and expected.txt must not change", "Fix main.py, expected.txt
+  is the spec");
 - "fix"/"repair" of a symptom: "fix the failing test in X", "fix X so it passes" name X
   as what is to pass, not as what is wrong.
 
@@ -68,6 +72,21 @@ BLOCKERS = _set(
 )
 """Words between a verb and the file that stop the verb from reaching it (besides the
 forms of OTHER_VERBS and the inflected forms of CHANGE_VERBS)."""
+SUBJECT_VERBS = _set(
+    "is are was were am be been being isnt arent wasnt must should will would can could may "
+    "might shall ought need needs needed has have had does did stays stayed remains "
+    "remained keeps kept holds held says shows matches contains defines specifies describes "
+    "lists passes fails works looks seems serves reflects gets belongs means represents "
+    "changes verifies asserts expects"
+)
+"""After a file (in its clause), these make it the subject of a new clause ("... and
+expected.txt must not change"): auxiliaries, modals and verbs a file is the subject of."""
+SUBJECT_NEGATIONS = _set("not never cannot dont doesnt wont")
+"""After a file, these negate a clause it is the subject of ("... and X never changes")."""
+FILLERS = _set("still also itself only too just already always ever really alone")
+"""Adverbs between a file and the verb it is the subject of ("X must still pass")."""
+SUBJECT_GAP = 4
+"""Most words between a file and the verb it is the subject of ("X's last line is ...")."""
 DETERMINERS = _set("the a an its their this these those every all each both")
 KEEP_ED = frozenset({"expected", "hardcoded", "hard-coded", "nested"})
 """Words ending in -ed that are adjectives here ("the expected output"), not verbs."""
@@ -170,11 +189,26 @@ def _blocks(words: list[str], at: int) -> bool:
     return False
 
 
+def _subject(words: list[str], at: int) -> bool:
+    """Whether the file at `words[at]` is the subject of a clause of its own: a verb, an
+    auxiliary or a negation follows it before a comma, a conjunction or a preposition."""
+    for word in words[at + 1 : at + 1 + SUBJECT_GAP]:
+        if word in SUBJECT_VERBS or word in SUBJECT_NEGATIONS or word.endswith("n't"):
+            return True
+        if word in FILLERS:
+            continue
+        if word in (",", "to") or word in _COORDINATORS or word in BLOCKERS:
+            return False
+        if _negated(word) or _filename(word):
+            return False  # "rather than X", "instead of X", "X Y": another phrase
+    return False
+
+
 def _requested(words: list[str], at: int, rest: list[str]) -> bool:
     """Whether the file named at `words[at]` is the object of an affirmative change verb;
     `rest`: the words of its sentence after it."""
     lower = [w.lower() for w in words]
-    if any(_negated(w) for w in lower[:at]):
+    if any(_negated(w) for w in lower[:at]) or _subject(lower, at):
         return False
     verb = at - 1
     while verb >= 0 and lower[verb] not in CHANGE_VERBS:
