@@ -63,6 +63,7 @@ def test_what_pytest_loads_is_oracle(tmp_path: Path) -> None:
     assert named == sorted([*config, *plugins, *tests, "support.py", "builders.py"])
     scope = decide_scope("fix @calc.py", tmp_path, "expected.txt")
     assert scope.why_not("calc.py") is None and "builders.py" in scope.oracle
+    assert scope.judges == tests  # only the tests check; the rest shapes the check
 
 
 def test_creating_one_is_refused_and_a_created_one_is_seen_and_removed(tmp_path: Path) -> None:

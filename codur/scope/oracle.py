@@ -45,6 +45,15 @@ def looks_like_oracle(path: str, expected_name: str) -> bool:
     )
 
 
+def judges(path: str, expected_name: str) -> bool:
+    """Whether an oracle file at `path` holds a check (expected output, a test module, the
+    tests' data) rather than shaping one (pytest's configuration, plugins and site hooks,
+    the tests' helper modules)."""
+    if loaded_by_name(path):
+        return False
+    return looks_like_oracle(path, expected_name) or not path.endswith(".py")
+
+
 def all_files(root: Path, ignore: set[str]) -> list[str]:
     """Every regular file under `root` (workspace-relative, POSIX), skipping caches and
     venvs. A symlink leading out of `root`, a dangling one, a loop or a FIFO is no file of

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
-from codur.scope.oracle import created, looks_like_oracle
+from codur.scope.oracle import created, judges, looks_like_oracle
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, names_in, test_uses
 from codur.task import code_mentions
@@ -72,6 +72,12 @@ class EditScope:
         self.locked = tuple(self.locked)
         if self.derived is not None:  # a checkpoint revives tuples as lists
             self.derived = (list(self.derived[0]), self.derived[1])
+
+    @property
+    def judges(self) -> list[str]:
+        """The oracle files that hold a check: expected output, the tests and their data
+        (not the configuration, plugins or helpers that only shape one)."""
+        return [p for p in self.oracle if judges(p, self.expected_name)]
 
     # --- what may change -----------------------------------------------------------
 
