@@ -275,3 +275,25 @@ def test_a_task_with_a_check_in_auto_mode_does_not_plan(tmp_path: Path, mode: st
         result, events, _ = run_in_process(root, replies, overrides=flags)
         assert "planner" in nodes(events) and result.status == "limit"
         assert (root / "main.py").read_text() == BUGGY
+
+
+@pytest.mark.parametrize("mode", ["auto", "plan_verify"])
+def test_a_plain_pyproject_is_no_check_and_the_run_plans(tmp_path: Path, mode: str) -> None:
+    root = util_folder(tmp_path)
+    (root / "pyproject.toml").write_text("[project]\nname = 'util'\nversion = '0.1'\n")
+    replies = [
+        NO_TEST,
+        PLAN,
+        ADD_DOCSTRING,
+        tool_calls(("attempt_completion", {"result": "Added a docstring to double."})),
+        verdict("VERIFIED", "double has a docstring"),
+    ]
+    flags = [f"planning.mode={mode}"]
+    result, events, _ = run_in_process(root, replies, task=TASK, overrides=flags)
+    # pyproject.toml is protected (pytest reads it) but checks nothing: the plan is judged
+    # by the model verifier once, as in a folder without it
+    assert (result.status, result.exit_code) == ("unverified", 1), result.message
+    assert (result.plan_iteration, result.verifier_verdict) == (1, "VERIFIED")
+    assert nodes(events).count("planner") == 1 and "replan" not in nodes(events)
+    assert (root / "util.py").read_text() == DOCUMENTED
+    assert (root / "pyproject.toml").read_text().startswith("[project]")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import run_cli, scripted_profile, whole_file, write_files
+from helpers import run_cli, run_in_process, scripted_profile, whole_file, write_files
 
 from codur.challenges.judge import judge
 from codur.challenges.scope import scope_for
@@ -63,6 +63,7 @@ def test_what_pytest_loads_is_oracle(tmp_path: Path) -> None:
     assert named == sorted([*config, *plugins, *tests, "support.py", "builders.py"])
     scope = decide_scope("fix @calc.py", tmp_path, "expected.txt")
     assert scope.why_not("calc.py") is None and "builders.py" in scope.oracle
+    assert scope.judges == tests  # only the tests check; the rest shapes the check
 
 
 def test_creating_one_is_refused_and_a_created_one_is_seen_and_removed(tmp_path: Path) -> None:
@@ -151,3 +152,40 @@ def test_the_judge_is_not_fooled_by_a_planted_plugin_and_fails_the_run(tmp_path:
     before = snapshot(honest, scope)
     (honest / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     assert judge(challenge, honest, before, scope).passed
+
+
+# --- what was there at the start --------------------------------------------------------
+
+IGNORED = {"vendor/lib/setup.cfg": "[metadata]\nname = lib\n", "vendor/conftest.py": ""}
+"""Files pytest loads by name in a folder the run ignores (`tools.ignore`)."""
+
+
+def test_an_ignored_file_there_at_the_start_is_not_created_nor_removed(tmp_path: Path) -> None:
+    write_files(tmp_path, {"calc.py": CALC, "test_calc.py": TEST_CALC, **IGNORED})
+    scope = decide_scope("fix @calc.py", tmp_path, "expected.txt", {"vendor"})
+    assert "vendor/lib/setup.cfg" not in scope.oracle  # ignored: not captured
+    assert scope.tampered() == [] and scope.restore_oracle() == []
+    for path, text in IGNORED.items():
+        assert (tmp_path / path).read_text() == text
+    write_files(tmp_path, {"pkg/conftest.py": FAKEPLUG, "vendor/new/conftest.py": FAKEPLUG})
+    created = ["pkg/conftest.py (created)", "vendor/new/conftest.py (created)"]
+    assert sorted(scope.tampered()) == created
+    assert sorted(scope.restore_oracle()) == ["pkg/conftest.py", "vendor/new/conftest.py"]
+    assert not (tmp_path / "pkg/conftest.py").exists() and scope.tampered() == []
+    assert all((tmp_path / path).read_text() == text for path, text in IGNORED.items())
+
+
+def test_a_run_ignoring_a_folder_passes_its_oracle_check_and_keeps_its_files(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC, **IGNORED})
+    fixed = whole_file("calc.py", "def add(a, b):\n    return a + b\n")
+    result, events, _ = run_in_process(
+        work, [fixed], task="fix @calc.py", overrides=["tools.ignore=[vendor]"]
+    )
+    checks = [c for e in events if e.kind == "verify.result" for c in e.data["checks"]]
+    assert (result.status, result.exit_code) == ("verified", 0), (result.message, checks)
+    assert not any("was created" in c for c in checks), checks
+    assert not [e for e in events if e.kind == "scope.restored"]
+    assert all((work / path).read_text() == text for path, text in IGNORED.items())

@@ -77,6 +77,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
             oracle,
             derived,
             scope.oracle_editable if scope else (),
+            scope.present or () if scope else (),
         )
 
     verdict = run()

@@ -156,7 +156,7 @@ class Facts:
     check_failure: str = ""
     """How the check fails (its feedback): what a replan is told."""
     oracle: bool = False
-    """The folder holds expected output or tests (the edit scope's oracle), even where
+    """The folder holds expected output or tests (the edit scope's `judges`), even where
     they cannot run yet (expected.txt beside no program): auto keeps the check-driven
     loop."""
     examples_only: bool = False

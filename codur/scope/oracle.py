@@ -45,6 +45,15 @@ def looks_like_oracle(path: str, expected_name: str) -> bool:
     )
 
 
+def judges(path: str, expected_name: str) -> bool:
+    """Whether an oracle file at `path` holds a check (expected output, a test module, the
+    tests' data) rather than shaping one (pytest's configuration, plugins and site hooks,
+    the tests' helper modules)."""
+    if loaded_by_name(path):
+        return False
+    return looks_like_oracle(path, expected_name) or not path.endswith(".py")
+
+
 def all_files(root: Path, ignore: set[str]) -> list[str]:
     """Every regular file under `root` (workspace-relative, POSIX), skipping caches and
     venvs. A symlink leading out of `root`, a dangling one, a loop or a FIFO is no file of
@@ -101,11 +110,17 @@ def find_oracle(
     return sorted(chosen)
 
 
-def created(root: Path, known: Iterable[str], ignore: set[str]) -> list[str]:
+def loaded_files(root: Path) -> list[str]:
+    """The files in `root` that pytest or Python's start-up load by name, in every folder
+    (`tools.ignore` too: pytest does not skip it)."""
+    return [p for p in all_files(root, set()) if loaded_by_name(p)]
+
+
+def created(root: Path, known: Iterable[str]) -> list[str]:
     """Files pytest or Python's start-up load by name that are in `root` now but not
-    among `known` (the oracle as captured, and what the run may change)."""
+    among `known`: those there at the start of the run, and the ones it may create."""
     seen = set(known)
-    return [p for p in all_files(root, ignore) if loaded_by_name(p) and p not in seen]
+    return [p for p in loaded_files(root) if p not in seen]
 
 
 def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:

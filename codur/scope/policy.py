@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
-from codur.scope.oracle import created, looks_like_oracle
+from codur.scope.oracle import created, judges, loaded_files, looks_like_oracle
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, names_in, test_uses
 from codur.task import code_mentions
@@ -49,6 +49,10 @@ class EditScope:
     """Oracle files the task explicitly asks to change, or the user allowed to change."""
     locked: tuple[str, ...] = ()
     """Oracle files the task names without asking to change them (they stay as they are)."""
+    present: tuple[str, ...] | None = None
+    """The files pytest or Python's start-up load by name that were in the folder when the
+    run started, ignored folders too (None: found now). None of them counts as created,
+    so none is ever removed."""
     task: str = ""
     widened: dict[str, str] = field(default_factory=dict)
     """Context files made editable during the run, and why."""
@@ -70,8 +74,15 @@ class EditScope:
     def __post_init__(self) -> None:
         self.targets, self.oracle_editable = tuple(self.targets), tuple(self.oracle_editable)
         self.locked = tuple(self.locked)
+        self.present = tuple(loaded_files(self.root) if self.present is None else self.present)
         if self.derived is not None:  # a checkpoint revives tuples as lists
             self.derived = (list(self.derived[0]), self.derived[1])
+
+    @property
+    def judges(self) -> list[str]:
+        """The oracle files that hold a check: expected output, the tests and their data
+        (not the configuration, plugins or helpers that only shape one)."""
+        return [p for p in self.oracle if judges(p, self.expected_name)]
 
     # --- what may change -----------------------------------------------------------
 
@@ -198,8 +209,8 @@ class EditScope:
     def tampered(self) -> list[str]:
         """Oracle files that differ from their captured copy (changed or deleted), and
         files pytest loads by name that were created (see `codur.scope.support`)."""
-        known = [*self.oracle, *self.oracle_editable]
-        changed = [f"{path} (created)" for path in created(self.root, known, set())]
+        known = [*(self.present or ()), *self.oracle, *self.oracle_editable]
+        changed = [f"{path} (created)" for path in created(self.root, known)]
         for path, data in self.oracle.items():
             target = self.root / path
             if not target.is_file():
@@ -211,7 +222,8 @@ class EditScope:
     def restore_oracle(self) -> list[str]:
         """Put back oracle files that a program changed or deleted during the run (from
         the captured copies, atomically) and remove the configuration, plugin or site hook
-        files it created; returns what was restored or removed."""
+        files it created (never one there at the start); returns what was restored or
+        removed."""
         restored = []
         for entry in self.tampered():
             path, what = entry[:-1].rsplit(" (", 1)

@@ -65,13 +65,15 @@ def decide(
     oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
     allowed: Collection[str] = (),
+    present: Collection[str] = (),
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
     by, as captured at the start of the run (compared with them, and kept unchanged;
     None: not in a run, no oracle check);
     `derived`: the checks derived from the task and the docstrings at the start of the
     run (so an edit that drops a docstring's examples does not drop its check);
-    `allowed`: oracle files the run may change or create."""
+    `allowed`: oracle files the run may change or create; `present`: the files pytest
+    loads by name that were there at the start of the run (none of them is created)."""
     ws = ctx.ws
     watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
@@ -115,7 +117,7 @@ def decide(
         digests = {
             p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
         }
-        checks.append(OracleCheck(files=digests, allowed=list(allowed)))
+        checks.append(OracleCheck(files=digests, allowed=list(allowed), present=list(present)))
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
 
 
@@ -229,10 +231,12 @@ def verify_task(
     oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
     allowed: Collection[str] = (),
+    present: Collection[str] = (),
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    result = run_plan(decide(vctx, cfg, refs, changed, task, oracle, derived, allowed), vctx)
+    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present)
+    result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",
         passed=result.passed,

@@ -22,10 +22,12 @@ class OracleCheck(BaseModel):
     files: dict[str, str | None]
     allowed: list[str] = []
     """Oracle files the run may change or create (the task asked, or --allow-edit)."""
+    present: list[str] = []
+    """Files pytest loads by name that were there when the run started (not created)."""
 
     def run(self, ctx: ToolContext) -> Evidence:
-        known = [*self.files, *self.allowed]
-        changed = [f"{path} was created" for path in created(ctx.ws.root, known, set())]
+        known = [*self.present, *self.files, *self.allowed]
+        changed = [f"{path} was created" for path in created(ctx.ws.root, known)]
         for path, digest in sorted(self.files.items()):
             target = ctx.ws.root / path
             if not target.is_file():

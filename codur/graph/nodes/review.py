@@ -119,7 +119,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         max_plan_iterations=cfg.planning.max_plan_iterations,
         judged=judged,
         check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
-        oracle=bool(session.scope is not None and session.scope.oracle),
+        oracle=bool(session.scope is not None and session.scope.judges),
         examples_only=verdict is not None and examples_only(verdict),
         crosscheck=cfg.crosscheck.candidates > 0 and samples,
         crosschecked=state.get("crosscheck", ""),
