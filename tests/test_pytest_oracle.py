@@ -189,3 +189,75 @@ def test_a_run_ignoring_a_folder_passes_its_oracle_check_and_keeps_its_files(
     assert not any("was created" in c for c in checks), checks
     assert not [e for e in events if e.kind == "scope.restored"]
     assert all((work / path).read_text() == text for path, text in IGNORED.items())
+
+
+# --- what the tests import in place of the real thing -----------------------------------
+
+FAKE_PYTEST = "import sys\nprint('1 passed')\nsys.exit(0)\n"
+"""A module `python -m pytest` would run instead of pytest when it lies in the folder."""
+
+
+def test_a_module_shadowing_pytest_or_the_stdlib_is_refused_and_a_planted_one_fails(
+    tmp_path: Path,
+) -> None:
+    write_files(tmp_path, {"calc.py": CALC, "test_calc.py": TEST_CALC, "pkg/json.py": ""})
+    scope = decide_scope("fix the bug", tmp_path, "expected.txt")
+    for path in ["pytest.py", "_pytest/__init__.py", "src/pytest/__init__.py", "json.py"]:
+        assert "in place of a module" in (scope.why_not(path) or ""), path
+    assert scope.why_not("calc_helpers.py") is None
+    assert scope.why_not("pkg/json.py") is None  # there at the start: the project's own
+    write_files(tmp_path, {"pytest.py": FAKE_PYTEST, "unittest/__init__.py": ""})
+    assert sorted(scope.tampered()) == ["pytest.py (created)", "unittest/__init__.py (created)"]
+    assert sorted(scope.restore_oracle()) == ["pytest.py", "unittest/__init__.py"]
+    assert (tmp_path / "pkg/json.py").exists()
+
+
+def test_a_program_planting_pytest_py_does_not_end_verified(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
+    plant = f"open('pytest.py', 'w').write({FAKE_PYTEST!r})\n"
+    cheat = whole_file("calc.py", f"{plant}\n\ndef add(a, b):\n    return a - b\n")
+    result, records = _run(work, tmp_path, [cheat, cheat])
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert records[-1]["status"] != "verified"
+    checks = [c for r in records if r["event"] == "verify.result" for c in r["checks"]]
+    assert any("pytest.py was created" in c for c in checks), checks
+    assert not (work / "pytest.py").exists()
+
+
+def test_a_planted_pycache_is_not_what_the_check_runs(tmp_path: Path) -> None:
+    """A compiled `calc` that matches the wrong source's size and time but holds the
+    right code: Python would load it from `__pycache__`; the checks' programs never do."""
+    import importlib.util
+    from importlib._bootstrap_external import _code_to_timestamp_pyc
+
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.tools.registry import invoke
+    from codur.workspace import Workspace
+
+    write_files(tmp_path, {"calc.py": CALC, "test_calc.py": TEST_CALC})
+    stat = (tmp_path / "calc.py").stat()
+    right = compile("def add(a, b):\n    return a + b\n", str(tmp_path / "calc.py"), "exec")
+    cached = Path(importlib.util.cache_from_source(str(tmp_path / "calc.py")))
+    cached.parent.mkdir()
+    cached.write_bytes(_code_to_timestamp_pyc(right, int(stat.st_mtime), stat.st_size))
+    plain = subprocess_pytest(tmp_path)
+    assert plain.returncode == 0, plain.stdout  # the planted code is what plain Python runs
+    config = load_config(tmp_path, overrides=["approval.mode=full-auto"], environ={}).config
+    ctx = Session(config, Workspace(tmp_path), EventBus()).tool_context()
+    summary = invoke("run_pytest", {"path": "test_calc.py"}, ctx)
+    assert "1 failed" in summary.output, summary.output
+
+
+def subprocess_pytest(root: Path):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_calc.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )

@@ -117,6 +117,7 @@ class Sandbox:
             **extra,
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPYCACHEPREFIX": str(temp / "pycache"),  # never a planted __pycache__
             "TMPDIR": str(temp),
             "TMP": str(temp),
             "TEMP": str(temp),

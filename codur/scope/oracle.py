@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from codur.scope.support import helpers, loaded_by_name, plugins
+from codur.scope.support import helpers, loaded_by_name, plugins, shadows
 from codur.workspace import SKIP_DIRS
 
 MAX_CAPTURE_BYTES = 5_000_000
@@ -111,14 +111,16 @@ def find_oracle(
 
 
 def loaded_files(root: Path) -> list[str]:
-    """The files in `root` that pytest or Python's start-up load by name, in every folder
+    """The files in `root` that pytest or Python's start-up load by name, or that would be
+    imported in place of the standard library or the test framework, in every folder
     (`tools.ignore` too: pytest does not skip it)."""
-    return [p for p in all_files(root, set()) if loaded_by_name(p)]
+    return [p for p in all_files(root, set()) if loaded_by_name(p) or shadows(p)]
 
 
 def created(root: Path, known: Iterable[str]) -> list[str]:
-    """Files pytest or Python's start-up load by name that are in `root` now but not
-    among `known`: those there at the start of the run, and the ones it may create."""
+    """Files pytest or Python's start-up load by name (or that shadow the standard library
+    or the test framework) that are in `root` now but not among `known`: those there at
+    the start of the run, and the ones it may create."""
     seen = set(known)
     return [p for p in loaded_files(root) if p not in seen]
 

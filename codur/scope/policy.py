@@ -28,6 +28,7 @@ from pathlib import Path
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
 from codur.scope.oracle import created, judges, loaded_files, looks_like_oracle
+from codur.scope.support import shadows
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, names_in, test_uses
 from codur.task import code_mentions
@@ -89,12 +90,24 @@ class EditScope:
     def protected_oracle(self, path: str) -> bool:
         if path in self.oracle_editable:
             return False
+        if self.judged_by_name(path):
+            return True
+        return shadows(path) and path not in (self.present or ())
+
+    def judged_by_name(self, path: str) -> bool:
+        """Whether `path` is oracle by being one or by its name (not only by shadowing)."""
         return path in self.oracle or looks_like_oracle(path, self.expected_name)
 
     def why_not(self, path: str) -> str | None:
         """Why `path` may not be changed at all (None: it may, harness rules aside)."""
         if path in self.oracle_editable:
             return None
+        if self.protected_oracle(path) and not self.judged_by_name(path):
+            return (
+                f"{path} would be imported in place of a module of the standard library or "
+                "the test framework, which would change what the check says; name the "
+                "module differently"
+            )
         if self.protected_oracle(path):
             return (
                 f"{path} is part of the check (expected output, tests, their data and "

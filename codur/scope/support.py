@@ -3,7 +3,11 @@ the helper modules the tests import. Each decides what a test run says, so each 
 of the oracle.
 
 - by name (existing or new): `conftest.py` anywhere, `pytest.ini`, `.pytest.ini`,
-  `tox.ini`, `setup.cfg`, `pyproject.toml`, `sitecustomize.py`, `usercustomize.py`, `*.pth`;
+  `tox.ini`, `setup.cfg`, `pyproject.toml`, `sitecustomize.py`, `usercustomize.py`, `*.pth`,
+  and compiled modules outside `__pycache__` (`*.pyc`, which load without a source);
+- by the name it is imported as (new only): a module that would shadow the standard
+  library or the test framework (`pytest.py`, `_pytest/`, `unittest.py`, `json.py`) where
+  the tests import it from (the folder's root, `src/`, a test's folder);
 - plugins the configuration names: `-p NAME` in a config file, `pytest_plugins = [...]`
   in a conftest or test module, `pytest11` entry points in setup.cfg or pyproject.toml;
 - helpers: the folder's modules the tests import (directly or through each other) that
@@ -17,6 +21,7 @@ from __future__ import annotations
 import ast
 import configparser
 import re
+import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +31,11 @@ LOADED_BY_NAME = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.
 LOADED_BY_NAME += ("pyproject.toml", "sitecustomize.py", "usercustomize.py")
 """Files pytest or Python's start-up read by their name alone."""
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "hypothesis"})
+SHADOWABLE = frozenset(sys.stdlib_module_names) | TEST_FRAMEWORKS
+SHADOWABLE |= {"pluggy", "py", "iniconfig", "packaging", "exceptiongroup", "tomli"}
+"""Top-level modules a test run imports from outside the folder: the standard library,
+the test frameworks and pytest's own dependencies. A folder module of the same name
+would be imported in their place."""
 _PLUGIN_FLAG = re.compile(r"(?:^|\s)-p\s*([A-Za-z_][\w.]*)")
 MAX_BYTES = 1_000_000
 """A larger file is not parsed for imports or plugins."""
@@ -34,7 +44,22 @@ MAX_BYTES = 1_000_000
 def loaded_by_name(path: str) -> bool:
     """Whether pytest or Python's start-up would load a file at `path` by its name."""
     name = PurePosixPath(path).name
-    return name in LOADED_BY_NAME or name.endswith(".pth")
+    return name in LOADED_BY_NAME or name.endswith((".pth", ".pyc"))
+
+
+def shadows(path: str) -> bool:
+    """Whether a module at `path` would be imported in place of one of `SHADOWABLE`: its
+    top-level name as seen from the folder's root, from `src/`, or from its own folder
+    (pytest puts a test's folder first on `sys.path`)."""
+    parts = PurePosixPath(path).parts
+    if not parts or not parts[-1].endswith((".py", ".pyc")):
+        return False
+    names = {PurePosixPath(parts[0]).stem, PurePosixPath(parts[-1]).stem}
+    if parts[0] == "src" and len(parts) > 1:
+        names.add(PurePosixPath(parts[1]).stem)
+    if len(parts) > 1 and PurePosixPath(parts[-1]).stem == "__init__":
+        names.add(parts[-2])
+    return bool(names & SHADOWABLE)
 
 
 def _text(root: Path, path: str) -> str | None:
