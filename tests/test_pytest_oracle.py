@@ -225,30 +225,38 @@ def test_a_program_planting_pytest_py_does_not_end_verified(tmp_path: Path) -> N
     assert not (work / "pytest.py").exists()
 
 
-def test_a_planted_pycache_is_not_what_the_check_runs(tmp_path: Path) -> None:
-    """A compiled `calc` that matches the wrong source's size and time but holds the
-    right code: Python would load it from `__pycache__`; the checks' programs never do."""
+def test_a_planted_pycache_fails_the_check_and_is_removed(tmp_path: Path) -> None:
+    """A compiled `calc` that matches the wrong source's size and time but holds the right
+    code: Python runs it in place of the source. One a program plants (or rewrites) is
+    seen by the oracle check and removed; one there at the start is the user's."""
     import importlib.util
     from importlib._bootstrap_external import _code_to_timestamp_pyc
 
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
-    from codur.tools.registry import invoke
+    from codur.tools.context import ToolContext
+    from codur.verify.oracle import OracleCheck
     from codur.workspace import Workspace
 
-    write_files(tmp_path, {"calc.py": CALC, "test_calc.py": TEST_CALC})
+    write_files(tmp_path, {"calc.py": CALC, "test_calc.py": TEST_CALC, "old/__pycache__/x.pyc": ""})
+    scope = decide_scope("fix @calc.py", tmp_path, "expected.txt")
     stat = (tmp_path / "calc.py").stat()
     right = compile("def add(a, b):\n    return a + b\n", str(tmp_path / "calc.py"), "exec")
     cached = Path(importlib.util.cache_from_source(str(tmp_path / "calc.py")))
     cached.parent.mkdir()
     cached.write_bytes(_code_to_timestamp_pyc(right, int(stat.st_mtime), stat.st_size))
-    plain = subprocess_pytest(tmp_path)
-    assert plain.returncode == 0, plain.stdout  # the planted code is what plain Python runs
+    assert subprocess_pytest(tmp_path).returncode == 0  # plain Python runs the planted code
     config = load_config(tmp_path, overrides=["approval.mode=full-auto"], environ={}).config
-    ctx = Session(config, Workspace(tmp_path), EventBus()).tool_context()
-    summary = invoke("run_pytest", {"path": "test_calc.py"}, ctx)
-    assert "1 failed" in summary.output, summary.output
+    ctx: ToolContext = Session(config, Workspace(tmp_path), EventBus()).tool_context()
+    check = OracleCheck(files={}, compiled=scope.compiled or {})
+    evidence = check.run(ctx)
+    assert not evidence.passed and "__pycache__/calc." in evidence.summary, evidence.summary
+    planted = cached.relative_to(tmp_path).as_posix()
+    assert scope.tampered() == [f"{planted} (created)"]
+    assert scope.restore_oracle() == [planted] and not cached.exists()
+    assert (tmp_path / "old/__pycache__/x.pyc").exists()
+    assert subprocess_pytest(tmp_path).returncode == 1  # the source again
 
 
 def subprocess_pytest(root: Path):

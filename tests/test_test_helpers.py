@@ -157,4 +157,7 @@ def test_the_repair_search_leaves_the_tests_helper_alone(tmp_path: Path) -> None
     assert (work / "decode_cyclic.py").read_text() == FIXED, result.stdout + result.stderr
     scope = next(r for r in records if r["event"] == "scope")
     assert scope["test_helpers"] == {"decode_cyclic.py": ["encode_cyclic"]}
-    assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 1
+    end = records[-1]
+    assert end["status"] == "verified" and end["model_calls"] == 1, {
+        k: end.get(k) for k in ("status", "message", "reason", "error")
+    }

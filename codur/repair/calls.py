@@ -10,12 +10,10 @@ from codur, so it starts fast in a scratch copy. OUT gets {path: {function: [rep
 from __future__ import annotations
 
 import ast
-import atexit
 import json
-import os
-import runpy
 import sys
-import threading
+
+from traced_run import inside, run_traced  # this folder's: see traced_run.py
 
 LIMIT = 50
 """Distinct argument tuples kept per function."""
@@ -31,16 +29,9 @@ def _literal(values: tuple) -> str | None:
 
 
 def main() -> None:
-    out, root, mode, target, *args = sys.argv[1:]
-    root = os.path.realpath(root) + os.sep
+    out, root, *argv = sys.argv[1:]
     seen: dict[str, dict[str, dict[str, None]]] = {}
-    inside: dict[str, str | None] = {}
-
-    def where(filename: str) -> str | None:
-        if filename not in inside:
-            real = os.path.realpath(filename) if not filename.startswith("<") else ""
-            inside[filename] = real[len(root) :] if real.startswith(root) else None
-        return inside[filename]
+    where = inside(root)
 
     def trace(frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
         record(frame)
@@ -69,18 +60,7 @@ def main() -> None:
         with open(out, "w", encoding="utf-8") as fh:
             json.dump(found, fh)
 
-    atexit.register(dump)
-    sys.argv = [target, *args]
-    if mode == "path":
-        sys.path[0] = os.path.dirname(os.path.abspath(target))
-    else:
-        sys.path[0] = os.getcwd()
-    threading.settrace(trace)
-    sys.settrace(trace)
-    if mode == "path":
-        runpy.run_path(os.path.abspath(target), run_name="__main__")
-    else:
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    run_traced(trace, dump, argv)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,10 @@ from codur, so it starts fast in a scratch copy.
 
 from __future__ import annotations
 
-import atexit
 import json
-import os
-import runpy
 import sys
-import threading
+
+from traced_run import inside, run_traced  # this folder's: see traced_run.py
 
 
 class _Counting:
@@ -31,20 +29,10 @@ class _Counting:
 
 
 def main() -> None:
-    out, root, mode, target, *args = sys.argv[1:]
-    root = os.path.realpath(root) + os.sep
+    out, root, *argv = sys.argv[1:]
     seen: dict[str, dict[int, int]] = {}
     stdout = sys.stdout = _Counting(sys.stdout)
-    inside: dict[str, str | None] = {}
-
-    def where(filename: str) -> str | None:
-        if filename not in inside:
-            if filename.startswith("<"):  # <frozen ...>, <string>: not a file
-                inside[filename] = None
-                return None
-            real = os.path.realpath(filename)
-            inside[filename] = real[len(root) :] if real.startswith(root) else None
-        return inside[filename]
+    where = inside(root)
 
     def trace(frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
         rel = where(frame.f_code.co_filename)
@@ -58,18 +46,7 @@ def main() -> None:
         with open(out, "w", encoding="utf-8") as fh:
             json.dump(seen, fh)
 
-    atexit.register(dump)
-    sys.argv = [target, *args]
-    if mode == "path":
-        sys.path[0] = os.path.dirname(os.path.abspath(target))
-    else:
-        sys.path[0] = os.getcwd()
-    threading.settrace(trace)
-    sys.settrace(trace)
-    if mode == "path":
-        runpy.run_path(os.path.abspath(target), run_name="__main__")
-    else:
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    run_traced(trace, dump, argv)
 
 
 if __name__ == "__main__":

@@ -117,7 +117,6 @@ class Sandbox:
             **extra,
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPYCACHEPREFIX": str(temp / "pycache"),  # never a planted __pycache__
             "TMPDIR": str(temp),
             "TMP": str(temp),
             "TEMP": str(temp),

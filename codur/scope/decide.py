@@ -8,6 +8,7 @@ from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from codur.errors import UsageError
+from codur.scope.compiled import stamps
 from codur.scope.oracle import capture, find_oracle, loaded_files, looks_like_oracle
 from codur.scope.policy import EditScope
 from codur.scope.request import asked_to_change, mentions
@@ -24,6 +25,7 @@ def decide_scope(
     """The scope of a run of `task` in `root`; `allow_edit`: the oracle files the user
     lets the run change (workspace-relative)."""
     present = loaded_files(root)  # before anything runs: none of these is created by the run
+    compiled = stamps(root)
     refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
     named = _expand(root, refs) or _bare_targets(task, root)
     oracle_paths = find_oracle(root, expected_name, ignore or set(), named)
@@ -57,6 +59,7 @@ def decide_scope(
         oracle_editable=editable_oracle,
         locked=locked,
         present=tuple(present),
+        compiled=compiled,
         task=task,
         reasons=reasons,
     )

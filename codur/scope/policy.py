@@ -19,18 +19,19 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.scope.compiled import planted, stamps
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
+from codur.scope.modules import names_in
 from codur.scope.oracle import created, judges, loaded_files, looks_like_oracle
 from codur.scope.support import shadows
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
-from codur.scope.test_uses import TestUses, names_in, test_uses
+from codur.scope.test_uses import TestUses, test_uses
 from codur.task import code_mentions
 
 
@@ -54,6 +55,9 @@ class EditScope:
     """The files pytest or Python's start-up load by name that were in the folder when the
     run started, ignored folders too (None: found now). None of them counts as created,
     so none is ever removed."""
+    compiled: dict[str, str] | None = None
+    """The compiled modules in `__pycache__` when the run started (`scope.compiled`;
+    None: found now): one created or changed since was planted, and is removed."""
     task: str = ""
     widened: dict[str, str] = field(default_factory=dict)
     """Context files made editable during the run, and why."""
@@ -76,6 +80,7 @@ class EditScope:
         self.targets, self.oracle_editable = tuple(self.targets), tuple(self.oracle_editable)
         self.locked = tuple(self.locked)
         self.present = tuple(loaded_files(self.root) if self.present is None else self.present)
+        self.compiled = stamps(self.root) if self.compiled is None else dict(self.compiled)
         if self.derived is not None:  # a checkpoint revives tuples as lists
             self.derived = (list(self.derived[0]), self.derived[1])
 
@@ -130,7 +135,7 @@ class EditScope:
             source = self._original_text(path)
             found = None
             if source is not None and path.endswith(".py"):
-                defs = _top_level_names(source)
+                defs = names_in(source, "def")
                 found = find_harness(source, code_mentions(self.task, defs))
                 found = protect(found, source, self.test_helpers(path, source))
                 self._harness_source[path] = source
@@ -224,6 +229,7 @@ class EditScope:
         files pytest loads by name that were created (see `codur.scope.support`)."""
         known = [*(self.present or ()), *self.oracle, *self.oracle_editable]
         changed = [f"{path} (created)" for path in created(self.root, known)]
+        changed += [f"{path} (created)" for path in planted(self.root, self.compiled or {})]
         for path, data in self.oracle.items():
             target = self.root / path
             if not target.is_file():
@@ -290,12 +296,3 @@ class EditScope:
             },
             "reasons": self.reasons,
         }
-
-
-def _top_level_names(source: str) -> list[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    return [n.name for n in tree.body if isinstance(n, kinds)]

@@ -27,6 +27,8 @@ from pathlib import Path, PurePosixPath
 
 import tomllib
 
+from codur.scope.modules import module_file
+
 LOADED_BY_NAME = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 LOADED_BY_NAME += ("pyproject.toml", "sitecustomize.py", "usercustomize.py")
 """Files pytest or Python's start-up read by their name alone."""
@@ -78,19 +80,6 @@ def _tree(root: Path, path: str) -> ast.Module | None:
         return None
 
 
-def module_file(root: Path, module: str, files: set[str], near: str = "") -> str | None:
-    """The folder's file for a dotted module name: from the root, `src/`, or the folder
-    of the file importing it (`near`), as a module or a package."""
-    rel = module.replace(".", "/")
-    bases = dict.fromkeys(["", "src/", f"{PurePosixPath(near).parent.as_posix()}/"])
-    for base in bases:
-        base = "" if base in ("./", "/") else base
-        for candidate in (f"{base}{rel}.py", f"{base}{rel}/__init__.py"):
-            if candidate in files:
-                return candidate
-    return None
-
-
 def imported(root: Path, path: str, files: set[str]) -> set[str]:
     """The folder's files that the module at `path` imports (relative imports included)."""
     tree = _tree(root, path)
@@ -112,7 +101,7 @@ def imported(root: Path, path: str, files: set[str]) -> set[str]:
                 base = ".".join(p for p in (prefix, base) if p)
             names = [base, *(f"{base}.{a.name}" if base else a.name for a in node.names)]
         for name in (n for n in names if n):
-            target = module_file(root, name, files, path)
+            target = module_file(name, files, path)
             if target is not None and target != path:
                 found.add(target)
     return found
@@ -156,7 +145,7 @@ def plugins(root: Path, files: set[str]) -> set[str]:
             names.update(_entry_points(name, text))
         elif name.endswith(".py") and (name == "conftest.py" or name.startswith("test")):
             names.update(_pytest_plugins(root, path))
-    return {m for n in names if (m := module_file(root, n, files)) is not None}
+    return {m for n in names if (m := module_file(n, files)) is not None}
 
 
 def _pytest_plugins(root: Path, path: str) -> set[str]:

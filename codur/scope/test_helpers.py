@@ -24,8 +24,9 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from codur.scope.harness import Harness
+from codur.scope.modules import top_level_names
 from codur.scope.oracle import in_test_folder, is_test_file
-from codur.scope.test_uses import TestUses, top_level_names
+from codur.scope.test_uses import TestUses
 
 
 class Frame(Protocol):

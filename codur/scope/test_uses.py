@@ -17,7 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+from codur.scope.modules import OnDisk, module_file, read_tree, top_level_names
 
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex", "warns", "assertWarns")
 
@@ -32,40 +34,24 @@ class TestUses:
     """Functions and classes whose results the tests assert on."""
 
 
-def _module_file(root: Path, test: str, module: str, level: int) -> str | None:
-    """The workspace file of `module` as imported from `test` (None: not the folder's)."""
-    parts = [p for p in module.split(".") if p]
-    bases = [PurePosixPath(test).parent]
-    if level:
-        for _ in range(level - 1):
-            bases = [bases[0].parent]
-    else:
-        bases += [PurePosixPath("."), PurePosixPath("src")]
-    for base in bases:
-        for tail in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
-            path = (base / tail).as_posix() if parts else None
-            if path and not path.startswith("../") and (root / path).is_file():
-                return path
-    return None
-
-
 class _Imports:
     """A test file's names bound to the folder's modules or to names in them."""
 
     def __init__(self, root: Path, test: str, tree: ast.Module) -> None:
         self.modules: dict[str, str] = {}  # local dotted name -> module file
         self.names: dict[str, tuple[str, str]] = {}  # local name -> (file, name there)
+        files = OnDisk(root)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    file = _module_file(root, test, alias.name, 0)
+                    file = module_file(alias.name, files, test)
                     if file:
                         self.modules[alias.asname or alias.name] = file
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 for alias in node.names:
-                    sub = _module_file(root, test, f"{base}.{alias.name}", node.level)
-                    file = _module_file(root, test, base, node.level) if base else None
+                    sub = module_file(f"{base}.{alias.name}", files, test, node.level)
+                    file = module_file(base, files, test, node.level) if base else None
                     if alias.name == "*" and file:
                         for name in _top_level(root, file):
                             self.names.setdefault(name, (file, name))
@@ -238,45 +224,15 @@ def _callee_name(node: ast.AST) -> str:
 
 def _top_level(root: Path, path: str) -> list[str]:
     """The names a file defines or assigns at its top level."""
-    tree = _read(root, path)
+    tree = read_tree(root, path)
     return list(top_level_names(tree)) if tree is not None else []
-
-
-def names_in(source: str) -> list[str]:
-    """The top-level names of a module's text (none when it does not parse)."""
-    try:
-        return list(top_level_names(ast.parse(source)))
-    except (SyntaxError, ValueError):
-        return []
-
-
-def top_level_names(tree: ast.Module) -> dict[str, str]:
-    """Top-level name -> "def" (a function or class) or "constant" (assigned)."""
-    names: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names[node.name] = "def"
-        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        names.setdefault(name.id, "constant")
-    return names
-
-
-def _read(root: Path, path: str) -> ast.Module | None:
-    try:
-        return ast.parse((root / path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-        return None
 
 
 def test_uses(root: Path, tests: list[str]) -> dict[str, TestUses]:
     """For each file of the code the `tests` import, what they use and judge of it."""
     uses: dict[str, TestUses] = {}
     for test in tests:
-        tree = _read(root, test)
+        tree = read_tree(root, test)
         if tree is None:
             continue
         imports = _Imports(root, test, tree)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from codur.scope.compiled import planted
 from codur.scope.oracle import created
 from codur.tools.context import ToolContext
 from codur.verify.evidence import Evidence
@@ -24,10 +25,13 @@ class OracleCheck(BaseModel):
     """Oracle files the run may change or create (the task asked, or --allow-edit)."""
     present: list[str] = []
     """Files pytest loads by name that were there when the run started (not created)."""
+    compiled: dict[str, str] = {}
+    """The `__pycache__` modules when the run started (`codur.scope.compiled`)."""
 
     def run(self, ctx: ToolContext) -> Evidence:
         known = [*self.present, *self.files, *self.allowed]
         changed = [f"{path} was created" for path in created(ctx.ws.root, known)]
+        changed += [f"{path} was planted" for path in planted(ctx.ws.root, self.compiled)]
         for path, digest in sorted(self.files.items()):
             target = ctx.ws.root / path
             if not target.is_file():

@@ -1,0 +1,33 @@
+"""Compiled modules in the folder's `__pycache__` folders. Python runs one in place of its
+source when the stamp inside matches the source's size and time, and the programs Codur
+runs never write one (PYTHONDONTWRITEBYTECODE), so one that appears or changes during a
+run was planted: a check would run code no file shows."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codur.workspace import SKIP_DIRS
+
+CACHE = "__pycache__"
+
+
+def stamps(root: Path) -> dict[str, str]:
+    """Each `__pycache__/*.pyc` under `root` (workspace-relative) -> "size:mtime_ns"."""
+    found: dict[str, str] = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d == CACHE or d not in SKIP_DIRS and not d.startswith(".")]
+        if os.path.basename(folder) != CACHE:
+            continue
+        for name in names:
+            path = Path(folder, name)
+            if name.endswith(".pyc") and path.is_file() and not path.is_symlink():
+                stat = path.stat()
+                found[path.relative_to(root).as_posix()] = f"{stat.st_size}:{stat.st_mtime_ns}"
+    return found
+
+
+def planted(root: Path, before: dict[str, str]) -> list[str]:
+    """The compiled modules created or changed since `before` was taken."""
+    return sorted(p for p, stamp in stamps(root).items() if before.get(p) != stamp)
