@@ -37,6 +37,13 @@ def first_word(text, sep=" "):
     if text and not text.isspace():
         return text.strip().split(sep)[0]
     return ""
+
+
+def total(items, start=0):
+    result = start
+    for item in items:
+        result += item
+    return result
 """
 TESTS = """\
 import pytest
@@ -66,6 +73,10 @@ def test_first_word():
 
 def test_blank():
     assert first_word("   ") == ""
+
+
+def test_total():
+    assert total([1, 2], start=3) == 6
 """
 
 

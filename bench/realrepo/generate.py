@@ -111,8 +111,12 @@ def history_bugs(bench: Workbench, entries: list[dict]) -> list[dict]:
     return kept
 
 
-def generate_package(bench: Workbench, args: argparse.Namespace, history: list[dict]) -> list:
+def generate_package(
+    bench: Workbench, args: argparse.Namespace, history: list[dict], done: list[dict]
+) -> list:
+    """The package's bugs; the list so far (`done` and these) is written after each one."""
     kept = history_bugs(bench, history)
+    write(args.out, done + kept)
     seen_functions = {(b["file"], b["function"]) for b in kept}
     rng = random.Random(f"{args.seed}:{bench.package.name}")
     tries = 0
@@ -141,6 +145,7 @@ def generate_package(bench: Workbench, args: argparse.Namespace, history: list[d
                     line=mutation.line,
                 )
             )
+            write(args.out, done + kept)
     return kept
 
 
@@ -198,10 +203,18 @@ def main(argv: list[str] | None = None) -> None:
         if clean.failing() or not clean.passing():
             print(f"  skipped: the clean suite must pass ({sorted(clean.failing())[:3]})")
             continue
-        bugs.extend(generate_package(bench, args, (history or {}).get(name, [])))
-        write(args.out, bugs)  # after each package: a long run's partial list is usable
+        bugs.extend(generate_package(bench, args, (history or {}).get(name, []), bugs))
     write(args.out, bugs)
     print(f"{len(bugs)} bugs -> {args.out}")
+
+
+def _literal(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """Patches as readable `|` blocks (PyYAML falls back to quotes where it must)."""
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+yaml.SafeDumper.add_representer(str, _literal)
 
 
 def write(out: Path, bugs: list[dict]) -> None:
