@@ -47,7 +47,7 @@ def total(items, start=0):
 """
 TESTS = """\
 import pytest
-from tiny.core import first_word, grade
+from tiny.core import first_word, grade, total
 
 
 def test_pass():
