@@ -81,14 +81,18 @@ class Locator:
         return list(found.values())
 
     def traceback(self, verdict: VerificationResult) -> list[Found]:
-        """The functions the failing run's frames in the code ran, innermost first."""
+        """The functions the failing runs' frames in the code ran: first where each
+        traceback ends (it raised there), then the frames that led there, innermost
+        first."""
+        frames = verdict.locations  # every failing traceback, outermost frame first
+        code = [n for n, loc in enumerate(frames) if not self.is_check(loc.path)]
+        ends = [n for n in code if n + 1 == len(frames) or self.is_check(frames[n + 1].path)]
         out = []
-        for loc in reversed(verdict.locations):
-            if self.is_check(loc.path):
-                continue
-            unit = self.unit_at(loc.path, loc.line)
+        for n in [*ends, *(n for n in reversed(code) if n not in ends)]:
+            unit = self.unit_at(frames[n].path, frames[n].line)
             if unit is not None:
-                out.append(self._found(unit, f"the failing run's traceback (line {loc.line})"))
+                why = f"the failing run's traceback (line {frames[n].line})"
+                out.append(self._found(unit, why))
         return out
 
     def unit_at(self, path: str, line: int) -> Chunk | None:
