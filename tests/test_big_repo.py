@@ -55,8 +55,9 @@ def test_a_task_that_names_no_file_finds_the_code_and_keeps_the_tests(tmp_path: 
         root,
         timeout=900,
     )
-    result = json.loads(done.stdout)
-    assert done.returncode == 0 and result["status"] == "verified", done.stderr
+    end = [json.loads(line) for line in done.stdout.splitlines()][-1]
+    assert end["event"] == "run.end" and end["status"] == "verified", done.stderr
+    assert done.returncode == 0
     calls = [json.loads(line) for line in record.read_text().splitlines()]
     prompt = [c for c in calls if "request" in c][2]["request"]["messages"][-1]["content"]
     assert "ledger/statement.py\n```python" in prompt  # the function the test calls, whole
