@@ -113,6 +113,13 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         if d.get("off")
         else f"semantic code search on: {d['model']} fused with BM25"
     ),
+    "context.located": lambda d: (
+        "located: "
+        + (
+            "; ".join(f"{f['path']}:{f['line']} {f['name']} ({f['why']})" for f in d["found"])
+            + (f"; shown in part: {', '.join(d['parts'])}" if d.get("parts") else "")
+        )
+    ),
     "index.progress": lambda d: (
         f"index: {d.get('stage', '')} {d['done']}/{d['total']} ({d.get('seconds', 0)}s)"
     ),

@@ -3,7 +3,8 @@
 When the prompt and the reply budget do not fit, parts are shortened in this order, each
 time saying so in the prompt: the failure evidence (head and tail kept: the problem, the
 first differing lines, and "where to look"); the list of earlier attempts (newest kept);
-then the files, whose middle parts far from the failure are elided (the model is then
+the map of related code not shown; then the files (not those already shown in part),
+whose middle parts far from the failure are elided (the model is then
 asked for changed functions only, which are merged by name, so a partial view is safe).
 A prompt that still does not fit goes out as it is; the provider's error is then real.
 """
@@ -30,6 +31,11 @@ class Prompt:
     """What fitting shortened, said to the model."""
     partial_files: bool = False
     """Some file is shown in part: ask for changed functions only."""
+    in_part: tuple[str, ...] = ()
+    """Files already shown in part (an excerpt of their functions that matter): fitting
+    leaves them as they are."""
+    related: tuple[str, ...] = ()
+    """The map of related code not shown (`path:line signature`), after the files."""
 
 
 def clip_lines(text: str, keep: int) -> str:
@@ -96,12 +102,17 @@ def fit(
             note = f"{dropped} earlier attempt(s) not listed"
             kept = prompt.attempts[len(prompt.attempts) - keep_attempts :]
             prompt = replace(prompt, attempts=kept, notes=(*prompt.notes, note))
+    if over(prompt, reply) and prompt.related:
+        note = "the map of related code is left out"
+        prompt = replace(prompt, related=(), notes=(*prompt.notes, note))
     whole = prompt.files
     for context in (40, 15, 5):
         if not over(prompt, reply):
             return prompt, reply
         files = {
-            path: _around(text, (hot_lines or {}).get(path, set()), context)
+            path: text
+            if path in prompt.in_part
+            else _around(text, (hot_lines or {}).get(path, set()), context)
             for path, text in whole.items()
         }
         note = "parts of the files far from the failure are not shown"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codur.agents.fit import Prompt, fit
+from codur.edits.excerpt import excerpt
 from codur.resources import prompt
 
 if TYPE_CHECKING:
@@ -46,12 +47,33 @@ def implement_names(stubs: dict[str, tuple[str, ...]]) -> str:
     return "; ".join(f"{text} in {path}" for text, (path, _) in zip(spoken, groups, strict=True))
 
 
-def answer_rules(edit_format: str, implement: bool, files: int) -> str:
+def answer_rules(edit_format: str, implement: bool, files: int, partial: bool = False) -> str:
     """The answer format's rules; one file to implement in whole: the bare instruction a
-    small model answers best (bench/humaneval.py measures it)."""
+    small model answers best (bench/humaneval.py measures it); a file shown in part:
+    changed functions, and SEARCH/REPLACE for a line outside them (no whole file)."""
     if implement and files == 1 and edit_format == "whole_file":
         return prompt("edit_implement.md")
+    if partial and edit_format == "functions":
+        return prompt("edit_functions_in_part.md")
     return prompt(EDIT_PROMPTS[edit_format])
+
+
+def in_part(request: AgentRequest) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The files as the prompt shows them (those in `request.parts` as excerpts) and a
+    note for each file shown in part."""
+    views = dict(request.files)
+    notes = []
+    for path, names in request.parts.items():
+        shown = excerpt(request.files[path], names) if path in request.files else None
+        if shown is None:
+            continue
+        views[path] = shown.text
+        notes.append(
+            prompt("coder_in_part.md")
+            .format(path=path, lines=shown.ranges(), total=f"{shown.total:,}")
+            .strip()
+        )
+    return views, tuple(notes)
 
 
 def task_message(
@@ -69,6 +91,9 @@ def task_message(
         f"{path}\n```{'python' if path.endswith('.py') else ''}\n{text.rstrip()}\n```"
         for path, text in parts.files.items()
     )
+    if parts.related:
+        related = "\n".join(f"- {line}" for line in parts.related)
+        shown += "\n\n" + prompt("coder_map.md").format(entries=related).strip()
     evidence = prompt("coder_evidence.md").format(failure=parts.evidence) if parts.evidence else ""
     attempts = ""
     if parts.attempts:
@@ -89,10 +114,12 @@ def task_message(
             **common,
             names=implement_names(stubs),
             verb="has" if count == 1 else "have",
-            edit_rules=answer_rules(edit_format, True, len(parts.files)),
+            edit_rules=answer_rules(edit_format, True, len(parts.files), parts.partial_files),
         )
     else:
-        edit_rules = rules if rules is not None else answer_rules(edit_format, False, 0)
+        edit_rules = (
+            rules if rules is not None else answer_rules(edit_format, False, 0, parts.partial_files)
+        )
         text = book.render("coder_task", **common, edit_rules=edit_rules)
     return text.strip() + "\n"
 
@@ -119,7 +146,16 @@ def build_messages(
     from langchain_core.messages import HumanMessage, SystemMessage
 
     edit_format = request.edit_format or client.profile.edit_format
-    parts = Prompt(files=request.files, evidence=request.evidence or "", attempts=request.attempts)
+    views, notes = in_part(request)
+    parts = Prompt(
+        files=views,
+        evidence=request.evidence or "",
+        attempts=request.attempts,
+        notes=notes,
+        partial_files=bool(notes),
+        in_part=tuple(p for p in request.parts if views.get(p) != request.files.get(p)),
+        related=request.related,
+    )
     task = "\n\n".join(filter(None, [request.task, plan_section(request).strip()]))
 
     def render(p: Prompt) -> list[BaseMessage]:
@@ -127,7 +163,7 @@ def build_messages(
         message = task_message(task, p, fmt, book, rules, request.stubs)
         return [SystemMessage(system), HumanMessage(message)]
 
-    budget = min(client.profile.max_tokens, reply_budget(request.files, edit_format))
+    budget = min(client.profile.max_tokens, reply_budget(views, edit_format))
     fitted, budget = fit(
         parts, render, client.count_tokens, client.context_window, budget, request.hot_lines
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
+from codur.edits.parse import paths_named
 from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
 from codur.workspace import in_git_folder
@@ -68,6 +69,7 @@ def read_reply(
             "of it was applied; give only the function(s) you change, each complete"
         )
         return proposal
+    files = {**files, **_unseen(text, files, session)}
     try:
         edits = parse_edits(text, files, edit_format)
         for edit in edits:
@@ -105,6 +107,24 @@ def read_reply(
     if refused and not proposal.sources:
         proposal.error = "\n".join(refused)
     return proposal
+
+
+def _unseen(text: str, files: dict[str, str], session: Session) -> dict[str, str]:
+    """The existing files the reply gives edits for that the prompt did not show, by the
+    path the reply names them with: their text, so that a function given for one is
+    merged into it (not taken for all of it). One Codur may not read is left out (its
+    edit is refused when it is checked)."""
+    found = {}
+    for path in paths_named(text, list(files)):
+        if path in files:
+            continue
+        try:
+            _, current = _target(path, session)
+        except EditError:
+            continue
+        if current is not None:
+            found[path] = current
+    return found
 
 
 def _target(path: str, session: Session) -> tuple[str, str | None]:

@@ -52,6 +52,12 @@ class AgentRequest:
     """Functions with no body yet, per file: the prompt asks to implement them."""
     hot_lines: dict[str, set[int]] = field(default_factory=dict)
     """Lines the failure went through, per file (kept when a prompt must be shortened)."""
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Files shown in part (big ones): path -> the definitions shown whole, with the
+    module's imports and the names they use (codur.edits.excerpt); `files` still holds
+    their whole text, which a reply's functions are merged into."""
+    related: tuple[str, ...] = ()
+    """A map of the related code not shown: `path:line signature` lines."""
     seen: frozenset[str] = frozenset()
     """Digests of earlier replies: a reply identical to one of them is not applied."""
     preferences: tuple[str, ...] = ()

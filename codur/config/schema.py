@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from codur.config.agents import AgentsConfig, ollama_profile
+from codur.config.context import ContextConfig
 from codur.config.llm import LLMConfig, LLMProfile
 from codur.config.planning import PlanningConfig
 from codur.config.sections import (
@@ -174,6 +175,8 @@ class CodurConfig(_Section):
     """`codur ask`: the research loop's caps."""
     verify: VerifyConfig = VerifyConfig()
     """How results are verified."""
+    context: ContextConfig = ContextConfig()
+    """What the coder's prompt shows of the code: big files in part, located code."""
     repair: RepairConfig = RepairConfig()
     """Repair search: model-free fixes tried when verification fails."""
     sampling: SamplingConfig = SamplingConfig()

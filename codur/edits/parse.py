@@ -7,7 +7,11 @@ from dataclasses import replace
 from codur.edits.base import Edit, EditError
 from codur.edits.fenced import drop_path_comment, fenced_blocks
 from codur.edits.merge import merge_python
-from codur.edits.search_replace import apply_search_replace, mask_search_replace
+from codur.edits.search_replace import (
+    apply_search_replace,
+    mask_search_replace,
+    search_replace_paths,
+)
 from codur.edits.spans import layout
 from codur.edits.splice import restyled
 
@@ -49,6 +53,14 @@ def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edi
     for path, firsts in examples.items():
         edits[path] = replace(edits[path], kept=edits[path].kept + firsts)
     return list(edits.values())
+
+
+def paths_named(reply: str, known: list[str]) -> list[str]:
+    """The files `reply` gives edits for (SEARCH/REPLACE blocks, fenced blocks), in
+    order: the caller reads the ones not among `known` (a block for a file the prompt did
+    not show is merged into the file like any other, not taken for all of it)."""
+    fenced = [path for path, _ in fenced_blocks(mask_search_replace(reply), known)]
+    return list(dict.fromkeys([*search_replace_paths(reply, known), *fenced]))
 
 
 def _defines(path: str, body: str) -> bool | None:

@@ -19,14 +19,25 @@ def mask_search_replace(reply: str) -> str:
     return _SEARCH_REPLACE.sub(lambda m: re.sub(r"[^\n]", MASK, m.group(0)), reply)
 
 
+def _named(reply: str, end: int, known: list[str]) -> str | None:
+    """The path on one of the three lines before position `end` of `reply`."""
+    lines = reply[:end].rstrip("\n").split("\n")
+    return next((p for line in reversed(lines[-3:]) if (p := path_hint(line, known))), None)
+
+
+def search_replace_paths(reply: str, known: list[str]) -> list[str]:
+    """The paths the SEARCH/REPLACE blocks of `reply` name, in order."""
+    found = (_named(reply, m.start(), known) for m in _SEARCH_REPLACE.finditer(reply))
+    return list(dict.fromkeys(p for p in found if p))
+
+
 def apply_search_replace(reply: str, files: dict[str, str]) -> list[Edit]:
     """Apply SEARCH/REPLACE blocks to `files` (path -> text); EditError if a search misses."""
     new = dict(files)
     known = list(files)
     changed: set[str] = set()
     for match in _SEARCH_REPLACE.finditer(reply):
-        lines = reply[: match.start()].rstrip("\n").split("\n")
-        path = next((p for line in reversed(lines[-3:]) if (p := path_hint(line, known))), None)
+        path = _named(reply, match.start(), known)
         if path is None and len(known) == 1:
             path = known[0]
         if path is None or path not in new:

@@ -4,12 +4,14 @@ the check fails on them, what earlier attempts did."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
+from functools import partial
 from typing import Any
 
 from codur.agents.registry import AgentRequest
 from codur.edits.stubs import unimplemented
 from codur.errors import WorkspaceError
+from codur.graph.located import assemble
 from codur.graph.state import AgentState, Attempt
 from codur.litter import portable
 from codur.session import Session
@@ -65,9 +67,26 @@ def build_request(
     """What the coder is asked now: about the files as they are, or as `texts` has them
     (their unimplemented functions and the evidence then follow those texts)."""
     files = dict(state.get("context_files", {}))
+    named = bool(files)
     if not files and verdict is not None:
         files = dict.fromkeys(files_to_show(verdict))
     shown = texts or {p: text for p in files if (text := _shown(session, p)) is not None}
+    view = assemble(
+        session,
+        state["task"],
+        verdict,
+        shown,
+        partial(_shown, session),
+        texts is None and not named,
+    )
+    shown = view.files
+    if view.located and texts is None:
+        session.bus.emit(
+            "context.located",
+            found=[asdict(f) for f in view.located],
+            parts=sorted(view.parts),
+            related=len(view.related),
+        )
     attempts = state.get("attempts", [])
     hot: dict[str, set[int]] = {}
     if verdict is not None:
@@ -96,6 +115,10 @@ def build_request(
         attempts=tuple(lines),
         edit_format="functions" if cut else None,
         hot_lines=hot,
+        parts={
+            p: tuple(dict.fromkeys([*names, *stubs.get(p, ())])) for p, names in view.parts.items()
+        },
+        related=view.related,
         seen=frozenset(a["digest"] for a in attempts if a.get("digest")),
         preferences=tuple(session.preferences()),
         context=session.chat_context,

@@ -1,0 +1,217 @@
+"""Finding the code a failing check is about, in a repository of any size.
+
+The functions and methods of the workspace's code (not the check's files) are ranked
+from four kinds of evidence, read from the code index (`codur.search`):
+- the failing run's traceback: the definitions its frames in the code ran, the innermost
+  (where it raised) first;
+- the task: the definitions it names as code (`late_fee`, `RateTable.rate()`);
+- the failing tests' calls: what each failing test calls, then what those call, through
+  the static call graph (breadth first, three calls deep);
+- BM25 over the code, queried with the task, the failing tests' source and the error
+  lines of the failure.
+The first two are direct evidence and come first; the last two are fused by reciprocal
+rank, so a definition both reached from the failing test and like its words comes before
+one that is only either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from codur.search.calls import Definition
+from codur.search.chunks import Chunk, module_name
+from codur.search.index import CodeIndex
+from codur.search.rank import fuse
+from codur.task import code_mentions
+from codur.verify.result import VerificationResult
+
+CALL_DEPTH = 3
+"""Calls followed from a failing test: its own, theirs, and theirs."""
+SEARCH_DEPTH = 40
+"""BM25 results read (the code's functions among them are ranked)."""
+AMBIGUOUS = 3
+"""A call on an object of unknown type (`x.rate()`) is followed only to at most this
+many methods of that name."""
+UNITS = ("function", "method")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d.]*")
+_RAISED = re.compile(r"^[\w.]*(?:Error|Exception)\b")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A function or method of the code: `name` is qualified within its file (`f`,
+    `Class.method`), `line` is where it starts, `why` the first evidence for it."""
+
+    path: str
+    name: str
+    line: int
+    why: str
+
+
+class Locator:
+    """Ranks the index's functions and methods for a task and its failing check;
+    `is_check(path)`: whether a file belongs to the check (tests, their helpers), which
+    are never among the results."""
+
+    def __init__(self, index: CodeIndex, is_check: Callable[[str], bool]) -> None:
+        self.index, self.is_check = index, is_check
+        self.units: dict[tuple[str, str], Chunk] = {
+            (c.path, c.name): c
+            for entry in index.files.values()
+            for c in entry.chunks
+            if c.kind in UNITS and not is_check(c.path)
+        }
+
+    def rank(self, task: str, verdict: VerificationResult | None) -> list[Found]:
+        """Every function found for `task` and `verdict` (None: no check ran yet), the
+        most likely first."""
+        traced = self.traceback(verdict) if verdict is not None else []
+        named = self.mentioned(task)
+        tests = self.failing_tests(verdict) if verdict is not None else []
+        called = self.called_by(tests)
+        query = "\n".join([task, *self.sources(tests), *error_lines(verdict)])
+        query = _NUMBER.sub(" ", query)  # 100.25 in a failure is no word of the code
+        searched = self.searched(query)
+        found: dict[tuple[str, str], Found] = {}
+        for ranking in ([*traced, *named], *_fused(called, searched)):
+            for item in ranking:
+                found.setdefault((item.path, item.name), item)
+        return list(found.values())
+
+    def traceback(self, verdict: VerificationResult) -> list[Found]:
+        """The functions the failing runs' frames in the code ran: first where each
+        traceback ends (it raised there), then the frames that led there, innermost
+        first."""
+        frames = verdict.locations  # every failing traceback, outermost frame first
+        code = [n for n, loc in enumerate(frames) if not self.is_check(loc.path)]
+        ends = [n for n in code if n + 1 == len(frames) or self.is_check(frames[n + 1].path)]
+        out = []
+        for n in [*ends, *(n for n in reversed(code) if n not in ends)]:
+            unit = self.unit_at(frames[n].path, frames[n].line)
+            if unit is not None:
+                why = f"the failing run's traceback (line {frames[n].line})"
+                out.append(self._found(unit, why))
+        return out
+
+    def unit_at(self, path: str, line: int) -> Chunk | None:
+        entry = self.index.files.get(path)
+        chunks = entry.chunks if entry else []
+        inside = [c for c in chunks if c.kind in UNITS and c.start <= line <= c.end]
+        return min(inside, key=lambda c: c.end - c.start) if inside else None
+
+    def mentioned(self, task: str) -> list[Found]:
+        """The functions the task names as code (by name, or `Class.method`)."""
+        by_name: dict[str, list[Chunk]] = {}
+        for (_, name), chunk in self.units.items():
+            by_name.setdefault(name, []).append(chunk)
+            by_name.setdefault(name.rsplit(".", 1)[-1], []).append(chunk)
+        names = code_mentions(task, sorted(by_name))
+        return [self._found(c, "the task names it") for n in names for c in by_name[n]]
+
+    def failing_tests(self, verdict: VerificationResult) -> list[str]:
+        """The failing tests as qualified names (`tests.test_x.TestY.test_z`)."""
+        ids = [t for e in verdict.failed for t in e.failing_tests]
+        out = []
+        for test in ids:
+            path, _, rest = test.partition("::")
+            if rest:
+                out.append(f"{module_name(path)}.{rest.split('[')[0].replace('::', '.')}")
+        for loc in verdict.locations:  # the test frames of a traceback
+            if self.is_check(loc.path) and loc.function and loc.function != "<module>":
+                owner = self.index.files.get(loc.path)
+                for d in owner.defs if owner else []:
+                    if d.qualname.rsplit(".", 1)[-1] == loc.function and d.line <= loc.line:
+                        out.append(d.qualname)
+        return list(dict.fromkeys(out))
+
+    def sources(self, tests: list[str]) -> list[str]:
+        """The source of the failing tests (for the search)."""
+        out = []
+        for qualname in tests:
+            for d in self.index.definitions(qualname):
+                entry = self.index.files.get(d.path)
+                name = qualname.removeprefix(module_name(d.path) + ".")
+                out += [c.text for c in entry.chunks if c.name == name] if entry else []
+        return out
+
+    def called_by(self, tests: list[str]) -> list[Found]:
+        """The code the failing tests call, breadth first through the call graph."""
+        out: list[Found] = []
+        seen: set[str] = set(tests)
+        frontier = list(tests)
+        for depth in range(1, CALL_DEPTH + 1):
+            reached = []
+            for caller in frontier:
+                for call in self.index.callees(caller):
+                    for target in self.targets(call.callee):
+                        if target.qualname in seen:
+                            continue
+                        seen.add(target.qualname)
+                        reached.append(target.qualname)
+                        unit = self._unit_of(target)
+                        why = "the failing test calls it" + ("" if depth == 1 else " (indirectly)")
+                        if unit is not None:
+                            out.append(self._found(unit, why))
+            frontier = reached
+        return out
+
+    def targets(self, callee: str) -> list[Definition]:
+        """The definitions a call's target may be: itself; a name re-exported by a
+        package (`pkg.f` defined in `pkg.mod.f`); the few methods of an unknown object's
+        attribute. The check's own (a test helper) are followed, never shown."""
+        if callee.startswith("*."):
+            found = [d for d in self.index.definitions(callee[2:]) if "." in d.qualname]
+            return found if len(found) <= AMBIGUOUS else []
+        found = [d for d in self.index.definitions(callee) if d.qualname == callee]
+        if not found and "." in callee:
+            package, short = callee.split(".", 1)[0], callee.rsplit(".", 1)[-1]
+            found = self.index.definitions(short)
+            found = [d for d in found if d.qualname.startswith(package + ".")]
+        return found
+
+    def searched(self, query: str) -> list[Found]:
+        """The code's functions BM25 ranks for `query`."""
+        hits = self.index.search(query, SEARCH_DEPTH, mode="bm25") if query.strip() else []
+        units = [self.units.get((h.chunk.path, h.chunk.name)) for h in hits]
+        return [self._found(u, "its words are the failure's") for u in units if u is not None]
+
+    def _unit_of(self, target: Definition) -> Chunk | None:
+        """The function or method chunk a definition is (a class: its `__init__`; a
+        nested function: the one it is in)."""
+        name = target.qualname.removeprefix(module_name(target.path) + ".")
+        parts = name.split(".")
+        for candidate in [
+            f"{name}.__init__",
+            *(".".join(parts[:n]) for n in range(len(parts), 0, -1)),
+        ]:
+            if (unit := self.units.get((target.path, candidate))) is not None:
+                return unit
+        return None
+
+    @staticmethod
+    def _found(chunk: Chunk, why: str) -> Found:
+        return Found(chunk.path, chunk.name, chunk.start, why)
+
+
+def _fused(called: list[Found], searched: list[Found]) -> list[list[Found]]:
+    """The call graph's ranking and the search's, fused by reciprocal rank."""
+    keys = list(dict.fromkeys((f.path, f.name) for f in [*called, *searched]))
+    number = {key: n for n, key in enumerate(keys)}
+    items = {(f.path, f.name): f for f in [*searched, *called]}  # the call graph's why wins
+    order = fuse([[number[(f.path, f.name)] for f in r] for r in (called, searched)])
+    return [[items[keys[i]] for i in order]]
+
+
+def error_lines(verdict: VerificationResult | None) -> list[str]:
+    """The failure's error lines (pytest's `E ...`, a traceback's last line)."""
+    if verdict is None:
+        return []
+    lines = [ln for e in verdict.failed for ln in e.feedback.splitlines()]
+    return [ln for ln in lines if ln.startswith("E ") or _RAISED.match(ln)]
+
+
+def in_files(found: Iterable[Found], paths: Iterable[str]) -> list[Found]:
+    wanted = set(paths)
+    return [f for f in found if f.path in wanted]

@@ -1,0 +1,84 @@
+"""Finding the code in a big repository, whole runs: the coder is shown the function that
+matters, not the whole 1,500-line file; its function-level reply merges into the big
+file; a task that names no file finds the file and the tests stay as they are. A
+generated package (tests/bigrepo.py), real pytest runs, a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import bigrepo
+from helpers import run_cli, run_in_process, scripted_profile
+from test_graph import PLAN
+
+FIX = f"The grace period includes its last day.\n\nledger/rates.py\n```python\n{bigrepo.FIXED}```\n"
+SLOW = ["verify.timeout_s=300", "verify.relevant_tests_only=false"]
+"""The whole suite after each change (the failing test imports the big module only
+through another), with room for a loaded machine."""
+
+
+def test_a_big_file_named_with_at_is_shown_as_the_function_that_matters(tmp_path: Path) -> None:
+    files = bigrepo.files()
+    root = bigrepo.write(tmp_path / "repo")
+    task = f"fix @ledger/rates.py: {bigrepo.FAILING} fails"
+    # one agent and a file named: the task routes to the coder without a planner call
+    result, events, _ = run_in_process(root, [FIX], task=task, overrides=SLOW)
+    assert result.status == "verified", result.message
+    (request,) = [e.data for e in events if e.kind == "model.request"]
+    prompt = request["messages"][-1]["content"]
+    assert bigrepo.BUGGY.strip() in prompt  # the function the failing test reaches
+    assert "GRACE_DAYS = 10" in prompt and "from ledger.money import round_cents" in prompt
+    assert "fixed = 1.00 * count" not in prompt  # wire_basic_fee's body: not the whole file
+    assert len(prompt) < len(files["ledger/rates.py"]) / 5
+    assert "ledger/rates.py is shown in part" in prompt and "# ... lines " in prompt
+    after = (root / "ledger/rates.py").read_text()
+    assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
+
+
+def test_a_task_that_names_no_file_finds_the_code_and_keeps_the_tests(tmp_path: Path) -> None:
+    """`codur "tests/...::test_y fails, fix it"`: the failing test's calls lead to
+    `late_fee` in the big module; the reply's change to the test is refused."""
+    root = bigrepo.write(tmp_path / "repo")
+    files = bigrepo.files()
+    cheat = "tests/test_statement.py\n```python\ndef test_no_fee_within_grace():\n    pass\n```\n"
+    replies = [
+        json.dumps({"kind": "task", "confidence": 0.5}),
+        PLAN,
+        FIX + "\n" + cheat,
+    ]
+    flags = [f for o in SLOW for f in ("-o", o)]
+    record = tmp_path / "calls.jsonl"
+    done = run_cli(
+        [*scripted_profile(tmp_path, replies), *flags, "--record", str(record), "--json"]
+        + [f"{bigrepo.FAILING} fails, fix it"],
+        root,
+        timeout=900,
+    )
+    end = [json.loads(line) for line in done.stdout.splitlines()][-1]
+    assert end["event"] == "run.end" and end["status"] == "verified", done.stderr
+    assert done.returncode == 0
+    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    prompt = [c for c in calls if "request" in c][2]["request"]["messages"][-1]["content"]
+    assert "ledger/statement.py\n```python" in prompt  # the function the test calls, whole
+    assert bigrepo.BUGGY.strip() in prompt and "fixed = 1.00 * count" not in prompt
+    after = (root / "ledger/rates.py").read_text()
+    assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
+    assert (root / "tests/test_statement.py").read_text() == files["tests/test_statement.py"]
+
+
+def test_a_reply_for_a_file_not_shown_merges_into_it(tmp_path: Path) -> None:
+    """A function given for an existing file the prompt did not show replaces that
+    function only, not the whole file."""
+    from codur.agents.proposal import read_reply
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    root = bigrepo.write(tmp_path / "repo")
+    session = Session(load_config(root, environ={}).config, Workspace(root), EventBus())
+    proposal = read_reply(FIX, {}, "whole_file", session, truncated=False)
+    assert proposal.error is None
+    original = bigrepo.files()["ledger/rates.py"]
+    assert proposal.sources == {"ledger/rates.py": original.replace(bigrepo.BUGGY, bigrepo.FIXED)}

@@ -1,0 +1,89 @@
+"""Finding the code in a big repository: the ranking of the functions a failing check
+is about (codur/agents/locate.py) on real pytest output, and the excerpt a big file is
+shown as (codur/edits/excerpt.py). A generated package (tests/bigrepo.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import bigrepo
+
+from codur.agents.locate import Locator
+from codur.edits.excerpt import excerpt
+from codur.search.index import CodeIndex
+from codur.verify.evidence import Evidence, locations
+from codur.verify.plan import VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.verify.target import is_test
+
+
+def _verdict(root: Path) -> VerificationResult:
+    """The package's tests run by pytest, as a verdict of the tests check."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    failing = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+    evidence = Evidence(
+        check="tests",
+        passed=False,
+        command="pytest .",
+        summary="",
+        feedback=done.stdout,
+        failing_tests=failing,
+        locations=locations(done.stdout, root),
+    )
+    return VerificationResult(
+        passed=False, strategy="tests", evidence=[evidence], plan=VerificationPlan()
+    )
+
+
+def _index(root: Path) -> CodeIndex:
+    index = CodeIndex(None)
+    index.update((p.relative_to(root).as_posix(), p) for p in sorted(root.rglob("*.py")))
+    return index
+
+
+def test_the_traceback_frame_where_it_raised_comes_first(tmp_path: Path) -> None:
+    root = bigrepo.write(tmp_path / "repo")
+    rates = root / "ledger/rates.py"
+    rates.write_text(rates.read_text().replace("if days < GRACE_DAYS:", "if days < GRACE:"))
+    verdict = _verdict(root)
+    found = Locator(_index(root), is_test).rank("the statements crash", verdict)
+    assert (found[0].path, found[0].name) == ("ledger/rates.py", "late_fee")
+    assert found[0].why.startswith("the failing run's traceback")
+    assert ("ledger/statement.py", "statement_total") in [(f.path, f.name) for f in found[:3]]
+
+
+def test_an_assertion_in_the_test_leads_through_its_calls(tmp_path: Path) -> None:
+    root = bigrepo.write(tmp_path / "repo")
+    verdict = _verdict(root)
+    assert verdict.failed[0].failing_tests == [bigrepo.FAILING]
+    found = Locator(_index(root), is_test).rank(f"{bigrepo.FAILING} fails", verdict)
+    top = [(f.path, f.name) for f in found[:3]]
+    assert ("ledger/rates.py", "late_fee") in top and (
+        "ledger/statement.py",
+        "statement_total",
+    ) in top
+    assert all(not is_test(f.path) for f in found)
+
+
+def test_an_excerpt_keeps_imports_used_constants_and_the_class_header() -> None:
+    source = bigrepo.rates_module()
+    shown = excerpt(source, ["late_fee", "RateTable.rate"])
+    assert shown is not None and shown.total == source.count("\n")
+    text = shown.text
+    assert text.startswith('"""Fees and rates for every kind of payment the ledger books."""')
+    assert "from ledger.money import round_cents" in text
+    assert 'GRACE_DAYS = 10\n"""Days after the due date' in text  # the names late_fee reads
+    assert "class RateTable:\n" in text and "    def rate(self, tier):" in text
+    assert "def with_rate" not in text and "def wire_basic_fee" not in text
+    start = source.splitlines().index("def late_fee(days, balance):") + 1
+    assert f"{start}-{start + 5}" in shown.ranges()
+    assert "    # ... lines 16-18 not shown ...\n" in text  # RateTable.__init__, indented
+    assert excerpt(source, ["no_such_function"]) is None
