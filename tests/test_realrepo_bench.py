@@ -131,7 +131,9 @@ def test_validation_keeps_a_bug_failing_few_tests_and_rejects_the_rest(tiny) -> 
     )
     harmless = CORE.replace('raise ValueError("score out of range")', "raise ValueError()")
     assert bench.check({"tiny/core.py": harmless})["why"] == "no test fails"
-    broken = CORE.replace("def grade(score, passing=50):", "1 / 0\n\n\ndef grade(score, passing=50):")
+    broken = CORE.replace(
+        "def grade(score, passing=50):", "1 / 0\n\n\ndef grade(score, passing=50):"
+    )
     assert bench.check({"tiny/core.py": broken})["valid"] is False  # no module: every test
     # the cache answers a repeated candidate without running the suite again
     cached = bench.check({"tiny/core.py": by_kind["swapped_elif_bodies"].apply(CORE)})
