@@ -118,8 +118,8 @@ class IO:
         if self.live is not None:
             self.live.follow(event.kind, event.data)
         if event.kind == "model.progress":
-            if self.verbose:
-                self._stream(str(event.data.get("text", "")))
+            if self.verbose and event.data.get("text"):
+                self._stream(str(event.data["text"]))
             return
         if self._streamed is not None:
             self._end_stream(event)
