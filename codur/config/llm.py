@@ -55,13 +55,13 @@ class LLMProfile(_Section):
     """local: context window in tokens."""
     n_threads: int | None = Field(None, gt=0)
     """local: CPU threads for inference (unset: the number of cores)."""
-    draft: Literal["none", "prompt_lookup"] = "prompt_lookup"
+    draft: Literal["none", "prompt_lookup"] = "none"
     """local: speculative decoding. prompt_lookup drafts the next tokens by finding the
-    reply's last tokens earlier in the prompt and copying what followed them there; one
-    decode then checks the whole draft and keeps the tokens the model would have chosen.
-    An edit copies most of its reply from the file in the prompt, so it is generated
-    several tokens a decode. Greedy replies (temperature 0) stay the same as with none
-    (bench/prompt_lookup.py checks it)."""
+    reply's last two tokens earlier in the prompt and copying what followed them there;
+    one decode then checks the whole draft and keeps the tokens the model picks anyway.
+    An edit copies most of its reply from the file in the prompt, so it comes several
+    tokens a decode. Not exact: a batch's logits differ slightly from one token's, so a
+    greedy reply can differ where two tokens nearly tie (bench/prompt_lookup.py)."""
     draft_tokens: int = Field(10, gt=0, le=64)
     """local: tokens drafted at a time (prompt_lookup): more gains more when the draft
     holds, and costs more when it does not."""
