@@ -1,7 +1,9 @@
 """The one module that prints. Everything else emits events or returns data.
 
 Modes: human (rich; colour only on a terminal and never with NO_COLOR), verbose (every
-event rendered live), and --json (JSONL events on stdout, human output on stderr).
+event rendered live, a model's reply streamed as it comes), and --json (JSONL events on
+stdout, human output on stderr). On a terminal, outside --verbose, a transient live line
+says what runs now (codur.liveline).
 
 Text that reaches the terminal never carries control sequences (a model's reply or a
 program's output could move the cursor, retitle the window or hide text): escape
@@ -27,6 +29,7 @@ from rich.markup import escape
 
 from codur.eventlines import ENDINGS_SAID_ONCE, PROGRESS, VERBOSE, short
 from codur.events import Event
+from codur.liveline import LiveLine
 from codur.redaction import Redactor
 
 _CONTROL = re.compile(
@@ -90,6 +93,12 @@ class IO:
         self.redact = redact or Redactor()
         self.out = _console(stderr=json_mode)
         self.err = _console(stderr=True)
+        stdout_free = not (json_mode and sys.stdout.isatty())  # no JSON across the line
+        live = self.err.is_terminal and not verbose and stdout_free
+        self.live = LiveLine(self.err, self._plain) if live else None
+        """The live line (a terminal only)."""
+        self._streamed: str | None = None
+        """--verbose: the reply text streamed so far of the model call under way."""
 
     # -- events -------------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
@@ -106,6 +115,14 @@ class IO:
                 from codur.interrupt import output_closed
 
                 raise output_closed() from None
+        if self.live is not None:
+            self.live.follow(event.kind, event.data)
+        if event.kind == "model.progress":
+            if self.verbose and event.data.get("text"):
+                self._stream(str(event.data["text"]))
+            return
+        if self._streamed is not None:
+            self._end_stream(event)
         if event.kind == "warning":  # one line, whatever the mode
             self.warn(str(event.data.get("message", "")))
             return
@@ -121,8 +138,29 @@ class IO:
             )
             self._print(self.out, f"[dim]·[/dim] {self._markup(text)}")
 
+    def _stream(self, text: str) -> None:
+        """--verbose: more of the model's reply, printed as it comes."""
+        if self._streamed is None:
+            self._streamed = ""
+            self._print(self.out, "[dim]·[/dim] ", end="")
+        self._streamed += text
+        self._print(self.out, self._plain(text), end="", markup=False, highlight=False)
+
+    def _end_stream(self, event: Event) -> None:
+        """--verbose: the rest of a streamed reply once the model answered, and its line
+        ended."""
+        streamed, self._streamed = self._streamed or "", None
+        content = event.data.get("content") if event.kind == "model.response" else None
+        rest = content[len(streamed) :] if isinstance(content, str) else ""
+        if isinstance(content, str) and content.startswith(streamed) and rest:
+            self._print(self.out, self._plain(rest), end="", markup=False, highlight=False)
+        self._print(self.out, "")
+
     def _print(self, console: Console, *what: Any, **options: Any) -> None:
-        """Print, or stop the run quietly if the output was closed."""
+        """Print (after taking the live line away), or stop the run quietly if the output
+        was closed."""
+        if self.live is not None:
+            self.live.stop()
         try:
             console.print(*what, **options)
         except BrokenPipeError:
@@ -202,6 +240,8 @@ class IO:
         from rich.syntax import Syntax
         from rich.text import Text
 
+        if self.live is not None:
+            self.live.stop()
         if detail:  # a file's text: no terminal sequence of its own reaches the terminal
             text = self._plain(detail)
             shown = Syntax(text, "diff", theme="ansi_dark", background_color="default")
@@ -213,6 +253,8 @@ class IO:
         """A progress bar on stderr; yields a callable that marks one item done."""
         from rich.progress import Progress
 
+        if self.live is not None:
+            self.live.stop()
         with Progress(console=self.err, transient=False) as bar:
             task = bar.add_task(self._markup(what), total=total)
             yield lambda _item: bar.advance(task)

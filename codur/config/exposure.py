@@ -101,12 +101,17 @@ RULES: dict[str, Rule] = {
     ),
     "llm.profiles.*.n_ctx": SIZE,
     "llm.profiles.*.n_threads": _allowed("oversubscribe the CPU", "bounded by the cores"),
+    "llm.profiles.*.draft": TUNING,
+    "llm.profiles.*.draft_tokens": TUNING,
     "llm.profiles.*.seed": TUNING,
     "llm.profiles.*.context_window": _allowed(
         "claim a larger window (prompts then cut by the server)",
         "prompt fitting only; the output and call limits still bound cost",
     ),
     "llm.profiles.*.script": READS,
+    "llm.profiles.*.token_delay_s": _allowed(
+        "slow down a scripted model", "scripted models are tests and demos"
+    ),
     "agents.preferences.default_agent": ROUTE,
     "agents.preferences.fallback_order": ROUTE,
     "agents.configs.*.type": Rule(

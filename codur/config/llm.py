@@ -55,6 +55,16 @@ class LLMProfile(_Section):
     """local: context window in tokens."""
     n_threads: int | None = Field(None, gt=0)
     """local: CPU threads for inference (unset: the number of cores)."""
+    draft: Literal["none", "prompt_lookup"] = "none"
+    """local: speculative decoding. prompt_lookup drafts the next tokens by finding the
+    reply's last two tokens earlier in the prompt and copying what followed them there;
+    one decode then checks the whole draft and keeps the tokens the model picks anyway.
+    An edit copies most of its reply from the file in the prompt, so it comes several
+    tokens a decode. Not exact: a batch's logits differ slightly from one token's, so a
+    greedy reply can differ where two tokens nearly tie (bench/prompt_lookup.py)."""
+    draft_tokens: int = Field(10, gt=0, le=64)
+    """local: tokens drafted at a time (prompt_lookup): more gains more when the draft
+    holds, and costs more when it does not."""
     seed: int = 0
     """Sampling seed, so runs are reproducible; attempt k after a failed one uses seed + k
     (local and ollama; OpenAI-compatible servers get it too, some ignore it)."""
@@ -65,6 +75,9 @@ class LLMProfile(_Section):
     silently drops the start of longer prompts. local: `n_ctx` is the window."""
     script: str | None = None
     """scripted: path to a YAML/JSON file of responses to replay in order."""
+    token_delay_s: float = Field(0.0, ge=0)
+    """scripted: seconds before each streamed word of a reply (a slow model, to see the
+    live progress)."""
 
 
 class LLMConfig(_Section):

@@ -23,6 +23,7 @@ from codur.events import EventBus
 from codur.models import provider
 from codur.models.cancel import cancelling
 from codur.models.finish import finish_reason
+from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
 from codur.redaction import redact
 
@@ -79,6 +80,8 @@ class ModelClient:
     """Set: the run was cancelled (`Session.cancel`); no call starts, a call under way is
     cut (codur.models.cancel: the embedded model stops before its next decode, an HTTP
     request's sockets are shut) and whatever it returns is dropped (Cancelled)."""
+    progress_every_s: float = PROGRESS_EVERY_S
+    """The least time between two `model.progress` events of a call (codur.models.progress)."""
     _model: BaseChatModel | None = None
     _instead: ModelClient | None = None
     """The client answering for this one since its model was found unreachable."""
@@ -210,9 +213,10 @@ class ModelClient:
         delay = self.profile.retry_backoff_s
         for attempt in range(self.profile.max_retries + 1):
             start = time.perf_counter()
+            progress = CallProgress(self._progress_sink(), self.progress_every_s)
             try:
-                with cancelling(self.cancel):
-                    reply = model.invoke(list(messages))
+                with cancelling(self.cancel), reporting(progress):
+                    reply = model.invoke(list(messages), {"callbacks": [progress.callback()]})
                 break
             except Exception as exc:  # classified below; anything unknown re-raises
                 self._check_cancelled()  # the call was cut by the cancel: no retry
@@ -263,6 +267,11 @@ class ModelClient:
         if self.recorder is not None:
             self.recorder.call(self.name, messages, tool_names(tools), settings, reply)
         return reply
+
+    def _progress_sink(self) -> Callable[..., None]:
+        """Where the call under way sends its progress: `model.progress` events."""
+        call = self.usage.calls
+        return lambda **data: self.bus.emit("model.progress", profile=self.name, call=call, **data)
 
     def _check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():

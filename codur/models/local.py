@@ -34,11 +34,12 @@ from codur.models.local_actions import (
 )
 from codur.models.local_llama import (
     close_all,
-    decoded_tokens,
     generating,
     load_llama,
+    prompt_lookup,
     prompt_tokens,
 )
+from codur.models.progress import CallProgress, current_progress
 
 __all__ = ["LocalChatModel", "close_all", "load_llama"]
 
@@ -53,6 +54,9 @@ class LocalChatModel(BaseChatModel):
     temperature: float = 0.2
     max_tokens: int = 2048
     seed: int = 0
+    draft: str = "none"
+    """Speculative decoding: none or prompt_lookup (LLMProfile.draft)."""
+    draft_tokens: int = 10
 
     @property
     def _llm_type(self) -> str:
@@ -94,16 +98,17 @@ class LocalChatModel(BaseChatModel):
             **chat_request(messages, tools, tool_choice),
         }
         llama = self.llama
+        draft = prompt_lookup(self.draft_tokens) if self.draft == "prompt_lookup" else None
+        progress = current_progress()
+        on_decode = _reporter(progress) if progress is not None else None
         # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates
-        with generating(llama, current_cancel()):
-            before = decoded_tokens(llama)
+        with generating(llama, current_cancel(), draft, on_decode):
             try:
                 out = llama.create_chat_completion(**request)
             except (RuntimeError, ValueError) as exc:
                 raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
-            # the KV cache now holds the prompt and the reply's tokens; those llama.cpp
-            # did not decode during this call were already cached (a prefix of the prompt)
-            cached = llama.n_tokens - (decoded_tokens(llama) - before)
+            # the prompt's tokens in the KV cache before its first decode were not evaluated
+            cached = llama.decoding.cached or 0
         choice = out["choices"][0]
         text = choice["message"].get("content") or ""
         usage = out.get("usage") or {}
@@ -136,6 +141,23 @@ class LocalChatModel(BaseChatModel):
         return AIMessage(
             content="", tool_calls=[{**call, "type": "tool_call"}], response_metadata=meta
         )
+
+
+def _reporter(progress: CallProgress) -> Callable[[Any], None]:
+    """What reports a generation's decodes to `progress`: the prompt tokens evaluated,
+    then the reply's confirmed tokens and their text."""
+
+    def report(llama: Any) -> None:
+        record = llama.decoding
+        if llama.n_tokens <= record.prompt:
+            done = llama.n_tokens - (record.cached or 0)
+            progress.prompt(done, record.prompt_todo)
+            return
+        reply = llama.input_ids[record.prompt : record.confirmed].tolist()
+        text = lambda: llama.detokenize(reply).decode("utf-8", errors="ignore")  # noqa: E731
+        progress.reply(len(reply), text)
+
+    return report
 
 
 def chat_request(
@@ -177,6 +199,8 @@ def build(name: str, profile: LLMProfile) -> LocalChatModel:
         temperature=profile.temperature,
         max_tokens=profile.max_tokens,
         seed=profile.seed,
+        draft=profile.draft,
+        draft_tokens=profile.draft_tokens,
     )
     _ = model.llama  # load now, so a bad file fails here as ModelUnreachable
     return model

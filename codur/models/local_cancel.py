@@ -1,4 +1,5 @@
-"""A llama.cpp model whose generation a cancelled run cuts (imported only with llama_cpp).
+"""A llama.cpp model whose generation a cancelled run cuts, that drafts tokens to verify
+in one decode, and that records each generation's decodes (imported only with llama_cpp).
 
 llama-cpp-python runs a chat completion as a Python loop around llama.cpp calls: it
 evaluates the prompt (`Llama.eval`, in batches of `n_batch` tokens), then samples a token
@@ -15,28 +16,72 @@ tools bound, `codur.models.local` constrains the reply with a JSON-schema gramma
 llama.cpp's grammar sampler rejects that token until the JSON is complete; a token the
 grammar rejects that is sampled anyway aborts the whole process (GGML_ABORT in
 `llama_grammar_accept_impl`). Raising between decodes works with and without a grammar.
+
+Speculative decoding (`draft_model`, set per generation by `local_llama.generating`):
+llama-cpp-python's `generate` evaluates the sampled token with the draft's tokens in one
+batch and samples each of them from its own logits, keeping them while they match. The
+Llama is built without a draft model, which would make it keep every token's logits
+(a prompt's worth of vocabulary rows, and the output layer run for every prompt token);
+`eval` asks llama.cpp for every token's logits in the batches that check a draft only.
+
+`decoding` records what the generation under way has decoded (the prompt's cached prefix,
+the prompt evaluated, the reply's confirmed tokens), and `on_decode` is called after each
+decode, for the live progress.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from llama_cpp import Llama
 
 from codur.errors import Cancelled
+from codur.models.local_decoding import Decoding
 
 
 class CancellableLlama(Llama):  # type: ignore[misc]
-    """A Llama that stops before its next decode once `cancel` is set."""
+    """A Llama that stops before its next decode once `cancel` is set, verifies drafts in
+    one decode, and records its decodes."""
 
     cancel: threading.Event | None = None
     """The cancel event of the generation under way (set by `local_llama.generating`)."""
+    decoding: Decoding = Decoding()
+    """The generation under way (a new one per generation: `local_llama.generating`)."""
+    on_decode: Callable[[CancellableLlama], None] | None = None
+    """Called after each decode of the generation under way."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.decoding = Decoding()
 
     def eval(self, tokens: Sequence[int]) -> None:
-        """Evaluate `tokens` as `Llama.eval` does, one `n_batch` batch a call (the same
-        decodes), raising Cancelled before a batch once `cancel` is set."""
+        """Evaluate `tokens` as `Llama.eval` does, one `n_batch` batch a decode, raising
+        Cancelled before a batch once `cancel` is set. The generation's first call is its
+        prompt (logits for the last token only); with a draft model, each later call is
+        the sampled token and its draft, and gets every token's logits."""
+        record = self.decoding
+        prompt = record.cached is None
+        if prompt:
+            record.cached, record.prompt_todo = self.n_tokens, len(tokens)
+        else:
+            record.confirmed = self.n_tokens + 1  # the sampled token; the rest is a draft
+        all_logits = not prompt and self.draft_model is not None
+        self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
         for start in range(0, max(len(tokens), 1), self.n_batch):
             if self.cancel is not None and self.cancel.is_set():
                 raise Cancelled()
-            super().eval(tokens[start : start + self.n_batch])
+            batch = tokens[start : start + self.n_batch]
+            if not batch:
+                break
+            n_past = self.n_tokens
+            self._batch.set_batch(batch=batch, n_past=n_past, logits_all=all_logits)
+            self._ctx.decode(self._batch)
+            self.input_ids[n_past : n_past + len(batch)] = batch
+            self.n_tokens += len(batch)
+            self._requires_eval = False
+            if prompt:
+                record.prompt = record.confirmed = self.n_tokens
+            if self.on_decode is not None:
+                self.on_decode(self)

@@ -1,8 +1,9 @@
 """The embedded model's llama.cpp side: each model loaded once per process, one generation
 at a time, and what Codur measures on it: the exact prompt tokens of a chat request and
-how many tokens llama.cpp actually evaluated (the rest of the prompt came from its KV
-cache: llama-cpp-python keeps the longest common prefix with the previous call). A
-generation stops before its next decode when the run is cancelled (`generating`).
+what a generation decoded (`Decoding`: the prompt's prefix already in the KV cache, as
+llama-cpp-python keeps the longest common prefix with the previous call, and the reply's
+tokens). A generation stops before its next decode when the run is cancelled, and may
+draft its tokens by prompt lookup (`generating`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from codur.errors import Cancelled, ModelUnreachable
+from codur.models.local_decoding import Decoding
 
 _LLAMAS: dict[tuple[str, int, int], Any] = {}
 _LOCK = threading.Lock()  # guards _LLAMAS
+
+
 GENERATE_LOCK = threading.Lock()
-"""A llama.cpp context runs one generation at a time (and the decode counters read around
-a generation must see only that one)."""
+"""A llama.cpp context runs one generation at a time (and its `Decoding` record is that
+generation's)."""
 
 
 def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
@@ -47,7 +51,6 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
-        _prime_counters(llama)
         if not _LLAMAS:
             atexit.register(close_all)
         _LLAMAS[key] = llama
@@ -59,23 +62,39 @@ LOCK_POLL_SECONDS = 0.1
 
 
 @contextmanager
-def generating(llama: Any, cancel: threading.Event | None) -> Iterator[None]:
+def generating(
+    llama: Any,
+    cancel: threading.Event | None,
+    draft: Any = None,
+    on_decode: Callable[[Any], None] | None = None,
+) -> Iterator[None]:
     """Hold `llama` for one generation (GENERATE_LOCK); while it runs, `cancel` set stops
-    it before its next decode with Cancelled (codur.models.local_cancel). A call still
-    waiting for another run's generation is cancelled while it waits."""
+    it before its next decode with Cancelled, `draft` (a llama-cpp-python draft model, or
+    None) drafts its tokens, and `on_decode` is called after each decode
+    (codur.models.local_cancel). A call still waiting for another run's generation is
+    cancelled while it waits."""
     while not GENERATE_LOCK.acquire(timeout=LOCK_POLL_SECONDS):
         if cancel is not None and cancel.is_set():
             raise Cancelled()
     try:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
-        llama.cancel = cancel
+        llama.cancel, llama.draft_model, llama.on_decode = cancel, draft, on_decode
+        llama.decoding = Decoding()
         try:
             yield
         finally:
-            llama.cancel = None
+            llama.cancel, llama.draft_model, llama.on_decode = None, None, None
     finally:
         GENERATE_LOCK.release()
+
+
+def prompt_lookup(draft_tokens: int) -> Any:
+    """llama-cpp-python's prompt lookup draft model: the `draft_tokens` tokens that followed
+    the reply's last two tokens where they first occur in the context."""
+    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+    return LlamaPromptLookupDecoding(max_ngram_size=2, num_pred_tokens=draft_tokens)
 
 
 def close_all() -> None:
@@ -85,30 +104,6 @@ def close_all() -> None:
         for llama in _LLAMAS.values():
             llama.close()
         _LLAMAS.clear()
-
-
-def decoded_tokens(llama: Any) -> int:
-    """Tokens llama.cpp has evaluated in this context so far: its perf counters for
-    batches (n_p_eval) and single tokens (n_eval), read after waiting for queued decodes
-    (they are counted only once the context synchronizes)."""
-    import llama_cpp
-
-    llama_cpp.llama_synchronize(llama.ctx)
-    perf = llama_cpp.llama_perf_context(llama.ctx)
-    return int(perf.n_p_eval) + int(perf.n_eval)
-
-
-def _prime_counters(llama: Any) -> None:
-    """llama.cpp reports a perf counter that is still 0 as 1, which would put the first
-    deltas off by one: evaluate a 2-token batch and then a single token so both counters
-    are past 0, then forget them (the next prompt is evaluated from position 0)."""
-    import llama_cpp
-
-    token = llama.tokenize(b"\n", add_bos=False, special=False)[0]
-    for batch in ([token, token], [token]):
-        llama.eval(batch)
-        llama_cpp.llama_synchronize(llama.ctx)  # decodes queued together count as one batch
-    llama.reset()
 
 
 class _PromptReady(Exception):

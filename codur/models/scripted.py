@@ -7,12 +7,16 @@ that call raises ScriptedFailure, an exception no provider classifies (as a clie
 library's unexpected error would), so it reaches the graph's error handler. Running past
 the end is a fatal model error, so a test that makes more calls than it scripted fails
 loudly.
+The reply's text streams to the call's callbacks word by word (`on_llm_new_token`), with
+`token_delay_s` seconds before each word: a slow model, for the live progress.
 Per-call temperature and seed are ignored: the script decides. A resumed run goes on
 with the response after the last one its checkpoint had used (`advance`).
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,20 +43,37 @@ class ScriptedFailure(RuntimeError):
     """A script's `{error: TEXT}` item: the call fails with an unclassified exception."""
 
 
+_WORDS = re.compile(r"\s*\S+|\s+$")
+"""A reply's streamed chunks: each word with the whitespace before it."""
+
+
 class ScriptedChatModel(GenericFakeChatModel):
     """GenericFakeChatModel with `bind_tools` (tools are ignored: the script decides)."""
+
+    token_delay_s: float = 0.0
+    """Seconds before each streamed word of a reply."""
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
         return self
 
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         try:
-            result = super()._generate(messages, *args, **kwargs)
+            result = super()._generate(messages, stop=stop, **kwargs)
         except StopIteration:
             raise ScriptExhausted("the scripted model has no responses left") from None
         message = result.generations[0].message
         if FAILURE in message.response_metadata:
             raise ScriptedFailure(message.response_metadata[FAILURE])
+        for word in _WORDS.findall(str(message.content)):
+            time.sleep(self.token_delay_s)
+            if run_manager is not None:
+                run_manager.on_llm_new_token(word)
         words = sum(len(str(m.content).split()) for m in messages)
         message.usage_metadata = {
             "input_tokens": words,
@@ -108,15 +129,16 @@ def load_script(path: Path) -> list[AIMessage]:
     return [to_message(item, i) for i, item in enumerate(items)]
 
 
-def from_messages(messages: list[AIMessage]) -> ScriptedChatModel:
+def from_messages(messages: list[AIMessage], token_delay_s: float = 0.0) -> ScriptedChatModel:
     iterator: Iterator[AIMessage] = iter(messages)
-    return ScriptedChatModel(messages=iterator)
+    return ScriptedChatModel(messages=iterator, token_delay_s=token_delay_s)
 
 
 def build(name: str, profile: LLMProfile) -> ScriptedChatModel:
     if not profile.script:
         raise ConfigError(f"profile '{name}': provider 'scripted' needs `script: FILE`")
-    return from_messages(load_script(Path(profile.script).expanduser()))
+    script = load_script(Path(profile.script).expanduser())
+    return from_messages(script, profile.token_delay_s)
 
 
 def advance(model: ScriptedChatModel, calls: int) -> None:

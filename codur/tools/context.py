@@ -213,12 +213,15 @@ class ToolContext:
     ) -> ProcessResult:
         """Run a program from the workspace root in the run's sandbox, with the tools'
         output and memory caps; `git_writable`: without the sandbox's read-only paths
-        (the workspace's `.git`: for git itself recording history)."""
+        (the workspace's `.git`: for git itself recording history). A check's program
+        (`checking`) is announced by program.start and program.end events."""
         from codur.process import run_process
 
         memory = self.config.memory_limit_mb
         box = dataclasses.replace(self.sandbox, read_only=()) if git_writable else self.sandbox
-        with self.running():
+        # a check's program: program.start and program.end (with duration_s) tell the UI
+        shown = self.bus.span("program", command=command) if self.checking else nullcontext()
+        with self.running(), shown:
             return run_process(
                 command,
                 self.ws.root,
