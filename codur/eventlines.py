@@ -146,6 +146,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "node.end": lambda d: (
         f"<- {d['node']} {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
     ),
+    "program.start": lambda d: f"$ {short(' '.join(map(str, d.get('command', []))), 120)}",
+    "program.end": lambda d: (
+        f"$ done in {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
+    ),
 }
 
 ENDINGS_SAID_ONCE = frozenset({"interrupted", "error"})
