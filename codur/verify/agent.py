@@ -66,6 +66,7 @@ def decide(
     derived: tuple[list[Check], str] | None = None,
     allowed: Collection[str] = (),
     present: Collection[str] = (),
+    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
     by, as captured at the start of the run (compared with them, and kept unchanged;
@@ -73,7 +74,9 @@ def decide(
     `derived`: the checks derived from the task and the docstrings at the start of the
     run (so an edit that drops a docstring's examples does not drop its check);
     `allowed`: oracle files the run may change or create; `present`: the files pytest
-    loads by name that were there at the start of the run (none of them is created)."""
+    loads by name that were there at the start of the run (none of them is created);
+    `site`: the site-packages folders of the project's Python and the site hooks there
+    at the start of the run (path -> sha256; `codur.scope.site_hooks`)."""
     ws = ctx.ws
     watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
@@ -117,7 +120,15 @@ def decide(
         digests = {
             p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
         }
-        checks.append(OracleCheck(files=digests, allowed=list(allowed), present=list(present)))
+        checks.append(
+            OracleCheck(
+                files=digests,
+                allowed=list(allowed),
+                present=list(present),
+                site_dirs=list(site[0]),
+                site_hooks=dict(site[1]),
+            )
+        )
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
 
 
@@ -232,10 +243,11 @@ def verify_task(
     derived: tuple[list[Check], str] | None = None,
     allowed: Collection[str] = (),
     present: Collection[str] = (),
+    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present)
+    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present, site)
     result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",
