@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from helpers import run_cli, scripted_profile, whole_file, write_files
 
-from codur.errors import ConfigError, ExitCode
-from codur.project.envs import _poetry_env_name
-from codur.project.interpreter import OWN, locate
+from codur.errors import ConfigError
+
+PROJECT_ENV = 12
+"""The exit code of a run whose check the project's Python cannot run (ExitCode.PROJECT_ENV)."""
 
 BUGGY = "from tinydep import scale\n\n\ndef total(xs):\n    return scale(sum(xs[:-1]))\n"
 FIXED = BUGGY.replace("xs[:-1]", "xs")
@@ -25,6 +26,10 @@ TEST = (
     "import tinydep\nfrom calc import total\n\n\n"
     "def test_total():\n    assert total([1, 2, 3]) == tinydep.scale(6)\n"
 )
+
+
+SLOW = 600
+"""Seconds a run may take: each starts real interpreters (a shared machine can be slow)."""
 
 
 @pytest.fixture(autouse=True)
@@ -64,7 +69,7 @@ def test_a_project_venv_holding_the_tests_dependency_runs_them_and_the_fix_is_ve
     root = tmp_path / "proj"
     project(root)
     flags = scripted_profile(tmp_path, [whole_file("calc.py", FIXED)])
-    done = run_cli([*flags, "--json", "fix the total in @calc.py"], cwd=root)
+    done = run_cli([*flags, "--json", "fix the total in @calc.py"], cwd=root, timeout=SLOW)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     seen = events(done.stdout)
     python = next(e for e in seen if e["event"] == "interpreter")
@@ -80,9 +85,9 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     root = tmp_path / "proj"
     project(root, with_pytest=False)
     flags = scripted_profile(tmp_path, [])  # a model call would fail: the script is empty
-    done = run_cli([*flags, "fix the total in @calc.py"], cwd=root)
+    done = run_cli([*flags, "fix the total in @calc.py"], cwd=root, timeout=SLOW)
     python = root / ".venv" / "bin" / "python"
-    assert done.returncode == ExitCode.PROJECT_ENV == 12, done.stdout + done.stderr
+    assert done.returncode == PROJECT_ENV, done.stdout + done.stderr
     error = [line for line in done.stderr.splitlines() if line.startswith("codur: error:")]
     assert error == [
         "codur: error: the check (pytest tests/test_calc.py) needs pytest, which the project's "
@@ -104,7 +109,8 @@ def test_a_site_hook_a_test_plants_in_the_venv_fails_the_check_and_is_removed(
     plant = f"\n\ndef test_plants():\n    open({str(planted)!r}, 'w').write('import os\\n')\n"
     (root / "tests" / "test_calc.py").write_text(TEST + plant)
     flags = scripted_profile(tmp_path, [whole_file("calc.py", FIXED)])
-    done = run_cli([*flags, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"], cwd=root)
+    args = [*flags, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"]
+    done = run_cli(args, cwd=root, timeout=SLOW)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr
     seen = events(done.stdout)
     results = [e for e in seen if e["event"] == "verify.result"]
@@ -117,6 +123,12 @@ def test_a_site_hook_a_test_plants_in_the_venv_fails_the_check_and_is_removed(
 # --- the order in which the interpreter is found (files on disk; nothing runs) ---------
 
 
+def test_exit_code_12_is_the_project_s_python() -> None:
+    from codur.errors import ExitCode
+
+    assert ExitCode.PROJECT_ENV == PROJECT_ENV
+
+
 def fake_python(env: Path) -> Path:
     """An executable named like a venv's interpreter (locate only looks)."""
     path = env / "bin" / "python"
@@ -127,6 +139,8 @@ def fake_python(env: Path) -> Path:
 
 
 def test_the_interpreter_is_found_in_order(tmp_path: Path) -> None:
+    from codur.project.interpreter import OWN, locate
+
     repo = tmp_path / "repo"
     folder = repo / "pkg" / "sub"
     folder.mkdir(parents=True)
@@ -160,6 +174,9 @@ def test_the_interpreter_is_found_in_order(tmp_path: Path) -> None:
 
 
 def test_a_project_manager_environment_is_found_on_disk(tmp_path: Path) -> None:
+    from codur.project.envs import _poetry_env_name
+    from codur.project.interpreter import locate
+
     root = tmp_path / "proj"
     root.mkdir()
     none = {"PATH": str(tmp_path / "nothing")}
@@ -186,7 +203,8 @@ def test_codur_s_own_interpreter_comes_with_a_warning(tmp_path: Path) -> None:
     for tool in ("git", "bwrap"):  # what a run may look for on PATH, but no python3
         if (found := shutil.which(tool)) is not None:
             (no_python3 / tool).symlink_to(found)
-    done = run_cli(["--no-model", "--json", "fix @main.py"], folder, {"PATH": str(no_python3)})
+    env = {"PATH": str(no_python3)}
+    done = run_cli(["--no-model", "--json", "fix @main.py"], folder, env, timeout=SLOW)
     python = next(e for e in events(done.stdout) if e["event"] == "interpreter")
     assert (python["source"], python["path"]) == ("codur", sys.executable)
     assert "no project Python found" in done.stderr and sys.executable in done.stderr

@@ -12,8 +12,9 @@ Found in this order (`locate`), the first that exists wins:
 6. the Python running Codur, with a warning.
 
 `probe` asks the interpreter once (one short subprocess in the folder, in the run's
-sandbox) for its version, its site-packages folders and whether pytest imports there:
-an `Interpreter`.
+sandbox) for its version, its site-packages folders and whether pytest is importable
+there (found on its path, without importing it: the probe stays cheap): an
+`Interpreter`.
 """
 
 from __future__ import annotations
@@ -38,16 +39,22 @@ PROBE_OUTPUT_BYTES = 100_000
 """Output read from the probe; it prints one short JSON line."""
 _PROBE = """\
 import json, site, sys, sysconfig
+from importlib import metadata, util
 paths = sysconfig.get_paths()
 dirs = list(getattr(site, "getsitepackages", lambda: [])()) + [paths["purelib"], paths["platlib"]]
 info = {"version": "%d.%d.%d" % sys.version_info[:3], "site": sorted(set(dirs))}
 info["executable"] = sys.executable
 try:
-    import pytest
-    info["pytest"] = str(pytest.__version__)
-except BaseException as exc:
+    found = util.find_spec("pytest")
+except (ImportError, ValueError) as exc:
+    found, info["pytest_error"] = None, "%s: %s" % (type(exc).__name__, exc)
+if found is None:
     info["pytest"] = None
-    info["pytest_error"] = "%s: %s" % (type(exc).__name__, exc)
+else:
+    try:
+        info["pytest"] = metadata.version("pytest")
+    except metadata.PackageNotFoundError:
+        info["pytest"] = "(version unknown)"
 print("CODUR-PROBE " + json.dumps(info))
 """
 
@@ -73,7 +80,7 @@ class Interpreter:
     version: str = ""
     """Its version (empty: the probe failed; `problem` says why)."""
     pytest: str | None = None
-    """pytest's version when it imports there (None: it does not)."""
+    """pytest's version when it is importable there (None: it is not)."""
     site_packages: tuple[str, ...] = ()
     """Its site-packages folders: the `.pth` files and site hooks there load with every
     program it runs."""
