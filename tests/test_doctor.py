@@ -13,13 +13,15 @@ from helpers import run_cli, scripted_profile, write_files
 
 SLOW = 600
 """Seconds a doctor may take: it starts real interpreters (a shared machine can be slow)."""
+PATIENT = ["-o", "tools.run_timeout_s=300"]
+"""The probe's timeout for a machine that is busy with other work."""
 
 
 def test_doctor_reports_each_part_and_times_the_model(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     write_files(root, {"main.py": "print(10)\n", "expected.txt": "10\n"})
     flags = scripted_profile(tmp_path, ["ok", "1 2 3 4 5"])
-    done = run_cli(["doctor", "--json", *flags], root, timeout=SLOW)
+    done = run_cli(["doctor", "--json", *flags, *PATIENT], root, timeout=SLOW)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert list(report) == ["python", "check", "sandbox", "model", "trust"]
@@ -44,7 +46,8 @@ def test_doctor_in_plain_text_says_what_is_missing_and_goes_on(tmp_path: Path) -
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
     (root / "codur.yaml").write_text("runtime:\n  max_iterations: 3\n")
     broken = ["-o", "llm.profiles.s.provider=scripted", "-o", "llm.profiles.s.script=nope.yaml"]
-    done = run_cli(["doctor", *broken, "--profile", "s"], root, {"VIRTUAL_ENV": ""}, timeout=SLOW)
+    args = ["doctor", *broken, *PATIENT, "--profile", "s"]
+    done = run_cli(args, root, {"VIRTUAL_ENV": ""}, timeout=SLOW)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     python = root / ".venv" / "bin" / "python"
@@ -61,7 +64,8 @@ def test_doctor_in_plain_text_says_what_is_missing_and_goes_on(tmp_path: Path) -
     trust = f"codur.yaml: not trusted ({root / 'codur.yaml'}); its protected keys are ignored"
     assert any(line.startswith(trust) for line in lines)
     assert run_cli(["trust"], root).returncode == 0
-    again = run_cli(["doctor", "--no-model", *broken, "--profile", "s"], root, timeout=SLOW)
+    args = ["doctor", "--no-model", *broken, *PATIENT, "--profile", "s"]
+    again = run_cli(args, root, {"VIRTUAL_ENV": ""}, timeout=SLOW)
     assert "speed: not measured (--no-model)" in again.stdout.splitlines()
     assert f"codur.yaml: trusted ({root / 'codur.yaml'})" in again.stdout.splitlines()
 

@@ -30,6 +30,8 @@ TEST = (
 
 SLOW = 600
 """Seconds a run may take: each starts real interpreters (a shared machine can be slow)."""
+PATIENT = ["-o", "tools.run_timeout_s=300", "-o", "verify.timeout_s=300"]
+"""Timeouts of the probe and the checks for a machine that is busy with other work."""
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +71,7 @@ def test_a_project_venv_holding_the_tests_dependency_runs_them_and_the_fix_is_ve
     root = tmp_path / "proj"
     project(root)
     flags = scripted_profile(tmp_path, [whole_file("calc.py", FIXED)])
-    done = run_cli([*flags, "--json", "fix the total in @calc.py"], cwd=root, timeout=SLOW)
+    done = run_cli([*flags, *PATIENT, "--json", "fix the total in @calc.py"], root, timeout=SLOW)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     seen = events(done.stdout)
     python = next(e for e in seen if e["event"] == "interpreter")
@@ -85,7 +87,7 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     root = tmp_path / "proj"
     project(root, with_pytest=False)
     flags = scripted_profile(tmp_path, [])  # a model call would fail: the script is empty
-    done = run_cli([*flags, "fix the total in @calc.py"], cwd=root, timeout=SLOW)
+    done = run_cli([*flags, *PATIENT, "fix the total in @calc.py"], cwd=root, timeout=SLOW)
     python = root / ".venv" / "bin" / "python"
     assert done.returncode == PROJECT_ENV, done.stdout + done.stderr
     error = [line for line in done.stderr.splitlines() if line.startswith("codur: error:")]
@@ -109,7 +111,7 @@ def test_a_site_hook_a_test_plants_in_the_venv_fails_the_check_and_is_removed(
     plant = f"\n\ndef test_plants():\n    open({str(planted)!r}, 'w').write('import os\\n')\n"
     (root / "tests" / "test_calc.py").write_text(TEST + plant)
     flags = scripted_profile(tmp_path, [whole_file("calc.py", FIXED)])
-    args = [*flags, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"]
+    args = [*flags, *PATIENT, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"]
     done = run_cli(args, cwd=root, timeout=SLOW)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr
     seen = events(done.stdout)
@@ -204,7 +206,7 @@ def test_codur_s_own_interpreter_comes_with_a_warning(tmp_path: Path) -> None:
         if (found := shutil.which(tool)) is not None:
             (no_python3 / tool).symlink_to(found)
     env = {"PATH": str(no_python3)}
-    done = run_cli(["--no-model", "--json", "fix @main.py"], folder, env, timeout=SLOW)
+    done = run_cli(["--no-model", *PATIENT, "--json", "fix @main.py"], folder, env, timeout=SLOW)
     python = next(e for e in events(done.stdout) if e["event"] == "interpreter")
     assert (python["source"], python["path"]) == ("codur", sys.executable)
     assert "no project Python found" in done.stderr and sys.executable in done.stderr
