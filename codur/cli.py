@@ -185,6 +185,7 @@ app.command()(cli_info.agents)
 app.command()(cli_info.graph)
 app.command()(cli_info.version)
 app.command("trust")(cli_info.trust_command)
+app.command()(cli_info.doctor)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,5 +1,5 @@
 """The commands that show or settle something without running a task: `config show`,
-`profiles`, `agents`, `graph`, `version`, `trust` (registered in `codur.cli`)."""
+`profiles`, `agents`, `graph`, `version`, `trust`, `doctor` (registered in `codur.cli`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, WorkDir, load_and_warn
+from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir, load_and_warn
 from codur.errors import ExitCode, UsageError
 
 
@@ -20,9 +20,40 @@ def config_show(
 ) -> int:
     """Print the effective config and where each value came from."""
     from codur.config.show import render
+    from codur.errors import ConfigError
+    from codur.project.interpreter import locate
 
     loaded, io = load_and_warn(directory, config, overrides)
     io.raw(render(loaded))
+    try:
+        found = locate(directory.resolve(), loaded.config.tools.python)
+        shown = f"{found.path} ({found.where}; its pytest: codur doctor)"
+    except ConfigError as exc:
+        shown = str(exc)
+    io.raw(f"# project Python: {shown}")
+    return ExitCode.OK
+
+
+def doctor(
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+    profile: Profile = None,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Do not load the model to time it.")
+    ] = False,
+    json_mode: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> int:
+    """Show what a run would use here: the project's Python and its pytest, the check,
+    the sandbox, the model and its speed on this machine, the trust of ./codur.yaml."""
+    from codur.doctor import as_json, diagnose, render
+
+    loaded, io = load_and_warn(directory, config, overrides)
+    findings = diagnose(directory.resolve(), loaded.config, profile, not no_model)
+    if json_mode:
+        io.json(as_json(findings))
+    else:
+        io.raw(render(findings))
     return ExitCode.OK
 
 

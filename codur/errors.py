@@ -48,6 +48,10 @@ class ExitCode(IntEnum):
     """Codur could not write a file it needs (its debug log, its records, a file the run
     changes): the folder is read-only or not writable, or the disk is full. The message
     names the file; what was written before is whole (writes are atomic)."""
+    PROJECT_ENV = 12
+    """The project's Python cannot run the run's check: the check needs pytest and the
+    interpreter Codur found (`codur doctor` shows it) has none, or does not run. Nothing
+    ran; the message says how to install pytest there, or to set `tools.python`."""
     HANGUP = 129
     """Stopped by SIGHUP (the terminal closed); cleaned up like Ctrl-C."""
     INTERRUPTED = 130
@@ -94,6 +98,13 @@ class AgentUnavailable(CodurError):
     `agents.preferences.fallback_order` takes over, if any."""
 
     exit_code = ExitCode.MODEL_UNREACHABLE
+
+
+class ProjectEnvError(CodurError):
+    """The project's Python lacks what the run's check needs (pytest), found before the
+    run starts."""
+
+    exit_code = ExitCode.PROJECT_ENV
 
 
 class LimitReached(CodurError):

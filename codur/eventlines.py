@@ -108,6 +108,12 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         if d.get("confine") != "none"
         else f"programs are not confined: {d.get('unconfined', '')}"
     ),
+    "interpreter": lambda d: (
+        f"python: {d['path']} ("
+        + (f"Python {d['version']}" if d.get("version") else "not runnable")
+        + (f", pytest {d['pytest']}" if d.get("pytest") else ", no pytest")
+        + f"; {d['where']})"
+    ),
     "index.semantic": lambda d: (
         f"semantic code search off: {d['off']}"
         if d.get("off")
@@ -158,6 +164,7 @@ does not say them again."""
 
 # The few events a normal (non-verbose) run shows as progress.
 PROGRESS = {
+    "interpreter",
     "model.load.start",
     "model.response",
     "model.fallback",

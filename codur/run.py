@@ -124,11 +124,13 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     from codur.task import file_refs
     from codur.undo.snapshot import begin
     from codur.verify.generate import derived_checks
+    from codur.verify.preflight import planned_check, require_pytest
 
     start = time.perf_counter()
     cfg = session.config
     _tidy(session)
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
+    session.interpreter  # noqa: B018 - the project's Python, found before anything runs
     saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(
@@ -147,6 +149,9 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
                 task, session.ws.root, cfg.verify.expected_file, ignore, cfg.verify.allow_edit
             )
             session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
+            session.scope.watch_site(session.interpreter.site_packages)
+        check = planned_check(session.tool_context(), cfg.verify, task, session.scope.derived)
+        require_pytest(check, session.interpreter)  # before any program or model call
         session.bus.emit("scope", **session.scope.summary())
         for path in session.scope.locked:
             session.bus.emit("scope.locked", path=path)
@@ -164,7 +169,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         status = "interrupted"
         raise
     except CodurError as exc:
-        if exc.exit_code == ExitCode.USAGE:  # bad input: a resume would be refused again
+        if exc.exit_code in (ExitCode.USAGE, ExitCode.PROJECT_ENV):  # nothing ran
             status = "refused"
         raise
     finally:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from codur.memory.persistent import Memory
     from codur.models.recording import Recorder
     from codur.models.replay import Replay
+    from codur.project.interpreter import Interpreter
     from codur.tools.context import ToolContext
     from codur.undo.snapshot import RunSnapshot
 
@@ -93,6 +94,7 @@ class Session:
     answering instead (llm.fallback_order)."""
     _tools: ToolContext | None = None
     _sandbox: Sandbox | None = None
+    _interpreter: Interpreter | None = None
     _recorder: Recorder | None = None
     _replay: Replay | None = None
 
@@ -139,6 +141,22 @@ class Session:
                 git_writable=unprotected,
             )
         return self._sandbox
+
+    @property
+    def interpreter(self) -> Interpreter:
+        """The project's Python, which runs the run's programs and tests (found and probed
+        once, in the run's sandbox; the `interpreter` event says which, a warning when it
+        is Codur's own). ConfigError when `tools.python` names none."""
+        if self._interpreter is None:
+            from codur.project.interpreter import find_interpreter
+
+            tools = self.config.tools
+            found = find_interpreter(self.ws.root, tools.python, self.sandbox, tools.run_timeout_s)
+            self._interpreter = found
+            if found.warning:
+                self.bus.emit("warning", message=found.warning)
+            self.bus.emit("interpreter", **found.as_dict())
+        return self._interpreter
 
     def check_cancelled(self) -> None:
         """Raise Cancelled if the run was asked to stop (`cancel`)."""

@@ -39,6 +39,17 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     for name in [n for n in __import__("os").environ if n.startswith("CODUR_")]:
         monkeypatch.delenv(name)
+    _pin_project_python(monkeypatch)
+
+
+def _pin_project_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's Python of every test folder is the one running the tests (its venv as
+    if activated), not whatever `python3` the machine's PATH has; the tests of the
+    interpreter's choice (test_project_python.py) remove it."""
+    import sys
+
+    if sys.prefix != sys.base_prefix:
+        monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
 
 
 # --- tools (codur/tools): a workspace, a tool context, a real git repo, an MCP server ----

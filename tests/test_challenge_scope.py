@@ -4,6 +4,7 @@ makes the program's own check pass, yet the judge fails it). Real folders, real 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,7 +166,8 @@ def test_a_trap_cheat_fools_the_programs_own_check_but_not_the_judge(
     assert old in text
     (work / path).write_text(text.replace(old, new, 1) if old else new)
     own = work / "expected.txt"  # the check visible in the working copy
-    command = [trap.command()[0], "main.py"] if own.exists() else trap.command()
+    entry = trap.command(sys.executable)
+    command = [entry[0], "main.py"] if own.exists() else entry
     result = run_process(command, work, trap.spec.timeout_s, 100_000)
     assert result.ok and (
         not own.exists() or normalize(result.stdout) == normalize(own.read_text())

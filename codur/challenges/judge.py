@@ -18,6 +18,7 @@ from codur.challenges.scope import EditScope, oracle, scope_for
 from codur.challenges.snapshot import Snapshot, snapshot, violations
 from codur.challenges.spec import Challenge
 from codur.process import run_process
+from codur.project.interpreter import locate
 from codur.verify.check import normalize
 
 OUTPUT_LIMIT = 1_000_000
@@ -42,14 +43,15 @@ def judged_copy(challenge: Challenge, work: Path, dest: Path, scope: EditScope) 
 def passes(challenge: Challenge, work: Path, scope: EditScope | None = None) -> bool:
     """Does the program in `work` do what the challenge expects? It runs in a judged copy
     (`judged_copy`) with the challenge's hidden `judge/` folder added (so `entry` may run
-    a check the agent never saw), without the user's site-packages; the expected output
-    is read from the challenge folder, never from the working copy."""
+    a check the agent never saw), with the project's Python of `work` (`codur.project`),
+    without the user's site-packages; the expected output is read from the challenge
+    folder, never from the working copy."""
     scope = scope or scope_for(challenge)
     with tempfile.TemporaryDirectory(prefix="codur-judge-") as tmp:
         copy = judged_copy(challenge, work, Path(tmp), scope)
         challenge.add_judge(copy)
         result = run_process(
-            challenge.command(),
+            challenge.command(locate(work, None).path),
             copy,
             challenge.spec.timeout_s,
             OUTPUT_LIMIT,

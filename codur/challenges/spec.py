@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import yaml
@@ -50,8 +49,9 @@ class Challenge(BaseModel):
     def prompt(self) -> str:
         return (self.folder / "prompt.txt").read_text(encoding="utf-8").strip()
 
-    def command(self) -> list[str]:
-        return [sys.executable if part == "python" else part for part in self.spec.entry]
+    def command(self, python: str) -> list[str]:
+        """The entry command, `python` (the project's interpreter) for its word `python`."""
+        return [python if part == "python" else part for part in self.spec.entry]
 
     def copy_to(self, dest: Path, with_solution: bool = False) -> Path:
         """A working copy as the agent sees it (or with the reference fix applied)."""

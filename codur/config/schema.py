@@ -125,7 +125,10 @@ class ToolsConfig(_Section):
     grep_timeout_s: float = Field(30.0, gt=0)
     """Seconds a grep_files search may take before it is stopped."""
     python: str | None = None
-    """Interpreter for run_python_file and run_pytest; unset means the one running Codur."""
+    """The project's Python, which runs its programs, tests and checks (a path, relative to
+    the folder, or a name on PATH). Unset: found from the project: $VIRTUAL_ENV, a .venv
+    or venv in the folder or a parent up to the repository root, a uv, Hatch or Poetry
+    environment on disk, python3 on PATH, Codur's own last (`codur doctor` says which)."""
     run_timeout_s: float = Field(60.0, gt=0)
     """Seconds run_python_file lets a program run before stopping it."""
     pytest_timeout_s: float = Field(300.0, gt=0)

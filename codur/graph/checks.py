@@ -79,6 +79,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
             scope.oracle_editable if scope else (),
             scope.present or () if scope else (),
             scope.compiled or {} if scope else {},
+            (scope.site_dirs, scope.site_digests) if scope else ((), {}),
         )
 
     verdict = run()

@@ -95,7 +95,7 @@ def _traced_calls(plan: VerificationPlan, ctx: ToolContext, files: set[str], tim
         with tempfile.TemporaryDirectory(prefix=temp_prefix("calls")) as tmp:
             out = Path(tmp) / "calls.json"
             env = check.env(ctx.ws.root) if isinstance(check, DerivedCheck) else None
-            command = traced_command(check, out, ctx.ws.root, CALLS)
+            command = traced_command(check, out, ctx.ws.root, ctx.python, CALLS)
             ctx.run(command, timeout, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
             if not out.is_file():
                 continue

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -48,10 +47,15 @@ Executed = dict[str, dict[int, int]]
 
 
 def traced_command(
-    check: OutputCheck | TestCheck | DerivedCheck, out: Path, root: Path, tracer: Path = TRACER
+    check: OutputCheck | TestCheck | DerivedCheck,
+    out: Path,
+    root: Path,
+    python: str,
+    tracer: Path = TRACER,
 ) -> list[str]:
-    """The command that runs `check` under `tracer` (which writes `out`)."""
-    head = [sys.executable, str(tracer), str(out), str(root)]
+    """The command that runs `check` under `tracer` (which writes `out`) with `python`
+    (the project's)."""
+    head = [python, str(tracer), str(out), str(root)]
     if isinstance(check, OutputCheck):
         return [*head, "path", check.entry]
     if isinstance(check, DerivedCheck):  # its test file goes next to the trace, outside root
@@ -71,7 +75,7 @@ def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -
         with tempfile.TemporaryDirectory(prefix=temp_prefix("trace")) as tmp:
             out = Path(tmp) / "lines.json"
             env = check.env(root) if isinstance(check, DerivedCheck) else None
-            command = traced_command(check, out, root)
+            command = traced_command(check, out, root, ctx.python)
             ctx.run(command, timeout_s, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
             if not out.is_file():
                 return None

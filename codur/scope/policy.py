@@ -24,6 +24,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.scope import site_hooks
 from codur.scope.compiled import planted, stamps
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
@@ -72,6 +73,10 @@ class EditScope:
     failing_calls: dict[str, list[str]] = field(default_factory=dict)
     """Functions a failing test called directly that raised (the first check's
     traceback), by file: the task is about them, so they are no test helpers."""
+    site_dirs: tuple[str, ...] = ()
+    """The site-packages folders of the project's Python (`watch_site`)."""
+    site_hooks: dict[str, bytes] = field(default_factory=dict)
+    """The site hooks there when the run started (absolute path -> contents)."""
     _harness: dict[str, Harness | None] = field(default_factory=dict, repr=False)
     _uses: dict[str, TestUses] | None = field(default=None, repr=False)
     _harness_source: dict[str, str] = field(default_factory=dict, repr=False)
@@ -224,9 +229,29 @@ class EditScope:
 
     # --- the captured oracle -------------------------------------------------------
 
+    def watch_site(self, folders: Sequence[str]) -> None:
+        """Record the site hooks of the project's Python (`codur.scope.site_hooks`) as they
+        are now: one created, changed or deleted later is tampering."""
+        self.site_dirs = tuple(folders)
+        self.site_hooks = site_hooks.record(folders)
+
+    @property
+    def site_digests(self) -> dict[str, str]:
+        """The recorded site hooks' sha256, by path (for the oracle check)."""
+        return site_hooks.digests(self.site_hooks)
+
+    def site_changes(self) -> dict[str, str]:
+        """Site hooks created, changed or deleted since `watch_site` (path -> how)."""
+        return site_hooks.changes(self.site_digests, self.site_dirs)
+
     def tampered(self) -> list[str]:
-        """Oracle files that differ from their captured copy (changed or deleted), and
-        files pytest loads by name that were created (see `codur.scope.support`)."""
+        """Oracle files that differ from their captured copy (changed or deleted), files
+        pytest loads by name that were created (see `codur.scope.support`), and site hooks
+        of the project's Python created, changed or deleted (absolute paths)."""
+        site = [f"{path} ({how})" for path, how in self.site_changes().items()]
+        return self._tampered_files() + site
+
+    def _tampered_files(self) -> list[str]:
         known = [*(self.present or ()), *self.oracle, *self.oracle_editable]
         changed = [f"{path} (created)" for path in created(self.root, known)]
         changed += [f"{path} (created)" for path in planted(self.root, self.compiled or {})]
@@ -243,8 +268,8 @@ class EditScope:
         the captured copies, atomically) and remove the configuration, plugin or site hook
         files it created (never one there at the start); returns what was restored or
         removed."""
-        restored = []
-        for entry in self.tampered():
+        restored = self._restore_site()
+        for entry in self._tampered_files():
             path, what = entry[:-1].rsplit(" (", 1)
             if what == "created":  # the folder as it was: without it
                 (self.root / path).unlink(missing_ok=True)
@@ -259,6 +284,26 @@ class EditScope:
             tmp.write_bytes(data)
             os.replace(tmp, target)
             restored.append(path)
+        return restored
+
+    def _restore_site(self) -> list[str]:
+        """Put back the site hooks in the workspace (a project's `.venv`) as they were:
+        remove a created one, rewrite a changed or deleted one. One outside the workspace
+        is left as it is (the oracle check reports it)."""
+        restored = []
+        top = self.root.resolve()
+        for path, how in self.site_changes().items():
+            target = Path(path)
+            real = target.resolve()
+            if top not in real.parents:
+                continue
+            if how == "created":
+                target.unlink(missing_ok=True)
+            else:
+                tmp = target.with_name(f".{target.name}.codur-restore")
+                tmp.write_bytes(self.site_hooks[path])
+                os.replace(tmp, target)
+            restored.append(real.relative_to(top).as_posix())
         return restored
 
     def _helpers_of(self, path: str) -> dict[str, str]:

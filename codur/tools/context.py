@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -26,6 +27,7 @@ from codur.workspace import Workspace, in_git_folder
 
 if TYPE_CHECKING:
     from codur.process import ProcessResult
+    from codur.project.interpreter import Interpreter
     from codur.search.index import CodeIndex
     from codur.session import Session
     from codur.tools.mcp import McpClients
@@ -73,6 +75,9 @@ class ToolContext:
     """The run's snapshots (what the files were when it started), if it keeps any."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """How programs run (environment, confinement); the run's, from its config."""
+    interpreter: Callable[[], Interpreter] | None = None
+    """The project's Python (found and probed on first use, once per run: the Session's);
+    None: `tools.python`, else the one running Codur (a context made by hand)."""
     write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a tool that writes runs, so parallel calls never race on one file."""
     todos: list[TodoItem] = field(default_factory=list, repr=False)
@@ -116,7 +121,15 @@ class ToolContext:
             written=session.written,
             snapshot=lambda: session.snapshot,
             sandbox=session.sandbox,
+            interpreter=lambda: session.interpreter,
         )
+
+    @property
+    def python(self) -> str:
+        """The interpreter the project's programs, tests and checks run with."""
+        if self.interpreter is not None:
+            return self.interpreter().path
+        return self.config.python or sys.executable
 
     # --- paths -----------------------------------------------------------------------
 

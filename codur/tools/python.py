@@ -22,10 +22,6 @@ TAIL_CHARS = 4000
 """pytest output kept in a summary (its end, where the failures are)."""
 
 
-def _python(ctx: ToolContext) -> str:
-    return ctx.config.python or sys.executable
-
-
 def _run(
     ctx: ToolContext,
     command: list[str],
@@ -90,7 +86,7 @@ def run_python_file(
     rel = ctx.rel(target)
     timeout = ctx.config.run_timeout_s
     shown = " ".join(["python", rel, *(arguments or [])])
-    command = [_python(ctx), rel, *(arguments or [])]
+    command = [ctx.python, rel, *(arguments or [])]
     run = _run(ctx, command, timeout, stdin, action=f"run `{shown}`", program=target)
     stopped = stopped_reason(ctx, run, timeout)
     return RunReport(
@@ -163,7 +159,7 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
         if not target.exists():
             raise ToolError(f"no such file or folder: {one}")
         rels.append(ctx.rel(target))
-    command = [_python(ctx), "-m", "pytest", *PYTEST_FLAGS]
+    command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
     action = f"run `pytest {' '.join(rels)}`"

@@ -67,6 +67,7 @@ def decide(
     allowed: Collection[str] = (),
     present: Collection[str] = (),
     compiled: Mapping[str, str] | None = None,
+    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
     by, as captured at the start of the run (compared with them, and kept unchanged;
@@ -75,7 +76,9 @@ def decide(
     run (so an edit that drops a docstring's examples does not drop its check);
     `allowed`: oracle files the run may change or create; `present`: the files pytest
     loads by name that were there at the start of the run (none of them is created);
-    `compiled`: the `__pycache__` modules then (`codur.scope.compiled`)."""
+    `compiled`: the `__pycache__` modules then (`codur.scope.compiled`); `site`: the
+    site-packages folders of the project's Python and the site hooks there at the start
+    of the run (path -> sha256; `codur.scope.site_hooks`)."""
     ws = ctx.ws
     watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
@@ -125,6 +128,8 @@ def decide(
                 allowed=list(allowed),
                 present=list(present),
                 compiled=dict(compiled or {}),
+                site_dirs=list(site[0]),
+                site_hooks=dict(site[1]),
             )
         )
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
@@ -242,10 +247,11 @@ def verify_task(
     allowed: Collection[str] = (),
     present: Collection[str] = (),
     compiled: Mapping[str, str] | None = None,
+    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled)
+    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site)
     result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",

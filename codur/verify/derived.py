@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -91,7 +90,7 @@ class DerivedCheck(BaseModel):
             folder = Path(tmp).resolve()
             if ctx.ws.contains(folder):
                 raise WorkspaceError(f"the temporary folder {folder} is inside the workspace")
-            command = self.command(ctx.config.python or sys.executable, self.write(folder))
+            command = self.command(ctx.python, self.write(folder))
             run = ctx.run(command, timeout, env=self.env(ctx.ws.root))
         try:
             summary = summarize_pytest(ctx, run, timeout)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from codur.scope import site_hooks
 from codur.scope.compiled import planted
 from codur.scope.oracle import created
 from codur.tools.context import ToolContext
@@ -27,11 +28,18 @@ class OracleCheck(BaseModel):
     """Files pytest loads by name that were there when the run started (not created)."""
     compiled: dict[str, str] = {}
     """The `__pycache__` modules when the run started (`codur.scope.compiled`)."""
+    site_dirs: list[str] = []
+    """The site-packages folders of the project's Python."""
+    site_hooks: dict[str, str] = {}
+    """The site hooks there when the run started (`codur.scope.site_hooks`; sha256 each):
+    one created, changed or deleted since fails the check."""
 
     def run(self, ctx: ToolContext) -> Evidence:
         known = [*self.present, *self.files, *self.allowed]
         changed = [f"{path} was created" for path in created(ctx.ws.root, known)]
         changed += [f"{path} was planted" for path in planted(ctx.ws.root, self.compiled)]
+        site = site_hooks.changes(self.site_hooks, self.site_dirs)
+        changed += [f"{path} was {how}" for path, how in site.items()]
         for path, digest in sorted(self.files.items()):
             target = ctx.ws.root / path
             if not target.is_file():
@@ -50,8 +58,9 @@ class OracleCheck(BaseModel):
             feedback=(
                 f"Files the check judges by changed during the run: {text}. Expected "
                 "output, tests, their data and helpers, and pytest's configuration and "
-                "plugins must stay as they are; a program must not write them, and edits "
-                "to them do not count."
+                "plugins, and the site hooks of the project's Python (*.pth, "
+                "sitecustomize.py) must stay as they are; a program must not write them, "
+                "and edits to them do not count."
             ),
             fingerprint=f"oracle|{text}",
         )

@@ -8,7 +8,6 @@ workspace is the copy.
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -79,7 +78,7 @@ class OutputCheck(BaseModel):
             )
         report = call.value
         result = ProcessResult(
-            command=[sys.executable, self.entry],
+            command=[ctx.python, self.entry],
             exit_code=report.exit_code,
             stdout=report.stdout,
             stderr=report.stderr,
@@ -235,7 +234,7 @@ class StaticCheck(BaseModel):
         for path in modules:
             module = Path(path).with_suffix("").as_posix().replace("/", ".")
             code = f"import sys; sys.path.insert(0, '.'); import {module}"
-            result = self._run(ctx, [sys.executable, "-c", code])
+            result = self._run(ctx, [ctx.python, "-c", code])
             if not result.ok:
                 problems.append(f"import {module} failed:\n{result.stderr.strip()[-1500:]}")
         if self.lint_command and not problems:

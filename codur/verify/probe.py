@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,8 +119,7 @@ def behaviour(ctx: ToolContext, found: list[Probe], call_timeout_s: float) -> li
             raise WorkspaceError(f"the temporary folder {folder} is inside the workspace")
         program = folder / "codur_probe.py"
         program.write_text(_program(), encoding="utf-8")
-        python = ctx.config.python or sys.executable
-        command = [python, str(program), str(call_timeout_s)]
+        command = [ctx.python, str(program), str(call_timeout_s)]
         stdin = json.dumps([[p.path, p.function, p.args] for p in found])
         timeout = call_timeout_s * len(found) + ctx.config.pytest_timeout_s
         path = os.pathsep.join(p for p in (str(ctx.ws.root), os.environ.get("PYTHONPATH")) if p)

@@ -1,0 +1,195 @@
+"""`codur doctor`: what a user checks when something is off, found as a run would find
+it: the project's Python and its pytest, the check Codur would use, the sandbox, the
+model and its speed on this machine, the trust state of the folder's codur.yaml.
+
+Each part is a function returning plain data (`Finding`); `render` makes the text.
+Nothing here prints (`codur.cli_info.doctor` does).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codur.config import CodurConfig
+from codur.errors import CodurError
+from codur.events import EventBus
+from codur.project.interpreter import Interpreter, find_interpreter
+from codur.sandbox import Sandbox
+from codur.sandbox.confine import detect
+
+SPEED_PROMPT_REPEAT = 40
+"""Times the speed prompt is repeated to time prompt evaluation (a few hundred tokens)."""
+SPEED_MAX_TOKENS = 64
+"""Tokens the timed generation may produce."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One part of the report: its name, a line or a few for people, whether it is fine
+    (None: nothing to judge), and its data for --json."""
+
+    name: str
+    lines: list[str]
+    ok: bool | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def python_finding(found: Interpreter) -> Finding:
+    """The project's Python and its pytest."""
+    pytest = (
+        f"pytest: {found.pytest}"
+        if found.pytest
+        else f"pytest: missing: install with {found.install_pytest}"
+    )
+    lines = [f"python: {found.line}", pytest]
+    if found.warning:
+        lines.append(f"warning: {found.warning}")
+    if found.problem and not found.version:
+        lines.append(f"problem: {found.problem}")
+    return Finding("python", lines, bool(found.version), found.as_dict())
+
+
+def check_finding(folder: Path, config: CodurConfig, box: Sandbox, found: Interpreter) -> Finding:
+    """The check Codur would use in the folder as it is now (the verify plan, nothing
+    runs), and whether the project's Python can run it."""
+    from codur.tools.context import ToolContext
+    from codur.verify.preflight import planned_check, pytest_runs
+    from codur.workspace import Workspace
+
+    ctx = ToolContext(Workspace(folder), config.tools, sandbox=box, interpreter=lambda: found)
+    try:
+        plan = planned_check(ctx, config.verify)
+    finally:
+        ctx.close()
+    checks = [_shown(check) for check in plan.checks]
+    lines = [f"check: {c}" for c in checks] or ["check: none"]
+    lines.append(f"why: {plan.reasoning}")
+    needs = pytest_runs(plan)
+    ok = not (needs and found.pytest is None)
+    if not ok:
+        lines.append(f"problem: the check needs pytest; install it with {found.install_pytest}")
+    data = {"checks": checks, "reasoning": plan.reasoning, "needs_pytest": bool(needs)}
+    return Finding("check", lines, ok, data)
+
+
+def _shown(check: Any) -> str:
+    """A check in a line: its kind and what it runs."""
+    kind = check.kind
+    if kind == "output":
+        return f"output: python {check.entry}, compared with {check.against}"
+    if kind == "tests":
+        return f"tests: pytest {' '.join(check.paths)}"
+    if kind == "derived":
+        return f"derived: {check.description}"
+    if kind == "static":
+        return f"static: syntax and imports of {', '.join(check.files) or 'the changed files'}"
+    return kind
+
+
+def sandbox_finding(config: CodurConfig) -> tuple[Finding, Sandbox]:
+    """How the programs would be confined (`sandbox.confine`), or why they would not be;
+    and the sandbox to probe with (unconfined when the configured one cannot be used)."""
+    choice = config.sandbox.confine
+    confiner, why = detect(choice, config.tools.run_timeout_s)
+    try:
+        box = Sandbox.from_config(config)
+    except CodurError as exc:  # a required confinement that is not available here
+        data = {"confine": "none", "choice": choice, "why": str(exc)}
+        return Finding("sandbox", [f"sandbox: none ({exc})"], False, data), Sandbox()
+    method = confiner.name if confiner is not None else "none"
+    line = f"sandbox: {method}" + (f" ({why})" if why else f" (sandbox.confine: {choice})")
+    data = {"confine": method, "choice": choice, "why": why}
+    return Finding("sandbox", [line], None, data), box
+
+
+def model_finding(config: CodurConfig, profile: str | None, measure: bool) -> Finding:
+    """The model profile, and its speed here: a short timed generation (prompt tokens
+    per second with a longer prompt and one token out, generated tokens per second with
+    a short prompt). `measure` False (--no-model), or a model that cannot load: why, in
+    one line."""
+    name, prof = config.profile(profile)
+    what = f"model: profile {name} ({prof.provider}, {prof.model or prof.weights or '-'})"
+    data: dict[str, Any] = {"profile": name, "provider": prof.provider, "model": prof.model}
+    if not measure:
+        return Finding("model", [what, "speed: not measured (--no-model)"], None, data)
+    try:
+        speed = _speed(name, config)
+    except CodurError as exc:  # the model cannot be reached or loaded: said, then go on
+        line = f"speed: not measured: the model cannot load ({exc})"
+        return Finding("model", [what, line], False, {**data, "error": str(exc)})
+    line = (
+        f"speed: prompt {speed['prompt_tokens_per_s']} tokens/s, generation "
+        f"{speed['generation_tokens_per_s']} tokens/s (load {speed['load_s']} s)"
+    )
+    return Finding("model", [what, line], True, {**data, **speed})
+
+
+def _speed(name: str, config: CodurConfig) -> dict[str, float]:
+    from langchain_core.messages import HumanMessage
+
+    from codur.models.client import ModelClient, Usage
+    from codur.resources import prompt
+
+    _, prof = config.profile(name)
+    client = ModelClient(name, prof, EventBus(), Usage(max_calls=2))
+    start = time.perf_counter()
+    client.model  # noqa: B018 - loaded (timed apart from the calls)
+    load = time.perf_counter() - start
+    text = prompt("doctor_speed.md").strip()
+    long_prompt = [HumanMessage(" ".join([text] * SPEED_PROMPT_REPEAT))]
+    start = time.perf_counter()
+    client.invoke(long_prompt, max_tokens=1)
+    read = time.perf_counter() - start
+    read_tokens, before = client.usage.prompt_tokens, client.usage.completion_tokens
+    start = time.perf_counter()
+    client.invoke([HumanMessage(text)], max_tokens=SPEED_MAX_TOKENS)
+    write = time.perf_counter() - start
+    written = client.usage.completion_tokens - before
+    return {
+        "load_s": round(load, 2),
+        "prompt_tokens": read_tokens,
+        "prompt_tokens_per_s": round(read_tokens / read, 1) if read > 0 else 0.0,
+        "generated_tokens": written,
+        "generation_tokens_per_s": round(written / write, 1) if write > 0 else 0.0,
+    }
+
+
+def trust_finding(folder: Path) -> Finding:
+    """Whether the folder's codur.yaml is trusted as it is now (`codur trust`)."""
+    from codur.config.trust import is_trusted
+
+    path = (folder / "codur.yaml").resolve()
+    if not path.is_file():
+        return Finding("trust", ["codur.yaml: none in this folder"], None, {"file": None})
+    trusted = is_trusted(path)
+    line = f"codur.yaml: {'trusted' if trusted else 'not trusted'} ({path})"
+    if not trusted:
+        line += f"; its protected keys are ignored until: codur trust -C {folder}"
+    return Finding("trust", [line], trusted, {"file": str(path), "trusted": trusted})
+
+
+def diagnose(
+    folder: Path, config: CodurConfig, profile: str | None, measure: bool
+) -> list[Finding]:
+    """Every part of the report, in order."""
+    sandbox, box = sandbox_finding(config)
+    found = find_interpreter(folder, config.tools.python, box, config.tools.run_timeout_s)
+    return [
+        python_finding(found),
+        check_finding(folder, config, box, found),
+        sandbox,
+        model_finding(config, profile, measure),
+        trust_finding(folder),
+    ]
+
+
+def render(findings: list[Finding]) -> str:
+    return "\n".join(line for finding in findings for line in finding.lines)
+
+
+def as_json(findings: list[Finding]) -> dict[str, Any]:
+    """The report for --json: each part by name, its lines, whether it is fine, its data."""
+    return {f.name: {"ok": f.ok, "lines": f.lines, **f.data} for f in findings}

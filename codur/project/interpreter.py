@@ -1,0 +1,199 @@
+"""The project's Python: the interpreter Codur runs the project's programs and tests with.
+
+Found in this order (`locate`), the first that exists wins:
+
+1. `tools.python` (a path, relative to the folder, or a name on PATH);
+2. `$VIRTUAL_ENV` (an activated virtualenv);
+3. a `.venv/` or `venv/` in the folder or its parents, up to the repository's top folder
+   (the folder itself when it is in no git repository);
+4. a project manager's environment on disk: uv's `UV_PROJECT_ENVIRONMENT`, Hatch's
+   configured or `.hatch/default`, Poetry's in its cache (no tool is run);
+5. `python3` on PATH;
+6. the Python running Codur, with a warning.
+
+`probe` asks the interpreter once (one short subprocess in the folder, in the run's
+sandbox) for its version, its site-packages folders and whether pytest is importable
+there (found on its path, without importing it: the probe stays cheap): an
+`Interpreter`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from codur.errors import ConfigError
+from codur.process import run_process
+from codur.project.envs import VENV_NAMES, hatch_env, poetry_env, python_in, up_to_root, uv_env
+from codur.sandbox import Sandbox
+
+OWN = "codur"
+"""The `source` of Codur's own interpreter, the last resort."""
+PROBE_OUTPUT_BYTES = 100_000
+"""Output read from the probe; it prints one short JSON line."""
+_PROBE = """\
+import json, site, sys, sysconfig
+from importlib import metadata, util
+paths = sysconfig.get_paths()
+dirs = list(getattr(site, "getsitepackages", lambda: [])()) + [paths["purelib"], paths["platlib"]]
+info = {"version": "%d.%d.%d" % sys.version_info[:3], "site": sorted(set(dirs))}
+info["executable"] = sys.executable
+try:
+    found = util.find_spec("pytest")
+except (ImportError, ValueError) as exc:
+    found, info["pytest_error"] = None, "%s: %s" % (type(exc).__name__, exc)
+if found is None:
+    info["pytest"] = None
+else:
+    try:
+        info["pytest"] = metadata.version("pytest")
+    except metadata.PackageNotFoundError:
+        info["pytest"] = "(version unknown)"
+print("CODUR-PROBE " + json.dumps(info))
+"""
+
+
+@dataclass(frozen=True)
+class Located:
+    """An interpreter found on disk: its path, which rule found it (`source`: the key
+    `tools.python`, `VIRTUAL_ENV`, `venv`, `uv`, `hatch`, `poetry`, `path` or `codur`),
+    and where, for people."""
+
+    path: str
+    source: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The project's Python as probed: path, where it came from, version, pytest."""
+
+    path: str
+    source: str
+    where: str
+    version: str = ""
+    """Its version (empty: the probe failed; `problem` says why)."""
+    pytest: str | None = None
+    """pytest's version when it is importable there (None: it is not)."""
+    site_packages: tuple[str, ...] = ()
+    """Its site-packages folders: the `.pth` files and site hooks there load with every
+    program it runs."""
+    problem: str = ""
+    """Why the probe failed, or why pytest does not import (empty: neither)."""
+
+    @property
+    def line(self) -> str:
+        """One line for people: path, version, pytest, where it came from."""
+        version = f"Python {self.version}" if self.version else "not runnable"
+        tests = f"pytest {self.pytest}" if self.pytest else "no pytest"
+        return f"{self.path} ({version}, {tests}; {self.where})"
+
+    @property
+    def install_pytest(self) -> str:
+        """The command that installs pytest for it."""
+        return f"{shlex.quote(self.path)} -m pip install pytest"
+
+    @property
+    def warning(self) -> str:
+        """What to say when it is Codur's own (empty otherwise)."""
+        if self.source != OWN:
+            return ""
+        return (
+            "no project Python found (tools.python, $VIRTUAL_ENV, .venv or venv, a uv, Hatch "
+            f"or Poetry environment, python3 on PATH): programs and tests run with Codur's "
+            f"own, {self.path}"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "site_packages": list(self.site_packages)}
+
+
+def locate(
+    folder: Path, configured: str | None, environ: Mapping[str, str] | None = None
+) -> Located:
+    """The project's interpreter for `folder` (see the module docstring); ConfigError
+    when `tools.python` names none."""
+    environ = os.environ if environ is None else environ
+    if configured:
+        return Located(_configured(folder, configured, environ), "tools.python", "tools.python")
+    if environ.get("VIRTUAL_ENV"):
+        env = Path(environ["VIRTUAL_ENV"]).expanduser()
+        if (found := python_in(env)) is not None:
+            return Located(str(found), "VIRTUAL_ENV", f"$VIRTUAL_ENV={env}")
+    for parent in up_to_root(folder):
+        for name in VENV_NAMES:
+            if (found := python_in(parent / name)) is not None:
+                return Located(str(found), "venv", f"{name} in {parent}")
+    managers: list[tuple[str, Callable[[Path, Mapping[str, str]], list[Path]]]] = [
+        ("uv", uv_env),
+        ("hatch", hatch_env),
+        ("poetry", poetry_env),
+    ]
+    for name, envs in managers:
+        for env in envs(folder, environ):
+            if (found := python_in(env)) is not None:
+                return Located(str(found), name, f"{name} environment {env}")
+    on_path = shutil.which("python3", path=environ.get("PATH", os.defpath))
+    if on_path is not None:
+        return Located(on_path, "path", "python3 on PATH")
+    return Located(sys.executable, OWN, "Codur's own")
+
+
+def _configured(folder: Path, value: str, environ: Mapping[str, str]) -> str:
+    """`tools.python` as a path to an interpreter: a path (relative to the folder) or a
+    name looked up on PATH."""
+    if os.sep in value or (os.altsep and os.altsep in value):
+        path = folder / Path(value).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    elif (found := shutil.which(value, path=environ.get("PATH", os.defpath))) is not None:
+        return found
+    raise ConfigError(f"tools.python: {value} is no interpreter here (not found or not executable)")
+
+
+def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) -> Interpreter:
+    """Ask the interpreter, in `folder` (a pyenv shim picks its version there), for its
+    version, site-packages and pytest (one subprocess, through `sandbox`). A launcher
+    (a pyenv shim) is replaced by the interpreter it started."""
+    result = run_process(
+        [located.path, "-c", _PROBE], folder, timeout_s, PROBE_OUTPUT_BYTES, sandbox=sandbox
+    )
+    base = Interpreter(located.path, located.source, located.where)
+    line = next(
+        (ln for ln in reversed(result.raw_stdout.splitlines()) if ln.startswith("CODUR-PROBE ")),
+        None,
+    )
+    if line is None or not result.ok:
+        said = (result.stderr.strip().splitlines() or [""])[-1]
+        why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+        return replace(base, problem=f"it does not run ({why}{': ' + said if said else ''})")
+    try:
+        info = json.loads(line.removeprefix("CODUR-PROBE "))
+    except json.JSONDecodeError:
+        return replace(base, problem="its answer to the probe was cut short")
+    executable = str(info.get("executable") or located.path)
+    return replace(
+        base,
+        path=executable if Path(executable).is_file() else located.path,
+        version=str(info.get("version", "")),
+        pytest=info.get("pytest"),
+        site_packages=tuple(str(d) for d in info.get("site", [])),
+        problem=str(info.get("pytest_error", "")),
+    )
+
+
+def find_interpreter(
+    folder: Path,
+    configured: str | None,
+    sandbox: Sandbox,
+    timeout_s: float,
+    environ: Mapping[str, str] | None = None,
+) -> Interpreter:
+    """The project's interpreter for `folder`, located and probed."""
+    return probe(locate(folder, configured, environ), folder, sandbox, timeout_s)

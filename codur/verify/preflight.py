@@ -1,0 +1,55 @@
+"""Before a run: the check Codur would use in the folder as it is now, and whether the
+project's Python can run it. A check that needs pytest where the project's Python has
+none stops the run before anything runs (exit code 12), instead of an `unverified` at
+the end whose reason only the trace shows."""
+
+from __future__ import annotations
+
+from codur.config.schema import VerifyConfig
+from codur.errors import ProjectEnvError
+from codur.project.interpreter import Interpreter
+from codur.task import file_refs
+from codur.tools.context import ToolContext
+from codur.verify.agent import decide, verification_context
+from codur.verify.derived import DerivedCheck
+from codur.verify.plan import Check, TestCheck, VerificationPlan
+
+
+def planned_check(
+    ctx: ToolContext,
+    cfg: VerifyConfig,
+    task: str = "",
+    derived: tuple[list[Check], str] | None = None,
+) -> VerificationPlan:
+    """The checks Codur would run for `task` in the folder as it is now (nothing runs):
+    the expected output, the tests, the derived checks or the static ones."""
+    return decide(verification_context(ctx, cfg), cfg, file_refs(task), [], task, None, derived)
+
+
+def pytest_runs(plan: VerificationPlan) -> list[str]:
+    """The plan's checks that run pytest, each as shown to people."""
+    shown = []
+    for check in plan.checks:
+        if isinstance(check, TestCheck):
+            shown.append(" ".join(["pytest", *check.paths]))
+        elif isinstance(check, DerivedCheck):
+            shown.append(f"pytest on a generated test ({check.description})")
+    return shown
+
+
+def require_pytest(plan: VerificationPlan, python: Interpreter) -> None:
+    """ProjectEnvError, in one line saying how to fix it, when the plan runs pytest and
+    `python` cannot (no pytest, or the interpreter does not run)."""
+    runs = pytest_runs(plan)
+    if not runs or python.pytest is not None:
+        return
+    where = f"the project's Python {python.path} ({python.where})"
+    if not python.version:
+        raise ProjectEnvError(
+            f"the check ({runs[0]}) needs pytest, and {where} cannot run: {python.problem}; "
+            "set tools.python to a working interpreter"
+        )
+    raise ProjectEnvError(
+        f"the check ({runs[0]}) needs pytest, which {where} does not have: install it with "
+        f"`{python.install_pytest}`, or set tools.python to an interpreter that has it"
+    )

@@ -1,0 +1,79 @@
+"""`codur doctor`: the project's Python and its pytest, the check, the sandbox, the model
+and its measured speed, the trust of ./codur.yaml; plain text and --json, through the
+real CLI with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import run_cli, scripted_profile, write_files
+
+SLOW = 1800
+"""Seconds a doctor may take: it starts real interpreters (a shared machine can be slow)."""
+PATIENT = ["-o", "tools.run_timeout_s=300"]
+"""The probe's timeout for a machine that is busy with other work."""
+
+
+def test_doctor_reports_each_part_and_times_the_model(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    write_files(root, {"main.py": "print(10)\n", "expected.txt": "10\n"})
+    flags = scripted_profile(tmp_path, ["ok", "1 2 3 4 5"])
+    done = run_cli(["doctor", "--json", *flags, *PATIENT], root, timeout=SLOW)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert list(report) == ["python", "check", "sandbox", "model", "trust"]
+    python = report["python"]
+    assert python["path"] == sys.executable and python["source"] == "VIRTUAL_ENV"
+    import pytest
+
+    assert python["pytest"] == pytest.__version__ and python["ok"] is True
+    assert report["check"]["checks"] == ["output: python main.py, compared with expected.txt"]
+    assert report["check"]["needs_pytest"] is False and report["check"]["ok"] is True
+    assert report["sandbox"]["confine"] in ("landlock", "bubblewrap", "none")
+    model = report["model"]
+    assert (model["profile"], model["provider"]) == ("s", "scripted")
+    assert model["generated_tokens"] == 5 and model["prompt_tokens"] > 0
+    assert model["prompt_tokens_per_s"] > 0 and model["generation_tokens_per_s"] > 0
+    assert report["trust"]["lines"] == ["codur.yaml: none in this folder"]
+
+
+def test_doctor_in_plain_text_says_what_is_missing_and_goes_on(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    write_files(root, {"calc.py": "X = 1\n", "tests/test_calc.py": "def test_x():\n    pass\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    (root / "codur.yaml").write_text("runtime:\n  max_iterations: 3\n")
+    broken = ["-o", "llm.profiles.s.provider=scripted", "-o", "llm.profiles.s.script=nope.yaml"]
+    args = ["doctor", *broken, *PATIENT, "--profile", "s"]
+    done = run_cli(args, root, {"VIRTUAL_ENV": ""}, timeout=SLOW)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    python = root / ".venv" / "bin" / "python"
+    assert lines[0].startswith(f"python: {python} (Python 3.") and "no pytest" in lines[0]
+    assert lines[1] == f"pytest: missing: install with {python} -m pip install pytest"
+    assert "check: tests: pytest ." in lines
+    assert f"problem: the check needs pytest; install it with {python} -m pip install pytest" in (
+        lines
+    )
+    assert any(line.startswith("sandbox: ") for line in lines)
+    assert "model: profile s (scripted, -)" in lines
+    speed = next(line for line in lines if line.startswith("speed: "))
+    assert speed.startswith("speed: not measured: the model cannot load (") and "nope" in speed
+    trust = f"codur.yaml: not trusted ({root / 'codur.yaml'}); its protected keys are ignored"
+    assert any(line.startswith(trust) for line in lines)
+    assert run_cli(["trust"], root).returncode == 0
+    args = ["doctor", "--no-model", *broken, *PATIENT, "--profile", "s"]
+    again = run_cli(args, root, {"VIRTUAL_ENV": ""}, timeout=SLOW)
+    assert "speed: not measured (--no-model)" in again.stdout.splitlines()
+    assert f"codur.yaml: trusted ({root / 'codur.yaml'})" in again.stdout.splitlines()
+
+
+def test_config_show_names_the_project_python(tmp_path: Path) -> None:
+    done = run_cli(["config", "show"], tmp_path, timeout=SLOW)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        f"# project Python: {Path(sys.prefix) / 'bin' / 'python'} "
+        f"($VIRTUAL_ENV={sys.prefix}; its pytest: codur doctor)"
+    )
