@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers import run_cli, scripted_profile, write_files
 
-SLOW = 1800
+SLOW = 600
 """Seconds a doctor may take: it starts real interpreters (a shared machine can be slow)."""
 PATIENT = ["-o", "tools.run_timeout_s=300"]
 """The probe's timeout for a machine that is busy with other work."""

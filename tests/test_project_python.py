@@ -28,7 +28,7 @@ TEST = (
 )
 
 
-SLOW = 1800
+SLOW = 600
 """Seconds a run may take: each starts real interpreters (a shared machine can be slow)."""
 PATIENT = ["-o", "tools.run_timeout_s=300", "-o", "verify.timeout_s=300"]
 """Timeouts of the probe and the checks for a machine that is busy with other work."""
