@@ -99,7 +99,7 @@ def _part(e: Evidence) -> str:
     if e.basis == "expected_output":
         return "expected output"
     if e.basis == "project_tests":
-        return f"project tests, {e.cases} passed"
+        return f"project tests, {e.cases} passed" if e.cases else "the project's test command"
     if e.basis == "partial_tests":
         return f"{e.cases} passed; the whole suite stopped at verify.suite_budget_s"
     if e.basis == "task_output":

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from codur.eventlines import STAGES
 from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PytestSummary
@@ -30,7 +31,7 @@ from codur.verify.suite import (
     unittest_command,
 )
 
-STAGE_NAMES = {"failing": "the tests that failed", "related": "the tests of the changed code"}
+STAGE_NAMES = {k: v for k, v in STAGES.items() if k != "suite"}
 
 
 @dataclass(frozen=True)
@@ -158,17 +159,21 @@ class TestCheck(BaseModel):
         summary = ran.summary
         assert summary is not None
         counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+        counts += f", {summary.skipped} skipped"
+        # the user's command reporting no counts: its exit code is its verdict
+        silent = self.runner == "command" and not (summary.passed or summary.skipped)
+        counts = "exit code 0 (no test counts reported)" if silent else counts
         apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
         return Evidence(
             check="tests",
             basis="project_tests",
             passed=True,
             command=ran.shown,
-            summary=f"{ran.shown}: {counts}, {summary.skipped} skipped{apart}",
+            summary=f"{ran.shown}: {counts}{apart}",
             duration_s=ran.duration_s,
             cases=summary.passed,
             # every test skipped or xfailed, or none reaches the task's files: hollow
-            ran=summary.passed > 0 and not self.unreached,
+            ran=(summary.passed > 0 or silent) and not self.unreached,
         )
 
     def _partial(self, ran: _Ran, passed: int) -> Evidence:
