@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
@@ -176,7 +177,8 @@ def _tests(
     modules = [t for t in tests if Path(t).name.startswith("test") or t.endswith("_test.py")]
     related = _relevant_tests(root, modules, named) if cfg.relevant_tests_only else []
     related = [] if set(related) >= set(modules) else related  # the suite is no more
-    apart = [] if related else _apart(root, named)
+    # the user's command is the project's verdict, whatever its test files import
+    apart = [] if related or suite.runner == "command" else _apart(root, named)
     first = list(dict.fromkeys(failing))
     if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
         first = []  # they are the whole suite: run it once
@@ -189,7 +191,7 @@ def _tests(
         budget_s=cfg.suite_budget_s,
         unreached=apart,
     )
-    shown = suite.command and " ".join(suite.command)
+    shown = suite.command and shlex.join(suite.command)
     reasons = [f"the test suite: {shown or ' '.join(suite.paths)} ({suite.why})"]
     if first:
         reasons.append(f"first the tests that failed: {', '.join(first[:5])}")

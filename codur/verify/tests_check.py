@@ -10,6 +10,7 @@ one that had already shown a failure, or with no earlier stage to go by, fails.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -92,7 +93,7 @@ class TestCheck(BaseModel):
                 return self._failed(ctx, ran, cut_alone=True)
             if ran.error or ran.summary is None or not ran.summary.ok:
                 return self._failed(ctx, ran)
-            earlier += ran.summary.passed
+            earlier = max(earlier, ran.summary.passed)  # the stages overlap
         assert last is not None and last.summary is not None
         return self._passed(last)
 
@@ -132,7 +133,7 @@ class TestCheck(BaseModel):
         else:
             command = project_command(ctx, self.command or [])
         if stage == "suite" and self.runner == "command":
-            shown = " ".join(self.command or [])  # as the user wrote it
+            shown = shlex.join(self.command or [])  # as the user wrote it
         else:
             shown = " ".join(["python", *command[1:]])
         start = time.monotonic()
