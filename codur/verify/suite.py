@@ -72,9 +72,9 @@ def parse_unittest(output: str) -> dict[str, int | list[str]] | None:
 def reported(output: str) -> dict[str, int | list[str]]:
     """What a test run reported: pytest's summary line, else unittest's, else nothing."""
     pytest = parse_pytest(output)
-    if any(pytest[k] for k in ("passed", "failed", "errors", "skipped", "failing")):
+    if any(pytest[k] for k in ("passed", "failed", "errors", "skipped")):
         return pytest
-    return parse_unittest(output) or pytest
+    return parse_unittest(output) or pytest  # unittest's `FAILED (failures=1)` is no id
 
 
 def failures_so_far(output: str) -> bool:
@@ -104,7 +104,7 @@ def run_tests(
 def program_of(ctx: ToolContext, command: list[str]) -> Path | None:
     """The workspace file a command runs (a script, or the one a Python runs), if any:
     one created in this run needs the user's yes (ToolContext.approve_run)."""
-    args = command[1:] if command[0] in _INTERPRETERS else command
+    args = command[1:] if command[:1] and command[0] in _INTERPRETERS else command
     if not args or args[0].startswith("-"):
         return None
     try:
