@@ -124,6 +124,16 @@ def run(
             "output, a test, pytest's configuration); repeatable.",
         ),
     ] = None,
+    test_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--test-cmd",
+            metavar="COMMAND",
+            help="The project's test command (e.g. 'pytest -m \"not slow\"'), split as a "
+            "shell would, run without one; python and pytest at its start are the "
+            "project's interpreter. Default: detected (verify.test_command).",
+        ),
+    ] = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
     from codur.run import run_command
@@ -137,6 +147,7 @@ def run(
         "--record": ("runs.record", str(record.resolve()) if record else None),
         "--replay": ("runs.replay", str(replay.resolve()) if replay else None),
         "--allow-edit": ("verify.allow_edit", allow_edit or None),
+        "--test-cmd": ("verify.test_command", test_cmd),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(

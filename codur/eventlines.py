@@ -23,6 +23,23 @@ def _model_response(d: dict[str, Any]) -> str:
     )
 
 
+STAGES = {
+    "failing": "the tests that failed",
+    "related": "the tests of the changed code",
+    "suite": "the whole suite",
+}
+"""The stages of the project's tests (codur/verify/tests_check.py), as a run shows them."""
+
+
+def _verify_run(d: dict[str, Any]) -> str:
+    stage = f" ({STAGES[d['stage']]})" if d.get("stage") in STAGES else ""
+    cut = " (stopped at verify.suite_budget_s)" if d.get("cut") else ""
+    return (
+        f"verify{stage}: {' '.join(d.get('command', []))} -> "
+        f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s{cut}"
+    )
+
+
 TODO_MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
 """As codur.tools.todo draws a checklist (not imported: `codur --help` loads this module
 and must not load LangChain)."""
@@ -75,10 +92,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         + (" (timed out)" if d.get("timed_out") else f" (exit code {d.get('exit_code')})")
     ),
     "agent.ready": lambda d: f"{d['agent']}: Ollama at {d['host']} has {d['model']}",
-    "verify.run": lambda d: (
-        f"verify: {' '.join(d.get('command', []))} -> "
-        f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s"
-    ),
+    "verify.run": lambda d: _verify_run(d),
     "verify.result": lambda d: (
         f"verification ({d['strategy']}): {'passed' if d['passed'] else 'failed'}"
         f" - {d.get('reasoning', '')}"

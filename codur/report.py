@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 
 NOT_OWNED = "no expected output or test of the project checked this change; add one to verify it"
 """Said under a `checked` result: what would make it `verified`."""
+CUT_SHORT = (
+    "the whole test suite did not finish within verify.suite_budget_s; raise it (or set "
+    "a quicker verify.test_command) to verify this change"
+)
+"""Said under a `checked` result that ran part of the project's tests."""
 
 
 def report(
@@ -38,7 +43,9 @@ def report(
         io.success(line)
     elif result.status == "checked":
         io.caution(line)
-        io.info(f"not verified: {NOT_OWNED} (exit code {int(result.exit_code)})")
+        partial = result.evidence is not None and result.evidence.level == "partial"
+        why = CUT_SHORT if partial else NOT_OWNED
+        io.info(f"not verified: {why} (exit code {int(result.exit_code)})")
     else:
         io.info(line)
     if result.model_test:

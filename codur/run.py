@@ -146,7 +146,12 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         if session.scope is None:  # decided once (a resumed run has its checkpoint's)
             ignore = set(cfg.tools.ignore)
             session.scope = decide_scope(
-                task, session.ws.root, cfg.verify.expected_file, ignore, cfg.verify.allow_edit
+                task,
+                session.ws.root,
+                cfg.verify.expected_file,
+                ignore,
+                cfg.verify.allow_edit,
+                cfg.verify.test_command or (),
             )
             session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
             session.scope.watch_site(session.interpreter.site_packages)

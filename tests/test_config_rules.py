@@ -96,6 +96,7 @@ BAD: dict[str, Any] = {
     "agents.configs.coder.writable": ["/"],
     "ask.profile": "openai",
     "verify.lint_command": ["sh", "-c", "touch pwned"],
+    "verify.test_command": ["sh", "-c", "touch pwned"],
     "verify.allow_edit": ["expected.txt"],
     "repair.review": False,
     "repair.review_probes": 1,

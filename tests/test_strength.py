@@ -18,7 +18,12 @@ from codur.verify.strength import status_of, strength
 
 
 def ev(basis: str | None, passed: bool = True, cases: int = 1, ran: bool = True) -> Evidence:
-    check = {"expected_output": "output", "task_output": "output", "project_tests": "tests"}
+    check = {
+        "expected_output": "output",
+        "task_output": "output",
+        "project_tests": "tests",
+        "partial_tests": "tests",
+    }
     kind = "syntax" if basis is None else check.get(basis, "derived")
     return Evidence(
         check=kind, basis=basis, passed=passed, command="c", summary="s", cases=cases, ran=ran
@@ -49,6 +54,14 @@ ROWS: list[tuple[str, list[Evidence], tuple[str, str, str] | None]] = [
      ("docstring", "checked", "checked against 1 docstring example")),
     ("a test the model wrote", [ev("model_test", cases=2), ORACLE],
      ("model", "checked", "checked by a test the model wrote from the task")),
+    ("part of the project tests: the suite cut at its budget", [ev("partial_tests", cases=3),
+     ORACLE], ("partial", "checked", "checked by part of the project tests (3 passed; the "
+     "whole suite stopped at verify.suite_budget_s)")),
+    ("a cut suite keeps even the expected output's pass checked", [ev("expected_output"),
+     ev("partial_tests", cases=2)], ("partial", "checked", "checked by part of the project "
+     "tests (2 passed; the whole suite stopped at verify.suite_budget_s)")),
+    ("the project's test command, no counts", [ev("project_tests", cases=0), ORACLE],
+     ("project", "verified", "verified (the project's test command)")),
     ("a failing check is no evidence", [ev("project_tests", passed=False), ev("docstrings")],
      ("docstring", "checked", "checked against 1 docstring example")),
     ("static checks and the oracle only", [ev(None), ORACLE], None),
@@ -67,8 +80,10 @@ def test_the_strength_table(row: str, evidence: list[Evidence], expected: tuple 
 
 
 def test_unknown_evidence_is_never_verified() -> None:
-    assert [status_of(level) for level in ("project", "task", "docstring", "model", None)] == [
+    levels = ("project", "partial", "task", "docstring", "model", None)
+    assert [status_of(level) for level in levels] == [
         "verified",
+        "checked",
         "checked",
         "checked",
         "checked",

@@ -158,13 +158,13 @@ def test_the_log_is_never_written_outside(tmp_path: Path, how: str) -> None:
     assert outside.read_text() == "precious\n"
 
 
-@pytest.mark.parametrize("key", ["verify.lint_command", "tools.python"])
+@pytest.mark.parametrize("key", ["verify.lint_command", "tools.python", "verify.test_command"])
 def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
     tmp_path: Path, key: str
 ) -> None:
     """The check runs without asking, so a cloned folder's codur.yaml may not choose the
-    linter it runs (with nothing else to check) nor the Python that runs the derived
-    checks (a probe ran both: each created a file), until `codur trust`."""
+    linter it runs (with nothing else to check), the Python that runs the derived checks
+    (a probe ran both: each created a file), nor the test command, until `codur trust`."""
     work = tmp_path / "work"
     work.mkdir()
     marker = work / "RAN"
@@ -174,6 +174,9 @@ def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
         program.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{sys.executable}" "$@"\n')
         program.chmod(0o755)
         project = {"tools": {"python": str(program)}}
+    elif key == "verify.test_command":  # the project's tests, run by its test command
+        doc = ""
+        project = {"verify": {"test_command": f"sh -c 'touch {marker}'"}}
     else:  # nothing to run: the static check, with the linter
         doc = ""
         project = {"verify": {"lint_command": ["sh", "-c", f"touch {marker}"]}}

@@ -78,7 +78,7 @@ def test_first_wrong_line_is_pointed_out(tmp_path: Path) -> None:
     assert result.suggestions == ["output line 3 is '4', expected '5'"]
 
 
-def test_tests_strategy_runs_only_the_relevant_tests(tmp_path: Path) -> None:
+def test_tests_strategy_runs_the_relevant_tests_first(tmp_path: Path) -> None:
     files = {
         "calc.py": CALC_BUG,
         "other.py": "def one():\n    return 1\n",
@@ -88,13 +88,15 @@ def test_tests_strategy_runs_only_the_relevant_tests(tmp_path: Path) -> None:
     }
     result, events = check(tmp_path, files, changed=["calc.py"])
     assert (result.passed, result.strategy) == (False, "tests")
-    assert result.plan.checks[0].paths == ["tests/test_calc.py"]
-    assert "tests that import the changed code: tests/test_calc.py" in result.reasoning
+    assert result.plan.checks[0].related == ["tests/test_calc.py"]
+    assert "then the tests that import the changed code: tests/test_calc.py" in result.reasoning
     assert result.failed[0].failing_tests == ["tests/test_calc.py::test_add"]
     assert "run_pytest" in [e.data["tool"] for e in events if e.kind == "tool.call"]
+    assert [e.data["stage"] for e in events if e.kind == "verify.run"] == ["related"]
     everything, _ = check(tmp_path, {}, changed=["README.md"])
-    assert everything.plan.checks[0].paths == ["."]
-    assert "2 test file(s) in the folder" in everything.reasoning
+    assert everything.plan.checks[0].paths == ["tests"]
+    assert everything.plan.checks[0].related == []
+    assert "the test suite: tests (the tests/ tree)" in everything.reasoning
     (tmp_path / "calc.py").write_text(CALC)
     assert check(tmp_path, {}, changed=["calc.py"])[0].passed
 

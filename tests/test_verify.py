@@ -118,4 +118,4 @@ def test_tests_inside_a_virtualenv_do_not_count(tmp_path: Path) -> None:
     assert plan_for(ws).checks == []
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_lib.py").write_text("def test_y():\n    pass\n")
-    assert plan_for(ws).checks == [TestCheck(paths=["."])]
+    assert plan_for(ws).checks == [TestCheck(paths=["tests"], budget_s=300.0)]

@@ -66,7 +66,8 @@ def sample(
     ctx = session.tool_context()
     vctx = verification_context(ctx, cfg.verify)
     quick = failing.plan.narrowed(failing.evidence)
-    plans = [quick] if quick == failing.plan else [quick, failing.plan]
+    whole = failing.plan.bounded(cfg.verify.timeout_s)
+    plans = [quick] if quick == failing.plan else [quick, whole]
     current = {p: session.ws.read_text(p) for p in request.files}
     seen = set(request.seen)
     candidates: list[Candidate] = []

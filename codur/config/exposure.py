@@ -183,6 +183,8 @@ RULES: dict[str, Rule] = {
     "verify.timeout_s": WAIT,
     "verify.output_limit_bytes": SIZE,
     "verify.relevant_tests_only": TUNING,
+    "verify.test_command": PROGRAM,
+    "verify.suite_budget_s": WAIT,
     "verify.lint_command": PROGRAM,
     "verify.allow_edit": _protected(
         "let the model rewrite the folder's own expected output or tests, so any change passes",

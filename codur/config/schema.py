@@ -6,10 +6,11 @@ keys that file leaves out. Unknown keys are errors (extra="forbid").
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from codur.config.agents import AgentsConfig, ollama_profile
 from codur.config.context import ContextConfig
@@ -65,8 +66,18 @@ class VerifyConfig(_Section):
     output_limit_bytes: int = Field(200_000, gt=0)
     """Output captured from a verification run; the rest is cut and reported as cut."""
     relevant_tests_only: bool = True
-    """Run only the test files that import a changed or referenced module when some do
-    (all tests otherwise)."""
+    """Before the whole suite, run the test files that import a changed or referenced
+    module (directly or through the folder's other modules): quick feedback. False: the
+    failing tests, then the whole suite."""
+    test_command: list[str] | None = None
+    """The project's test command (`--test-cmd`, like Aider's), as arguments or one string
+    split by shell rules (no shell runs it); `python`/`python3` and `pytest` at its start
+    mean the project's interpreter. Unset: detected from the project (pytest's
+    configuration and its testpaths, a tests/ tree, unittest discovery). An untrusted
+    project codur.yaml may not set it."""
+    suite_budget_s: float = Field(300.0, gt=0)
+    """Seconds the whole test suite may run at the end of a check. A suite stopped at it
+    leaves a pass `checked` (part of the project's tests), never `verified`."""
     lint_command: list[str] | None = None
     """Linter for the static strategy, run with the changed files appended (e.g.
     `[ruff, check]`); unset means syntax and import checks only."""
@@ -74,6 +85,19 @@ class VerifyConfig(_Section):
     """Files the checks judge by (expected output, tests, pytest's configuration...) that
     a run may change anyway, relative to the working folder (`--allow-edit FILE`). An
     untrusted project codur.yaml may not set it."""
+
+    @field_validator("test_command", mode="before")
+    @classmethod
+    def _split_command(cls, value: object) -> object:
+        """A string is split as a shell would (quotes, escapes), without running one."""
+        if isinstance(value, str):
+            try:
+                value = shlex.split(value)
+            except ValueError as exc:
+                raise ValueError(f"cannot split the test command: {exc}") from None
+        if isinstance(value, list) and not value:
+            raise ValueError("the test command is empty")
+        return value
 
 
 class LogConfig(_Section):

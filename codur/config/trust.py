@@ -4,13 +4,14 @@ A `./codur.yaml` comes with the folder, so whoever wrote the folder wrote it. Un
 user runs `codur trust` there, the keys in `PROTECTED` are ignored in it (one warning
 names them): where the API key is sent, which model and host read the prompt, where the
 log is written, confinement, the environment programs get, approval, MCP servers, agent
-CLIs, the linter and the interpreter of the checks (programs Codur would start, the
-checks without asking, with what they may see and write), the tools' safety switches,
-the files the checks judge by that a run may change (`verify.allow_edit`), the review of
-a constant-only fix (`repair.review`, `repair.review_probes`), what snapshots leave out
-and how long undo history is kept; nor may it add an agent that starts a program, or
-change what an agent is (`strip_new_programs`), nor add a model profile
-(`strip_new_profiles`), nor loosen a limit (`codur.config.clamp`). Trust is per file and
+CLIs, the linter, the test command and the interpreter of the checks (programs Codur
+would start, the checks without asking, with what they may see and write), the tools'
+safety switches, the files the checks judge by that a run may change
+(`verify.allow_edit`), the review of a constant-only fix (`repair.review`,
+`repair.review_probes`), what snapshots leave out and how long undo history is kept;
+nor may it add an agent that starts a program, or change what an agent is
+(`strip_new_programs`), nor add a model profile (`strip_new_profiles`), nor loosen a
+limit (`codur.config.clamp`). Trust is per file and
 per content: `codur trust` records the file's sha256 in the user config folder; any
 change to the file needs a new `codur trust`. The keys in `USER_ONLY` act beyond the
 folder, so no project file sets them, trusted or not. docs/safety.md has the table of
@@ -61,6 +62,7 @@ PROTECTED: tuple[str, ...] = (
     "approval",
     "mcp_servers",
     "verify.lint_command",
+    "verify.test_command",
     "verify.allow_edit",
     "repair.review",
     "repair.review_probes",

@@ -58,13 +58,16 @@ def _drop_model_test(session: Session, reason: str) -> None:
 
 
 def verify_now(state: AgentState, session: Session) -> VerificationResult:
-    """Decide how to verify (from what is in the folder, never by keywords) and run it;
-    put back oracle files a program changed, and open a file the task did not name to
-    edits when the failure happens there."""
+    """Decide how to verify (from what is in the folder, never by keywords) and run it,
+    the tests that failed in the run's first and last checks first; put back oracle files
+    a program changed, and open a file the task did not name to edits when the failure
+    happens there."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
     changed = session.written()
     scope = session.scope
     oracle = scope.oracle if scope else None
+    earlier = [state.get("first_verification"), state.get("verification")]
+    failing = [t for v in earlier if v is not None for e in v.evidence for t in e.failing_tests]
 
     def run() -> VerificationResult:
         derived = scope.derived if scope else None
@@ -80,6 +83,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
             scope.present or () if scope else (),
             scope.compiled or {} if scope else {},
             (scope.site_dirs, scope.site_digests) if scope else ((), {}),
+            failing,
         )
 
     verdict = run()

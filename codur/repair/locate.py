@@ -61,8 +61,9 @@ def traced_command(
     if isinstance(check, DerivedCheck):  # its test file goes next to the trace, outside root
         test_file = check.write(out.parent)
         return [*head, "module", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
-    pytest = ["-q", "-p", "no:cacheprovider", *check.paths]
-    return [*head, "module", "pytest", *pytest, *(["-k", check.keyword] if check.keyword else [])]
+    paths, keyword = check.selection()
+    pytest = ["-q", "-p", "no:cacheprovider", *paths]
+    return [*head, "module", "pytest", *pytest, *(["-k", keyword] if keyword else [])]
 
 
 def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -> Executed | None:

@@ -194,8 +194,8 @@ def search(
             budget_s=cfg.time_budget_s,
         )
         vctx = verification_context(ctx, vcfg, timeout)
-        quick = plan.narrowed(failing.evidence)
-        plans = [quick] if quick == plan else [quick, plan]
+        quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
+        plans = [quick] if quick == plan else [quick, whole]
         runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus)
         best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
         if best is None and cfg.max_depth >= 2 and not late:

@@ -21,14 +21,16 @@ def decide_scope(
     expected_name: str,
     ignore: set[str] | None = None,
     allow_edit: Collection[str] = (),
+    test_command: Collection[str] = (),
 ) -> EditScope:
     """The scope of a run of `task` in `root`; `allow_edit`: the oracle files the user
-    lets the run change (workspace-relative)."""
+    lets the run change (workspace-relative); `test_command`: the configured one (the
+    files it names are oracle)."""
     present = loaded_files(root)  # before anything runs: none of these is created by the run
     compiled = stamps(root)
     refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
     named = _expand(root, refs) or _bare_targets(task, root)
-    oracle_paths = find_oracle(root, expected_name, ignore or set(), named)
+    oracle_paths = find_oracle(root, expected_name, ignore or set(), named, test_command)
     allowed = allowed_paths(root, allow_edit)
     new = [m for m in [*file_refs(task), *file_mentions(task)] if m not in oracle_paths]
     asked = [

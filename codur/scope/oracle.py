@@ -8,7 +8,9 @@ never edited unless the task explicitly asks for it (or the user allows it).
   (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
   (`sitecustomize.py`, `usercustomize.py`, `*.pth`), the plugins the configuration names
   and the helper modules the tests import that are not code under test;
-- the fixtures tests read: files a test file names in a string literal.
+- the fixtures tests read: files a test file names in a string literal;
+- the folder's files the configured test command names (`python run_tests.py`: the
+  script), `command_files`.
 """
 
 from __future__ import annotations
@@ -96,18 +98,35 @@ def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
 
 
 def find_oracle(
-    root: Path, expected_name: str, ignore: set[str], named: list[str] | None = None
+    root: Path,
+    expected_name: str,
+    ignore: set[str],
+    named: list[str] | None = None,
+    command: Iterable[str] = (),
 ) -> list[str]:
     """The oracle's files in `root`; `named`: the files the task names (what they import
-    is code under test, not a test helper)."""
+    is code under test, not a test helper); `command`: the configured test command."""
     files = all_files(root, ignore)
     present = set(files)
     chosen = {path for path in files if looks_like_oracle(path, expected_name)}
+    chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])
     for test in tests:
         chosen |= _fixtures(root, test, present)
     return sorted(chosen)
+
+
+def command_files(root: Path, command: Iterable[str]) -> set[str]:
+    """The folder's regular files among a test command's arguments (its script)."""
+    found = set()
+    for arg in command:
+        path = PurePosixPath(arg)
+        if arg.startswith("-") or path.is_absolute() or ".." in path.parts:
+            continue
+        if (root / arg).is_file() and not (root / arg).is_symlink():
+            found.add(path.as_posix().removeprefix("./"))
+    return found
 
 
 def loaded_files(root: Path) -> list[str]:

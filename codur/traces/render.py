@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+from codur.eventlines import STAGES
 from codur.traces.calls import block, model_line, tool_line
 from codur.traces.item import Item, listed, number, text
 from codur.ui import Outline
@@ -115,6 +116,8 @@ class _Render:
             command = " ".join(command)
         passed = d.get("passed") is True
         parts: Parts = [("check ", "bold"), (self.short(command, 80), "")]
+        if d.get("stage") in STAGES:
+            parts.append((f" ({STAGES[str(d['stage'])]})", "dim"))
         parts += [(" -> ", "dim"), ("passed" if passed else "failed", "green" if passed else "red")]
         if number(d.get("exit_code")) is not None:
             parts.append((f" exit {d['exit_code']}", "dim"))

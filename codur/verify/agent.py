@@ -2,7 +2,9 @@
 checks through the registry's tools, and returns a typed verdict.
 
 - an entry point with a known expected output -> run it and compare (output)
-- tests present -> pytest, only the tests that import the changed code when it can tell
+- tests present (or a test command configured) -> the project's test suite as detected
+  (verify/detect.py), in stages: the tests that failed earlier, those that import the
+  changed code, the whole suite (verify/tests_check.py)
 - both -> hybrid (both must pass)
 - neither -> checks derived from the task (a stated output, claims about calls) and from
   docstring examples (generate.py); none of those either -> static: syntax, imports of
@@ -13,16 +15,18 @@ folder's conventional or only script, or `discover_entry_points`.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
+import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
+from codur.scope.support import closure
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
+from codur.verify import detect
 from codur.verify.evidence import Evidence
 from codur.verify.generate import derived_checks
 from codur.verify.oracle import OracleCheck
@@ -68,6 +72,7 @@ def decide(
     present: Collection[str] = (),
     compiled: Mapping[str, str] | None = None,
     site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
+    failing: Collection[str] = (),
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
     by, as captured at the start of the run (compared with them, and kept unchanged;
@@ -78,7 +83,8 @@ def decide(
     loads by name that were there at the start of the run (none of them is created);
     `compiled`: the `__pycache__` modules then (`codur.scope.compiled`); `site`: the
     site-packages folders of the project's Python and the site hooks there at the start
-    of the run (path -> sha256; `codur.scope.site_hooks`)."""
+    of the run (path -> sha256; `codur.scope.site_hooks`);
+    `failing`: ids of the tests that failed earlier in the run (run first)."""
     ws = ctx.ws
     watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
@@ -91,18 +97,12 @@ def decide(
         text = captured.decode("utf-8", errors="replace") if captured is not None else None
         checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
-    tests = sorted(p for p in python_files(ws.root) if is_test(p) and Path(p).name != "conftest.py")
-    if tests:
-        relevant = _relevant_tests(ws.root, tests, [*refs, *changed])
-        if relevant and cfg.relevant_tests_only:
-            checks.append(TestCheck(paths=relevant))
-            reasons.append(f"tests that import the changed code: {', '.join(relevant)}")
-        else:
-            apart = _apart(ws.root, [*refs, *changed])
-            checks.append(TestCheck(unreached=apart))
-            reasons.append(f"{len(tests)} test file(s) in the folder: running them all")
-            if apart:
-                reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
+    found = sorted(p for p in python_files(ws.root) if is_test(p))
+    tests = [p for p in found if Path(p).name != "conftest.py"]
+    if tests or cfg.test_command:
+        check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing)
+        checks.append(check)
+        reasons += why
     if not any(_about_task(c) for c in checks) and (task or derived):
         found, why = derived if derived is not None else derived_checks(task, ws, refs, cfg)
         checks = [*checks, *found]
@@ -182,28 +182,50 @@ def _about_task(check: Check) -> bool:
     return not (isinstance(check, TestCheck) and check.unreached)
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module name (and `module.name`) the file imports, dotted."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (SyntaxError, UnicodeDecodeError, OSError):
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
-    return names
+def _tests(
+    root: Path, cfg: VerifyConfig, found: list[str], named: list[str], failing: Collection[str]
+) -> tuple[TestCheck, list[str]]:
+    """The project's tests as a staged check (verify/tests_check.py), and why."""
+    suite = detect.suite(root, cfg, found)
+    tests = [p for p in found if Path(p).name != "conftest.py"]
+    modules = [t for t in tests if Path(t).name.startswith("test") or t.endswith("_test.py")]
+    related = _relevant_tests(root, modules, named) if cfg.relevant_tests_only else []
+    related = [] if set(related) >= set(modules) else related  # the suite is no more
+    # the user's command is the project's verdict, whatever its test files import
+    apart = [] if related or suite.runner == "command" else _apart(root, named)
+    first = list(dict.fromkeys(failing))
+    if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
+        first = []  # they are the whole suite: run it once
+    check = TestCheck(
+        paths=suite.paths,
+        runner=suite.runner,
+        command=suite.command,
+        first=first,
+        related=related,
+        budget_s=cfg.suite_budget_s,
+        unreached=apart,
+    )
+    shown = suite.command and shlex.join(suite.command)
+    reasons = [f"the test suite: {shown or ' '.join(suite.paths)} ({suite.why})"]
+    if first:
+        reasons.append(f"first the tests that failed: {', '.join(first[:5])}")
+    if related:
+        reasons.append(f"then the tests that import the changed code: {', '.join(related)}")
+    if apart:
+        reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
+    return check, reasons
 
 
 def _relevant_tests(root: Path, tests: list[str], files: list[str]) -> list[str]:
-    """The test files among `files`, and those importing a module among `files`."""
-    stems = {Path(f).stem for f in files if f.endswith(".py") and not is_test(f)}
+    """The test files among `files`, and those importing a module among `files`, directly
+    or through the folder's other modules (codur/scope/support.py)."""
+    targets = {f for f in files if f.endswith(".py") and not is_test(f)}
     chosen = [t for t in tests if t in files]
+    if not targets:
+        return chosen
+    modules = set(python_files(root))
     for test in tests:
-        if test not in chosen and {n.split(".")[-1] for n in _imports(root / test)} & stems:
+        if test not in chosen and closure(root, [test], modules) & targets:
             chosen.append(test)
     return chosen
 
@@ -248,10 +270,13 @@ def verify_task(
     present: Collection[str] = (),
     compiled: Mapping[str, str] | None = None,
     site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
+    failing: Collection[str] = (),
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    plan = decide(vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site)
+    plan = decide(
+        vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site, failing
+    )
     result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",

@@ -9,11 +9,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Basis = Literal[
-    "expected_output", "project_tests", "task_output", "task_claims", "docstrings", "model_test"
+    "expected_output",
+    "project_tests",
+    "partial_tests",
+    "task_output",
+    "task_claims",
+    "docstrings",
+    "model_test",
 ]
 """What a behavioural check judged by: the project's expected-output file or its own tests,
-an output or calls the task states, docstring examples, or a test the model wrote
-(codur/verify/strength.py ranks them)."""
+part of them (the whole suite stopped at its budget), an output or calls the task states,
+docstring examples, or a test the model wrote (codur/verify/strength.py ranks them)."""
 
 
 class Location(BaseModel):

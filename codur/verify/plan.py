@@ -15,7 +15,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from codur.process import ProcessResult
-from codur.resources import prompt
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.check import emit_run, failure_message, judge, shown_expected
@@ -23,6 +22,7 @@ from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
 from codur.verify.target import Target, runs_something
+from codur.verify.tests_check import TestCheck
 
 
 class OutputCheck(BaseModel):
@@ -141,82 +141,6 @@ def _first_difference(expected: str, actual: str) -> tuple[int | None, str]:
     return None, ""
 
 
-class TestCheck(BaseModel):
-    """Run pytest on these files (or node ids narrowed by `keyword`); all must pass."""
-
-    __test__ = False  # a check, not a test class for pytest to collect
-    kind: Literal["tests"] = "tests"
-    paths: list[str] = ["."]
-    keyword: str | None = None
-    unreached: list[str] = []
-    """The files the task is about, when no test reaches any of them (verify/reach.py):
-    the tests must still pass, but their passing says nothing of the task."""
-
-    def run(self, ctx: ToolContext) -> Evidence:
-        shown = " ".join(["pytest", *self.paths, *(["-k", self.keyword] if self.keyword else [])])
-        args = {"path": self.paths, **({"keyword": self.keyword} if self.keyword else {})}
-        call = invoke("run_pytest", args, ctx)
-        if not call.ok:
-            return Evidence(
-                check="tests",
-                basis="project_tests",
-                passed=False,
-                command=shown,
-                summary=call.output[:300],
-                feedback=call.output,
-                fingerprint=call.output[-300:],
-            )
-        summary = call.value
-        counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
-        if summary.ok:
-            return Evidence(
-                check="tests",
-                basis="project_tests",
-                passed=True,
-                command=shown,
-                summary=f"{shown}: {counts}, {summary.skipped} skipped{self._apart}",
-                duration_s=call.duration_s,
-                cases=summary.passed,
-                # every test skipped or xfailed, or none reaches the task's files: hollow
-                ran=summary.passed > 0 and not self.unreached,
-            )
-        tail = summary.output_tail
-        errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
-        return Evidence(
-            check="tests",
-            basis="project_tests",
-            passed=False,
-            command=shown,
-            summary=f"{shown}: {summary.stopped or counts}",
-            feedback=prompt("verification_tests.md").format(
-                command=shown,
-                counts=summary.stopped or counts,
-                failing="\n".join(f"- {t}" for t in summary.failing) or "-",
-                output=tail.strip()[-3000:],
-            ),
-            fingerprint="|".join([*sorted(summary.failing), *errors[-1:]]),
-            locations=locations(tail, ctx.ws.root),
-            exceptions=exception_names(tail),
-            failing_tests=summary.failing,
-            duration_s=call.duration_s,
-            timed_out=summary.timed_out,
-            hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
-        )
-
-    @property
-    def _apart(self) -> str:
-        return f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
-
-    def narrowed(self, failing_ids: list[str]) -> TestCheck:
-        """Only the tests that failed (`file::name` ids): quicker, for repair candidates."""
-        names = sorted({i.split("::")[-1].split("[")[0] for i in failing_ids if "::" in i})
-        files = sorted({i.split("::")[0] for i in failing_ids if "::" in i})
-        if not names:
-            return self
-        keyword = " or ".join(names)
-        return TestCheck(paths=files or self.paths, keyword=keyword, unreached=self.unreached)
-
-
 class StaticCheck(BaseModel):
     """Without running the program: every file parses, library modules import, lint."""
 
@@ -310,4 +234,10 @@ class VerificationPlan(BaseModel):
         """The same checks, tests cut down to the ones that failed (quicker to repeat)."""
         failing = [t for e in evidence for t in e.failing_tests]
         checks = [c.narrowed(failing) if isinstance(c, TestCheck) else c for c in self.checks]
+        return VerificationPlan(checks=checks, reasoning=self.reasoning)
+
+    def bounded(self, seconds: float) -> VerificationPlan:
+        """The same checks, a whole test suite given at most `seconds` (a scratch trial's
+        timeout; the check of the real files runs the suite within its own budget)."""
+        checks = [c.bounded(seconds) if isinstance(c, TestCheck) else c for c in self.checks]
         return VerificationPlan(checks=checks, reasoning=self.reasoning)

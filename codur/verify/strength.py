@@ -4,12 +4,15 @@ the checks that ran (`strength`), tested row by row (tests/test_strength.py).
 `verified` is kept for a check the project owns; a pass that rests only on evidence
 derived from the task, the docstrings or the model is `checked`, and says what it was.
 The strongest passing check that checked something decides (hollow tests, static and
-oracle checks are no evidence of behaviour):
+oracle checks are no evidence of behaviour), except that a whole suite cut short keeps
+the pass `partial` whatever else passed:
 
 | the strongest passing check                                   | level     | status   |
 | ------------------------------------------------------------- | --------- | -------- |
 | the folder's expected-output file, its own tests that reach   | project   | verified |
-|   the code                                                    |           |          |
+|   the code (the whole suite)                                  |           |          |
+| part of its tests: those that failed and those of the changed | partial   | checked  |
+|   code passed, the whole suite stopped at its time budget     |           |          |
 | an output or calls the task states                            | task      | checked  |
 | the docstrings' examples                                      | docstring | checked  |
 | a test the model wrote from the task                          | model     | checked  |
@@ -25,9 +28,9 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from codur.verify.evidence import Basis, Evidence
 
-Level = Literal["project", "task", "docstring", "model"]
+Level = Literal["project", "partial", "task", "docstring", "model"]
 """How strong a pass's evidence is, strongest first (`LEVELS`)."""
-LEVELS: tuple[Level, ...] = ("project", "task", "docstring", "model")
+LEVELS: tuple[Level, ...] = ("project", "partial", "task", "docstring", "model")
 PassStatus = Literal["verified", "checked"]
 PASSED: tuple[PassStatus, ...] = ("verified", "checked")
 """The statuses of a run whose behavioural check passed (exit codes 0 and 10)."""
@@ -35,6 +38,7 @@ PASSED: tuple[PassStatus, ...] = ("verified", "checked")
 LEVEL_OF: dict[Basis, Level] = {
     "expected_output": "project",
     "project_tests": "project",
+    "partial_tests": "partial",
     "task_output": "task",
     "task_claims": "task",
     "docstrings": "docstring",
@@ -77,12 +81,16 @@ def strength(evidence: Iterable[Evidence]) -> Strength | None:
     if not held:
         return None
     level = min((LEVEL_OF[e.basis] for e in held if e.basis), key=LEVELS.index)
+    if level == "project" and any(e.basis == "partial_tests" for e in held):
+        level = "partial"  # a suite cut short: whatever else passed, not the project's word
     top = [e for e in held if e.basis and LEVEL_OF[e.basis] == level]
     parts = list(dict.fromkeys(_part(e) for e in top))
     if level == "project":
         return Strength(level, f"verified ({'; '.join(parts)})")
     if level == "model":
         return Strength(level, "checked by a test the model wrote from the task")
+    if level == "partial":
+        return Strength(level, f"checked by part of the project tests ({'; '.join(parts)})")
     return Strength(level, f"checked against {' and '.join(parts)}")
 
 
@@ -91,7 +99,9 @@ def _part(e: Evidence) -> str:
     if e.basis == "expected_output":
         return "expected output"
     if e.basis == "project_tests":
-        return f"project tests, {e.cases} passed"
+        return f"project tests, {e.cases} passed" if e.cases else "the project's test command"
+    if e.basis == "partial_tests":
+        return f"{e.cases} passed; the whole suite stopped at verify.suite_budget_s"
     if e.basis == "task_output":
         return "the output stated in the task"
     if e.basis == "task_claims":

@@ -1,0 +1,265 @@
+"""The project's tests as a check, in stages that fail fast: the tests that failed earlier
+in the run (their ids), then the test files that import the changed code, then the whole
+suite (pytest, unittest discovery, or the configured test command) within
+`verify.suite_budget_s`. The first stage that fails is the verdict; only the whole suite
+passing is the project's verdict (`verified`). A whole suite stopped at its budget after
+the earlier stages passed is part of the project's tests (`partial_tests`: `checked`);
+one that had already shown a failure, or with no earlier stage to go by, fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel
+
+from codur.eventlines import STAGES
+from codur.resources import prompt
+from codur.tools.context import ToolContext, ToolError
+from codur.tools.python import PytestSummary
+from codur.tools.registry import invoke
+from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.suite import (
+    Runner,
+    failures_so_far,
+    program_of,
+    project_command,
+    run_tests,
+    unittest_command,
+)
+
+STAGE_NAMES = {k: v for k, v in STAGES.items() if k != "suite"}
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """One stage's run: what ran (as shown), how it went, or why it could not run."""
+
+    stage: str
+    shown: str
+    summary: PytestSummary | None
+    duration_s: float
+    error: str = ""
+    cut: bool = False
+    """Stopped at the suite budget."""
+
+
+class TestCheck(BaseModel):
+    """The project's tests, in stages (module docstring); all must pass."""
+
+    __test__ = False  # a check, not a test class for pytest to collect
+    kind: Literal["tests"] = "tests"
+    paths: list[str] = ["."]
+    """pytest: the files and folders of the whole suite; unittest: discovery's start."""
+    keyword: str | None = None
+    """Only the whole suite's tests matching this pytest -k expression."""
+    unreached: list[str] = []
+    """The files the task is about, when no test reaches any of them (verify/reach.py):
+    the tests must still pass, but their passing says nothing of the task."""
+    runner: Runner = "pytest"
+    command: list[str] | None = None
+    """The configured test command (runner `command`)."""
+    first: list[str] = []
+    """Ids of tests that failed earlier in the run: run first, alone."""
+    related: list[str] = []
+    """Test files that import the changed or referenced code: run next."""
+    whole: bool = True
+    """Run the whole suite last (False: the earlier stages are the check)."""
+    budget_s: float | None = None
+    """Seconds the whole suite may take (None: the tools' pytest timeout)."""
+
+    @property
+    def pytest_ids(self) -> bool:
+        """Its tests are pytest's (`file::name` ids): pytest runs a selection of them."""
+        if self.runner == "command":
+            command = self.command or []
+            return command[:1] == ["pytest"] or "pytest" in command[1:3]
+        return self.runner == "pytest"
+
+    def run(self, ctx: ToolContext) -> Evidence:
+        earlier = 0
+        last: _Ran | None = None
+        for stage in self._stages():
+            ran = self._stage(ctx, stage)
+            _emit(ctx, ran)
+            last = ran
+            if ran.cut and ran.summary is not None and not failures_so_far(ran.summary.output_tail):
+                if earlier:
+                    return self._partial(ran, earlier)
+                return self._failed(ctx, ran, cut_alone=True)
+            if ran.error or ran.summary is None or not ran.summary.ok:
+                return self._failed(ctx, ran)
+            earlier = max(earlier, ran.summary.passed)  # the stages overlap
+        assert last is not None and last.summary is not None
+        return self._passed(last)
+
+    def _stages(self) -> list[str]:
+        stages = ["failing"] if self.first and self._selectable(self.first) else []
+        stages += ["related"] if self.related and self.pytest_ids else []
+        return [*stages, "suite"] if self.whole or not stages else stages
+
+    def _selectable(self, ids: list[str]) -> bool:
+        pytest = all("::" in i for i in ids)
+        return pytest if self.pytest_ids else self.runner == "unittest" and not pytest
+
+    def selection(self) -> tuple[list[str], str | None]:
+        """Its narrowest stage as pytest's paths and -k expression: the tests that failed,
+        the tests of the changed code, or the whole suite (what a trace of it runs)."""
+        if self.first and self.pytest_ids and self._selectable(self.first):
+            names = sorted({i.split("::")[-1].split("[")[0] for i in self.first})
+            return sorted({i.split("::")[0] for i in self.first}), " or ".join(names)
+        if self.related and self.pytest_ids:
+            return self.related, None
+        return self.paths, self.keyword
+
+    def _stage(self, ctx: ToolContext, stage: str) -> _Ran:
+        timeout = ctx.config.pytest_timeout_s
+        if stage == "suite" and self.budget_s is not None:
+            timeout = self.budget_s
+        if stage == "related":
+            return self._pytest(ctx, stage, self.related, None, timeout)
+        if stage == "failing" and self.pytest_ids:
+            return self._pytest(ctx, stage, *self.selection(), timeout)
+        if stage == "failing":
+            command = unittest_command(ctx, self.paths[0], self.first)
+        elif self.runner == "pytest":
+            return self._pytest(ctx, stage, self.paths, self.keyword, timeout)
+        elif self.runner == "unittest":
+            command = unittest_command(ctx, self.paths[0])
+        else:
+            command = project_command(ctx, self.command or [])
+        if stage == "suite" and self.runner == "command":
+            shown = shlex.join(self.command or [])  # as the user wrote it
+        else:
+            shown = " ".join(["python", *command[1:]])
+        start = time.monotonic()
+        try:
+            summary = run_tests(ctx, command, timeout, shown, program_of(ctx, self.command or []))
+        except ToolError as exc:
+            return _Ran(stage, shown, None, time.monotonic() - start, str(exc))
+        cut = stage == "suite" and self.budget_s is not None and summary.timed_out
+        return _Ran(stage, shown, summary, time.monotonic() - start, cut=cut)
+
+    def _pytest(
+        self, ctx: ToolContext, stage: str, paths: list[str], keyword: str | None, timeout: float
+    ) -> _Ran:
+        shown = " ".join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
+        config = ctx.config.model_copy(update={"pytest_timeout_s": timeout})
+        args = {"path": paths, **({"keyword": keyword} if keyword else {})}
+        call = invoke("run_pytest", args, dataclasses.replace(ctx, config=config))
+        if not call.ok:
+            return _Ran(stage, shown, None, call.duration_s, call.output)
+        cut = stage == "suite" and self.budget_s is not None and call.value.timed_out
+        return _Ran(stage, shown, call.value, call.duration_s, cut=cut)
+
+    def _passed(self, ran: _Ran) -> Evidence:
+        summary = ran.summary
+        assert summary is not None
+        counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+        counts += f", {summary.skipped} skipped"
+        # the user's command reporting no counts: its exit code is its verdict
+        silent = self.runner == "command" and not (summary.passed or summary.skipped)
+        counts = "exit code 0 (no test counts reported)" if silent else counts
+        apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
+        return Evidence(
+            check="tests",
+            basis="project_tests",
+            passed=True,
+            command=ran.shown,
+            summary=f"{ran.shown}: {counts}{apart}",
+            duration_s=ran.duration_s,
+            cases=summary.passed,
+            # every test skipped or xfailed, or none reaches the task's files: hollow
+            ran=(summary.passed > 0 or silent) and not self.unreached,
+        )
+
+    def _partial(self, ran: _Ran, passed: int) -> Evidence:
+        budget = f"{self.budget_s:g} s"
+        return Evidence(
+            check="tests",
+            basis="partial_tests",
+            passed=True,
+            command=ran.shown,
+            summary=(
+                f"{ran.shown}: stopped at verify.suite_budget_s ({budget}) with no failure "
+                f"shown; the tests before it: {passed} passed"
+            ),
+            duration_s=ran.duration_s,
+            timed_out=True,
+            cases=passed,
+            ran=not self.unreached,
+        )
+
+    def _failed(self, ctx: ToolContext, ran: _Ran, cut_alone: bool = False) -> Evidence:
+        what = f"{ran.shown} ({STAGE_NAMES[ran.stage]})" if ran.stage in STAGE_NAMES else ran.shown
+        if ran.summary is None:
+            return Evidence(
+                check="tests",
+                basis="project_tests",
+                passed=False,
+                command=what,
+                summary=ran.error[:300],
+                feedback=ran.error,
+                fingerprint=ran.error[-300:],
+            )
+        summary = ran.summary
+        counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+        how = summary.stopped or counts
+        if ran.cut:
+            how = f"stopped at verify.suite_budget_s ({self.budget_s:g} s)" + (
+                " before any test could be judged" if cut_alone else " after a test failed"
+            )
+        tail = summary.output_tail
+        errors = [ln for ln in tail.splitlines() if ln.startswith("E ")]
+        return Evidence(
+            check="tests",
+            basis="project_tests",
+            passed=False,
+            command=what,
+            summary=f"{what}: {how}",
+            feedback=prompt("verification_tests.md").format(
+                command=ran.shown,
+                counts=how,
+                failing="\n".join(f"- {t}" for t in summary.failing) or "-",
+                output=tail.strip()[-3000:],
+            ),
+            fingerprint="|".join([*sorted(summary.failing), *errors[-1:]]),
+            locations=locations(tail, ctx.ws.root),
+            exceptions=exception_names(tail),
+            failing_tests=summary.failing,
+            duration_s=ran.duration_s,
+            timed_out=summary.timed_out,
+            hint=f"failing: {', '.join(summary.failing[:3])}" if summary.failing else "",
+        )
+
+    def narrowed(self, failing_ids: list[str]) -> TestCheck:
+        """Only the tests that failed, alone: quicker, for repair candidates."""
+        if not failing_ids or not self._selectable(failing_ids):
+            return self
+        return self.model_copy(update={"first": failing_ids, "related": [], "whole": False})
+
+    def bounded(self, seconds: float) -> TestCheck:
+        """The same check with the whole suite given at most `seconds`."""
+        budget = seconds if self.budget_s is None else min(self.budget_s, seconds)
+        return self.model_copy(update={"budget_s": budget})
+
+
+def _emit(ctx: ToolContext, ran: _Ran) -> None:
+    """One `verify.run` event a stage: which stage, what ran, how it went."""
+    summary = ran.summary
+    ctx.bus.emit(
+        "verify.run",
+        stage=ran.stage,
+        command=ran.shown.split(" "),
+        exit_code=summary.exit_code if summary else None,
+        passed=bool(summary and summary.ok and not ran.error),
+        timed_out=bool(summary and summary.timed_out),
+        cut=ran.cut,
+        failing=summary.failing if summary else [],
+        stdout=summary.output_tail if summary else ran.error,
+        duration_s=round(ran.duration_s, 3),
+    )

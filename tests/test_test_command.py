@@ -1,0 +1,226 @@
+"""The project's test suite: found from pytest's configuration, a tests/ tree or unittest
+test cases, or the configured test command (`--test-cmd`); run in stages (the tests that
+failed, those of the changed code, the whole suite) in real folders with real pytest and
+unittest runs; the whole suite passing is what `verified` rests on, and a suite cut at
+`verify.suite_budget_s` leaves the run `checked`. The model is scripted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run_cli, scripted_profile, watched_context, whole_file, write_files
+
+from codur.config.schema import VerifyConfig
+from codur.scope.decide import decide_scope
+from codur.verify.agent import verify_task
+
+CALC_BUG = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 2 * x\n"
+CALC = CALC_BUG.replace("a - b", "a + b")
+TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+SLOW = {"timeout_s": 600, "suite_budget_s": 900}
+"""Generous limits: a loaded machine starts pytest slowly."""
+CLI_SLOW = ["-o", "verify.timeout_s=600", "-o", "verify.suite_budget_s=900"]
+
+CONFIGS = {
+    "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["checks"]\n',
+    "pytest.ini": "[pytest]\ntestpaths = checks\n",
+    "tox.ini": "[tox]\nenvlist = py311\n\n[pytest]\ntestpaths =\n    checks\n",
+    "setup.cfg": "[metadata]\nname = calc\n\n[tool:pytest]\ntestpaths = checks\n",
+}
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_the_suite_is_what_pytests_configuration_says(tmp_path: Path, config: str) -> None:
+    """testpaths in each file pytest reads: the suite runs `checks/` only, so a failing
+    example test outside it does not fail the check (on main: `pytest .` ran it)."""
+    write_files(
+        tmp_path,
+        {
+            "calc.py": CALC,
+            config: CONFIGS[config],
+            "checks/test_calc.py": TEST_ADD,
+            "examples/test_demo.py": "def test_demo():\n    assert False, 'an example'\n",
+        },
+    )
+    ctx, _ = watched_context(tmp_path)
+    result = verify_task(ctx, VerifyConfig(**SLOW), [], [])
+    assert result.plan.checks[0].paths == ["checks"]
+    assert f"pytest's configuration in {config}, testpaths checks" in result.reasoning
+    assert result.passed, result.evidence[0].summary
+    assert result.evidence[0].command == "pytest checks"
+
+
+def test_a_tests_tree_without_configuration_is_the_suite(tmp_path: Path) -> None:
+    """Every test file under tests/: pytest runs that tree (on main: the whole folder)."""
+    write_files(tmp_path, {"calc.py": CALC, "tests/test_calc.py": TEST_ADD})
+    ctx, _ = watched_context(tmp_path)
+    result = verify_task(ctx, VerifyConfig(**SLOW), [], [])
+    assert result.passed and result.plan.checks[0].paths == ["tests"]
+    assert "the test suite: tests (the tests/ tree)" in result.reasoning
+
+
+UNITTEST = (
+    "import unittest\n\nfrom calc import add, double\n\n\n"
+    "class CalcTest(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n"
+    "    def test_double(self):\n        self.assertEqual(double(4), 8)\n"
+)
+
+
+def test_unittest_cases_run_by_discovery_with_an_interpreter_without_pytest(
+    tmp_path: Path,
+) -> None:
+    """unittest test cases and no pytest configuration: `python -m unittest discover` in
+    the project's interpreter (a venv without pytest here); the failing test runs first
+    by its id, then the whole suite, and the fix ends verified (on main: pytest, which
+    that interpreter lacks, so the run ended unverified)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    assert subprocess.run([python, "-c", "import pytest"], capture_output=True).returncode != 0
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "tests/test_calc.py": UNITTEST})
+    flags = [*scripted_profile(tmp_path, [whole_file("calc.py", CALC)]), *CLI_SLOW]
+    done = run_cli(
+        ["fix @calc.py", "--json", "-o", f"tools.python={python}", *flags], root, timeout=900
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    runs = [e for e in events if e["event"] == "verify.run"]
+    assert [(r["stage"], r["passed"]) for r in runs] == [
+        ("suite", False),  # the files as found: the failing ids come from here
+        ("failing", True),
+        ("suite", True),
+    ]
+    assert runs[0]["failing"] == ["test_calc.CalcTest.test_add"]
+    assert runs[1]["command"][-4:] == ["-s", "tests", "-k", "test_calc.CalcTest.test_add"]
+    assert runs[2]["command"] == ["python", "-m", "unittest", "discover", "-s", "tests"]
+    end = events[-1]
+    assert end["status"] == "verified" and end["evidence"]["level"] == "project"
+
+
+MARKED = (
+    "import pytest\n\nfrom calc import add\n\n\n"
+    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "@pytest.mark.slow\ndef test_against_the_network():\n    assert False, 'no network here'\n"
+)
+
+
+def test_the_test_command_given_on_the_command_line_is_the_suite(tmp_path: Path) -> None:
+    """`--test-cmd "pytest -m 'not slow' tests"`: the project's way to run its tests,
+    which leaves out a test that cannot pass here, so the fix ends verified by it."""
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "tests/test_calc.py": MARKED})
+    flags = [*scripted_profile(tmp_path, [whole_file("calc.py", CALC)]), *CLI_SLOW]
+    done = run_cli(
+        ["fix @calc.py", "--test-cmd", "pytest -m 'not slow' tests", *flags], root, timeout=900
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verified (project tests, 1 passed): pytest -m 'not slow' tests: 1 passed" in done.stdout
+    assert "checked by: pytest -m 'not slow' tests;" in done.stdout
+    assert (root / "calc.py").read_text() == CALC
+
+
+SCRIPT = (
+    "import sys\n\nfrom calc import add\n\n"
+    "print('add(2, 3) =', add(2, 3))\nsys.exit(0 if add(2, 3) == 5 else 1)\n"
+)
+
+
+def test_a_script_as_the_test_command_is_judged_by_its_exit_code(tmp_path: Path) -> None:
+    """`verify.test_command: python check_calc.py`: a script of the project, run by the
+    project's interpreter, is the check (it reports no counts: its exit code decides),
+    and the script itself is oracle: no edit of the run may change it."""
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "check_calc.py": SCRIPT})
+    script = ["python", "check_calc.py"]
+    scope = decide_scope("fix @calc.py", root, "expected.txt", test_command=script)
+    assert "check_calc.py" in scope.oracle
+    flags = [*scripted_profile(tmp_path, [whole_file("calc.py", CALC)]), *CLI_SLOW]
+    command = ["-o", "verify.test_command=python check_calc.py"]
+    done = run_cli(["fix @calc.py", *command, *flags], root, timeout=1800)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verified (the project's test command)" in done.stdout
+    assert "python check_calc.py: exit code 0 (no test counts reported)" in done.stdout
+
+
+CONFTEST = (
+    "import pytest\n\nimport calc\n\n\n@pytest.fixture\ndef calc_module():\n    return calc\n"
+)
+DOUBLE = "def test_double(calc_module):\n    assert calc_module.double(4) == 8\n"
+
+
+def test_the_failing_test_first_and_the_whole_suite_before_verified(tmp_path: Path) -> None:
+    """A reply that fixes the failing test but breaks one that reaches the code only
+    through a conftest fixture (no import of it: not a test of the changed code) does not
+    end verified: the whole suite runs after the failing test and the changed code's
+    tests, fails, and the next reply is asked for (on main: only the tests importing
+    calc ran, and the first reply ended verified)."""
+    root = tmp_path / "work"
+    write_files(
+        root,
+        {
+            "calc.py": CALC_BUG,
+            "tests/conftest.py": CONFTEST,
+            "tests/test_calc.py": TEST_ADD,
+            "tests/test_double.py": DOUBLE,
+        },
+    )
+    broken = CALC.replace("2 * x", "x + 2")
+    replies = [whole_file("calc.py", broken), whole_file("calc.py", CALC)]
+    flags = [*scripted_profile(tmp_path, replies), *CLI_SLOW]
+    done = run_cli(["fix @calc.py", "--json", *flags], root, timeout=1800)
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    runs = [(e["stage"], e["passed"]) for e in events if e["event"] == "verify.run"]
+    assert runs == [
+        ("related", False),  # as found: test_calc.py, which imports calc, fails
+        ("failing", True),  # the first reply: test_add alone, first
+        ("related", True),
+        ("suite", False),  # test_double fails: not verified
+        ("related", True),  # the second reply (both failing files: the suite itself)
+        ("suite", True),
+    ]
+    failing = [e for e in events if e["event"] == "verify.run" and e["stage"] == "failing"]
+    assert failing[0]["command"] == ["pytest", "tests/test_calc.py", "-k", "test_add"]
+    suites = [e for e in events if e["event"] == "verify.run" and e["stage"] == "suite"]
+    assert suites[0]["failing"] == ["tests/test_double.py::test_double"]
+    end = events[-1]
+    assert end["status"] == "verified" and end["model_calls"] == 2
+    assert end["evidence"]["description"] == "verified (project tests, 2 passed)"
+
+
+def test_a_suite_cut_at_its_budget_ends_checked_not_verified(tmp_path: Path) -> None:
+    """The failing test and the changed code's tests pass, but the whole suite holds a
+    test that never ends: it is stopped at verify.suite_budget_s and the run ends
+    `checked` (exit 10) on part of the project's tests, saying why, never `verified`."""
+    root = tmp_path / "work"
+    write_files(
+        root,
+        {
+            "calc.py": CALC_BUG,
+            "tests/test_calc.py": TEST_ADD,
+            "tests/test_wait.py": "import time\n\n\ndef test_wait():\n    time.sleep(3600)\n",
+        },
+    )
+    flags = [*scripted_profile(tmp_path, [whole_file("calc.py", CALC)]), *CLI_SLOW]
+    budget = ["-o", "verify.suite_budget_s=90"]
+    done = run_cli(["fix @calc.py", "--json", *flags, *budget], root, timeout=1800)
+    assert done.returncode == 10, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    runs = [e for e in events if e["event"] == "verify.run"]
+    assert [(r["stage"], r["passed"], r["cut"]) for r in runs[-2:]] == [
+        ("related", True, False),
+        ("suite", False, True),
+    ]
+    end = events[-1]
+    assert end["status"] == "checked" and end["evidence"]["level"] == "partial"
+    assert end["evidence"]["description"] == (
+        "checked by part of the project tests (1 passed; the whole suite stopped at "
+        "verify.suite_budget_s)"
+    )
+    assert "not verified: the whole test suite did not finish within" in done.stderr
