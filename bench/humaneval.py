@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from humaneval_codur import profile_of, run_codur, run_on_ray, slug  # noqa: E402
 from humaneval_judge import assemble, first_code_block, judge  # noqa: E402
 from humaneval_report import markdown, summarize, summary_lines  # noqa: E402
+from journal import Journal  # noqa: E402
 
 SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 """The system message of the Qwen2.5 chat template (what the model was tuned with)."""
@@ -116,32 +116,6 @@ def run_bare(problem: dict, bare: Bare, args: argparse.Namespace) -> dict:
     }
 
 
-class Journal:
-    """OUT/runs.jsonl: one line per finished run, appended as runs end."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock = threading.Lock()
-        lines = path.read_text().splitlines() if path.is_file() else []
-        self.records = [json.loads(line) for line in lines if line.strip()]
-
-    def finished(self) -> set[tuple[str, str, int]]:
-        return {(r["task_id"], r["mode"], r["seed"]) for r in self.records}
-
-    def add(self, record: dict) -> None:
-        with self.lock:
-            self.records.append(record)
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
-        mark = "pass" if record["passed"] else "FAIL"
-        extra = f" [{record['status']}, calls {record['model_calls']}]" if record["status"] else ""
-        print(
-            f"{record['mode']:<5} s{record['seed']} {record['task_id']:<14} {mark} "
-            f"{record['wall_s']:7.1f}s{extra} {'' if record['passed'] else record['reason']}",
-            flush=True,
-        )
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, help="the first N problems (after --only)")
@@ -188,8 +162,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(exc.exit_code)
     problems = load_problems(args.only, args.limit)
     args.out.mkdir(parents=True, exist_ok=True)
-    journal = Journal(args.out / "runs.jsonl")
-    finished = journal.finished()
+    journal = Journal(args.out / "runs.jsonl", ("task_id", "mode", "seed"))
+    finished = journal.done
     bare = Bare(args.profile, args.set or []) if "bare" in args.modes else None
     if bare is not None:
         for problem in problems:

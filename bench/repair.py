@@ -22,11 +22,12 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from journal import in_turn  # noqa: E402
 
 from codur.challenges.spec import discover  # noqa: E402
 from codur.config.schema import RepairConfig, VerifyConfig  # noqa: E402
@@ -49,21 +50,6 @@ def programs(tmp: Path) -> list[Path]:
     return found
 
 
-def interleaved(edits: list[Mutation], rng: random.Random) -> list[Mutation]:
-    """Random order, taking operators in turn so every operator gets its share."""
-    by_operator: dict[str, list[Mutation]] = defaultdict(list)
-    for edit in edits:
-        by_operator[edit.operator].append(edit)
-    queues = [rng.sample(group, len(group)) for _, group in sorted(by_operator.items())]
-    rng.shuffle(queues)
-    ordered = []
-    while any(queues):
-        for queue in queues:
-            if queue:
-                ordered.append(queue.pop())
-    return ordered
-
-
 def mutants(
     program: Path, per_program: int, rng: random.Random, scratch: Path
 ) -> tuple[list[Mutation], int]:
@@ -78,7 +64,7 @@ def mutants(
     work = Path(shutil.copytree(program, scratch / program.name))
     vctx = verification_context(ToolContext(Workspace(work)), VerifyConfig())
     kept, equivalent = [], 0
-    for edit in interleaved(edits, rng):
+    for edit in in_turn(edits, lambda edit: edit.operator, rng):
         (work / edit.path).write_text(apply_mutations(sources[edit.path], [edit]))
         failed = not run_plan(base.plan, vctx).passed
         (work / edit.path).write_text(sources[edit.path])

@@ -23,9 +23,10 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import yaml  # noqa: E402
+from journal import in_turn  # noqa: E402
 from mutate import Mutation, candidates  # noqa: E402
 from packages import PACKAGES_FILE, Package, default_cache, load_packages, prepare  # noqa: E402
 from tasks import named_task, patch_of, symptom_task  # noqa: E402
@@ -44,21 +45,6 @@ def source_files(package: Package, copy: Path) -> list[str]:
     return found
 
 
-def interleaved(items: list[tuple[str, Mutation]], rng: random.Random) -> list:
-    """Shuffled, kinds taken in turn so every kind gets its share."""
-    by_kind: dict[str, list] = defaultdict(list)
-    for item in items:
-        by_kind[item[1].kind].append(item)
-    queues = [rng.sample(group, len(group)) for _, group in sorted(by_kind.items())]
-    rng.shuffle(queues)
-    ordered = []
-    while any(queues):
-        for queue in queues:
-            if queue:
-                ordered.append(queue.pop())
-    return ordered
-
-
 def synthetic(bench: Workbench, rng: random.Random) -> list[tuple[str, Mutation]]:
     found = []
     for rel in source_files(bench.package, bench.copy):
@@ -67,7 +53,7 @@ def synthetic(bench: Workbench, rng: random.Random) -> list[tuple[str, Mutation]
         for mutation in candidates(text):
             if covered is None or mutation.line in covered:
                 found.append((rel, mutation))
-    return interleaved(found, rng)
+    return in_turn(found, lambda item: item[1].kind, rng)
 
 
 def bug_record(bench: Workbench, patch: str, result: dict, **fields) -> dict:

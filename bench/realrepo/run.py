@@ -24,11 +24,9 @@ rerun with the same --out skips them. Print the figures with report.py.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,6 +38,7 @@ import yaml  # noqa: E402
 from bare import BareModel, run_bare  # noqa: E402
 from humaneval_codur import NO_MEMORY, run_end  # noqa: E402
 from humaneval_judge import run as run_command  # noqa: E402
+from journal import Journal  # noqa: E402
 from packages import copy_sources, default_cache, layered_env, load_packages  # noqa: E402
 from suite import hash_tests, judge  # noqa: E402
 
@@ -124,27 +123,6 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
     }
 
 
-class Journal:
-    """OUT/runs.jsonl: one line a finished run."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock = threading.Lock()
-        lines = path.read_text().splitlines() if path.is_file() else []
-        self.done = {(r["id"], r["mode"], r["seed"]) for r in map(json.loads, lines)}
-
-    def add(self, record: dict) -> None:
-        with self.lock, self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-        mark = "pass" if record["passed"] else "FAIL"
-        status = f" [{record['status']}]" if record.get("status") else ""
-        print(
-            f"{record['mode']:<6} s{record['seed']} {record['id']:<18} {mark}{status} "
-            f"{record['wall_s']:7.1f}s {'' if record['passed'] else record['reason']}",
-            flush=True,
-        )
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bugs", type=Path, default=HERE / "bugs.yaml")
@@ -184,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     if missing:
         raise SystemExit(f"not in the cache: {', '.join(sorted(missing))}; run generate.py")
     args.out.mkdir(parents=True, exist_ok=True)
-    journal = Journal(args.out / "runs.jsonl")
+    journal = Journal(args.out / "runs.jsonl", ("id", "mode", "seed"))
     bare = BareModel(args.profile, args.set or []) if "bare" in args.modes else None
     runs = [
         (bug, mode, seed)
