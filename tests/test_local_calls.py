@@ -147,3 +147,20 @@ def test_a_shared_prefix_is_read_from_the_cache(client: ModelClient) -> None:
     assert second.usage_metadata
     cached = second.usage_metadata["input_token_details"]["cache_read"]
     assert client.count_tokens(CODE) <= cached < second.usage_metadata["input_tokens"]
+
+
+def test_a_call_reports_its_prompt_and_generation_time(client: ModelClient) -> None:
+    """The reply's timings split its duration (bench/latency.py reads them): a fresh
+    prompt takes time to evaluate, a cached one next to none."""
+    client.model.llama.reset()  # type: ignore[attr-defined]
+    events = watch(client)
+
+    client.invoke(CODE, max_tokens=8)
+    client.invoke(CODE, **client.sampling(1), max_tokens=8)
+
+    fresh, cached = [e.data for e in events if e.kind == "model.response"]
+    assert fresh["timings"]["prompt_s"] > 0 and fresh["timings"]["generate_s"] > 0
+    assert cached["timings"]["prompt_s"] < fresh["timings"]["prompt_s"]
+    for data in (fresh, cached):
+        parts = data["timings"]["wait_s"] + data["timings"]["prompt_s"]
+        assert parts + data["timings"]["generate_s"] <= data["duration_s"] + 0.01

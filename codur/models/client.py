@@ -263,6 +263,9 @@ class ModelClient:
             cached_tokens=cached_tokens,
             finish_reason=finish_reason(reply),
             duration_s=round(time.perf_counter() - start, 3),
+            # where a backend measures them: seconds waiting for the model, evaluating the
+            # prompt and generating (the embedded model's, codur.models.local_decoding)
+            timings=(getattr(reply, "response_metadata", None) or {}).get("timings", {}),
         )
         if self.recorder is not None:
             self.recorder.call(self.name, messages, tool_names(tools), settings, reply)

@@ -11,6 +11,7 @@ chat template handles the tool role unreliably.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -98,6 +99,7 @@ class LocalChatModel(BaseChatModel):
             **chat_request(messages, tools, tool_choice),
         }
         llama = self.llama
+        asked = time.perf_counter()
         draft = prompt_lookup(self.draft_tokens) if self.draft == "prompt_lookup" else None
         progress = current_progress()
         on_decode = _reporter(progress) if progress is not None else None
@@ -109,12 +111,15 @@ class LocalChatModel(BaseChatModel):
                 raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
             # the prompt's tokens in the KV cache before its first decode were not evaluated
             cached = llama.decoding.cached or 0
+            timings = {"wait_s": round(llama.decoding.started - asked, 3)}
+            timings.update(llama.decoding.timings())
         choice = out["choices"][0]
         text = choice["message"].get("content") or ""
         usage = out.get("usage") or {}
         meta: dict[str, Any] = {
             "model_name": self.model_name,
             "finish_reason": choice.get("finish_reason"),
+            "timings": timings,
         }
         message = self._reply(text, tools if "response_format" in request else None, meta)
         prompt = int(usage.get("prompt_tokens", 0))

@@ -32,6 +32,7 @@ decode, for the live progress.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -83,5 +84,7 @@ class CancellableLlama(Llama):  # type: ignore[misc]
             self._requires_eval = False
             if prompt:
                 record.prompt = record.confirmed = self.n_tokens
+            if prompt:
+                record.prompt_s = time.perf_counter() - record.started
             if self.on_decode is not None:
                 self.on_decode(self)

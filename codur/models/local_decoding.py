@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -18,3 +19,12 @@ class Decoding:
     """Prompt tokens this generation evaluates (the rest was cached)."""
     confirmed: int = 0
     """Where the reply's confirmed tokens end (a draft's tokens are not, until sampled)."""
+    started: float = field(default_factory=time.perf_counter)
+    """When the generation began (`time.perf_counter`), once it held the model."""
+    prompt_s: float = 0.0
+    """Seconds the prompt took to evaluate (set when its last batch is decoded)."""
+
+    def timings(self) -> dict[str, float]:
+        """Seconds spent evaluating the prompt and generating the reply, so far."""
+        total = time.perf_counter() - self.started
+        return {"prompt_s": round(self.prompt_s, 3), "generate_s": round(total - self.prompt_s, 3)}
