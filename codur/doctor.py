@@ -8,6 +8,7 @@ Nothing here prints (`codur.cli_info.doctor` does).
 
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,10 @@ def _shown(check: Any) -> str:
     kind = check.kind
     if kind == "output":
         return f"output: python {check.entry}, compared with {check.against}"
+    if kind == "tests" and check.runner == "command":
+        return f"tests: {shlex.join(check.command or [])} (verify.test_command)"
+    if kind == "tests" and check.runner == "unittest":
+        return f"tests: python -m unittest discover -s {check.paths[0]}"
     if kind == "tests":
         return f"tests: pytest {' '.join(check.paths)}"
     if kind == "derived":

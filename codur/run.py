@@ -130,7 +130,6 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     cfg = session.config
     _tidy(session)
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
-    session.interpreter  # noqa: B018 - the project's Python, found before anything runs
     saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
         session.snapshot = begin(
@@ -143,6 +142,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
     try:
+        session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
         if session.scope is None:  # decided once (a resumed run has its checkpoint's)
             ignore = set(cfg.tools.ignore)
             session.scope = decide_scope(

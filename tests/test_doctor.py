@@ -53,7 +53,7 @@ def test_doctor_in_plain_text_says_what_is_missing_and_goes_on(tmp_path: Path) -
     python = root / ".venv" / "bin" / "python"
     assert lines[0].startswith(f"python: {python} (Python 3.") and "no pytest" in lines[0]
     assert lines[1] == f"pytest: missing: install with {python} -m pip install pytest"
-    assert "check: tests: pytest ." in lines
+    assert "check: tests: pytest tests" in lines
     assert f"problem: the check needs pytest; install it with {python} -m pip install pytest" in (
         lines
     )

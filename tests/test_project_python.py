@@ -92,7 +92,7 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     assert done.returncode == PROJECT_ENV, done.stdout + done.stderr
     error = [line for line in done.stderr.splitlines() if line.startswith("codur: error:")]
     assert error == [
-        "codur: error: the check (pytest tests/test_calc.py) needs pytest, which the project's "
+        "codur: error: the check (pytest tests) needs pytest, which the project's "
         f"Python {python} (.venv in {root}) does not have: install it with `{python} -m pip "
         "install pytest`, or set tools.python to an interpreter that has it"
     ]

@@ -30,7 +30,7 @@ def pytest_runs(plan: VerificationPlan) -> list[str]:
     """The plan's checks that run pytest, each as shown to people."""
     shown = []
     for check in plan.checks:
-        if isinstance(check, TestCheck):
+        if isinstance(check, TestCheck) and check.pytest_ids:  # unittest's need no pytest
             shown.append(" ".join(["pytest", *check.paths]))
         elif isinstance(check, DerivedCheck):
             shown.append(f"pytest on a generated test ({check.description})")
