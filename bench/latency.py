@@ -20,9 +20,10 @@ prompt evaluation, generation, the rest of the model calls (model+), checks, Cod
 overhead; the model calls and the kept ones (whose reply is in the final verified
 state); the token floor of all calls and of the kept ones, a call's floor being its
 prompt tokens not cached at the prompt rate plus its completion tokens at the generation
-rate; wall / floor and wall / useful floor; cached prompt tokens per call. The median and
-p90 are over the solved runs that called the model; the runs solved with no model call
-are listed apart. A table goes to stdout, everything to DIR/latency.json;
+rate; wall / floor and wall / useful floor; cached prompt tokens per call; the rates
+the calls got by their own timings (to judge the timed rates by). The median and p90
+are over the solved runs that called the model; the runs solved with no model call are
+listed apart. A table goes to stdout, everything to DIR/latency.json;
 --analyze DIR re-reads a previous DIR and runs nothing.
 
 Exit codes: 0 done; 2 bad arguments or a DIR that holds no output of this script; a
@@ -79,7 +80,7 @@ def measure_rates(profile: str | None, overrides: list[str]) -> dict[str, float]
     return {
         "prompt": speed["prompt_tokens_per_s"],
         "generation": speed["generation_tokens_per_s"],
-        "load_s": speed["load_s"],
+        "measured": speed,
     }
 
 

@@ -7,7 +7,7 @@ import math
 import statistics
 from typing import Any
 
-from latency_log import PHASES, Run
+from latency_log import PHASES, Call, Run
 
 COLUMNS = (
     ("wall", 7),
@@ -61,6 +61,22 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
         "solved_without_model": {r.name: r.wall_s for r in solved if not r.calls},
         "cached_tokens_per_call": stats([c.cached_tokens for c in calls]),
         "cached_share": round(sum(c.cached_tokens for c in calls) / prompt, 3) if prompt else None,
+        "achieved": achieved(calls),
+    }
+
+
+def achieved(calls: list[Call]) -> dict[str, float | None]:
+    """The rates the calls got (tokens over the backend's own timings; None where it
+    reported none): next to the rates timed at the start, they say if the machine's load
+    changed in between."""
+    timed = [c for c in calls if c.prompt_s > 0 and c.generate_s > 0]
+    prompt_s, generate_s = sum(c.prompt_s for c in timed), sum(c.generate_s for c in timed)
+    fresh = sum(max(c.prompt_tokens - c.cached_tokens, 0) for c in timed)
+    return {
+        "prompt": round(fresh / prompt_s, 1) if prompt_s else None,
+        "generation": round(sum(c.completion_tokens for c in timed) / generate_s, 1)
+        if generate_s
+        else None,
     }
 
 
@@ -135,6 +151,12 @@ def table(rates: dict[str, float], sets: dict[str, list[Run]]) -> str:
             f"model calls per solved task {summary['calls_per_solved']}; "
             f"cached share of prompt tokens {summary['cached_share']}"
         )
+        got = summary["achieved"]
+        if got["prompt"] is not None:
+            lines.append(
+                f"{name}: rates the calls got: prompt {got['prompt']} tokens/s, "
+                f"generation {got['generation']} tokens/s"
+            )
         if summary["solved_without_model"]:
             shown = ", ".join(f"{k} {v:.1f}s" for k, v in summary["solved_without_model"].items())
             lines.append(f"{name}: solved with no model call: {shown}")
