@@ -121,7 +121,7 @@ def model_finding(config: CodurConfig, profile: str | None, measure: bool) -> Fi
     if not measure:
         return Finding("model", [what, "speed: not measured (--no-model)"], None, data)
     try:
-        speed = _speed(name, config)
+        speed = measure_speed(name, config)
     except CodurError as exc:  # the model cannot be reached or loaded: said, then go on
         line = f"speed: not measured: the model cannot load ({exc})"
         return Finding("model", [what, line], False, {**data, "error": str(exc)})
@@ -132,7 +132,10 @@ def model_finding(config: CodurConfig, profile: str | None, measure: bool) -> Fi
     return Finding("model", [what, line], True, {**data, **speed})
 
 
-def _speed(name: str, config: CodurConfig) -> dict[str, float]:
+def measure_speed(name: str, config: CodurConfig) -> dict[str, float]:
+    """Profile `name`'s speed on this machine: its load time, prompt tokens per second (a
+    few hundred tokens in, one out) and generated tokens per second (a short prompt, up to
+    SPEED_MAX_TOKENS out); also used by bench/latency.py. CodurError: it cannot load."""
     from langchain_core.messages import HumanMessage
 
     from codur.models.client import ModelClient, Usage

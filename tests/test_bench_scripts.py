@@ -13,7 +13,8 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 FOLDERS = (BENCH, BENCH / "realrepo")
 SCRIPTS = sorted(p for folder in FOLDERS for p in folder.glob("*.py") if "main()" in p.read_text())
 HELPERS = {
-    "humaneval_codur.py", "humaneval_judge.py", "journal.py",
+    "humaneval_codur.py", "humaneval_judge.py", "journal.py", "latency_log.py",
+    "latency_report.py",
     "realrepo/bare.py", "realrepo/mutate.py", "realrepo/packages.py", "realrepo/suite.py",
     "realrepo/tasks.py", "realrepo/validate.py",
 }  # fmt: skip
