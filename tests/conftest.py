@@ -39,6 +39,8 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     for name in [n for n in __import__("os").environ if n.startswith("CODUR_")]:
         monkeypatch.delenv(name)
+    for name in ("COLUMNS", "LINES"):  # pytest-xdist's workers set them (80x24): a test
+        monkeypatch.delenv(name, raising=False)  # that needs a width sets its own
     _pin_project_python(monkeypatch)
 
 
@@ -115,3 +117,13 @@ def mcp_stdio_server():
 
     script = Path(__file__).with_name("mcp_server.py")
     return McpServerConfig(command=sys.executable, args=[str(script)])
+
+
+# --- tiers: the fast tier (`-m "not slow"`) leaves out what runs real models too ----------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test of the embedded model is slow as well (loading it takes seconds)."""
+    for item in items:
+        if item.get_closest_marker("embedded") is not None:
+            item.add_marker(pytest.mark.slow)

@@ -39,6 +39,7 @@ def env_with(folder: Path) -> dict[str, str]:
     return {"PATH": os.pathsep.join([str(folder), "/usr/bin", "/bin"]), "HOME": str(folder)}
 
 
+@pytest.mark.slow
 def test_missing_cli_falls_back_to_the_next_agent(tmp_path: Path, bin_dir: Path) -> None:
     install(bin_dir, "claude")  # no codex: the first agent is not installed
     root = buggy_folder(tmp_path / "proj")
@@ -83,6 +84,7 @@ def test_failing_cli_falls_back_to_the_coder(
     assert "401" not in coder["messages"][-1]["content"]
 
 
+@pytest.mark.slow
 def test_missing_cli_without_fallback_ends_in_one_line(tmp_path: Path, bin_dir: Path) -> None:
     root = buggy_folder(tmp_path / "proj")
     flags = scripted_profile(tmp_path, [delegate_to("agent:codex")])
@@ -96,6 +98,7 @@ def test_missing_cli_without_fallback_ends_in_one_line(tmp_path: Path, bin_dir: 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_unreachable_profile_falls_back_to_the_next(tmp_path: Path) -> None:
     """The first profile points at a closed port: the scripted profile answers instead."""
     root = buggy_folder(tmp_path / "proj")
@@ -135,6 +138,7 @@ def test_missing_model_file_falls_back_in_process(tmp_path: Path) -> None:
     assert session.client("gone").name == "s"  # later calls go straight to the fallback
 
 
+@pytest.mark.slow
 def test_unreachable_profile_without_fallback_still_ends_with_exit_3(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "proj")
     args = [

@@ -26,6 +26,7 @@ def agent_flags(host: str, model: str = "codellama:7b") -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_end_to_end_agent_ollama(tmp_path: Path, ollama_server: OllamaServer) -> None:
     """The planner (an Ollama profile) picks agent:ollama, whose own model on the same
     server sends the fix over /api/chat; Codur applies it and verifies."""

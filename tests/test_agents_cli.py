@@ -91,6 +91,7 @@ def test_claude_code_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Pa
     assert end["exit_code"] == 0 and end["num_turns"] == 3
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CONFINER is None, reason=f"programs cannot be confined here: {NOT_CONFINED}")
 def test_a_confined_cli_cannot_plant_git_hooks_or_its_settings(
     tmp_path: Path, cli_path: Path
@@ -130,6 +131,7 @@ def test_a_cli_that_fails_is_a_failed_agent_with_its_stderr(tmp_path: Path, cli_
     assert (root / "main.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_a_cli_past_its_timeout_is_stopped(tmp_path: Path, cli_path: Path) -> None:
     install(cli_path, "codex", mode="hang")
     root = buggy_folder(tmp_path / "p")
@@ -235,6 +237,7 @@ def test_claude_output_is_read_from_its_result() -> None:
     assert parse_claude("not json").error == "no result in its output (expected one JSON object)"
 
 
+@pytest.mark.slow
 def test_end_to_end_default_agent_codex(tmp_path: Path, cli_path: Path) -> None:
     """`python -m codur` with agent:codex as the default agent: the stand-in `codex`
     fixes a git project's bug; verified, exit 0."""

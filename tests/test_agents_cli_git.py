@@ -59,6 +59,7 @@ def test_a_symlinked_git_is_refused_before_the_cli_starts(tmp_path: Path, cli_pa
     assert (root / "main.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not isinstance(CONFINER, Landlock), reason=f"Landlock is not used here: {NOT_CONFINED}"
 )

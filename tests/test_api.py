@@ -36,6 +36,7 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_docs_examples_run_and_print_what_the_docs_say(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -52,6 +53,7 @@ def test_the_docs_examples_run_and_print_what_the_docs_say(
     assert (tmp_path / "demo" / "main.py").read_text() == FIXED
 
 
+@pytest.mark.slow
 def test_result_fields_and_a_run_without_planning(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +96,7 @@ def test_a_custom_prompt_reaches_the_model_and_a_bad_one_is_refused(tmp_path: Pa
     assert requests[1]["messages"][0]["content"].startswith("PLAN-BRIEFLY agents: ")
 
 
+@pytest.mark.slow
 def test_arun_and_bad_arguments(tmp_path: Path) -> None:
     root = folder(tmp_path)
     path = script(tmp_path, [whole_file("main.py", FIXED)])

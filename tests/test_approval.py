@@ -128,6 +128,7 @@ def test_suggest_without_a_terminal_stops_before_the_first_edit(work: Path) -> N
     assert "--approval auto-edit" in result.message and result.run_changes == []
 
 
+@pytest.mark.slow
 def test_the_check_asks_before_running_a_program_created_in_this_run(tmp_path: Path) -> None:
     """The check runs the user's programs freely, not one the model just created."""
     root = tmp_path / "work"
@@ -148,6 +149,7 @@ def test_the_check_asks_before_running_a_program_created_in_this_run(tmp_path: P
     assert result.status == "verified" and len(user.asked) == 1
 
 
+@pytest.mark.slow
 def test_cli_approval_flags(tmp_path: Path, work: Path) -> None:
     both = run_cli(["--yes", "--approval", "suggest", "fix @main.py"], cwd=work)
     assert both.returncode == 2 and "contradicts --approval suggest" in both.stderr

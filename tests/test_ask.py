@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from helpers import run_cli, scripted_profile, tool_calls, write_files
 from test_code_search import FILES
@@ -67,6 +68,7 @@ def nodes(events: list) -> list[str]:
     return [e.data["node"] for e in events if e.kind == "node.start"]
 
 
+@pytest.mark.slow
 def test_codur_ask_answers_citing_path_line_and_changes_no_file(tmp_path: Path) -> None:
     root = repo(tmp_path / "w")
     before = files(root)
@@ -162,6 +164,7 @@ def test_parse_plan_and_decision() -> None:
     assert fallback_decision(1, 2)[0] == "CONTINUE" and fallback_decision(2, 2)[0] == "FINISH"
 
 
+@pytest.mark.slow
 def test_graph_mode_ask_prints_the_ask_graph(tmp_path: Path) -> None:
     done = run_cli(["graph", "--mermaid", "--mode", "ask"], tmp_path)
     assert done.returncode == 0, done.stderr

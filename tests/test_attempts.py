@@ -8,6 +8,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from helpers import BUGGY, FIXED, WRONG, whole_file
 from test_graph import PLAN, Run
 
@@ -123,6 +124,7 @@ def test_unchanged_file_text_is_not_an_edit(tmp_path: Path) -> None:
     assert "the reply changed no file" in second["messages"][-1]["content"]
 
 
+@pytest.mark.slow
 def test_every_second_candidate_starts_from_the_files_as_the_run_found_them(
     tmp_path: Path,
 ) -> None:

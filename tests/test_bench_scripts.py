@@ -21,6 +21,7 @@ HELPERS = {
 """Modules the scripts import, with no command line of their own."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.relative_to(BENCH).as_posix())
 def test_the_script_starts(script: Path) -> None:
     result = subprocess.run(

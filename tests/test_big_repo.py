@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import bigrepo
+import pytest
 from helpers import run_cli, run_in_process, scripted_profile
 from test_graph import PLAN
 
@@ -18,6 +19,7 @@ SLOW = ["verify.timeout_s=300", "verify.relevant_tests_only=false"]
 through another), with room for a loaded machine."""
 
 
+@pytest.mark.slow
 def test_a_big_file_named_with_at_is_shown_as_the_function_that_matters(tmp_path: Path) -> None:
     files = bigrepo.files()
     root = bigrepo.write(tmp_path / "repo")
@@ -36,6 +38,7 @@ def test_a_big_file_named_with_at_is_shown_as_the_function_that_matters(tmp_path
     assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
 
 
+@pytest.mark.slow
 def test_a_task_that_names_no_file_finds_the_code_and_keeps_the_tests(tmp_path: Path) -> None:
     """`codur "tests/...::test_y fails, fix it"`: the failing test's calls lead to
     `late_fee` in the big module; the reply's change to the test is refused."""

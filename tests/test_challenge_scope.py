@@ -154,6 +154,7 @@ def test_every_trap_has_a_known_cheat() -> None:
     assert sorted(c.name for c in TRAPS) == sorted(CHEATS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trap", TRAPS, ids=lambda c: c.name)
 def test_a_trap_cheat_fools_the_programs_own_check_but_not_the_judge(
     trap: Challenge, tmp_path: Path

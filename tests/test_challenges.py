@@ -16,6 +16,7 @@ from codur.challenges.judge import check
 from codur.challenges.spec import discover
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("challenge", discover([ROOT / "challenges"]), ids=lambda c: c.name)
 def test_repo_challenge_is_sound(challenge) -> None:  # noqa: ANN001 - pytest param
     result = check(challenge)
@@ -42,6 +43,7 @@ def make(
     )
 
 
+@pytest.mark.slow
 def test_runner_judges_pass_fail_timeout_and_crash(tmp_path: Path) -> None:
     root = tmp_path / "challenges"
     make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
@@ -151,6 +153,7 @@ def seed_of(log: Path) -> int:
     return start["config"]["llm"]["profiles"]["s"]["seed"]
 
 
+@pytest.mark.slow
 def test_seeds_run_each_challenge_once_per_seed(tmp_path: Path) -> None:
     root = tmp_path / "challenges"
     make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
@@ -187,6 +190,7 @@ def test_seeds_run_each_challenge_once_per_seed(tmp_path: Path) -> None:
     assert "| a_pass | 2 | pass |" in md
 
 
+@pytest.mark.slow
 def test_codur_command_runs_the_given_build(tmp_path: Path) -> None:
     calls = tmp_path / "calls.jsonl"
     wrapper = tmp_path / "other_build.py"
@@ -218,6 +222,7 @@ def test_seeds_and_seed_list_exclude_each_other(tmp_path: Path) -> None:
     assert result.returncode == 2 and "not both" in result.stderr and report == {}
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_continues_from_its_journal(tmp_path: Path) -> None:
     calls = tmp_path / "calls.jsonl"
     agent = tmp_path / "agent.py"  # an "agent" that fixes main.py and notes each call

@@ -35,6 +35,7 @@ def requests(work: Path) -> list[list[dict]]:
     return [r["messages"] for r in records if r["event"] == "model.request"]
 
 
+@pytest.mark.slow
 def test_chat_session_on_a_terminal(work: Path, tmp_path: Path) -> None:
     script = [
         whole_file("main.py", FIXED),  # the first task's coder
@@ -94,6 +95,7 @@ def test_chat_session_on_a_terminal(work: Path, tmp_path: Path) -> None:
     assert [p["text"] for p in kept] == ["always add type hints", "use pytest style"]
 
 
+@pytest.mark.slow
 def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     work: Path, tmp_path: Path
 ) -> None:

@@ -46,6 +46,7 @@ def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_options_before_a_command_of_a_group_reach_that_command(tmp_path: Path) -> None:
     """`codur -C DIR memory show` works as `codur -C DIR undo` does (README): options
     before a group (memory, config, prompts) go to the group's command."""
@@ -60,6 +61,7 @@ def test_options_before_a_command_of_a_group_reach_that_command(tmp_path: Path) 
     assert "runtime.max_iterations: 7 " in config.stdout, config.stderr
 
 
+@pytest.mark.slow
 def test_a_usage_error_is_one_line_naming_the_help_to_read(tmp_path: Path) -> None:
     for args, message, command in (
         (["undo", "--bogus"], "No such option: --bogus", "codur undo --help"),
@@ -82,6 +84,7 @@ def test_version_and_profiles(tmp_path: Path) -> None:
     assert "GROQ_API_KEY (not set)" in profiles.stdout
 
 
+@pytest.mark.slow
 def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path) -> None:
     replies = [whole_file("main.py", WRONG), whole_file("main.py", FIXED)]
     flags = scripted_profile(tmp_path, replies)
@@ -108,6 +111,7 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     assert secret not in (challenge / "codur_debug.log").read_text()
 
 
+@pytest.mark.slow
 def test_stuck_exit_code(challenge: Path, tmp_path: Path) -> None:
     same_failure = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
     replies = [whole_file("main.py", WRONG), whole_file("main.py", same_failure)]
@@ -117,6 +121,7 @@ def test_stuck_exit_code(challenge: Path, tmp_path: Path) -> None:
     assert log_records(challenge)[-1]["status"] == "stuck"
 
 
+@pytest.mark.slow
 def test_repair_search_shows_its_fix_and_logs_every_candidate(
     challenge: Path, tmp_path: Path
 ) -> None:
@@ -132,6 +137,7 @@ def test_repair_search_shows_its_fix_and_logs_every_candidate(
     assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 0
 
 
+@pytest.mark.slow
 def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
     flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", BUGGY)])
     result = run_cli([*flags, "--max-llm-calls", "1", "fix @main.py"], cwd=challenge)
@@ -140,6 +146,7 @@ def test_llm_call_limit(challenge: Path, tmp_path: Path) -> None:
     assert log_records(challenge)[-1]["status"] == "limit"
 
 
+@pytest.mark.slow
 def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> None:
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
     result = run_cli([*flags, "--json", "fix @main.py"], cwd=challenge)
@@ -149,6 +156,7 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
     assert "verified" in result.stderr  # human output moved to stderr
 
 
+@pytest.mark.slow
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
@@ -177,6 +185,7 @@ def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     assert log_records(challenge)[-1]["status"] == "error"
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path) -> None:
     slow = "import time\n" + FIXED.replace("    s = 0\n", "    s = 0\n    time.sleep(60)\n")
     flags = scripted_profile(tmp_path, [whole_file("main.py", slow)])
@@ -203,6 +212,7 @@ def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path)
     assert log_records(challenge)[-1]["status"] == "interrupted"
 
 
+@pytest.mark.slow
 def test_phase_0_file_operation_and_refused_delete(challenge: Path) -> None:
     read = run_cli(["read main.py"], cwd=challenge)
     assert read.returncode == 0 and "range(len(xs) - 1)" in read.stdout

@@ -28,6 +28,7 @@ def run_without(modules: list[str], args: list[str], cwd: Path) -> subprocess.Co
     )
 
 
+@pytest.mark.slow
 def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> None:
     plain, flag = run_cli(["graph"], cwd=tmp_path), run_cli(["graph", "--mermaid"], cwd=tmp_path)
     assert plain.returncode == flag.returncode == 0 and plain.stdout == flag.stdout
@@ -39,6 +40,7 @@ def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> No
     assert "execute\\3atools -.-> execute\\3aagent;" in plain.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("grandalf") is None, reason="needs grandalf (codur[graph], dev)"
 )

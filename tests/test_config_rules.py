@@ -147,6 +147,7 @@ def shown(result: Any) -> list[str]:
     return [re.sub(r"\s*# [^#]*$", "", line) for line in result.stdout.splitlines()[1:]]
 
 
+@pytest.mark.slow
 def test_no_refused_key_of_an_untrusted_file_counts(tmp_path: Path) -> None:
     """One file sets every key that is not allowed (clamped ones far above the user's
     limits): `codur config show` prints the config without it, and its one warning

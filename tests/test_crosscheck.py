@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import watched_context, whole_file
 from test_graph import PLAN, Run
 
@@ -87,6 +88,7 @@ def test_the_behaviour_most_shared_wins_and_a_tie_keeps_the_first() -> None:
     assert choose(agreement([handles, crash, crash, crash])) == 0
 
 
+@pytest.mark.slow
 def test_a_change_the_other_replies_disagree_with_is_replaced(tmp_path: Path) -> None:
     """The first body passes both examples but sums signed values; of the replies drawn
     from the stub, most take absolute values: theirs is written and verified (one drawn
@@ -108,6 +110,7 @@ def test_a_change_the_other_replies_disagree_with_is_replaced(tmp_path: Path) ->
     assert "write the body of `absolute_sum`" in asked and "sum(values)" not in asked
 
 
+@pytest.mark.slow
 def test_a_repair_of_the_models_change_is_cross_checked_too(tmp_path: Path) -> None:
     """HumanEval/119 and six more of b342262's false verified: the repair search tuned the
     model's failing change until the examples passed (`+ 1` -> `+ 0`, still signed); the
@@ -132,6 +135,7 @@ ONLY_IN_SCRATCH = STUB + (  # right in a scratch copy (folder 0, 1...), wrong in
 )
 
 
+@pytest.mark.slow
 def test_a_chosen_reply_failing_on_the_real_files_puts_the_change_back(tmp_path: Path) -> None:
     """The replies drawn agree with each other in scratch copies, but the one written fails
     on the real files: the change it replaced, which had passed, is written again and the
@@ -154,6 +158,7 @@ def test_a_chosen_reply_failing_on_the_real_files_puts_the_change_back(tmp_path:
     assert run.result.model_calls == 5  # plan, the change, three replies; none after
 
 
+@pytest.mark.slow
 def test_a_tie_keeps_the_change(tmp_path: Path) -> None:
     drawn = [RIGHT, WRONG, RIGHT]  # the change and one reply against two
     run = Run(
@@ -167,6 +172,7 @@ def test_a_tie_keeps_the_change(tmp_path: Path) -> None:
     assert run.kinds("crosscheck.end")[0]["chosen"] is None
 
 
+@pytest.mark.slow
 def test_replies_that_agree_end_the_drawing_early_and_the_change_stays(tmp_path: Path) -> None:
     run = Run(
         tmp_path,
@@ -181,6 +187,7 @@ def test_replies_that_agree_end_the_drawing_early_and_the_change_stays(tmp_path:
     assert "(2 behave the same): kept" in run.result.message
 
 
+@pytest.mark.slow
 def test_a_check_beyond_the_examples_needs_no_cross_check(tmp_path: Path) -> None:
     test = "from solution import absolute_sum\n\n\ndef test_neg():\n"
     test += "    assert absolute_sum([-1]) == 1\n"
@@ -194,6 +201,7 @@ def test_a_check_beyond_the_examples_needs_no_cross_check(tmp_path: Path) -> Non
     assert run.result.status == "verified" and run.kinds("crosscheck.end") == []
 
 
+@pytest.mark.slow
 def test_a_model_failing_while_drawing_leaves_the_change_checked(tmp_path: Path) -> None:
     run = Run(
         tmp_path,
@@ -261,6 +269,7 @@ def test_each_example_gets_only_its_own_functions_mutants() -> None:
     assert {p.function for p in found if p.args.startswith("('")} == {"g"}  # not f('ba', 3)
 
 
+@pytest.mark.slow
 def test_a_reply_without_code_is_no_vote(tmp_path: Path) -> None:
     """A reply of prose only changes nothing but is no agreement either: the two replies
     that take absolute values outvote the change."""

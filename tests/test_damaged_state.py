@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file
 
 from codur.config.trust import store_file
@@ -34,6 +35,7 @@ def fixed_once(tmp_path: Path) -> tuple[Path, str]:
     return work, record.run_id
 
 
+@pytest.mark.slow
 def test_damaged_run_records_are_named_and_the_good_ones_listed(tmp_path: Path) -> None:
     work, run_id = fixed_once(tmp_path)
     folder = History(state_root(), work.resolve()).folder
@@ -58,6 +60,7 @@ def test_damaged_run_records_are_named_and_the_good_ones_listed(tmp_path: Path) 
         assert run_id in listed.stdout
 
 
+@pytest.mark.slow
 def test_memory_nested_too_deep_is_set_aside_and_the_run_goes_on(tmp_path: Path) -> None:
     work = tmp_path / "w"
     project_file(work).parent.mkdir(parents=True)
@@ -73,6 +76,7 @@ def test_memory_nested_too_deep_is_set_aside_and_the_run_goes_on(tmp_path: Path)
     assert aside.read_text() == DEEP
 
 
+@pytest.mark.slow
 def test_a_trust_store_nested_too_deep_is_one_line(tmp_path: Path) -> None:
     store_file().parent.mkdir(parents=True)
     store_file().write_text(DEEP)

@@ -90,6 +90,7 @@ def test_output_stated_in_words_is_compared(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"main.py"}
 
 
+@pytest.mark.slow
 def test_a_stated_call_claim(tmp_path: Path) -> None:
     task = "total(1, 5) should return 15 but it returns 10"
     result = verify(tmp_path, task, {"main.py": TOTAL})
@@ -110,6 +111,7 @@ def test_a_stated_call_claim(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"main.py"}  # no test file, no __pycache__
 
 
+@pytest.mark.slow
 def test_docstring_examples_of_a_named_function(tmp_path: Path) -> None:
     result = verify(tmp_path, "mean crashes on an empty list, fix it", {"stats.py": STATS})
     check = result.plan.checks[0]
@@ -132,6 +134,7 @@ def test_docstring_examples_of_a_named_function(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"stats.py"}
 
 
+@pytest.mark.slow
 def test_humaneval_style_examples_of_a_function_to_implement(tmp_path: Path) -> None:
     result = verify(tmp_path, "implement @evens.py", {"evens.py": EVENS})
     assert not result.passed
@@ -164,6 +167,7 @@ def digits(x):
 '''
 
 
+@pytest.mark.slow
 def test_an_example_passes_on_the_same_value_and_fails_on_another_type(tmp_path: Path) -> None:
     """`"21"` written for the `'21'` Python prints is the same value (HumanEval/65); the
     comparison of values keeps types: `1` is not `True`, `2` is not `2.0`."""
@@ -233,6 +237,7 @@ TOP = '''def top(arr, k):
 '''
 
 
+@pytest.mark.slow
 def test_input_output_pairs_are_call_claims(tmp_path: Path) -> None:
     """Examples in the puzzle style (HumanEval/68, 107, 120, 122, 129, 143, 147):
     `Input: name = value, ...` or positional literals, `Output: value`."""
@@ -259,6 +264,7 @@ PROSE = '''def reverse_delete(s, c):
 '''
 
 
+@pytest.mark.slow
 def test_prose_examples_naming_the_parameters_are_call_claims(tmp_path: Path) -> None:
     """HumanEval/78, 94, 112, 133, 142: `For name = value, ... the output should be V`.
     Unnamed arguments and names that are not parameters claim nothing."""
@@ -286,6 +292,7 @@ BROKEN_DOCTEST = '''def remove_vowels(text):
 '''
 
 
+@pytest.mark.slow
 def test_lowercase_true_and_false_claim_a_true_or_false_value(tmp_path: Path) -> None:
     """Prose's `=> true` (HumanEval/76) holds for any true value, not only True."""
     doc = 'def some(xs):\n    """some([1]) => true\n    some([]) => false\n    """\n'
@@ -299,6 +306,7 @@ def test_lowercase_true_and_false_claim_a_true_or_false_value(tmp_path: Path) ->
     assert "some([1]) should return a true value" in wrong.failed[0].hint
 
 
+@pytest.mark.slow
 def test_a_docstring_with_an_example_doctest_refuses_still_checks_the_others(
     tmp_path: Path,
 ) -> None:
@@ -312,6 +320,7 @@ def test_a_docstring_with_an_example_doctest_refuses_still_checks_the_others(
     assert ">>> remove_vowels('ab') should give 'b'" in wrong.failed[0].hint
 
 
+@pytest.mark.slow
 def test_values_compare_with_their_types_inside_sets_and_dict_keys(tmp_path: Path) -> None:
     """`{1.0, 2.0}` is not the `{1, 2}` a docstring shows, nor `{True: 'a'}` its `{1: 'a'}`."""
     doc = 'def pair():\n    """Two.\n    >>> pair()\n    ({1, 2}, {1: "a"})\n    """\n'
@@ -346,6 +355,7 @@ def test_checks_in_the_folder_come_first(tmp_path: Path) -> None:
     assert result.passed and [c.kind for c in result.plan.checks] == ["output"]
 
 
+@pytest.mark.slow
 def test_a_derived_check_runs_in_a_copy_of_the_workspace(tmp_path: Path) -> None:
     task = "total(1, 5) should return 15"
     failing = verify(tmp_path / "ws", task, {"main.py": TOTAL})
@@ -356,6 +366,7 @@ def test_a_derived_check_runs_in_a_copy_of_the_workspace(tmp_path: Path) -> None
     assert listing(copy) == {"main.py"}
 
 
+@pytest.mark.slow
 def test_the_repair_search_fixes_code_against_a_derived_check(tmp_path: Path) -> None:
     task = "total(1, 5) should return 15"
     failing = verify(tmp_path, task, {"main.py": TOTAL})
@@ -368,6 +379,7 @@ def test_the_repair_search_fixes_code_against_a_derived_check(tmp_path: Path) ->
     assert (tmp_path / "main.py").read_text() == TOTAL
 
 
+@pytest.mark.slow
 def test_a_model_written_test_file_runs_as_given(tmp_path: Path) -> None:
     write_files(
         tmp_path, {"pkg/__init__.py": "", "pkg/calc.py": "def sub(a, b):\n    return a + b\n"}

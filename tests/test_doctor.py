@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import run_cli, scripted_profile, write_files
+
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
 
 SLOW = 600
 """Seconds a doctor may take: it starts real interpreters (a shared machine can be slow)."""

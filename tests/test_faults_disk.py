@@ -18,6 +18,8 @@ from helpers import BUGGY, run_cli, scripted_profile, whole_file
 
 from codur.errors import ExitCode
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 
 def mount(*args: str) -> str | None:
     """Run mount; why it failed (None: it worked)."""

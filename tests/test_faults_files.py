@@ -17,6 +17,8 @@ import pytest
 from faults import codur, ended, records, workdir
 from helpers import FIXED, ROOT, scripted_profile, whole_file
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 LATIN1 = "caf\xe9 = 'cr\xe8me'\n".encode("latin-1")
 
 

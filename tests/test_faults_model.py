@@ -13,6 +13,8 @@ from fake_servers import Delay, Fail, Hangup, OpenAIServer, Raw, Reply, Trickle
 from faults import codur, ended, openai_profile, records, workdir
 from helpers import BUGGY, FIXED, WRONG, scripted_profile, whole_file
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 BAD_ANSWERS = {
     "html": Raw(b"<!doctype html><html><body>Welcome</body></html>", content_type="text/html"),
     "cut json": Raw(b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis'),

@@ -133,6 +133,7 @@ def test_stuck_when_the_same_failure_comes_back(tmp_path: Path) -> None:
     assert run.result.model_calls == 3
 
 
+@pytest.mark.slow
 def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
     after_model = ["repair.enabled=true", "repair.before_first_attempt=false"]
     run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG)], overrides=after_model)

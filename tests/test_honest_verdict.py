@@ -63,6 +63,7 @@ def refusals(run: Run) -> list[str]:
     return [e["reason"] for e in run.kinds("scope.refused")]
 
 
+@pytest.mark.slow
 def test_the_repair_search_does_not_weaken_a_self_check(tmp_path: Path) -> None:
     run = self_check_run(tmp_path, [whole_file("main.py", HONEST)])
     tried = [c["change"] for c in run.kinds("repair.candidate")]
@@ -96,6 +97,7 @@ def test_an_edit_to_expected_output_is_refused(tmp_path: Path) -> None:
     assert run.result.status == "verified"
 
 
+@pytest.mark.slow
 def test_a_program_that_rewrites_its_expected_output_does_not_pass(tmp_path: Path) -> None:
     # the code under test (not the harness) rewrites expected.txt to what it prints
     rewrite = (
@@ -112,6 +114,7 @@ def test_a_program_that_rewrites_its_expected_output_does_not_pass(tmp_path: Pat
     assert run.result.status == "verified"  # after the honest fix
 
 
+@pytest.mark.slow
 def test_a_weakened_test_is_refused(tmp_path: Path) -> None:
     files = {
         "calc.py": "def add(a, b):\n    return a - b\n",
@@ -159,6 +162,7 @@ def test_changed_code_with_no_check_is_not_verified(tmp_path: Path) -> None:
     assert run.result.message.startswith("no check")
 
 
+@pytest.mark.slow
 def test_tests_that_all_skip_are_no_check(tmp_path: Path) -> None:
     """pytest exits 0 when every test is skipped or xfailed: that checked nothing, so the
     edit it 'passes' is not verified (it was, on 0 passed tests)."""
@@ -176,6 +180,7 @@ def test_tests_that_all_skip_are_no_check(tmp_path: Path) -> None:
     assert "0 passed, 0 failed, 0 errors, 1 skipped" in str(run.kinds("verify.result"))
 
 
+@pytest.mark.slow
 def test_passing_tests_that_reach_no_named_file_do_not_verify_it(tmp_path: Path) -> None:
     """`fix @util.py` in a folder whose only test checks another module: that test passing
     is no check of util.py (it verified the edit before)."""
@@ -204,6 +209,7 @@ def test_a_traceback_into_an_unnamed_file_widens_the_scope(tmp_path: Path) -> No
     assert run.result.status == "verified" and run.result.outside_changes == []
 
 
+@pytest.mark.slow
 def test_no_model_runs_the_repair_search_and_never_loads_a_model(tmp_path: Path) -> None:
     from helpers import BUGGY, FIXED, run_cli
 
@@ -236,6 +242,7 @@ MODEL_TEST = (
 )
 
 
+@pytest.mark.slow
 def test_with_nothing_to_check_the_model_writes_a_test_that_must_show_the_fix(
     tmp_path: Path,
 ) -> None:
@@ -250,6 +257,7 @@ def test_with_nothing_to_check_the_model_writes_a_test_that_must_show_the_fix(
     assert not first["passed"]  # it failed on the code as the run found it
 
 
+@pytest.mark.slow
 def test_a_model_test_that_passes_before_the_change_does_not_verify(tmp_path: Path) -> None:
     files = {"util.py": "def double(x):\n    return x + x\n"}
     tidy = "def double(x):\n    return 2 * x\n"

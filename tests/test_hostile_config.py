@@ -23,6 +23,8 @@ from codur.config.trust import trust
 from codur.undo import state_root
 from codur.undo.records import History
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 QUIET = ["-o", "repair.enabled=false", "-o", "sampling.candidates=0"]
 
 

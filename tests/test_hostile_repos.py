@@ -13,6 +13,8 @@ import pytest
 from faults import codur, ended, records, workdir
 from helpers import BUGGY, FIXED, scripted_profile, tool_calls, whole_file
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 SECRET = "outside-secret-7f3a\n"
 
 

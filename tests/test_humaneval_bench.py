@@ -159,6 +159,7 @@ def bench(tmp_path: Path, script: Path, out: Path) -> subprocess.CompletedProces
     return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None:
     """The scripted model gives one reply, right for HumanEval/0 and wrong for /2; the
     judge (not Codur's verdict) decides, and a second run resumes without running again."""

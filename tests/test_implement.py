@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import whole_file
 from test_graph import PLAN, Run
 
@@ -108,6 +109,7 @@ class Later:
     assert unimplemented_in("tests/test_later.py", "def test_todo():\n    ...\n") == []
 
 
+@pytest.mark.slow
 def test_a_stub_the_examples_do_not_check_leaves_a_fix_with_its_failure(tmp_path: Path) -> None:
     """Fixing `add` in a file that also has an unwritten method: the failure of add's
     example is the evidence, and the prompt is a fix, not "write the body of Later.todo"."""
@@ -125,6 +127,7 @@ def test_a_stub_the_examples_do_not_check_leaves_a_fix_with_its_failure(tmp_path
     assert ">>> add(2, 3) should give 5" in first and "got -1" in first
 
 
+@pytest.mark.slow
 def test_the_first_prompt_for_a_stub_asks_for_its_body_without_got_nothing(
     tmp_path: Path,
 ) -> None:
@@ -142,6 +145,7 @@ def test_the_first_prompt_for_a_stub_asks_for_its_body_without_got_nothing(
     assert (run.root / "solution.py").read_text() == STUB + BODY
 
 
+@pytest.mark.slow
 def test_a_retry_after_a_wrong_body_is_a_fix_with_the_failure(tmp_path: Path) -> None:
     wrong = BODY.replace(") / 2", ") // 2")
     run = Run(
@@ -156,6 +160,7 @@ def test_a_retry_after_a_wrong_body_is_a_fix_with_the_failure(tmp_path: Path) ->
     assert "should give 2.5" in retry and "got 2" in retry
 
 
+@pytest.mark.slow
 def test_with_tests_the_stub_prompt_keeps_the_failure(tmp_path: Path) -> None:
     test = "from solution import median\n\n\ndef test_even():\n    assert median([1, 2]) == 1.5\n"
     run = Run(
@@ -170,6 +175,7 @@ def test_with_tests_the_stub_prompt_keeps_the_failure(tmp_path: Path) -> None:
     assert run.result.status == "verified", run.result.message
 
 
+@pytest.mark.slow
 def test_a_fresh_draw_from_a_stub_is_asked_for_its_body(tmp_path: Path) -> None:
     """Sampling after a wrong body draws some candidates from the file as found: for a
     stub that is the implement prompt (as the first attempt), not a fix of "got nothing"

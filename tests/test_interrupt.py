@@ -50,6 +50,7 @@ def wait_for(condition, timeout: float = 60) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_stops_the_run_cleanly(tmp_path: Path, signum: int) -> None:
     work = tmp_path / "work"
@@ -92,6 +93,7 @@ def test_a_signal_stops_the_run_cleanly(tmp_path: Path, signum: int) -> None:
     assert (work / "main.py").read_text() == PROGRAM.format(marker=marker)
 
 
+@pytest.mark.slow
 def test_ctrl_c_is_reported_once(tmp_path: Path) -> None:
     """-v traces every event, but the ending is said by the one catch site, once."""
     work = tmp_path / "work"

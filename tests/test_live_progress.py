@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_servers import OllamaServer, Reply
 from helpers import BUGGY, FIXED, ROOT, buggy_folder, run_cli, scripted_profile, whole_file
 from langchain_core.messages import HumanMessage
@@ -38,6 +39,7 @@ def terminal_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "TERM": "xterm"}
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_the_model_call_live(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     term = Terminal([*slow_model(tmp_path), "fix @main.py"], work, terminal_env())
@@ -49,6 +51,7 @@ def test_a_terminal_shows_the_model_call_live(tmp_path: Path) -> None:
     assert (work / "main.py").read_text() == FIXED
 
 
+@pytest.mark.slow
 def test_json_progress_events_come_at_most_once_a_second(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     done = run_cli([*slow_model(tmp_path), "--json", "fix @main.py"], cwd=work)
@@ -67,6 +70,7 @@ def test_json_progress_events_come_at_most_once_a_second(tmp_path: Path) -> None
     assert streamed and REPLY.startswith(streamed)  # the reply's text, in order, once
 
 
+@pytest.mark.slow
 def test_verbose_streams_the_reply(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     done = run_cli([*slow_model(tmp_path), "-v", "fix @main.py"], cwd=work)
@@ -75,6 +79,7 @@ def test_verbose_streams_the_reply(tmp_path: Path) -> None:
     assert "    for i in range(len(xs)):\n        s += xs[i]\n" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_a_long_check_live(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
@@ -89,6 +94,7 @@ def test_a_terminal_shows_a_long_check_live(tmp_path: Path) -> None:
     assert term.close() == 0
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_the_repair_search_live(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     flags = scripted_profile(tmp_path, [], repair=True)  # the search fixes it: no model call

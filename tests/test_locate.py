@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import bigrepo
+import pytest
 
 from codur.agents.locate import Locator
 from codur.edits.excerpt import excerpt
@@ -49,6 +50,7 @@ def _index(root: Path) -> CodeIndex:
     return index
 
 
+@pytest.mark.slow
 def test_the_traceback_frame_where_it_raised_comes_first(tmp_path: Path) -> None:
     root = bigrepo.write(tmp_path / "repo")
     rates = root / "ledger/rates.py"
@@ -60,6 +62,7 @@ def test_the_traceback_frame_where_it_raised_comes_first(tmp_path: Path) -> None
     assert ("ledger/statement.py", "statement_total") in [(f.path, f.name) for f in found[:3]]
 
 
+@pytest.mark.slow
 def test_an_assertion_in_the_test_leads_through_its_calls(tmp_path: Path) -> None:
     root = bigrepo.write(tmp_path / "repo")
     verdict = _verdict(root)

@@ -157,6 +157,7 @@ def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
     assert result.status == "verified" and not marker.exists()
 
 
+@pytest.mark.slow
 def test_recovery_commands_load_a_config_naming_an_unknown_profile(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "w")
     (root / "codur.yaml").write_text(yaml.safe_dump({"llm": {"default_profile": "gone"}}))

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from helpers import (
     BUGGY,
@@ -48,6 +49,7 @@ def ask(root: Path, flags: list[str]) -> tuple[dict[str, Any], list[dict[str, An
     return found[-1], found
 
 
+@pytest.mark.slow
 def test_repeated_ask_is_answered_from_the_cache_until_a_file_it_read_changes(
     tmp_path: Path,
 ) -> None:
@@ -86,6 +88,7 @@ def test_repeated_ask_is_answered_from_the_cache_until_a_file_it_read_changes(
     assert ask(root, other_model)[0]["cached"] is False
 
 
+@pytest.mark.slow
 def test_ask_cache_can_be_switched_off(tmp_path: Path) -> None:
     root = tmp_path / "w"
     root.mkdir()
@@ -139,6 +142,7 @@ def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) 
     assert [r["node"] for r in log][:3] == ["textual_pre_plan", "llm_pre_plan", "llm_plan"]
 
 
+@pytest.mark.slow
 def test_a_memory_file_that_came_with_the_folder_stays_out_of_prompts_until_trusted(
     tmp_path: Path,
 ) -> None:
@@ -173,6 +177,7 @@ def test_a_memory_file_that_came_with_the_folder_stays_out_of_prompts_until_trus
     assert opened is not None and opened.preferences() == [planted, PREFERENCE]
 
 
+@pytest.mark.slow
 def test_a_standing_preference_is_kept_and_no_agent_runs(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
@@ -211,6 +216,7 @@ def test_a_standing_preference_is_kept_and_no_agent_runs(tmp_path: Path) -> None
     assert not user_file().exists()
 
 
+@pytest.mark.slow
 def test_memory_commands(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
@@ -238,6 +244,7 @@ def test_memory_commands(tmp_path: Path) -> None:
     assert off.returncode == 0 and "memory.enabled is off" in off.stderr
 
 
+@pytest.mark.slow
 def test_damaged_memory_files_are_set_aside_and_the_run_goes_on(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
@@ -260,6 +267,7 @@ def test_damaged_memory_files_are_set_aside_and_the_run_goes_on(tmp_path: Path) 
     assert not user_file().exists()  # nothing to save there
 
 
+@pytest.mark.slow
 def test_memory_leaves_runs_alone_when_switched_off(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()
@@ -349,6 +357,7 @@ def test_session_memory_forgets_a_file_changed_on_disk_and_keeps_exchanges_short
     assert "a.py" not in memory.files
 
 
+@pytest.mark.slow
 def test_working_memory_sums_up_how_a_task_ended(tmp_path: Path) -> None:
     root = tmp_path / "w"
     root.mkdir()

@@ -88,6 +88,7 @@ def test_a_typed_error_is_not_retried(tmp_path: Path) -> None:
         run_in_process(root, [PRE_PLAN], task="tidy up the project")
 
 
+@pytest.mark.slow
 def test_the_cli_ends_with_exit_code_4_and_one_line(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "work")
     flags = scripted_profile(tmp_path, [PRE_PLAN, *[BOOM] * 4])

@@ -25,6 +25,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(out.glob("codur-*.whl"))
 
 
+@pytest.mark.slow
 def test_wheel_ships_every_prompt_and_config(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("prompts", "configs"):

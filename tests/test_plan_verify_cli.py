@@ -16,6 +16,8 @@ from test_plan_verify import DOCUMENTED, NO_TEST, PLAN, STEPS, TASK, UTIL, verdi
 
 from codur.errors import ExitCode
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 TODO = [{"text": step, "status": "done"} for step in STEPS]
 
 

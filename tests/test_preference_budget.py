@@ -17,6 +17,7 @@ from codur.memory.persistent import Memory
 from codur.memory.store import project_file
 
 
+@pytest.mark.slow
 def test_a_preference_longer_than_the_cap_is_refused_everywhere(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()

@@ -122,6 +122,7 @@ def gone(pid_file: Path) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="finding the pipe's holders needs /proc")
 @pytest.mark.parametrize("program_s", [0, CHILD_SLEEP_S], ids=["ends", "times-out"])
 def test_a_descendant_that_left_the_session_holds_no_check_up(
@@ -150,6 +151,7 @@ def test_a_descendant_that_left_the_session_holds_no_check_up(
         assert gone(note)
 
 
+@pytest.mark.slow
 def test_a_checked_program_whose_descendant_holds_its_output_is_judged_on_time(
     tmp_path: Path,
 ) -> None:

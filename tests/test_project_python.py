@@ -65,6 +65,7 @@ def events(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.slow
 def test_a_project_venv_holding_the_tests_dependency_runs_them_and_the_fix_is_verified(
     tmp_path: Path,
 ) -> None:
@@ -83,6 +84,7 @@ def test_a_project_venv_holding_the_tests_dependency_runs_them_and_the_fix_is_ve
     assert "python: " + str(root / ".venv/bin/python") in done.stderr  # the run's first line
 
 
+@pytest.mark.slow
 def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     project(root, with_pytest=False)
@@ -102,6 +104,7 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     assert (root / "calc.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_a_site_hook_a_test_plants_in_the_venv_fails_the_check_and_is_removed(
     tmp_path: Path,
 ) -> None:
@@ -195,6 +198,7 @@ def test_a_project_manager_environment_is_found_on_disk(tmp_path: Path) -> None:
     assert (found.path, found.source) == (str(uv), "uv")
 
 
+@pytest.mark.slow
 def test_codur_s_own_interpreter_comes_with_a_warning(tmp_path: Path) -> None:
     folder = tmp_path / "proj"
     folder.mkdir()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file, write_files
 from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
@@ -41,6 +42,7 @@ def buggy_project(root: Path, prompts: dict[str, str], files: dict[str, str]) ->
     return root
 
 
+@pytest.mark.slow
 def test_a_projects_custom_prompts_reach_the_model(tmp_path: Path) -> None:
     root = buggy_project(
         tmp_path / "w",
@@ -62,6 +64,7 @@ def test_a_projects_custom_prompts_reach_the_model(tmp_path: Path) -> None:
     assert (root / "main.py").read_text() == FIXED
 
 
+@pytest.mark.slow
 def test_a_custom_ask_prompt_reaches_the_model(tmp_path: Path) -> None:
     root = tmp_path / "w"
     write_files(root, {**FILES, "synth.md": "Answer briefly.\nQ: {question}\nF: {findings}\n"})
@@ -75,6 +78,7 @@ def test_a_custom_ask_prompt_reaches_the_model(tmp_path: Path) -> None:
     assert "cfg/loader.py:8-12" in synthesizer  # the findings filled its placeholder
 
 
+@pytest.mark.slow
 def test_a_template_missing_a_placeholder_stops_with_exit_2_and_one_line(tmp_path: Path) -> None:
     root = buggy_project(
         tmp_path / "w", {"planner": "planner.md"}, {"planner.md": "Plan. Agents: {agents}\n"}

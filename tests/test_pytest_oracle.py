@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import run_cli, run_in_process, scripted_profile, whole_file, write_files
 
 from codur.challenges.judge import judge
@@ -89,6 +90,7 @@ def _run(work: Path, tmp_path: Path, replies: list[str]):
     return result, records
 
 
+@pytest.mark.slow
 def test_a_planted_plugin_config_is_refused(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
@@ -100,6 +102,7 @@ def test_a_planted_plugin_config_is_refused(tmp_path: Path) -> None:
     assert ".pytest.ini" in [r["path"] for r in records if r["event"] == "scope.refused"]
 
 
+@pytest.mark.slow
 def test_a_config_a_program_creates_makes_the_check_fail(tmp_path: Path) -> None:
     """The code under test writes the plugin and its config when imported: the first
     pytest run is not fooled yet, the next would be."""
@@ -125,6 +128,7 @@ def test_a_config_a_program_creates_makes_the_check_fail(tmp_path: Path) -> None
 # --- the challenge judge ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_judge_is_not_fooled_by_a_planted_plugin_and_fails_the_run(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     write_files(
@@ -175,6 +179,7 @@ def test_an_ignored_file_there_at_the_start_is_not_created_nor_removed(tmp_path:
     assert all((tmp_path / path).read_text() == text for path, text in IGNORED.items())
 
 
+@pytest.mark.slow
 def test_a_run_ignoring_a_folder_passes_its_oracle_check_and_keeps_its_files(
     tmp_path: Path,
 ) -> None:
@@ -212,6 +217,7 @@ def test_a_module_shadowing_pytest_or_the_stdlib_is_refused_and_a_planted_one_fa
     assert (tmp_path / "pkg/json.py").exists()
 
 
+@pytest.mark.slow
 def test_a_program_planting_pytest_py_does_not_end_verified(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
@@ -225,6 +231,7 @@ def test_a_program_planting_pytest_py_does_not_end_verified(tmp_path: Path) -> N
     assert not (work / "pytest.py").exists()
 
 
+@pytest.mark.slow
 def test_a_planted_pycache_fails_the_check_and_is_removed(tmp_path: Path) -> None:
     """A compiled `calc` that matches the wrong source's size and time but holds the right
     code: Python runs it in place of the source. One a program plants (or rewrites) is

@@ -20,6 +20,8 @@ import pytest
 from helpers import ROOT, scripted_profile, whole_file
 from test_challenges import make, run_challenges
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 ray = pytest.importorskip("ray", reason="needs the ray extra: pip install 'codur[ray]'")
 
 

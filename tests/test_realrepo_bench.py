@@ -118,6 +118,7 @@ def test_every_kind_is_made_and_compiles() -> None:
     assert "if text and text.isspace():" in dropped
 
 
+@pytest.mark.slow
 def test_validation_keeps_a_bug_failing_few_tests_and_rejects_the_rest(tiny) -> None:
     package, cache = tiny
     bench = Workbench.open(package, cache, measure=False)
@@ -141,6 +142,7 @@ def test_validation_keeps_a_bug_failing_few_tests_and_rejects_the_rest(tiny) -> 
     assert (bench.copy / "tiny" / "core.py").read_text() == CORE
 
 
+@pytest.mark.slow
 def test_generate_writes_validated_bugs_with_both_task_styles(tiny, tmp_path: Path) -> None:
     package, cache = tiny
     spec = {"packages": [{**package.__dict__, "sources": ["tiny"], "tests": ["tests"]}]}
@@ -163,6 +165,7 @@ def test_generate_writes_validated_bugs_with_both_task_styles(tiny, tmp_path: Pa
     assert "tests/" not in bugs[1]["task"] and "In tiny 0.1" in bugs[1]["task"]
 
 
+@pytest.mark.slow
 def test_the_judge_passes_the_clean_copy_and_fails_a_bug_or_a_changed_test(
     tiny, tmp_path: Path
 ) -> None:

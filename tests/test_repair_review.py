@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, run_cli, scripted_profile, watched_context, whole_file, write_files
 
 from codur.config.schema import RepairConfig, VerifyConfig
@@ -74,6 +75,7 @@ def test_the_model_s_verdict_is_its_first_confirm_or_reject() -> None:
     assert confirmed is False and "no CONFIRM or REJECT" in why
 
 
+@pytest.mark.slow
 def test_the_differential_check_finds_changes_no_test_pins(tmp_path: Path) -> None:
     write_files(tmp_path, {"below_zero.py": BELOW_ZERO, "test_below_zero.py": TESTS})
     ctx, _ = watched_context(tmp_path)
@@ -93,6 +95,7 @@ def test_the_differential_check_finds_changes_no_test_pins(tmp_path: Path) -> No
     assert (tmp_path / "below_zero.py").read_text() == BELOW_ZERO  # scratch copies only
 
 
+@pytest.mark.slow
 def test_a_fix_of_a_function_with_no_arguments_has_no_nearby_call_to_confirm_it(
     tmp_path: Path,
 ) -> None:
@@ -119,6 +122,7 @@ def lucky_differential(tmp_path: Path, cfg: RepairConfig, nearby: bool = True):
     return differential(failing.plan, ctx, originals, fixed, cfg, 60, nearby=nearby)
 
 
+@pytest.mark.slow
 def test_without_nearby_calls_the_differential_check_confirms_nothing(tmp_path: Path) -> None:
     """Where programs are not confined no nearby call runs: the tests' own six compare
     as the tests ask, and that alone is no confirmation."""
@@ -128,6 +132,7 @@ def test_without_nearby_calls_the_differential_check_confirms_nothing(tmp_path: 
     assert not found.pins_everything
 
 
+@pytest.mark.slow
 def test_tests_that_fill_the_probe_limit_leave_nothing_to_confirm_by(tmp_path: Path) -> None:
     """The tests make six calls; a limit of six (or one) leaves no room for nearby ones."""
     for probes in (6, 1):
@@ -171,6 +176,7 @@ def below_zero_folder(tmp_path: Path) -> Path:
     return work
 
 
+@pytest.mark.slow
 def test_the_model_overrules_a_lucky_constant_and_fixes_the_bug(tmp_path: Path) -> None:
     work = below_zero_folder(tmp_path)
     replies = [
@@ -195,6 +201,7 @@ def test_the_model_overrules_a_lucky_constant_and_fixes_the_bug(tmp_path: Path) 
     ]
 
 
+@pytest.mark.slow
 def test_without_a_model_a_lucky_constant_is_not_verified(tmp_path: Path) -> None:
     work = below_zero_folder(tmp_path)
     result = run_cli(

@@ -92,6 +92,7 @@ def test_the_fix_for_the_shared_buggy_program(tmp_path: Path) -> None:
     assert result.sources == {"main.py": FIXED}
 
 
+@pytest.mark.slow
 def test_failing_tests_are_repaired_in_the_code_never_in_the_tests(tmp_path: Path) -> None:
     files = {
         "calc.py": "def add(a, b):\n    return a - b\n",
@@ -103,6 +104,7 @@ def test_failing_tests_are_repaired_in_the_code_never_in_the_tests(tmp_path: Pat
     assert not any("test_calc.py" in c["change"] for c in candidates(events))
 
 
+@pytest.mark.slow
 def test_a_wrong_test_is_not_made_to_pass(tmp_path: Path) -> None:
     files = {
         "calc.py": "def add(a, b):\n    return a + b\n",
@@ -137,6 +139,7 @@ def test_stops_at_its_time_budget(tmp_path: Path) -> None:
     assert 0 < result.tried == len(candidates(events)) < result.candidates
 
 
+@pytest.mark.slow
 def test_two_mutations_at_depth_two_only(tmp_path: Path) -> None:
     files = {"main.py": TWO_BUGS, "expected.txt": "10 [0, 1]\n"}
     single, _ = run_search(tmp_path, files, max_depth=1)

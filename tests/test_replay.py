@@ -26,6 +26,8 @@ from helpers import (
 
 from codur.errors import ExitCode
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 SECRET = "sk-live-0123456789abcdef"
 DATA = Path(__file__).parent / "data"
 NO_REPAIR = ["-o", "repair.enabled=false", "-o", "sampling.candidates=0"]

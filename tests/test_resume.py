@@ -69,6 +69,7 @@ def checking_first_edit(work: Path) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
 def test_a_stopped_run_resumes_to_the_end_an_uninterrupted_run_reaches(
     tmp_path: Path, signum: int
@@ -143,6 +144,7 @@ def test_a_stopped_run_resumes_to_the_end_an_uninterrupted_run_reaches(
     assert "verified" in row and stopped not in row and "codur resume" not in row
 
 
+@pytest.mark.slow
 def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -225,6 +227,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     assert last_checkpoint(work, run_id) is None  # it ended: its checkpoints are gone
 
 
+@pytest.mark.slow
 def test_resume_of_an_unknown_run_or_with_nothing_to_resume(tmp_path: Path) -> None:
     unknown = run_cli(["resume", "20200101T000000-abcdef"], cwd=tmp_path)
     assert unknown.returncode == ExitCode.USAGE
@@ -237,6 +240,7 @@ def test_resume_of_an_unknown_run_or_with_nothing_to_resume(tmp_path: Path) -> N
     assert run_cli(["runs"], cwd=tmp_path).stdout.startswith("no recorded runs in")
 
 
+@pytest.mark.slow
 def test_a_run_refused_for_bad_input_is_not_resumed_or_undone(tmp_path: Path) -> None:
     """A run that stopped on bad input (exit 2) did nothing and would be refused again:
     it was offered for resume, and resuming it took on a file the user wrote since, which
@@ -261,6 +265,7 @@ def test_every_checkpointed_state_type_exists() -> None:
         assert isinstance(getattr(importlib.import_module(module), name), type), (module, name)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_file_held_by_another_process_stops_the_run_in_one_line(
     tmp_path: Path,
 ) -> None:
@@ -291,6 +296,7 @@ def test_a_checkpoint_file_held_by_another_process_stops_the_run_in_one_line(
     ]
 
 
+@pytest.mark.slow
 def test_a_resumed_run_killed_again_is_not_compared_with_its_first_end(tmp_path: Path) -> None:
     """Resumed, a run has no end until it ends again: killed then, its own edits made
     after the resume were taken for the user's and a second resume was refused."""

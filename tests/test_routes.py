@@ -92,6 +92,7 @@ def test_the_folders_check_fails(tmp_path: Path) -> None:
     assert run.stdout == "6\n" != (root / "expected.txt").read_text()
 
 
+@pytest.mark.slow
 def test_explain_answers_through_ask_mode_and_changes_nothing(tmp_path: Path) -> None:
     """`codur "explain @main.py"` in a folder whose check fails: the ask graph answers
     with path:line, exit 0, every file byte-identical, no check, repair or sampling."""

@@ -90,6 +90,7 @@ time.sleep(float(sys.argv[2]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ends", ["normally", "on timeout"])
 def test_every_descendant_is_killed(tmp_path: Path, ends: str) -> None:
     script = tmp_path / "spawner.py"
@@ -122,6 +123,7 @@ run_process(child, Path.cwd(), 120, 1000, sandbox=box)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
 @pytest.mark.parametrize("wanted", ["default", "yes", "no"])
 def test_a_program_dies_with_a_killed_parent_unless_told_not_to(
@@ -257,6 +259,7 @@ def fake_kernel_without_landlock(tmp_path: Path) -> Path:
     return shadow
 
 
+@pytest.mark.slow
 def test_unconfined_programs_are_announced_once_with_verbose(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -279,6 +282,7 @@ def test_unconfined_programs_are_announced_once_with_verbose(tmp_path: Path) -> 
     assert "not confined" not in quiet.stdout + quiet.stderr
 
 
+@pytest.mark.slow
 def test_a_named_confinement_that_is_missing_stops_the_run(tmp_path: Path) -> None:
     (tmp_path / "main.py").write_text("print(1)\n")
     env = {"PATH": str(Path(sys.executable).parent)}
@@ -290,6 +294,7 @@ def test_a_named_confinement_that_is_missing_stops_the_run(tmp_path: Path) -> No
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(NO_LANDLOCK is not None, reason=f"Landlock: {NO_LANDLOCK}")
 def test_a_checked_program_cannot_write_outside_the_workspace(tmp_path: Path) -> None:
     work = tmp_path / "work"

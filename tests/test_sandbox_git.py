@@ -37,6 +37,7 @@ def repo(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protect", [True, False])
 def test_a_checked_program_cannot_write_the_workspace_git(tmp_path: Path, protect: bool) -> None:
     work = repo(tmp_path / "work")

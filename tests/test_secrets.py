@@ -47,6 +47,7 @@ print("done")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="no /proc here")
 def test_a_program_cannot_read_codur_s_environment_even_as_root(tmp_path: Path) -> None:
     """The check's program reads /proc/<pid>/environ of every process it can see, Codur
@@ -64,6 +65,7 @@ def test_a_program_cannot_read_codur_s_environment_even_as_root(tmp_path: Path) 
     assert KEY.encode() not in (out / "leak.bin").read_bytes()
 
 
+@pytest.mark.slow
 def test_programs_get_no_url_credentials_nor_secret_named_variables(tmp_path: Path) -> None:
     """DATABASE_URL with a password, *_PAT, *_PASS, *_DSN never reach a program; the
     password of a URL is masked wherever Codur shows or logs it."""
@@ -121,6 +123,7 @@ def test_scrub_rules() -> None:
         assert not is_secret_name(name), name
 
 
+@pytest.mark.slow
 def test_a_401_that_echoes_the_key_prints_no_key(tmp_path: Path) -> None:
     """The provider's error body holds the key: the one-line error on stderr, the --json
     events and the debug log say the error without it."""
@@ -167,6 +170,7 @@ def test_every_human_line_is_redacted(capsys) -> None:
     assert (out + err).count("***") >= 10
 
 
+@pytest.mark.slow
 def test_an_answer_holding_a_key_is_cached_without_it(tmp_path: Path) -> None:
     root = tmp_path / "w"
     root.mkdir()
@@ -199,6 +203,7 @@ def test_dotenv_values_are_secrets(tmp_path: Path) -> None:
     assert dotenv_secrets(tmp_path) == {*HIDDEN, "tok-abcdef-123"}
 
 
+@pytest.mark.slow
 def test_a_program_printing_dotenv_sends_no_secret_to_the_model(tmp_path: Path) -> None:
     """The check's program prints `.env`: what reaches the model (a real HTTP server),
     the terminal and the log holds none of its secrets, and its plain settings still."""
@@ -255,6 +260,7 @@ def test_dotenv_secrets_are_named_and_never_plain_words(tmp_path: Path) -> None:
     assert dotenv_secrets(tmp_path) == {"sk-test-Zq81Lw0Rt55"}
 
 
+@pytest.mark.slow
 def test_a_program_printing_plain_dotenv_settings_is_verified(tmp_path: Path) -> None:
     """The fixed program prints its app name and version from `.env` (no secrets): its
     output matches expected.txt as printed, so the run ends verified; the secret-named
@@ -278,6 +284,7 @@ def test_a_program_printing_plain_dotenv_settings_is_verified(tmp_path: Path) ->
     assert "sk-test-Zq81Lw0Rt55" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_hostile_dotenv_word_is_not_blanked_from_the_diff(tmp_path: Path) -> None:
     """`.env` says `X_SECRET=subprocess`: the diff the user reviews still says
     `subprocess` (a plain word is never masked)."""

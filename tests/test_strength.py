@@ -108,6 +108,7 @@ def run_end(root: Path) -> dict:
     return [json.loads(line) for line in lines if '"run.end"' in line][-1]
 
 
+@pytest.mark.slow
 def test_docstring_examples_only_end_checked_everywhere_the_run_is_told(tmp_path: Path) -> None:
     """The only check is the docstring's two examples: `checked`, exit 10, and every place
     that tells how the run ended says so (on main: `verified`, exit 0)."""
@@ -141,6 +142,7 @@ def test_docstring_examples_only_end_checked_everywhere_the_run_is_told(tmp_path
     assert "checked  exit code 10" in trace.stdout
 
 
+@pytest.mark.slow
 def test_the_projects_own_checks_end_verified_and_say_which(tmp_path: Path) -> None:
     """Expected output, then tests that import the code: `verified`, exit 0, naming them."""
     root = tmp_path / "out"
@@ -173,6 +175,7 @@ def test_the_projects_own_checks_end_verified_and_say_which(tmp_path: Path) -> N
     assert end["evidence"]["description"] == "verified (project tests, 1 passed)"
 
 
+@pytest.mark.slow
 def test_a_call_the_task_states_is_derived_evidence(tmp_path: Path) -> None:
     root = tmp_path / "work"
     root.mkdir()
@@ -186,6 +189,7 @@ def test_a_call_the_task_states_is_derived_evidence(tmp_path: Path) -> None:
     assert end["evidence"]["description"] == "checked against 1 call stated in the task"
 
 
+@pytest.mark.slow
 def test_the_api_keeps_is_verified_for_the_projects_own_evidence(tmp_path: Path) -> None:
     root = tmp_path / "work"
     root.mkdir()

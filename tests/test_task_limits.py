@@ -16,6 +16,8 @@ from helpers import buggy_folder, run_cli
 from codur.config.schema import RuntimeConfig
 from codur.errors import ExitCode
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 CAP = RuntimeConfig().max_task_chars
 GUARD_S = 60
 """The test's own bound on the pre-plan of one adversarial task at the cap (it took

@@ -18,6 +18,8 @@ from codur.config.schema import VerifyConfig
 from codur.scope.decide import decide_scope
 from codur.verify.agent import verify_task
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 CALC_BUG = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 2 * x\n"
 CALC = CALC_BUG.replace("a - b", "a + b")
 TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"

@@ -143,6 +143,7 @@ def test_model_edits_of_a_helper_are_refused_or_trimmed(tmp_path: Path) -> None:
     assert scope.allows_lines("decode_cyclic.py", decode, decode)
 
 
+@pytest.mark.slow
 def test_the_repair_search_leaves_the_tests_helper_alone(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

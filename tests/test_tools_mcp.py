@@ -21,6 +21,7 @@ def mcp_ctx(tool_ctx, mcp_stdio_server):
     return tool_ctx
 
 
+@pytest.mark.slow
 def test_list_call_and_read_over_stdio(call, mcp_ctx) -> None:
     tools = call("list_mcp_tools").value
     assert "test: add(a: integer, b: integer): Add two integers." in tools
@@ -38,6 +39,7 @@ def test_list_call_and_read_over_stdio(call, mcp_ctx) -> None:
     assert origins == {"mcp"}  # how `codur trace` tells MCP tools from Codur's own
 
 
+@pytest.mark.slow
 def test_server_side_failures_are_error_results(call, mcp_ctx) -> None:
     failed = call("call_mcp_tool", server="test", tool_name="fail", arguments={"reason": "boom"})
     assert not failed.ok and "test/fail: " in failed.output and "boom" in failed.output
@@ -72,12 +74,14 @@ def test_a_server_that_cannot_start(call, tool_ctx) -> None:
     assert not dies.ok and "MCP server 'dies'" in dies.output and dies.duration_s < 15
 
 
+@pytest.mark.slow
 def test_slow_answers_time_out(call, mcp_ctx) -> None:
     mcp_ctx.config = ToolsConfig(mcp_timeout_s=1)
     slow = call("call_mcp_tool", server="test", tool_name="slow", arguments={"seconds": 3})
     assert not slow.ok and "did not answer within 1 s" in slow.output and slow.duration_s < 8
 
 
+@pytest.mark.slow
 def test_a_crash_is_reported_and_the_server_restarted(call, mcp_ctx) -> None:
     assert call("call_mcp_tool", server="test", tool_name="echo", arguments={"text": "a"}).ok
     crash = call("call_mcp_tool", server="test", tool_name="crash")

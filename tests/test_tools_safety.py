@@ -200,6 +200,7 @@ def _reset_inside(ws: Path) -> None:
         target.write_text(text)
 
 
+@pytest.mark.slow
 def test_hostile_paths_never_escape(arena: tuple[ToolContext, Path, Path]) -> None:
     ctx, ws, outside = arena
     tmp = ws.parent

@@ -40,6 +40,7 @@ def traced_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
     return root, [json.loads(line) for line in log]
 
 
+@pytest.mark.slow
 def test_the_tree_shows_nodes_model_calls_tools_and_the_verdict(traced_run) -> None:
     root, records = traced_run
     done = run_cli(["trace"], root)
@@ -123,6 +124,7 @@ def test_json_prints_the_tree(traced_run) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_run_by_id_and_a_log_file_by_path(traced_run, tmp_path: Path) -> None:
     root, records = traced_run
     run_id = records[0]["run"]
@@ -136,6 +138,7 @@ def test_a_run_by_id_and_a_log_file_by_path(traced_run, tmp_path: Path) -> None:
     assert from_elsewhere.stdout.startswith(f"run {run_id}")
 
 
+@pytest.mark.slow
 def test_the_ask_graph_sits_inside_explain(tmp_path: Path) -> None:
     """`codur "explain @main.py"`: the explain node holds the ask graph's nodes, their
     model calls and the executor's tool call."""

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -211,6 +212,7 @@ def test_json_escapes_control_characters_and_keeps_the_text(tmp_path: Path) -> N
     assert reply in strings(json.loads(done.stdout))
 
 
+@pytest.mark.slow
 def test_run_ids_are_found_like_codur_runs_finds_them(tmp_path: Path) -> None:
     ids = ["20260301T101500-aaaaaa", "20260301T101500-bbbbbb", "20260302T090000-aaaabb"]
     lines = [line("run.start", run=i, task=f"task {n}") for n, i in enumerate(ids)]
@@ -234,6 +236,7 @@ def test_run_ids_are_found_like_codur_runs_finds_them(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_exit_2_without_a_log_or_with_a_wrong_path(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -323,6 +326,7 @@ RECORDS = st.fixed_dictionaries({"event": st.sampled_from(KINDS)}).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(RECORDS, max_size=25), st.booleans())
 def test_any_records_make_a_tree(records: list[dict[str, Any]], full: bool) -> None:

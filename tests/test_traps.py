@@ -21,6 +21,7 @@ def test_there_are_five_traps() -> None:
     assert len(TRAPS) == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("challenge", TRAPS, ids=[c.name for c in TRAPS])
 def test_the_repair_search_never_fakes_a_trap(challenge, tmp_path: Path) -> None:
     work = challenge.copy_to(tmp_path)

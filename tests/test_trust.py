@@ -62,6 +62,7 @@ def run(work: Path) -> object:
     return run_cli([*flags, "fix @main.py"], cwd=work, env={"GROQ_API_KEY": KEY})
 
 
+@pytest.mark.slow
 def test_an_untrusted_project_file_cannot_redirect_the_key(tmp_path: Path, servers) -> None:
     good, evil = servers
     good.script(Reply(whole_file("main.py", FIXED)))
@@ -84,6 +85,7 @@ def test_an_untrusted_project_file_cannot_redirect_the_key(tmp_path: Path, serve
     assert start["config"]["runtime"]["max_iterations"] == 3  # the rest still counts
 
 
+@pytest.mark.slow
 def test_trusting_the_file_lets_it_through_until_it_changes(tmp_path: Path, servers) -> None:
     good, evil = servers
     evil.script(Reply(whole_file("main.py", FIXED)))
@@ -158,6 +160,7 @@ def test_the_log_is_never_written_outside(tmp_path: Path, how: str) -> None:
     assert outside.read_text() == "precious\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["verify.lint_command", "tools.python", "verify.test_command"])
 def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
     tmp_path: Path, key: str

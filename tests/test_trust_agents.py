@@ -58,6 +58,7 @@ def agent_rows(work: Path) -> tuple[dict[str, str], str]:
     return rows, listed.stderr
 
 
+@pytest.mark.slow
 def test_an_untrusted_file_cannot_add_a_cli_agent(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -71,6 +72,7 @@ def test_an_untrusted_file_cannot_add_a_cli_agent(tmp_path: Path) -> None:
     assert stderr == "" and "/bin/sh (CLI)" in rows["agent:evil"]
 
 
+@pytest.mark.slow
 def test_an_untrusted_cli_agent_never_runs_until_trusted(tmp_path: Path, home: Path) -> None:
     """It may not be the default agent either; with --yes nothing would ask."""
     work = buggy_folder(tmp_path / "work")
@@ -97,6 +99,7 @@ def test_an_untrusted_cli_agent_never_runs_until_trusted(tmp_path: Path, home: P
     assert marker.exists()  # the program would have run: trust is what kept it out
 
 
+@pytest.mark.slow
 def test_an_untrusted_file_cannot_change_what_an_agent_runs(tmp_path: Path, home: Path) -> None:
     """The user's config runs the codex CLI; the folder's file points it at its own
     program (and retypes the coder as a CLI): ignored, the user's CLI runs."""
@@ -149,6 +152,7 @@ def test_which_agent_entries_an_untrusted_file_may_make(
     assert values["runtime"] == {"max_iterations": 2}
 
 
+@pytest.mark.slow
 def test_a_cli_agent_the_user_says_no_to_is_never_started(tmp_path: Path, home: Path) -> None:
     marker = home / ".codex" / "sessions" / "agent-ran"
     program = marker_program(tmp_path / "bin" / "agent.sh", marker)

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import BUGGY, CLEANUP, FIXED, run_cli, scripted_profile, tool_calls, whole_file
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:

@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from helpers import BUGGY, FIXED, run_cli, scripted_profile, tool_calls, whole_file
 
 PROGRAM = (
@@ -52,6 +53,7 @@ def files(root: Path) -> dict[str, tuple[bytes, int]]:
     return found
 
 
+@pytest.mark.slow
 def test_undo_restores_a_program_s_changes_and_leaves_git_alone(git_repo: Path, tmp_path) -> None:
     repo = git_repo
     (repo / "main.py").write_text(BUGGY)
@@ -101,6 +103,7 @@ def test_undo_restores_a_program_s_changes_and_leaves_git_alone(git_repo: Path, 
     assert (repo / "tool.sh").stat().st_mode & 0o777 == 0o755
 
 
+@pytest.mark.slow
 def test_snapshots_need_no_identity_and_respect_the_workspace_subfolder(
     git_repo: Path, tmp_path: Path
 ) -> None:
@@ -155,6 +158,7 @@ def test_git_snapshot_skips_the_ignore_list_and_the_log(git_repo: Path) -> None:
     assert git(git_repo, "for-each-ref", "refs/codur/") == ""  # no change, no ref
 
 
+@pytest.mark.slow
 def test_a_gitignore_listing_codur_s_log_keeps_the_git_store(
     git_repo: Path, tmp_path: Path
 ) -> None:

@@ -58,6 +58,7 @@ def start(root: Path, run_id: str = "r1"):
     return config, begin(Workspace(root), config, run_id, "a run", EventBus())
 
 
+@pytest.mark.slow
 def test_undo_restores_content_modes_links_and_removes_what_was_created(ws: Path) -> None:
     before = state(ws)
     config, snap = start(ws)
@@ -78,6 +79,7 @@ def test_undo_restores_content_modes_links_and_removes_what_was_created(ws: Path
     assert (ws / "private.txt").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
     config, snap = start(ws)  # Codur is killed before finish(): no end snapshot
     (ws / "lib/mod.py").write_text("X = 2\n")
@@ -91,6 +93,7 @@ def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
     assert "no end snapshot" not in capsys.readouterr().out.split("undone by")[0]
 
 
+@pytest.mark.slow
 def test_a_file_the_run_made_a_folder_comes_back(ws: Path) -> None:
     config, snap = start(ws)
     with snap.program():
@@ -102,6 +105,7 @@ def test_a_file_the_run_made_a_folder_comes_back(ws: Path) -> None:
     assert (ws / "lib/mod.py").read_text() == "X = 1\n"
 
 
+@pytest.mark.slow
 def test_a_folder_the_user_made_is_reported_not_clobbered(ws: Path, capsys) -> None:
     config, snap = start(ws)
     with snap.program():
@@ -116,6 +120,7 @@ def test_a_folder_the_user_made_is_reported_not_clobbered(ws: Path, capsys) -> N
     assert (ws / "lib/mod.py/mine.txt").exists()
 
 
+@pytest.mark.slow
 def test_a_damaged_record_is_named_and_the_rest_still_work(ws: Path, capsys) -> None:
     config, snap = start(ws)
     with snap.program():
@@ -142,6 +147,7 @@ def test_the_diff_shows_changes_of_line_endings_and_final_newlines(ws: Path, cap
     assert "-X = 1\n+X = 1\n\\ No newline at end of file\n" in shown, shown
 
 
+@pytest.mark.slow
 def test_who_changed_what_during_a_run(ws: Path, capsys) -> None:
     """Codur's own writes (noted, then made) and its programs' changes are the run's; a
     change found at the next look otherwise (before a program, before Codur writes that
@@ -173,6 +179,7 @@ def test_who_changed_what_during_a_run(ws: Path, capsys) -> None:
     assert state(ws) == before
 
 
+@pytest.mark.slow
 def test_undo_makes_again_the_empty_folders_the_run_deleted(ws: Path) -> None:
     """A snapshot holds the folders without files too (in git, its commit message names
     them): undo makes again the empty folders the run deleted, with the folders in them

@@ -15,6 +15,8 @@ from fake_servers import Hold, Reply
 from faults import openai_profile
 from helpers import BUGGY, WRONG, run_cli, whole_file
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 ATTEMPT = WRONG.replace(
     "    s = 0\n", "    open('out.txt', 'w').write('written by the check\\n')\n    s = 0\n"
 )

@@ -142,6 +142,7 @@ def _refused(records: list[dict]) -> list[str]:
     return [r["path"] for r in records if r["event"] == "scope.refused"]
 
 
+@pytest.mark.slow
 def test_do_not_change_expected_txt_is_no_request(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"main.py": BUGGY, "expected.txt": "10\n"})
@@ -157,6 +158,7 @@ def test_do_not_change_expected_txt_is_no_request(tmp_path: Path) -> None:
     assert "--allow-edit expected.txt" in result.stdout  # the user is told how to unlock
 
 
+@pytest.mark.slow
 def test_a_test_named_as_the_goal_is_not_weakened(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
@@ -168,6 +170,7 @@ def test_a_test_named_as_the_goal_is_not_weakened(tmp_path: Path) -> None:
     assert "test_calc.py" in _refused(records)
 
 
+@pytest.mark.slow
 def test_allow_edit_unlocks_for_this_run(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"main.py": FIXED, "expected.txt": "9\n"})
@@ -181,6 +184,7 @@ def test_allow_edit_unlocks_for_this_run(tmp_path: Path) -> None:
     assert scope["oracle_editable"] == ["expected.txt"]
 
 
+@pytest.mark.slow
 def test_an_untrusted_project_file_cannot_allow_edits(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"main.py": BUGGY, "expected.txt": "10\n"})

@@ -78,6 +78,7 @@ def test_first_wrong_line_is_pointed_out(tmp_path: Path) -> None:
     assert result.suggestions == ["output line 3 is '4', expected '5'"]
 
 
+@pytest.mark.slow
 def test_tests_strategy_runs_the_relevant_tests_first(tmp_path: Path) -> None:
     files = {
         "calc.py": CALC_BUG,
@@ -101,6 +102,7 @@ def test_tests_strategy_runs_the_relevant_tests_first(tmp_path: Path) -> None:
     assert check(tmp_path, {}, changed=["calc.py"])[0].passed
 
 
+@pytest.mark.slow
 def test_tests_that_reach_no_named_file_say_nothing_of_it(tmp_path: Path) -> None:
     """The only tests import other modules: they still run and must pass, but the verdict
     does not rest on them; a test reaching the file through a package still counts."""
@@ -144,6 +146,7 @@ def test_a_test_reaches_a_script_it_runs_by_any_name(
     assert unreached(tmp_path, [target]) == [target]
 
 
+@pytest.mark.slow
 def test_hybrid_needs_both_the_output_and_the_tests(tmp_path: Path) -> None:
     files = {
         "main.py": "from calc import add\n\nprint(add(2, 2))\n",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import write_files
 
 from codur.config.schema import VerifyConfig
@@ -38,6 +39,7 @@ def test_entry_point_choice(tmp_path: Path) -> None:
     assert entries(plan_for(ws)) == ["app.py"]
 
 
+@pytest.mark.slow
 def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
     ws = make(
         tmp_path,

@@ -110,6 +110,7 @@ def listed(root: Path, run_id: str) -> str:
     return [cell.strip() for cell in row.split("│")][2]
 
 
+@pytest.mark.slow
 def test_a_second_editing_run_is_refused_and_reading_goes_on(tmp_path: Path) -> None:
     root = git_repo(tmp_path / "w", {**FILES, "main.py": BUGGY, "expected.txt": "10\n"})
     with held_by_another_process(root) as pid:
@@ -138,6 +139,7 @@ def test_a_second_editing_run_is_refused_and_reading_goes_on(tmp_path: Path) -> 
     assert sorted(status.stdout.decode().splitlines()) == [" M main.py", "?? codur_debug.log"]
 
 
+@pytest.mark.slow
 def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
     """A real run busy with its check holds the folder: another run and `codur undo` are
     turned away naming it; stopped, it is resumable, and `codur resume` respects a holder
