@@ -134,10 +134,9 @@ def test_the_check_asks_before_running_a_program_created_in_this_run(tmp_path: P
     root = tmp_path / "work"
     root.mkdir()
     (root / "expected.txt").write_text("10\n")
-    pre_plan = '{"kind": "code_change", "confidence": 0.9}'
-    plan = '{"action": "delegate", "agent": "agent:coder", "reasoning": "code"}'
+    pre_plan = '{"kind": "code_change", "confidence": 0.9}'  # sure: no planner call
     no_test = "No test."  # asked for a test first: nothing in the folder checks the task yet
-    replies = [pre_plan, plan, no_test, whole_file("main.py", FIXED)]
+    replies = [pre_plan, no_test, whole_file("main.py", FIXED)]
     result, _, _ = run_in_process(root, replies, task="write main.py: it prints 10")
     assert result.status == "approval" and (root / "main.py").read_text() == FIXED
     assert "needs approval to run `python main.py` (main.py: written in this run)" in (

@@ -154,6 +154,7 @@ RULES: dict[str, Rule] = {
     "planning.enabled": OFF,
     "planning.max_retry_attempts": LOOP,
     "planning.pre_plan_confidence": TUNING,
+    "planning.pre_plan_max_tokens": SIZE,
     "planning.replan_on_retry": OFF,
     "planning.keep_feedback_messages": SIZE,
     "planning.max_tool_rounds": LOOP,

@@ -20,6 +20,9 @@ class PlanningConfig(_Section):
     """Planner retries when its reply cannot be parsed, before the default agent is used."""
     pre_plan_confidence: float = Field(0.9, ge=0, le=1)
     """Phase-1 classification may route directly only above this confidence."""
+    pre_plan_max_tokens: int = Field(160, gt=0)
+    """Most tokens the phase-1 classification reply may take: its kind and confidence
+    come first and are read from a cut reply too (a short answer to a greeting fits)."""
     replan_on_retry: bool = False
     """After a failed verification, plan again (phases 1-2) instead of handing the
     feedback straight back to the agent that made the attempt."""

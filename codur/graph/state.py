@@ -105,6 +105,8 @@ class AgentState(TypedDict, total=False):
     """Rounds of planned tool calls so far (at most planning.max_tool_rounds)."""
     context_files: dict[str, str]
     """Files read into context before any model call (`@file` references)."""
+    code_task: bool
+    """Phase 1 classified the task as a code change, above planning.pre_plan_confidence."""
     llm_calls: int
     """Model calls so far in the run (all nodes)."""
     error_fingerprints: list[str]

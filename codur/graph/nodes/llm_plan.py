@@ -120,8 +120,11 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
         return _delegate(default)
     runs = state.get("tool_results", [])
     task = state["task"]
-    if state.get("context_files") and len(choices) == 1 and not runs and not is_question(task):
-        session.bus.emit(  # phase 0 took the explain and run_command forms it could see
+    # a code task: it names files (phase 0 took the explain and run_command forms it could
+    # see), or phase 1 classified it so
+    code = state.get("context_files") or state.get("code_task")
+    if code and len(choices) == 1 and not runs and not is_question(task):
+        session.bus.emit(
             "plan.decision",
             action="delegate",
             agent=choices[0],

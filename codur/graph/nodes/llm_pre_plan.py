@@ -8,7 +8,7 @@ that references files is about code, so it goes on without spending a call.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END
@@ -17,6 +17,7 @@ from langgraph.types import Command
 
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
+from codur.models.finish import finish_reason
 from codur.planning.parse import extract_json_object
 from codur.session import Session
 
@@ -32,13 +33,15 @@ def llm_pre_plan(
         return Command(goto="llm_plan")
     client = session.client()
     system = SystemMessage(session.prompts.render("pre_planner"))
-    reply = client.invoke([system, HumanMessage(state["task"])])
-    data = extract_json_object(str(reply.content)) or {}
-    kind, confidence = data.get("kind"), data.get("confidence")
-    sure = (
-        isinstance(confidence, int | float)
-        and confidence >= session.config.planning.pre_plan_confidence
+    planning = session.config.planning
+    reply = client.invoke(
+        [system, HumanMessage(state["task"])], max_tokens=planning.pre_plan_max_tokens
     )
+    data = _classification(str(reply.content), finish_reason(reply) == "length")
+    kind, confidence = data.get("kind"), data.get("confidence")
+    sure = isinstance(confidence, int | float) and confidence >= planning.pre_plan_confidence
+    if sure and kind == "code_change":  # the planner has the agent to choose, nothing else
+        return Command(update={"code_task": True}, goto="llm_plan")
     if not sure or not isinstance(kind, str) or kind not in DIRECT:
         return Command(goto="llm_plan")
     listed = data.get("tool_calls") or []
@@ -56,3 +59,20 @@ def llm_pre_plan(
         update = {"final_response": data["response"], "status": "done"}
         return Command(update=update, goto=END)
     return Command(goto="llm_plan")
+
+
+def _classification(text: str, cut: bool) -> dict[str, Any]:
+    """The reply's JSON object; of a reply cut at its token cap, the fields it completed
+    (its kind and confidence come first; a cut answer or tool call is dropped)."""
+    if not cut:
+        return extract_json_object(text) or {}
+    from langchain_core.utils.json import parse_partial_json
+
+    start = text.find("{")
+    try:
+        data = parse_partial_json(text[start:]) if start >= 0 else None
+    except ValueError:  # not JSON even when completed
+        data = None
+    if not isinstance(data, dict):
+        return {}
+    return {k: data[k] for k in ("kind", "confidence") if k in data}
