@@ -90,3 +90,14 @@ def test_an_excerpt_keeps_imports_used_constants_and_the_class_header() -> None:
     assert f"{start}-{start + 5}" in shown.ranges()
     assert "    # ... lines 16-18 not shown ...\n" in text  # RateTable.__init__, indented
     assert excerpt(source, ["no_such_function"]) is None
+
+
+def test_progress_dots_run_into_a_path_are_read_as_the_path(tmp_path: Path) -> None:
+    """pytest -q printed its progress and then a frame on one line (seen in
+    more-itertools' suite): the frame is found, and a 'path' too long to exist is no
+    frame instead of an OSError that stopped the check."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("X = 1\n")
+    dots = "." * 300 + "EFE" + "." * 300
+    text = f"{dots}{tmp_path}/pkg/mod.py:1: in f\n{dots}long.py:3: in g\n"
+    assert [(loc.path, loc.line) for loc in locations(text, tmp_path)] == [("pkg/mod.py", 1)]

@@ -68,12 +68,17 @@ class Evidence(BaseModel):
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _PYTEST_FRAME = re.compile(r"^([^\s:][^:\n]*\.py):(\d+):(?: in (\S+))?", re.MULTILINE)
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+_PROGRESS = re.compile(r"^[.FEsxX]+(?=/)")
+"""pytest -q's progress characters run into an absolute path printed after them on the
+same line (`....EFE.../src/pkg/mod.py:12: ...`)."""
 
 
 def frames(text: str) -> list[tuple[str, int, str]]:
     """(path as printed, line, function) for each traceback frame in `text`, in order."""
     found = [(m[1], int(m[2]), m[3]) for m in _FRAME.finditer(text)]
-    found += [(m[1], int(m[2]), m[3] or "") for m in _PYTEST_FRAME.finditer(text)]
+    found += [
+        (_PROGRESS.sub("", m[1]), int(m[2]), m[3] or "") for m in _PYTEST_FRAME.finditer(text)
+    ]
     return found
 
 
@@ -86,8 +91,12 @@ def locations(text: str, root: Path) -> list[Location]:
     found: list[Location] = []
     for printed, line, function in frames(text):
         path = Path(printed)
-        path = (path if path.is_absolute() else root / path).resolve()
-        if path.is_relative_to(root) and path.is_file():
+        try:
+            path = (path if path.is_absolute() else root / path).resolve()
+            here = path.is_relative_to(root) and path.is_file()
+        except OSError:  # no file by that name can exist (too long, say): not a frame
+            continue
+        if here:
             loc = Location(path=path.relative_to(root).as_posix(), line=line, function=function)
             if loc not in found:
                 found.append(loc)
