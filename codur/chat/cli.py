@@ -27,7 +27,8 @@ def chat(
     ] = False,
 ) -> int:
     """Chat: each line is a task, run with what the session did so far in mind (also
-    `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT, /help, /exit."""
+    `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT,
+    /model [NAME], /help, /exit."""
     from codur.chat.repl import Chat, line_reader
     from codur.ui import IO
 
