@@ -22,8 +22,8 @@ from codur.errors import CodurError, ExitCode, UsageError, cannot_write
 from codur.memory.cli import memory_app
 from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
+from codur.resume.undo_cli import diff, undo
 from codur.traces.cli import trace
-from codur.undo.cli import diff, undo
 
 app = typer.Typer(
     cls=DefaultToRun,
