@@ -85,9 +85,11 @@ def run(
         str | None,
         typer.Option(
             "--approval",
+            "-a",
+            "--ask-for-approval",
             help="What needs your yes: suggest (every edit, shown as a diff, and every "
             "program), auto-edit (programs and destructive actions; the default) or "
-            "full-auto (nothing).",
+            "full-auto (nothing); Codex's untrusted, on-request and never are the same three.",
         ),
     ] = None,
     yes: Annotated[
@@ -119,9 +121,10 @@ def run(
     ] = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
+    from codur.config.sections import CODEX_APPROVAL
     from codur.run import run_command
 
-    if yes and approval not in (None, "full-auto"):
+    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
     flags = {
         "--max-iterations": ("runtime.max_iterations", max_iterations),

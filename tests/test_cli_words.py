@@ -120,3 +120,24 @@ def test_model_in_chat_shows_and_switches_the_profile(work: Path, tmp_path: Path
     assert "model profile now b: scripted" in done.stdout
     assert "model profile b: scripted" in done.stdout and "others: a" in done.stdout
     assert (work / "main.py").read_text() == FIXED  # b's reply: the task ran on b
+
+
+def test_codex_approval_spellings_map_to_codur_modes(work: Path) -> None:
+    """-a/--ask-for-approval untrusted|on-request|never are suggest|auto-edit|full-auto."""
+    for spelled, mode in (
+        ("untrusted", "suggest"),
+        ("on-request", "auto-edit"),
+        ("never", "full-auto"),
+    ):
+        shown = run_cli(["-o", f"approval.mode={spelled}", "config", "show", "--json"], work)
+        assert json.loads(shown.stdout)["config"]["approval"]["mode"] == mode, shown.stderr
+    asked = run_cli(["--ask-for-approval", "on-request", "delete main.py"], work)
+    assert asked.returncode == ExitCode.APPROVAL_NEEDED, asked.stderr  # no terminal to ask
+    assert "approval mode auto-edit" in asked.stdout and (work / "main.py").exists()
+    contradicts = run_cli(["--yes", "-a", "untrusted", "delete main.py"], work)
+    assert contradicts.returncode == 2 and "contradicts" in contradicts.stderr
+    allowed = run_cli(["-a", "never", "delete main.py"], work)
+    assert allowed.returncode == 0, allowed.stderr
+    assert not (work / "main.py").exists()
+    bad = run_cli(["-a", "sometimes", "delete expected.txt"], work)
+    assert bad.returncode == 2 and (work / "expected.txt").exists()
