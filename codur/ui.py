@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from codur.eventlines import ENDINGS_SAID_ONCE, PROGRESS, VERBOSE, short
-from codur.events import Event
+from codur.events import EVENT_SCHEMA, Event
 from codur.liveline import LiveLine
 from codur.redaction import Redactor
 
@@ -107,6 +107,7 @@ class IO:
                 "ts": round(event.ts, 3),
                 "event": event.kind,
                 **self.redact(event.data, 2000),
+                "schema": EVENT_SCHEMA,
             }
             try:
                 sys.stdout.write(json.dumps(record, default=str) + "\n")

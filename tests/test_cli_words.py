@@ -141,3 +141,13 @@ def test_codex_approval_spellings_map_to_codur_modes(work: Path) -> None:
     assert not (work / "main.py").exists()
     bad = run_cli(["-a", "sometimes", "delete expected.txt"], work)
     assert bad.returncode == 2 and (work / "expected.txt").exists()
+
+
+def test_every_json_event_carries_the_schema_version(tmp_path: Path) -> None:
+    done = run_cli(["--json", "--no-model", "run", "refactor"], tmp_path)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["event"] == "run.start" and lines[-1]["event"] == "run.end"
+    assert {line["schema"] for line in lines} == {1}
+    documented = (ROOT / "docs" / "events.md").read_text()
+    assert "| `schema` |" in documented
+    assert all(f"`{e}`" in documented for e in ("run.start", "run.end", "node.end"))
