@@ -47,7 +47,7 @@ class DefaultToRun(TyperGroup):
     def _refuse_a_word(self, word: str) -> None:
         """A task of one word is a mistyped command more often than a task (`codur undoo`
         ran the model for minutes): refuse it, naming the nearest commands."""
-        if len(word.split()) > 1:
+        if len(word.split()) != 1:  # a task of words, or an empty one (run says so)
             return
         names = [name for name, command in self.commands.items() if not command.hidden]
         nearest = difflib.get_close_matches(word, names, n=3, cutoff=0.6)

@@ -13,21 +13,22 @@ def cell_widths(cells: list[str]) -> tuple[int, int]:
 
 def fit(mins: list[int], maxs: list[int], room: int) -> list[int] | None:
     """Widths for columns that need `mins` and would like `maxs`, in `room` characters:
-    the spare room goes to each column in proportion to what it lacks; None if even the
-    minimums do not fit."""
-    spare = room - sum(mins)
-    if spare < 0:
+    the widest columns give way first (each down to no less than its minimum), so short
+    columns stay on one line; None if even the minimums do not fit."""
+    if sum(mins) > room:
         return None
-    wanted = [hi - lo for lo, hi in zip(mins, maxs, strict=True)]
-    total = sum(wanted)
-    if total <= spare:
-        return list(maxs)
-    widths = [lo + want * spare // total for lo, want in zip(mins, wanted, strict=True)]
+
+    def capped(cap: int) -> list[int]:
+        return [max(lo, min(hi, cap)) for lo, hi in zip(mins, maxs, strict=True)]
+
+    low, high = 0, max(maxs, default=0)
+    while low < high:  # the largest cap whose widths fit
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if sum(capped(middle)) <= room else (low, middle - 1)
+    widths = capped(low)
     left = room - sum(widths)
-    for index in sorted(range(len(widths)), key=lambda i: wanted[i] - widths[i] + mins[i]):
-        if left <= 0:
-            break
-        if widths[index] < maxs[index]:
-            widths[index] += 1
-            left -= 1
+    for index in sorted(range(len(widths)), key=lambda i: -maxs[i]):  # what is left over
+        grow = min(left, maxs[index] - widths[index])
+        widths[index] += grow
+        left -= grow
     return widths
