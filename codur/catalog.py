@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 AGENT_COLUMNS = ["agent", "runs as", "profile", "provider", "model", "tools", "description"]
 PROFILE_COLUMNS = ["name", "provider", "model", "endpoint", "api key"]
+PROFILE_KEYS = ["provider", "model", "endpoint"]
+"""The columns of a profile's row shown as they are."""
 
 
 def agent_rows(cfg: CodurConfig) -> list[list[str]]:
@@ -81,16 +83,32 @@ def _reference(name: str) -> str:
     return name if ":" in name else f"agent:{name}"
 
 
-def profile_rows(cfg: CodurConfig) -> list[list[str]]:
-    """One row per LLM profile (`*` marks llm.default_profile); an API key variable is
+def profiles(cfg: CodurConfig) -> list[dict[str, object]]:
+    """The LLM profiles as `codur profiles --json` prints them; an API key variable is
     named with whether it is set, never its value."""
+    return [
+        {
+            "name": name,
+            "default": name == cfg.llm.default_profile,
+            "provider": prof.provider,
+            "model": prof.model,
+            "endpoint": _endpoint(prof),
+            "api_key_env": prof.api_key_env or None,
+            "api_key_set": bool(prof.api_key_env and os.environ.get(prof.api_key_env)),
+        }
+        for name, prof in sorted(cfg.llm.profiles.items())
+    ]
+
+
+def profile_rows(cfg: CodurConfig) -> list[list[str]]:
+    """One row per LLM profile (`*` marks llm.default_profile)."""
     rows = []
-    for name, prof in sorted(cfg.llm.profiles.items()):
-        key = prof.api_key_env or ""
+    for facts in profiles(cfg):
+        key = facts["api_key_env"] or ""
         if key:
-            key += " (set)" if os.environ.get(key) else " (not set)"
-        mark = "*" if name == cfg.llm.default_profile else ""
-        rows.append([mark + name, prof.provider, prof.model, _endpoint(prof), key])
+            key += " (set)" if facts["api_key_set"] else " (not set)"
+        mark = "*" if facts["default"] else ""
+        rows.append([f"{mark}{facts['name']}", *map(str, [facts[k] for k in PROFILE_KEYS]), key])
     return rows
 
 

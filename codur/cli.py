@@ -11,59 +11,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
 from codur import cli_info
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
+from codur.cli_group import HELP_FLAGS, VERSION_FLAGS, DefaultToRun
 from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError, cannot_write
 from codur.memory.cli import memory_app
 from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
+from codur.resume.undo_cli import diff, undo
 from codur.traces.cli import trace
-from codur.undo.cli import diff, undo
-
-
-class DefaultToRun(TyperGroup):
-    """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task;
-    no task at all, in a terminal, means `codur chat`. Options may come before the
-    command (`codur -C DIR undo`, `codur -C DIR memory show`): the command is moved first."""
-
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        first = self._first_word(args)
-        if first is None and sys.stdin.isatty() and not {"--help", "-h"} & set(args):
-            args = ["chat", *args]  # no task, in a terminal: a chat session
-        elif first is not None and args[first] in self.commands:
-            head, rest = [args[first]], args[first + 1 :]
-            if isinstance(self.commands[head[0]], TyperGroup) and rest[:1] != ["--help"]:
-                head += rest[:1]  # a group's command (`codur -C DIR memory show`) takes them
-                rest = rest[1:]
-            args = [*head, *args[:first], *rest]
-        elif first is not None:
-            args = ["run", *args]
-        return super().parse_args(ctx, args)
-
-    def _first_word(self, args: list[str]) -> int | None:
-        """The index of the first argument that is neither an option nor its value."""
-        valued = {
-            name
-            for command in self.commands.values()
-            for param in command.params
-            if getattr(param, "param_type_name", "") == "option" and not param.is_flag
-            for name in param.opts
-        }
-        index = 0
-        while index < len(args):
-            arg = args[index]
-            if arg == "--":
-                return index + 1 if index + 1 < len(args) else None
-            if not arg.startswith("-") or arg == "-":
-                return index
-            index += 2 if arg in valued else 1
-        return None
-
 
 app = typer.Typer(
     cls=DefaultToRun,
@@ -72,7 +32,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": list(HELP_FLAGS)},
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        raise typer.Exit(cli_info.version())
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            *VERSION_FLAGS,
+            is_eager=True,
+            callback=_print_version,
+            help="Print the version (codur version) and exit.",
+        ),
+    ] = False,
+) -> None:
+    """The options of `codur` itself (before any command)."""
+
+
 config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(challenges_app, name="challenges")
@@ -102,9 +85,11 @@ def run(
         str | None,
         typer.Option(
             "--approval",
+            "-a",
+            "--ask-for-approval",
             help="What needs your yes: suggest (every edit, shown as a diff, and every "
             "program), auto-edit (programs and destructive actions; the default) or "
-            "full-auto (nothing).",
+            "full-auto (nothing); Codex's untrusted, on-request and never are the same three.",
         ),
     ] = None,
     yes: Annotated[
@@ -136,9 +121,10 @@ def run(
     ] = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
+    from codur.config.sections import CODEX_APPROVAL
     from codur.run import run_command
 
-    if yes and approval not in (None, "full-auto"):
+    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
     flags = {
         "--max-iterations": ("runtime.max_iterations", max_iterations),

@@ -12,25 +12,33 @@ import typer
 from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir, load_and_warn
 from codur.errors import ExitCode, UsageError
 
+JsonFlag = Annotated[bool, typer.Option("--json", help="One JSON value on stdout.")]
+
 
 def config_show(
     directory: WorkDir = Path("."),
     config: ConfigFile = None,
     overrides: Overrides = None,
+    json_mode: JsonFlag = False,
 ) -> int:
     """Print the effective config and where each value came from."""
-    from codur.config.show import render
+    from codur.config.show import as_json, render
     from codur.errors import ConfigError
     from codur.project.interpreter import locate
 
     loaded, io = load_and_warn(directory, config, overrides)
-    io.raw(render(loaded))
     try:
         found = locate(directory.resolve(), loaded.config.tools.python)
+        python = {"path": str(found.path), "where": found.where, "error": None}
         shown = f"{found.path} ({found.where}; its pytest: codur doctor)"
     except ConfigError as exc:
+        python = {"path": None, "where": None, "error": str(exc)}
         shown = str(exc)
-    io.raw(f"# project Python: {shown}")
+    if json_mode:
+        io.json({**as_json(loaded), "project_python": python})
+    else:
+        io.raw(render(loaded))
+        io.raw(f"# project Python: {shown}")
     return ExitCode.OK
 
 
@@ -58,13 +66,21 @@ def doctor(
 
 
 def profiles(
-    directory: WorkDir = Path("."), config: ConfigFile = None, overrides: Overrides = None
+    directory: WorkDir = Path("."),
+    config: ConfigFile = None,
+    overrides: Overrides = None,
+    json_mode: JsonFlag = False,
 ) -> int:
     """List the configured LLM profiles."""
     from codur.catalog import PROFILE_COLUMNS, profile_rows
+    from codur.catalog import profiles as profile_facts
 
     loaded, io = load_and_warn(directory, config, overrides)  # what the folder may not set
-    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(loaded.config))
+    if json_mode:
+        io.json(profile_facts(loaded.config))
+    else:
+        rows = profile_rows(loaded.config)
+        io.table("LLM profiles (* = default)", PROFILE_COLUMNS, rows, whole=1)
     return ExitCode.OK
 
 
@@ -76,8 +92,8 @@ def agents(
 
     loaded, io = load_and_warn(directory, config, overrides)  # what the folder may not set
     cfg = loaded.config
-    io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg))
-    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg))
+    io.table("Agents (* = default)", AGENT_COLUMNS, agent_rows(cfg), whole=1)
+    io.table("LLM profiles (* = default)", PROFILE_COLUMNS, profile_rows(cfg), whole=1)
     return ExitCode.OK
 
 

@@ -19,7 +19,10 @@ Overrides = Annotated[
     typer.Option("-o", "--set", help="Override a config key: -o key.path=value (repeatable)."),
 ]
 Profile = Annotated[
-    str | None, typer.Option("--profile", help="LLM profile to use (see `codur profiles`).")
+    str | None,
+    typer.Option(
+        "-m", "--model", "--profile", help="The LLM profile to use (see `codur profiles`)."
+    ),
 ]
 Record = Annotated[
     Path | None,

@@ -12,6 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+EVENT_SCHEMA = 1
+"""The version of the `--json` event lines (each line's `schema`; docs/events.md): raised
+when an event's existing field changes meaning or goes away, not when one is added."""
+
 
 @dataclass(frozen=True)
 class Event:

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from codur.eventlines import ENDINGS_SAID_ONCE, PROGRESS, VERBOSE, short
-from codur.events import Event
+from codur.events import EVENT_SCHEMA, Event
 from codur.liveline import LiveLine
 from codur.redaction import Redactor
 
@@ -107,6 +107,7 @@ class IO:
                 "ts": round(event.ts, 3),
                 "event": event.kind,
                 **self.redact(event.data, 2000),
+                "schema": EVENT_SCHEMA,
             }
             try:
                 sys.stdout.write(json.dumps(record, default=str) + "\n")
@@ -203,12 +204,31 @@ class IO:
         diff = Syntax(text, "diff", theme="ansi_dark", background_color="default")
         self._print(self.out, diff)
 
-    def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:
+    def table(self, title: str, columns: list[str], rows: list[list[str]], whole: int = 0) -> None:
+        """A table. Its first `whole` columns (ids to copy) are never folded, nor is any
+        word of the others (a run id in a note): where the terminal is too narrow for
+        that, each row is printed as a block of `column: value` lines instead."""
         from rich.table import Table
 
+        from codur.columns import cell_widths, fit
+
+        heads = [self._plain(c) for c in columns]
+        cells = [[self._plain(c) for c in row] for row in rows]
+        measured = [cell_widths([h, *(row[i] for row in cells)]) for i, h in enumerate(heads)]
+        mins = [hi if i < whole else lo for i, (lo, hi) in enumerate(measured)]
+        room = self.out.width - 3 * len(columns) + 1  # padding and separators
+        widths = fit(mins, [hi for _, hi in measured], room) if whole else None
+        if whole and widths is None:
+            lines = [self._plain(title)]
+            for row in cells:
+                lines.append(row[0])
+                lines += [f"  {c}: {v}" for c, v in zip(heads[1:], row[1:], strict=True) if v]
+            self._print(self.out, "\n".join(lines), markup=False, highlight=False)
+            return
         table = Table(title=self._plain(title), title_justify="left", show_edge=False)
-        for column in columns:
-            table.add_column(self._plain(column), overflow="fold")
+        for index, head in enumerate(heads):
+            width = widths[index] if widths else None
+            table.add_column(head, overflow="fold", no_wrap=index < whole, width=width)
         for row in rows:
             table.add_row(*(self._markup(cell) for cell in row))
         self._print(self.out, table)

@@ -24,9 +24,9 @@ WAIT_S = 120
 class Terminal:
     """A process on a pseudo-terminal: type lines, wait for text on the screen."""
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], columns: int = 160) -> None:
         self.master, slave = pty.openpty()
-        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "codur", *args],
             stdin=slave,

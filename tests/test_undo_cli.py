@@ -3,6 +3,7 @@ real CLI on real folders, the content-addressed copy in the (test's) user state 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -105,10 +106,12 @@ def test_undo_is_a_command_not_a_task(work: Path) -> None:
     assert elsewhere.returncode == 0 and "no recorded runs" in elsewhere.stdout
 
 
-def test_a_run_that_changes_nothing_shows_no_undo_and_keeps_no_record(work: Path) -> None:
+def test_a_run_that_changes_nothing_shows_no_undo_and_keeps_no_snapshots(work: Path) -> None:
     result = run_cli(["read main.py"], cwd=work)
     assert result.returncode == 0 and "undo:" not in result.stdout
-    assert "no recorded runs" in run_cli(["undo", "--list"], cwd=work).stdout
+    (listed,) = json.loads(run_cli(["undo", "--list", "--json"], cwd=work).stdout)
+    assert listed["task"] == "read main.py" and listed["snapshots"] is False
+    assert "nothing to undo" in run_cli(["undo"], cwd=work).stderr
 
 
 def test_files_over_the_size_cap_are_named_and_not_restored(work: Path) -> None:

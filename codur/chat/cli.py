@@ -20,18 +20,26 @@ def chat(
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
     approval: Annotated[
         str | None,
-        typer.Option("--approval", help="suggest, auto-edit (the default) or full-auto."),
+        typer.Option(
+            "--approval",
+            "-a",
+            "--ask-for-approval",
+            help="suggest, auto-edit (the default) or full-auto; or Codex's untrusted, "
+            "on-request or never (the same three, in that order).",
+        ),
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Ask nothing: the same as --approval full-auto.")
     ] = False,
 ) -> int:
     """Chat: each line is a task, run with what the session did so far in mind (also
-    `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT, /help, /exit."""
+    `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT,
+    /model [NAME], /help, /exit."""
     from codur.chat.repl import Chat, line_reader
+    from codur.config.sections import CODEX_APPROVAL
     from codur.ui import IO
 
-    if yes and approval not in (None, "full-auto"):
+    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
     flags = {"--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval)}
     loaded = load(directory, config, overrides, flags)

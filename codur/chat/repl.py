@@ -3,7 +3,8 @@ runs it (`codur.run.run_command`), with the session's memory carried from one to
 (the files read, the last exchanges) and its models loaded once.
 
 Slash commands: /undo, /diff (the last run, as `codur undo` / `codur diff`), /memory
-(`codur memory show`), /profile [--user] TEXT (keep TEXT as a preference), /help, /exit. Ctrl-D
+(`codur memory show`), /profile [--user] TEXT (keep TEXT as a preference), /model [NAME]
+(show or switch the LLM profile, as `-m NAME`), /help, /exit. Ctrl-D
 ends the session; Ctrl-C at the prompt clears the line; Ctrl-C during a task stops it
 and the session, as it stops `codur "TASK"`.
 """
@@ -30,6 +31,7 @@ Each line is a task for Codur in {root}. Commands:
   /memory         preferences, cached answers, the node log
   /profile TEXT   keep TEXT as a preference ("always add type hints"; --user TEXT:
                   for all your projects)
+  /model [NAME]   the LLM profile the tasks use; NAME: switch to it (codur profiles)
   /help           this text
   /exit           end the session (or Ctrl-D)"""
 
@@ -159,6 +161,21 @@ class Chat:
         memory = open_memory(self.root, self.loaded.config, self.io)
         add(memory, text, "user" if user else "project", self.io)
 
+    def model(self, name: str) -> None:
+        """Show the LLM profile the session's tasks use and the others; with NAME, switch
+        to it (an unknown one: an error, and the profile stays)."""
+        config = self.loaded.config
+        chosen, profile = config.profile(name or self.profile)
+        if name:
+            self.profile = chosen
+            self.io.info(f"model profile now {chosen}: {profile.provider} {profile.model}")
+            return
+        others = ", ".join(sorted(set(config.llm.profiles) - {chosen})) or "none"
+        self.io.info(
+            f"model profile {chosen}: {profile.provider} {profile.model} "
+            f"(others: {others}; /model NAME switches)"
+        )
+
     def help(self, _rest: str) -> None:
         self.io.info(HELP.format(root=self.root))
 
@@ -168,5 +185,6 @@ COMMANDS: dict[str, Callable[[Chat, str], None]] = {
     "/diff": Chat.diff,
     "/memory": Chat.show_memory,
     "/profile": Chat.remember,
+    "/model": Chat.model,
     "/help": Chat.help,
 }

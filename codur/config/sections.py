@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -108,6 +108,15 @@ class CrossCheckConfig(_Section):
 
 
 ApprovalMode = Literal["suggest", "auto-edit", "full-auto"]
+CODEX_APPROVAL: dict[str, ApprovalMode] = {
+    "untrusted": "suggest",
+    "on-request": "auto-edit",
+    "never": "full-auto",
+}
+"""Codex CLI's current `-a/--ask-for-approval` values, taken as Codur's modes. untrusted
+(ask before anything not known safe) is suggest; never (ask nothing) is full-auto;
+on-request, where Codex runs commands in its sandbox and asks only when the model asks
+to leave it, is auto-edit: Codur's model cannot ask for that, so programs ask first."""
 
 
 class ApprovalConfig(_Section):
@@ -117,7 +126,13 @@ class ApprovalConfig(_Section):
     the check; auto-edit: edits freely, asks before running anything but the check and
     before destructive actions (deleting, overwriting by copy or move, git commit, running
     code written or changed in this run); full-auto: asks nothing. With nobody to ask (no
-    terminal, --json) an action that needs a yes stops the run (exit code 5)."""
+    terminal, --json) an action that needs a yes stops the run (exit code 5). Codex's
+    spellings are accepted too (`CODEX_APPROVAL`: untrusted, on-request, never)."""
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _codex_spelling(cls, value: object) -> object:
+        return CODEX_APPROVAL.get(value, value) if isinstance(value, str) else value
 
 
 class UndoConfig(_Section):

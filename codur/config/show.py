@@ -17,6 +17,13 @@ def _leaves(value: Any, prefix: Key) -> list[tuple[Key, Any]]:
     return [(prefix, value)]
 
 
+def as_json(loaded: LoadedConfig) -> dict[str, Any]:
+    """`codur config show --json`: the layers, the config, and each leaf's source."""
+    data = loaded.config.model_dump(mode="json")
+    sources = {".".join(k): loaded.origin(k) for k, _ in _leaves(data, ())}
+    return {"layers": list(loaded.layers), "config": data, "sources": sources}
+
+
 def render(loaded: LoadedConfig) -> str:
     """`key.path: value  # source` for every leaf, in schema order."""
     data = loaded.config.model_dump(mode="json")

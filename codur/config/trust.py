@@ -90,6 +90,13 @@ def store_file() -> Path:
     return Path(user_config_dir("codur")) / "trusted.json"
 
 
+def written_file() -> Path:
+    """Codur's record of the folder files it wrote itself (a project's memory file), kept
+    apart from the user's trust so that `codur trust --revoke` takes back only the user's
+    word: e.g. ~/.config/codur/written.json."""
+    return store_file().with_name("written.json")
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -134,6 +141,16 @@ def trust(path: Path, store: Path | None = None) -> str:
         data[str(path.resolve())] = value = digest(path)
         _save(store, data)
     return value
+
+
+def mark_written(path: Path) -> str:
+    """Record that Codur wrote `path` as it is now (from trusted content); its sha256."""
+    return trust(path, written_file())
+
+
+def was_written(path: Path) -> bool:
+    """Whether Codur wrote `path` with its current content (`mark_written`)."""
+    return is_trusted(path, written_file())
 
 
 def revoke(path: Path, store: Path | None = None) -> bool:

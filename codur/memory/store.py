@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from codur.config.trust import is_trusted, trust
+from codur.config.trust import is_trusted, mark_written, was_written
 from codur.errors import WorkspaceError
 from codur.locking import locked
 from codur.redaction import Redactor
@@ -113,8 +113,9 @@ class MemoryFile:
     """It comes with the folder (a project's): its preferences and answers reach prompts
     only while `trusted`."""
     trusted: bool = True
-    """Codur wrote it as it is (its sha256 is in the trust store, codur/config/trust.py),
-    or the user trusted it (`codur trust`), or it holds nothing a prompt would use."""
+    """Codur wrote it as it is (its sha256 is in Codur's record of its writes,
+    `codur.config.trust.mark_written`), or the user trusted it (`codur trust`), or it
+    holds nothing a prompt would use."""
 
     @classmethod
     def open(cls, path: Path, warn: Warn, guarded: bool = False) -> MemoryFile:
@@ -148,7 +149,7 @@ class MemoryFile:
                 folder.write_text(self.path.name, text + "\n")
                 self.trusted = _trusted(self.path, data, self.guarded, trusted)
                 if self.guarded and self.trusted:
-                    trust(self.path)  # written by Codur from trusted content
+                    mark_written(self.path)  # by Codur, from trusted content
             if self.git_ignored and not (self.path.parent / ".gitignore").exists():
                 folder.write_text(".gitignore", "*\n")
         except (OSError, WorkspaceError) as exc:
@@ -162,7 +163,7 @@ def _trusted(path: Path, data: MemoryData, guarded: bool, carried: bool = False)
     that prompts use, `carried` (written from trusted content), or in the trust store."""
     if not guarded or not (data.preferences or data.answers) or carried:
         return True
-    return path.is_file() and is_trusted(path)
+    return path.is_file() and (was_written(path) or is_trusted(path))
 
 
 def _read(path: Path, warn: Warn) -> tuple[MemoryData, bool]:

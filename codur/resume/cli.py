@@ -10,15 +10,18 @@ import typer
 from codur.cli_options import WorkDir
 
 
-def runs(directory: WorkDir = Path(".")) -> int:
-    """List this folder's runs, newest first: status (for a pass, what it rests on:
-    `verified (project tests, 3 passed)`, `checked against 3 docstring examples`), task,
-    start, model calls, changes."""
-    from codur.resume import commands
+def runs(
+    directory: WorkDir = Path("."),
+    json_mode: Annotated[bool, typer.Option("--json", help="One JSON array of runs.")] = False,
+) -> int:
+    """List this folder's runs, undos included, newest first (also `codur undo --list`):
+    id, start, status (for a pass, what it rests on: `verified (project tests, 3 passed)`),
+    task, model calls, files changed, and a note (undone by, undo of, codur resume ID)."""
+    from codur.resume.listing import list_runs
     from codur.ui import IO
     from codur.workspace import Workspace
 
-    return commands.list_runs(Workspace(_folder(directory)), IO())
+    return list_runs(Workspace(_folder(directory)), IO(), json_mode)
 
 
 def resume(

@@ -1,79 +1,22 @@
-"""`codur runs` and `codur resume`, read from the run records (`codur.undo.records`) and
-the checkpoints (`codur.graph.checkpoint`)."""
+"""`codur resume`, read from the run records (`codur.undo.records`) and the checkpoints
+(`codur.graph.checkpoint`); the list of runs is in listing.py."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from pydantic import ValidationError
 
 from codur.config import CodurConfig, LoadedConfig
 from codur.errors import ExitCode, UsageError
 from codur.eventlines import short
-from codur.graph.checkpoint import last_values
-from codur.litter import alive as process_exists
 from codur.result import EXIT_CODES
+from codur.resume.listing import TASK_CHARS, resumable, status
 from codur.ui import IO
 from codur.undo import state_root
-from codur.undo.commands import names, warn_damaged
+from codur.undo.commands import names
 from codur.undo.records import RESUMABLE, History, RunRecord
 from codur.undo.snapshot import open_store
 from codur.undo.tree import changed
 from codur.workspace import Workspace, hold_workspace
-
-TASK_CHARS = 50
-"""Characters of a task shown in the list."""
-
-
-def status(record: RunRecord) -> str:
-    """The run's status as the list shows it: a run still marked running whose process
-    is gone was killed."""
-    if record.status == "running" and not alive(record.pid):
-        return "killed"
-    return record.status
-
-
-def alive(pid: int) -> bool:
-    """Whether a Codur process `pid` is running (a pid reused by another program is not)."""
-    if pid <= 0 or not process_exists(pid):
-        return False
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if not cmdline.parent.parent.is_dir():
-        return True  # no /proc here: trust the pid
-    try:
-        return b"codur" in cmdline.read_bytes()
-    except OSError:  # it ended between the two looks
-        return False
-
-
-def resumable(record: RunRecord) -> bool:
-    """Whether `codur resume` can go on with the run (killed, or stopped resumably)."""
-    now = status(record)
-    return bool(record.config) and (now == "killed" or now in RESUMABLE - {"running"})
-
-
-def list_runs(ws: Workspace, io: IO) -> int:
-    """The table of the folder's runs; a passing run's status says what it rests on."""
-    history = History(state_root(), ws.root)
-    records = [r for r in history.runs() if not r.undo_of]
-    warn_damaged(history, io)
-    if not records:
-        io.info(f"no recorded runs in {ws.root}")
-        return ExitCode.OK
-    rows = []
-    for r in records:
-        when = r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        calls = r.model_calls
-        if r.status == "running":  # killed (or running): its checkpoint knows
-            ledger = last_values(ws.root, r.run_id).get("ledger")
-            calls = ledger.usage.calls if ledger is not None else 0
-        changed = str(len(r.changed)) if r.end else "?"
-        note = f"codur resume {r.run_id}" if resumable(r) else ""
-        task = short(r.task, TASK_CHARS)
-        rows.append([r.run_id, when, r.evidence or status(r), task, str(calls), changed, note])
-    columns = ["run", "started", "status", "task", "model calls", "changed", "resume"]
-    io.table(f"Runs in {ws.root} (newest first)", columns, rows)
-    return ExitCode.OK
 
 
 def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) -> int:

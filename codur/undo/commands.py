@@ -1,4 +1,5 @@
-"""`codur undo`, `codur undo --list` and `codur diff`: read the run records back."""
+"""`codur undo` and `codur diff`: read the run records back (the list of runs is
+codur.resume.listing)."""
 
 from __future__ import annotations
 
@@ -21,29 +22,6 @@ SHOWN = 5
 def names(paths: list[str], shown: int = SHOWN) -> str:
     more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
     return ", ".join(paths[:shown]) + more
-
-
-def list_runs(ws: Workspace, io: IO) -> int:
-    history = History(state_root(), ws.root)
-    records = history.records()
-    warn_damaged(history, io)
-    if not records:
-        io.info(f"no recorded runs in {ws.root}")
-        return ExitCode.OK
-    rows = []
-    for r in records:
-        when = r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        note = (
-            f"undone by {r.undone_by}" if r.undone_by
-            else f"undo of {r.undo_of}" if r.undo_of
-            else f"yours too: {names(r.foreign, 3)}" if r.foreign
-            else "" if r.end else "no end snapshot (Codur was stopped)"
-        )  # fmt: skip
-        changed = f"{len(r.changed)}: {names(r.changed, 3)}" if r.changed else "-"
-        rows.append([r.run_id, when, r.status, short(r.task, 60), changed, note])
-    columns = ["run", "started", "status", "task", "changed", "note"]
-    io.table(f"Runs in {ws.root} (newest first)", columns, rows)
-    return ExitCode.OK
 
 
 def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:

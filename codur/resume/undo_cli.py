@@ -1,4 +1,6 @@
-"""`codur undo` and `codur diff`: the command-line side (the work is in commands.py)."""
+"""`codur undo` and `codur diff`: the command-line side (the work is in codur.undo.commands).
+It sits above codur.undo because `codur undo --list` is `codur runs` (listing.py), which
+reads the checkpoints of killed runs."""
 
 from __future__ import annotations
 
@@ -16,7 +18,10 @@ def undo(
         typer.Option("--run", help="The run to undo (an id, or its end, from --list)."),
     ] = None,
     list_runs: Annotated[
-        bool, typer.Option("--list", help="List this folder's recorded runs, newest first.")
+        bool, typer.Option("--list", help="List this folder's runs, newest first (codur runs).")
+    ] = False,
+    json_mode: Annotated[
+        bool, typer.Option("--json", help="With --list: the runs as one JSON array.")
     ] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite files changed since the run ended.")
@@ -27,13 +32,17 @@ def undo(
 ) -> int:
     """Put back what the last run changed (files it changed, created or deleted, by
     Codur's edits or the programs it ran), as they were before it."""
+    from codur.errors import UsageError
+    from codur.resume.listing import list_runs as listing
     from codur.undo import commands
     from codur.workspace import Workspace
 
+    if json_mode and not list_runs:
+        raise UsageError("--json goes with --list (codur undo --list --json)")
     loaded, io = load_and_warn(directory, config, overrides, recovery=True)
     ws = Workspace(directory.resolve())
     if list_runs:
-        return commands.list_runs(ws, io)
+        return listing(ws, io, json_mode)
     return commands.undo(ws, loaded.config, run_id, force, io)
 
 

@@ -1,0 +1,86 @@
+"""`codur runs` and its alias `codur undo --list` through the real process: one list (undos
+included), `--json`, run ids whole at 80 columns on a terminal, and no LangChain or
+LangGraph loaded to list them; `--json` of `codur profiles` and `codur config show`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import BUGGY, FIXED, ROOT, buggy_folder, run_cli, scripted_profile, whole_file
+from terminal import Terminal
+
+HEAVY = ("langchain", "langgraph", "openai", "llama_cpp")
+"""Packages listing must not import (they took `codur runs` 2-3 s)."""
+
+
+def imported(args: list[str], cwd: Path) -> list[str]:
+    """The modules `codur ARGS` imported (python -X importtime)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "codur", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    return [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+
+
+def test_runs_is_one_list_with_undo_list_as_json_and_ids_whole(tmp_path: Path) -> None:
+    work = buggy_folder(tmp_path / "w")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    fixed = run_cli([*flags, "--json", "fix @main.py"], work)
+    assert fixed.returncode == 0, fixed.stderr
+    fix_id = json.loads(fixed.stdout.splitlines()[0])["run_id"]
+    assert run_cli(["undo"], work).returncode == 0 and (work / "main.py").read_text() == BUGGY
+
+    listed = run_cli(["runs", "--json"], work)
+    assert listed.returncode == 0, listed.stderr
+    undo_run, fix_run = json.loads(listed.stdout)  # newest first, the undo included
+    assert fix_run["run_id"] == fix_id and fix_run["task"] == "fix @main.py"
+    assert fix_run["status"] == "verified" and fix_run["changed"] == ["main.py"]
+    assert fix_run["model_calls"] == 1 and fix_run["undone_by"] == undo_run["run_id"]
+    assert undo_run["undo_of"] == fix_id and undo_run["resume"] is None
+    alias = run_cli(["undo", "--list", "--json"], work)
+    assert alias.returncode == 0 and alias.stdout == listed.stdout
+    table, alias_table = run_cli(["runs"], work), run_cli(["undo", "--list"], work)
+    assert table.stdout == alias_table.stdout and "undone by" in table.stdout
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "TERM": "xterm"}
+    term = Terminal(["runs"], work, env, columns=80)
+    term.expect("undone by")
+    assert term.close() == 0
+    for run_id in (fix_id, undo_run["run_id"]):  # its row, and the other's note
+        ends = term.screen.count(run_id[-6:])  # a folded id ends on a line of its own
+        assert ends == term.screen.count(run_id) >= 2, term.screen
+    alone = run_cli(["undo", "--json"], work)
+    assert alone.returncode == 2 and "--json goes with --list" in alone.stderr
+
+    for args in (["runs"], ["runs", "--json"], ["undo", "--list"]):
+        heavy = [m for m in imported(args, work) if m.startswith(HEAVY)]
+        assert heavy == [], (args, heavy)
+
+
+def test_an_empty_folder_lists_no_runs_as_json(tmp_path: Path) -> None:
+    done = run_cli(["runs", "--json"], tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout) == []
+
+
+def test_profiles_and_config_show_as_json(tmp_path: Path) -> None:
+    env = {"GROQ_API_KEY": "gsk-secret-123456"}
+    flags = ["-o", "llm.default_profile=groq"]
+    profiles = run_cli([*flags, "profiles", "--json"], tmp_path, env=env)
+    assert profiles.returncode == 0, profiles.stderr
+    groq = next(p for p in json.loads(profiles.stdout) if p["name"] == "groq")
+    assert groq["default"] is True and groq["api_key_env"] == "GROQ_API_KEY"
+    assert groq["api_key_set"] is True and "gsk-secret" not in profiles.stdout
+    shown = run_cli([*flags, "config", "show", "--json"], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    config = json.loads(shown.stdout)
+    assert config["config"]["llm"]["default_profile"] == "groq"
+    assert config["sources"]["llm.default_profile"] == "-o llm.default_profile"
+    assert config["project_python"]["path"]
