@@ -16,6 +16,8 @@ from terminal import WAIT_S
 
 from codur.errors import ExitCode
 
+pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
+
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from helpers import ROOT, whole_file
 
@@ -55,6 +56,7 @@ def spans(found: list[dict[str, Any]], opening: str, closing: str, **match: str)
     return total
 
 
+@pytest.mark.slow
 def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
     root = tmp_path / "challenges"
     # a string the repair search cannot make: the model's first reply is wrong, its second right

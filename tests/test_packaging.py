@@ -35,6 +35,7 @@ def test_wheel_ships_every_prompt_and_config(wheel: Path) -> None:
     assert any(n.endswith("entry_points.txt") for n in names)
 
 
+@pytest.mark.slow
 def test_installed_copy_finds_its_data_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -95,6 +95,7 @@ def test_a_template_missing_a_placeholder_stops_with_exit_2_and_one_line(tmp_pat
     assert (root / "main.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     root = tmp_path / "w"
     write_files(

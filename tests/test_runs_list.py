@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import BUGGY, FIXED, ROOT, buggy_folder, run_cli, scripted_profile, whole_file
 from terminal import Terminal
 
@@ -30,6 +31,7 @@ def imported(args: list[str], cwd: Path) -> list[str]:
     return [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
 
 
+@pytest.mark.slow
 def test_runs_is_one_list_with_undo_list_as_json_and_ids_whole(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])

@@ -75,6 +75,7 @@ def test_the_tree_shows_nodes_model_calls_tools_and_the_verdict(traced_run) -> N
     assert "print(total([1, 2, 3, 4]))" not in out  # read_file's result and replies: cut
 
 
+@pytest.mark.slow
 def test_full_shows_prompts_arguments_and_results_whole(traced_run) -> None:
     root, records = traced_run
     full = run_cli(["trace", "--full"], root)

@@ -195,6 +195,7 @@ def test_an_untrusted_project_file_cannot_name_the_programs_a_check_runs(
     assert "not trusted" not in trusted.stderr and marker.exists(), trusted.stdout
 
 
+@pytest.mark.slow
 def test_revoking_trust_leaves_codur_its_own_memory_file(tmp_path: Path) -> None:
     """`codur trust` then `codur trust --revoke` made Codur distrust the memory file it
     had written itself: a warning on every later command, its preferences unused."""
