@@ -12,6 +12,7 @@ import pytest
 from codur.config import load_config
 from codur.errors import UndoRefused
 from codur.events import EventBus
+from codur.resume.listing import list_runs
 from codur.ui import IO
 from codur.undo import commands, state_root
 from codur.undo.records import History
@@ -89,7 +90,7 @@ def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
     assert (ws / "lib/mod.py").read_text() == "X = 2\n"
     assert commands.undo(Workspace(ws), config, "r1", True, IO()) == 0
     assert (ws / "lib/mod.py").read_text() == "X = 1\n"
-    assert commands.list_runs(Workspace(ws), IO()) == 0
+    assert list_runs(Workspace(ws), IO()) == 0  # `codur runs`, which lists undos too
     assert "no end snapshot" not in capsys.readouterr().out.split("undone by")[0]
 
 
