@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, ROOT, scripted_profile, whole_file
+from helpers import BUGGY, FIXED, ROOT, buggy_folder, scripted_profile, whole_file
 from terminal import WAIT_S, Terminal
 
 from codur.memory.store import project_file, user_file
@@ -22,11 +22,7 @@ PROMPT = "codur>"
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
-    folder = tmp_path / "w"
-    folder.mkdir()
-    (folder / "main.py").write_text(BUGGY)
-    (folder / "expected.txt").write_text("10\n")
-    return folder
+    return buggy_folder(tmp_path / "w")
 
 
 def requests(work: Path) -> list[list[dict]]:

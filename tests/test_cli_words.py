@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, run_cli, whole_file
+from helpers import BUGGY, FIXED, ROOT, buggy_folder, run_cli, whole_file
 from terminal import WAIT_S
 
 from codur.errors import ExitCode
@@ -21,11 +21,7 @@ pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
-    folder = tmp_path / "w"
-    folder.mkdir()
-    (folder / "main.py").write_text(BUGGY)
-    (folder / "expected.txt").write_text("10\n")
-    return folder
+    return buggy_folder(tmp_path / "w")
 
 
 def profile(tmp_path: Path, name: str, responses: list) -> list[str]:
