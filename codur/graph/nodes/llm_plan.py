@@ -25,7 +25,7 @@ from codur.memory import preferences_section
 from codur.planning.parse import extract_json_object
 from codur.planning.routes import Route
 from codur.planning.textual import is_question
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 from codur.session import Session
 
 
@@ -91,14 +91,14 @@ def _system(session: Session) -> str:
         tools=tools,
         default_agent=session.config.agents.preferences.default_agent,
     )
-    return system + preferences_section(session.preferences())
+    return system + preferences_section(session.prompts, session.preferences())
 
 
-def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
+def _results(book: PromptBook, runs: list[ToolRun], round_no: int, rounds: int) -> str:
     shown = "\n\n".join(
         f"{r.tool}({r.args}) -> {'ok' if r.ok else 'error'}:\n{r.output}" for r in runs
     )
-    return prompt("plan_tool_results.md").format(round=round_no, rounds=rounds, results=shown)
+    return book.render("planner_tool_results", round=round_no, rounds=rounds, results=shown)
 
 
 Goto = Literal["delegate", "explain", "run_command", "tool", "__end__"]
@@ -137,7 +137,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     ]
     rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
     if runs:
-        messages.append(HumanMessage(_results(runs, done, rounds)))
+        messages.append(HumanMessage(_results(session.prompts, runs, done, rounds)))
     if (failed := state.get("last_error")) and failed.node == "llm_plan":  # its retry
         messages.append(HumanMessage(failed.note()))
     for attempt in range(session.config.planning.max_retry_attempts + 1):
@@ -149,7 +149,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
             session.bus.emit("plan.invalid", attempt=attempt + 1, error=str(exc))
             messages += [
                 AIMessage(str(reply.content)),
-                HumanMessage(prompt("plan_retry.md").format(error=exc)),
+                HumanMessage(session.prompts.render("planner_retry", error=exc)),
             ]
     else:
         session.bus.emit("plan.fallback", agent=default)
