@@ -1,4 +1,4 @@
-"""Agents that are CLIs (Codex, Claude Code; seed 000's CodexAgent, ClaudeCodeAgent): the
+"""Agents that are CLIs (Codex, Claude Code: agent:codex, agent:claude_code): the
 CLI runs non-interactively in the workspace and edits the files itself; Codur reads the
 outcome from the process.
 

@@ -1,4 +1,4 @@
-"""Codur's memory, in three tiers (seed 002; docs/memory.md):
+"""Codur's memory, in three tiers (docs/memory.md):
 
 - working memory: the graph state of one task (`codur.graph.working` reads it);
 - session memory: one `codur chat` session's files read and last exchanges (session.py);

@@ -1,4 +1,4 @@
-"""Phase 2: the planner decides (seed 000's JSON decision): delegate by route (edit: an
+"""Phase 2: the planner decides, in one JSON object: delegate by route (edit: an
 agent; explain: the ask graph; run_command: a shell command, `codur.planning.routes`),
 call tools, or respond. Its reply is parsed robustly; an unusable reply is retried with
 the reason, up to planning.max_retry_attempts, then the default agent gets the task.
@@ -178,7 +178,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
 
 def _remember(decision: PlanDecision, session: Session) -> Command[Goto]:
     """A standing preference ("always add type hints"): nothing runs; the run ends and
-    run_task keeps it in memory (seed 002's profile route)."""
+    run_task keeps it in memory, for the prompts of later tasks."""
     text, scope = " ".join(decision.preference.split()), decision.scope
     note = ""
     if scope == "user" and not _user_says_all_projects(text, session):
