@@ -21,6 +21,7 @@ from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
 from codur.errors import CodurError
 from codur.events import EventBus
+from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
 from codur.undo.diff import text_diff
 from codur.workspace import Workspace, in_git_folder
@@ -73,6 +74,9 @@ class ToolContext:
     """The workspace-relative paths Codur changed in this run."""
     snapshot: Callable[[], RunSnapshot | None] | None = None
     """The run's snapshots (what the files were when it started), if it keeps any."""
+    prompts: PromptBook = field(default_factory=PromptBook)
+    """The run's prompts (the Session's), for what a check tells the model: the report of
+    a failed check. A context made by hand: the shipped ones."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """How programs run (environment, confinement); the run's, from its config."""
     interpreter: Callable[[], Interpreter] | None = None
@@ -105,8 +109,8 @@ class ToolContext:
 
     @classmethod
     def from_session(cls, session: Session) -> ToolContext:
-        """The context for a run: its config, workspace, events, approval gate, edit scope
-        and snapshots."""
+        """The context for a run: its config, workspace, events, approval gate, edit scope,
+        snapshots and prompts."""
         return cls(
             ws=session.ws,
             config=session.config.tools,
@@ -120,6 +124,7 @@ class ToolContext:
             made_in_run=session.made_in_run,
             written=session.written,
             snapshot=lambda: session.snapshot,
+            prompts=session.prompts,
             sandbox=session.sandbox,
             interpreter=lambda: session.interpreter,
         )
