@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-PROGRESS_EVERY_S = 1.0
-"""The least time between two `model.progress` events of a call."""
+from codur.events import PROGRESS_EVERY_S
+
+__all__ = ["PROGRESS_EVERY_S", "CallProgress", "current_progress", "reporting"]
 
 
 class CallProgress:
