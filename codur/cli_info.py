@@ -50,7 +50,7 @@ def doctor(
     no_model: Annotated[
         bool, typer.Option("--no-model", help="Do not load the model to time it.")
     ] = False,
-    json_mode: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    json_mode: JsonFlag = False,
 ) -> int:
     """Show what a run would use here: the project's Python and its pytest, the check,
     the sandbox, the model and its speed on this machine, the trust of ./codur.yaml."""
