@@ -34,6 +34,8 @@ STAGES = {
 def _verify_run(d: dict[str, Any]) -> str:
     stage = f" ({STAGES[d['stage']]})" if d.get("stage") in STAGES else ""
     cut = " (stopped at verify.suite_budget_s)" if d.get("cut") else ""
+    if d.get("stopped_at_line") is not None:
+        cut = f" (stopped at output line {d['stopped_at_line']}: it cannot match)"
     return (
         f"verify{stage}: {' '.join(d.get('command', []))} -> "
         f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s{cut}"

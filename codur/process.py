@@ -21,7 +21,7 @@ from pathlib import Path
 from codur.errors import Cancelled, Interrupted
 from codur.redaction import Redactor
 from codur.sandbox import Sandbox
-from codur.sandbox.pipes import Pipes
+from codur.sandbox.pipes import Pipes, StopOn
 from codur.sandbox.reaper import REAPER
 
 DRAIN_GRACE_S = 1.0
@@ -46,6 +46,8 @@ class ProcessResult:
     timed_out: bool = False
     truncated: bool = False
     """Output went past the cap: the process was stopped and the rest discarded."""
+    stopped_at_line: int | None = None
+    """The 1-based stdout line `stop_on` stopped the process at (its output ends there)."""
 
     @property
     def ok(self) -> bool:
@@ -63,11 +65,14 @@ def run_process(
     sandbox: Sandbox | None = None,
     writable: Sequence[Path] = (),
     tick: Callable[[], None] | None = None,
+    stop_on: StopOn | None = None,
 ) -> ProcessResult:
     """Run `command` in `cwd` inside `sandbox` (default: secrets removed from the
     environment, not confined). `env`: variables set on top of the sandbox's environment;
     `writable`: folders a confined program may write besides `cwd` and its temp folder;
-    `tick`: called every few tenths of a second while the program runs (its progress)."""
+    `tick`: called every few tenths of a second while the program runs (its progress);
+    `stop_on`: watches each stdout line as it is printed, and the program (with every
+    descendant) is stopped at the first line it returns True for."""
     start = time.perf_counter()
     box = sandbox or Sandbox()
     if box.cancel is not None and box.cancel.is_set():
@@ -85,7 +90,7 @@ def run_process(
         )
         data = stdin.encode() if stdin is not None else None
         try:
-            pipes = Pipes(proc, data, output_limit)
+            pipes = Pipes(proc, data, output_limit, stop_on)
         except BaseException:
             REAPER.end(launch.tag, proc)
             raise
@@ -99,7 +104,9 @@ def run_process(
         raise Cancelled()
     if REAPER.stopped_by is not None:  # killed as Codur stops: no result of its own
         raise Interrupted(REAPER.stopped_by)
-    killed = ending != "ended" or pipes.flooded
+    # a line `stop_on` stops at ends the result there even if the program had already
+    # ended when it was read: the same output always gives the same result
+    killed = ending != "ended" or pipes.flooded or pipes.stopped_at is not None
     shown = Redactor()  # a secret it printed (a .env value) reaches no prompt, log or line
     stdout, stderr = pipes.text("stdout"), pipes.text("stderr")
     return ProcessResult(
@@ -112,4 +119,5 @@ def run_process(
         duration_s=round(time.perf_counter() - start, 3),
         timed_out=ending == "timeout",
         truncated=pipes.flooded,
+        stopped_at_line=pipes.stopped_at,
     )

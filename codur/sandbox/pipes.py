@@ -3,8 +3,9 @@ its input written as it takes it, and nothing that waits for an end of file the 
 descendants can put off forever (a descendant that left the session keeps the write end
 of the output pipe for as long as it lives).
 
-`Pipes.serve` returns when the program ends, its time is up, the run is cancelled or its
-output passes the cap; `Pipes.drain` then reads what is left, for a short grace at most.
+`Pipes.serve` returns when the program ends, its time is up, the run is cancelled, its
+output passes the cap or a line of its stdout is one `stop_on` stops it at; `Pipes.drain`
+then reads what is left, for a short grace at most.
 """
 
 from __future__ import annotations
@@ -22,18 +23,34 @@ POLL_S = 0.1
 """How often the wait looks whether the run was cancelled, reports the program's
 progress (and looks whether it ended, where the OS cannot tell at once: no pidfd)."""
 
-Ending = Literal["ended", "timeout", "cancelled", "flooded"]
+Ending = Literal["ended", "timeout", "cancelled", "flooded", "stopped"]
+
+StopOn = Callable[[int, str], bool]
+"""Called with each complete stdout line (its 0-based index, its text as printed, without
+the newline) as the program prints it; True stops the program at that line."""
 
 
 class Pipes:
     """The stdout and stderr of `proc` (and its stdin, when `stdin` is given), kept in
-    buffers of at most `limit` bytes each."""
+    buffers of at most `limit` bytes each; with `stop_on`, stdout is watched line by line
+    and kept up to the line it stopped the program at."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes | None, limit: int) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        stdin: bytes | None,
+        limit: int,
+        stop_on: StopOn | None = None,
+    ) -> None:
         self.proc = proc
         self.limit = limit
         self.buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
         self.flooded = False
+        self.stop_on = stop_on
+        self.stopped_at: int | None = None
+        """The 1-based number of the stdout line `stop_on` stopped the program at."""
+        self._line_start = 0  # where the stdout line being printed starts in its buffer
+        self._lines = 0  # complete stdout lines seen
         self._selector = selectors.DefaultSelector()
         for name in self.buffers:
             self._selector.register(getattr(proc, name), selectors.EVENT_READ, name)
@@ -55,8 +72,9 @@ class Pipes:
         tick: Callable[[], None] | None = None,
     ) -> Ending:
         """Move data until the program ends (whoever still holds its output),
-        `timeout_s` passes, `cancel` is set or the output passes the cap; `tick` is
-        called every POLL_S at least while the program runs (its progress)."""
+        `timeout_s` passes, `cancel` is set, the output passes the cap or `stop_on` stops
+        it at a line; `tick` is called every POLL_S at least while the program runs (its
+        progress)."""
         deadline = time.monotonic() + timeout_s
         while True:
             if cancel is not None and cancel.is_set():
@@ -71,6 +89,8 @@ class Pipes:
             # the end wakes the wait; a cancel or a tick needs a look every POLL_S
             told = self._exit is not None and cancel is None and tick is None
             self._step(left if told else min(left, POLL_S))
+            if self.stopped_at is not None:
+                return "stopped"
             if self.flooded:
                 return "flooded"
 
@@ -115,11 +135,27 @@ class Pipes:
         if not chunk:
             self._selector.unregister(key.fileobj)
             return
+        if key.data == "stdout" and self.stopped_at is not None:
+            return  # stopped at a line: what it printed after that line is not kept
         buf = self.buffers[key.data]
         room = self.limit - len(buf)
         buf.extend(chunk[: max(room, 0)])
         if len(chunk) > room:
             self.flooded = True
+        if key.data == "stdout" and self.stop_on is not None:
+            self._watch(buf)
+
+    def _watch(self, buf: bytearray) -> None:
+        """Hand `stop_on` the stdout lines completed since the last look; at the line it
+        stops at, the buffer is cut after that line."""
+        while (end := buf.find(b"\n", self._line_start)) != -1:
+            line = bytes(buf[self._line_start : end]).decode("utf-8", errors="replace")
+            self._line_start = end + 1
+            self._lines += 1
+            if self.stop_on(self._lines - 1, line):  # type: ignore[misc]
+                self.stopped_at = self._lines
+                del buf[self._line_start :]
+                return
 
     def _feed(self, stream) -> None:  # noqa: ANN001 - the Popen's stdin (a BufferedWriter)
         try:

@@ -71,6 +71,10 @@ class ToolContext:
     made_in_run: Callable[[str, bool], str | None] | None = None
     """Whether a workspace-relative path was "created" or "changed" during this run
     (with True: only whether it was "created")."""
+    on_read: Callable[[str], None] | None = None
+    """Called with the workspace-relative path of a file a tool read into the
+    conversation (read_file, read_json, ...): the run counts it among the files it read
+    (`Session.note_read`)."""
     written: Callable[[], list[str]] | None = None
     """The workspace-relative paths Codur changed in this run."""
     snapshot: Callable[[], RunSnapshot | None] | None = None
@@ -89,6 +93,10 @@ class ToolContext:
     """The task's todo list (plan_verify mode). The graph state holds it: the agent loop
     puts the state's list here before a round of tools and takes it back after, so
     todo_write / todo_read (codur.tools.todo) work on the run's list."""
+    stop_output: Callable[[int, str], bool] | None = None
+    """Set on an output check's copy of the context: its program is stopped at the first
+    stdout line this returns True for (a line that cannot match the expected output;
+    `codur.sandbox.pipes.StopOn`)."""
     code_index: CodeIndex | None = field(default=None, init=False, repr=False)
     """The code search index, loaded and brought up to date on the first search of the
     run (`codur.tools.code`)."""
@@ -123,6 +131,7 @@ class ToolContext:
             after_change=session.changes_made,
             program_in=session.program,
             made_in_run=session.made_in_run,
+            on_read=session.note_read,
             written=session.written,
             snapshot=lambda: session.snapshot,
             prompts=session.prompts,
@@ -158,6 +167,11 @@ class ToolContext:
     def rel(self, path: Path) -> str:
         """How a path is shown to the model: relative to the workspace root."""
         return self.ws.relative(path)
+
+    def read_into_context(self, target: Path) -> None:
+        """A tool read `target` into the conversation: tell the run (`on_read`)."""
+        if self.on_read is not None and self.ws.contains(target):
+            self.on_read(self.rel(target))
 
     def is_secret(self, path: Path) -> bool:
         """Whether `path` matches one of `tools.secret_patterns`."""
@@ -236,7 +250,8 @@ class ToolContext:
         (the workspace's `.git`: for git itself recording history). A check's program
         (`checking`) is announced by program.start and program.end events, and by a
         program.progress event a second while it runs; `tick`: called instead every few
-        tenths of a second while the program runs (the caller's own progress)."""
+        tenths of a second while the program runs (the caller's own progress);
+        `stop_output`, when set, stops it at a stdout line."""
         from codur.process import run_process
 
         memory = self.config.memory_limit_mb
@@ -257,6 +272,7 @@ class ToolContext:
                 sandbox=box,
                 writable=writable or [],
                 tick=tick,
+                stop_on=self.stop_output,
             )
 
     # --- actions that need approval -----------------------------------------------------

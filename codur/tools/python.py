@@ -42,6 +42,8 @@ def stopped_reason(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> st
         return f"stopped after {timeout_s:g} s (timeout)"
     if run.truncated:
         return f"stopped: output passed {ctx.config.output_limit_bytes} bytes"
+    if run.stopped_at_line is not None:
+        return f"stopped at output line {run.stopped_at_line} (it cannot match)"
     return ""
 
 
@@ -59,6 +61,8 @@ class RunReport:
     timed_out: bool = False
     truncated: bool = False
     """Its output went past the cap and it was stopped."""
+    stopped_at_line: int | None = None
+    """The stdout line an output check stopped it at (`ToolContext.stop_output`)."""
     raw_stdout: str = field(repr=False, kw_only=True)
     raw_stderr: str = field(repr=False, kw_only=True)
     """Its output as printed (`stdout`/`stderr` are masked), for a check; never shown."""
@@ -98,6 +102,7 @@ def run_python_file(
         stopped,
         timed_out=run.timed_out,
         truncated=run.truncated,
+        stopped_at_line=run.stopped_at_line,
         raw_stdout=run.raw_stdout,
         raw_stderr=run.raw_stderr,
     )

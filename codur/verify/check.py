@@ -29,8 +29,10 @@ class Verdict:
 
     @property
     def fingerprint(self) -> str:
-        """Identifies 'the same failure' for stuck detection."""
-        tail = self.result.stderr.strip().splitlines()[-1:] if self.result.stderr.strip() else []
+        """Identifies 'the same failure' for stuck detection (of a program stopped at an
+        output line, not its stderr: how much of it was printed before the stop varies)."""
+        stderr = "" if self.result.stopped_at_line is not None else self.result.stderr.strip()
+        tail = stderr.splitlines()[-1:]
         return f"{self.result.exit_code}|{normalize(self.result.stdout)}|{''.join(tail)}"
 
 
@@ -69,6 +71,7 @@ def emit_run(bus: EventBus, verdict: Verdict) -> None:
         passed=verdict.passed,
         timed_out=result.timed_out,
         truncated=result.truncated,
+        stopped_at_line=result.stopped_at_line,
         stdout=result.stdout,
         stderr=result.stderr,
         duration_s=result.duration_s,
@@ -96,6 +99,11 @@ def failure_message(book: PromptBook, verdict: Verdict, max_lines: int = 30) -> 
         problems.append(f"The program was stopped after {result.duration_s:.0f}s (timeout).")
     if result.truncated:
         problems.append("The program printed more output than allowed and was stopped.")
+    if result.stopped_at_line is not None:
+        problems.append(
+            f"The program was stopped at output line {result.stopped_at_line}: no output "
+            "that starts with the lines it printed can match the expected output."
+        )
     if result.exit_code not in (0, None):
         problems.append(f"The program exited with code {result.exit_code}.")
     error = diff = ""

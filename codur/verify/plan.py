@@ -8,6 +8,7 @@ workspace is the copy.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -21,6 +22,7 @@ from codur.verify.check import emit_run, failure_message, judge, shown_expected
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
+from codur.verify.stream import mismatch
 from codur.verify.target import Target, runs_something
 from codur.verify.tests_check import TestCheck
 
@@ -64,8 +66,12 @@ class OutputCheck(BaseModel):
         return ctx.ws.read_text(self.expected_file or "")
 
     def run(self, ctx: ToolContext) -> Evidence:
+        """Run the program, stopped at the first stdout line that cannot match (streaming
+        verification: `codur.verify.stream`), and judge its output."""
         shown = f"python {self.entry}, compared with {self.against}"
-        call = invoke("run_python_file", {"path": self.entry}, ctx)
+        expected = self._expected(ctx)
+        watched = dataclasses.replace(ctx, stop_output=mismatch(expected))
+        call = invoke("run_python_file", {"path": self.entry}, watched)
         if not call.ok:
             return Evidence(
                 check="output",
@@ -87,9 +93,10 @@ class OutputCheck(BaseModel):
             duration_s=report.duration_s,
             timed_out=report.timed_out,
             truncated=report.truncated,
+            stopped_at_line=report.stopped_at_line,
         )
         target = Target(result.command, self.entry, self.against)
-        verdict = judge(target, result, self._expected(ctx))
+        verdict = judge(target, result, expected)
         emit_run(ctx.bus, verdict)
         if verdict.passed:
             summary = f"{shown}: same output"
@@ -123,6 +130,8 @@ class OutputCheck(BaseModel):
 def _how(result: ProcessResult) -> str:
     if result.timed_out:
         return "stopped (timeout)"
+    if result.stopped_at_line is not None:
+        return f"stopped at output line {result.stopped_at_line} (it cannot match)"
     if result.exit_code not in (0, None):
         return f"exit code {result.exit_code}"
     return "output differs"
