@@ -49,7 +49,8 @@ class RunResult:
     cached_prompt_tokens: int = 0
     """Of prompt_tokens, those the provider reused from its cache (not evaluated again)."""
     files_read: list[str] = field(default_factory=list)
-    """Files read into the task's context (`@file`), for a chat session's memory."""
+    """Files read into the task's context (`@file`) or by its tools (read_file, ...), for
+    a chat session's memory."""
     last_error: str = ""
     """Working memory's last error when the run ended ("" if none)."""
     messages: list[Any] = field(default_factory=list)

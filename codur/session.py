@@ -76,6 +76,9 @@ class Session:
     chat_context: str = ""
     """What a `codur chat` session said before this task (session memory, as prompt
     text); empty outside a chat."""
+    files_read: list[str] = field(default_factory=list)
+    """Workspace-relative paths the run's tools read into the conversation, in order
+    (`ToolContext.on_read`; a chat's session memory counts them as read)."""
     models: dict[str, Any] = field(default_factory=dict)
     """Chat models built so far, by profile (a `codur chat` session passes the same dict
     to each of its runs, so a model loads once)."""
@@ -176,6 +179,11 @@ class Session:
 
             self._tools = ToolContext.from_session(self)
         return self._tools
+
+    def note_read(self, path: str) -> None:
+        """A tool read the workspace file `path` into the conversation."""
+        if path not in self.files_read:
+            self.files_read.append(path)
 
     def guard(self, path: str, new: str | None = None) -> None:
         """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope. `new`

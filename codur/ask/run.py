@@ -87,10 +87,13 @@ def citations(answer: str, ws: Workspace) -> list[Citation]:
 def ask_question(session: Session, question: str) -> AskResult:
     """`codur ask`: the ask graph on `question`, then the session is closed. With memory,
     a question asked before is answered from the cache (no model call) while the files
-    its answer read are unchanged, and a new answer is kept there."""
+    its answer read are unchanged, a new answer is kept there, and the nodes that ran go
+    into the node log (as a run's do; not with `log.enabled` off)."""
     from codur.ask.build import build_ask_graph
 
     memory = session.memory
+    if memory is not None and session.config.log.enabled:  # the node log is a log too
+        session.bus.subscribe(memory.node_sink(session.run_id))
     answered_by = _answered_by(session)
     if memory is not None and (hit := memory.cached_answer(question, answered_by)) is not None:
         session.bus.emit("ask.cached", key=hit.key, files=sorted(hit.files), added=hit.added)
@@ -105,6 +108,8 @@ def ask_question(session: Session, question: str) -> AskResult:
         result = answer(build_ask_graph(), session, question)
     finally:
         session.close()
+        if memory is not None:  # the node log, even of a question that failed
+            memory.save(lambda text: session.bus.emit("warning", message=text))
     written = result.answer and not result.answer.startswith(NO_ANSWER)
     if memory is not None and result.status == "done" and written:
         memory.keep_answer(question, result.files_read, result.answer, answered_by)

@@ -1,6 +1,7 @@
 """Session memory: what one `codur chat` session carries from a task to the next.
 
-- the files read into context (`@file`), each keyed by path and content hash: a file
+- the files read into context (`@file`, or by a tool: read_file, read_json, ...), each
+  keyed by path and content hash: a file
   changed on disk since is no longer "read", it is listed as changed, and the next task
   reads it afresh;
 - the last exchanges (`memory.max_exchanges`), each task and reply cut to

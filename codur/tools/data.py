@@ -80,7 +80,8 @@ def set_at(data: Any, key_path: str, value: Any) -> Any:
 
 
 def _parse(ctx: ToolContext, path: str, kind: str) -> Any:
-    text = read_text(ctx, path)[1]
+    target, text = read_text(ctx, path)
+    ctx.read_into_context(target)
     try:
         if kind == "json":
             return json.loads(text) if text.strip() else None

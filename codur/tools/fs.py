@@ -93,6 +93,7 @@ def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = N
         text = b"".join(out).decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError:
         raise ToolError(f"{path} is not UTF-8 text") from None
+    ctx.read_into_context(target)
     if cut_at is not None and not out:
         with open(target, "rb") as fh:
             line = next(islice(fh, cut_at - 1, None))[:cap].decode("utf-8", errors="ignore")

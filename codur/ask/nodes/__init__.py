@@ -28,6 +28,14 @@ def client(runtime: Runtime[Session]) -> ModelClient:
     return runtime.context.client(runtime.context.config.ask.profile)
 
 
+def asked(state: dict, runtime: Runtime[Session]) -> str:
+    """The question as the planner and the synthesizer read it: after what the chat
+    session did so far (`Session.chat_context`: its earlier tasks, questions and
+    replies), when it is a line of `codur chat` (a follow-up reads as one)."""
+    chat = runtime.context.chat_context
+    return f"{chat}\n\n{state['question']}" if chat else state["question"]
+
+
 def format_findings(findings: dict[str, str], limit: int) -> str:
     """The findings as markdown sections, each cut to `limit` characters."""
     if not findings:

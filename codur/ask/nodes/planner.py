@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from codur.ask.nodes import ask_config, client, evidence, traced
+from codur.ask.nodes import ask_config, asked, client, evidence, traced
 from codur.ask.parse import fallback_plan, parse_plan
 from codur.ask.state import AskState
 from codur.session import Session
@@ -33,7 +33,7 @@ def planner(state: AskState, runtime: Runtime[Session]) -> dict:
         question=state["question"],
         findings=evidence(state, cfg.max_finding_chars),
     )
-    reply = client(runtime).invoke([SystemMessage(text), HumanMessage(state["question"])])
+    reply = client(runtime).invoke([SystemMessage(text), HumanMessage(asked(state, runtime))])
     steps = parse_plan(str(reply.content), cfg.max_plan_steps)
     fallback = steps is None
     if steps is None:

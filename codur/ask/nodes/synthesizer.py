@@ -7,7 +7,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from codur.ask.ground import ground
-from codur.ask.nodes import ask_config, client, evidence, traced
+from codur.ask.nodes import ask_config, asked, client, evidence, traced
 from codur.ask.state import AskState
 from codur.session import Session
 from codur.tools.code import code_index
@@ -21,7 +21,7 @@ def synthesizer(state: AskState, runtime: Runtime[Session]) -> dict:
         question=state["question"],
         findings=evidence(state, cfg.max_finding_chars),
     )
-    reply = client(runtime).invoke([SystemMessage(text), HumanMessage(state["question"])])
+    reply = client(runtime).invoke([SystemMessage(text), HumanMessage(asked(state, runtime))])
     session = runtime.context
     answer, added = ground(
         str(reply.content).strip(),
