@@ -108,13 +108,16 @@ def run_output(ws: Workspace, events: list[Event] | None = None):  # noqa: ANN20
 def test_mismatch_message_has_the_seed_structure(tmp_path: Path) -> None:
     ws = make(
         tmp_path,
-        {"main.py": "import sys\nprint(1)\nprint(2)\nsys.exit('boom')\n", "expected.txt": "1\n3\n"},
+        {
+            "main.py": "import sys\nprint(1)\nprint(2)\nsys.exit('boom')\n",
+            "expected.txt": "1\n2\n3\n",  # its lines match so far: it runs to its end
+        },
     )
     events: list[Event] = []
     evidence = run_output(ws, events)
     assert not evidence.passed
     for part in (
-        "Expected output:\n```\n1\n3\n```",
+        "Expected output:\n```\n1\n2\n3\n```",
         "Actual output:\n```\n1\n2\n```",
         "Error:\n```\nboom",
         "exited with code 1",
