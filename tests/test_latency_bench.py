@@ -104,6 +104,9 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
             for e in responses
         )
         assert abs(run["floor_s"] - floor) < 0.005
+        start = next(e["ts"] for e in log if e["event"] == "run.start")
+        asked = [e["ts"] - start for e in log if e["event"] == "model.request"]
+        assert run["first_call_s"] == (round(asked[0], 3) if asked else None)
 
     model, repair = runs["by_model s1"], runs["by_repair s1"]
     # the first reply was written, failed its check and was replaced: only the second is kept
@@ -122,6 +125,10 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
         model["wall_s"] / model["useful_floor_s"], 2
     )
     assert "solved with no model call: by_repair s1" in done.stdout
+    # time to the first model call: over the runs that called one (the repair's did not)
+    assert repair["first_call_s"] is None and model["first_call_s"] > 0
+    assert summary["first_call_s"]["median"] == model["first_call_s"]
+    assert f"first model call after {model['first_call_s']} s median" in done.stdout
 
     again = latency("--analyze", str(out))
 
