@@ -58,7 +58,7 @@ class RepairConfig(_Section):
     """Wall time the search may spend on one state of the code (its Python files as they
     are), over all its runs; it gives up cleanly when it runs out. Code it searched to the
     end, or for this long, is not searched again."""
-    first_budget_s: float = Field(3.0, gt=0)
+    first_budget_s: float = Field(5.0, gt=0)
     """Wall time the search before the first model call may take (when a model may be
     called): the model is not kept waiting on tasks the search cannot fix. The rest of
     `time_budget_s` on the same code runs after a model attempt fails."""
