@@ -65,6 +65,9 @@ class Run:
     calls: list[Call] = field(default_factory=list)
     floor_s: float = 0.0
     useful_floor_s: float = 0.0
+    first_call_s: float | None = None
+    """Seconds from run.start to its first model.request (what the repair search before
+    it costs the model); None: no model call."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -248,4 +251,11 @@ def analyze(
         calls=calls,
         floor_s=round(sum(c.floor_s(rates) for c in calls), 3),
         useful_floor_s=round(sum(c.floor_s(rates) for c in calls if c.kept), 3),
+        first_call_s=first_call(events, start),
     )
+
+
+def first_call(events: list[dict[str, Any]], start: float) -> float | None:
+    """Seconds from `start` to the first model.request; None: the run called no model."""
+    first = next((e["ts"] for e in events if e.get("event") == "model.request"), None)
+    return round(first - start, 3) if first is not None else None

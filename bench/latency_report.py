@@ -58,6 +58,7 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
             [x for r in modelled if (x := ratio(r.wall_s, r.useful_floor_s))]
         ),
         "solved_no_kept_call": [r.name for r in modelled if r.useful_floor_s <= 0],
+        "first_call_s": stats([r.first_call_s for r in runs if r.first_call_s is not None]),
         "solved_without_model": {r.name: r.wall_s for r in solved if not r.calls},
         "cached_tokens_per_call": stats([c.cached_tokens for c in calls]),
         "cached_share": round(sum(c.cached_tokens for c in calls) / prompt, 3) if prompt else None,
@@ -151,6 +152,12 @@ def table(rates: dict[str, float], sets: dict[str, list[Run]]) -> str:
             f"model calls per solved task {summary['calls_per_solved']}; "
             f"cached share of prompt tokens {summary['cached_share']}"
         )
+        first = summary["first_call_s"]
+        if first["median"] is not None:
+            lines.append(
+                f"{name}: first model call after {first['median']} s median, "
+                f"{first['p90']} s p90 (every run that called the model)"
+            )
         got = summary["achieved"]
         if got["prompt"] is not None:
             lines.append(

@@ -148,7 +148,8 @@ def test_repair_search_fixes_what_the_model_did_not(tmp_path: Path) -> None:
 
 
 def test_repair_before_the_first_model_call(tmp_path: Path) -> None:
-    run = Run(tmp_path, [PLAN], overrides=["repair.enabled=true"])
+    busy = ["repair.enabled=true", "repair.first_budget_s=60"]  # time on a busy machine
+    run = Run(tmp_path, [PLAN], overrides=busy)
     assert run.result.status == "verified" and run.result.exit_code == 0
     assert (run.root / "main.py").read_text() == FIXED
     assert run.result.model_calls == 1  # the planner's; the coder was never asked
@@ -161,7 +162,8 @@ def test_repair_search_gives_way_to_the_model_when_it_finds_nothing(tmp_path: Pa
     still = "print('Hello, ' + 'Wrld')\n"
     fixed = "print('Hello, ' + 'World')\n"
     replies = [PLAN, whole_file("main.py", still), whole_file("main.py", fixed)]
-    run = Run(tmp_path, replies, files=files, overrides=["repair.enabled=true"])
+    busy = ["repair.enabled=true", "repair.first_budget_s=60"]  # time on a busy machine
+    run = Run(tmp_path, replies, files=files, overrides=busy)
     assert run.result.status == "verified" and run.result.model_calls == 3
     # searched before the first model call, and again on the model's new failure
     assert run.nodes.count("repair") == 2

@@ -54,6 +54,7 @@ def self_check_run(tmp_path: Path, replies: list[str], repair: bool = True) -> R
     overrides = [
         f"repair.enabled={str(repair).lower()}",
         "repair.time_budget_s=120",  # room to try every candidate on a loaded machine
+        "repair.first_budget_s=120",  # before the model's first attempt too
         "repair.max_depth=1",
     ]
     return Run(tmp_path, [PLAN, *replies], task=TASK, files=files, overrides=overrides)

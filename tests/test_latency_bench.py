@@ -69,6 +69,7 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
     profile = ["-o", "llm.profiles.s.provider=scripted", "-o", f"llm.profiles.s.script={script}"]
     args = ["--sets", "challenges", "--challenges", str(root), "--out", str(out)]
     flags = [*profile, "--profile", "s", "-o", "sampling.candidates=0", "--timeout", "300"]
+    flags += ["-o", "repair.first_budget_s=60"]  # by_repair is fixed first, on a busy machine
 
     done = latency(*args, *flags)
 
@@ -104,6 +105,9 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
             for e in responses
         )
         assert abs(run["floor_s"] - floor) < 0.005
+        start = next(e["ts"] for e in log if e["event"] == "run.start")
+        asked = [e["ts"] - start for e in log if e["event"] == "model.request"]
+        assert run["first_call_s"] == (round(asked[0], 3) if asked else None)
 
     model, repair = runs["by_model s1"], runs["by_repair s1"]
     # the first reply was written, failed its check and was replaced: only the second is kept
@@ -122,6 +126,10 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
         model["wall_s"] / model["useful_floor_s"], 2
     )
     assert "solved with no model call: by_repair s1" in done.stdout
+    # time to the first model call: over the runs that called one (the repair's did not)
+    assert repair["first_call_s"] is None and model["first_call_s"] > 0
+    assert summary["first_call_s"]["median"] == model["first_call_s"]
+    assert f"first model call after {model['first_call_s']} s median" in done.stdout
 
     again = latency("--analyze", str(out))
 

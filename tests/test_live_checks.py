@@ -84,6 +84,7 @@ def test_json_progress_while_the_repair_search_runs(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"main.py": SLEEP + BUGGY, "expected.txt": "10\n"})
     flags = scripted_profile(tmp_path, [], repair=True)  # the search fixes it: no model call
+    flags += ["-o", "repair.first_budget_s=60"]  # each check takes 3 s: time for a few
     events = events_of([*flags, "fix @main.py"], work)
     progress = [e for e in events if e["event"] == "repair.progress"]
     start = next(e for e in events if e["event"] == "repair.start")
@@ -102,6 +103,7 @@ def test_a_terminal_shows_the_repair_search_tracing(tmp_path: Path) -> None:
     work = tmp_path / "w"
     write_files(work, {"main.py": SLEEP + BUGGY, "expected.txt": "10\n"})
     flags = scripted_profile(tmp_path, [], repair=True)
+    flags += ["-o", "repair.first_budget_s=60"]  # each check takes 3 s: time for a few
     term = Terminal([*flags, "fix @main.py"], work, terminal_env())
     shown = term.expect(" s · tracing the checks")  # before any candidate runs
     assert "repair search: " in shown

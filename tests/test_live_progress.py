@@ -98,6 +98,7 @@ def test_a_terminal_shows_a_long_check_live(tmp_path: Path) -> None:
 def test_a_terminal_shows_the_repair_search_live(tmp_path: Path) -> None:
     work = buggy_folder(tmp_path / "w")
     flags = scripted_profile(tmp_path, [], repair=True)  # the search fixes it: no model call
+    flags += ["-o", "repair.first_budget_s=60"]  # the search before the model, on a busy machine
     term = Terminal([*flags, "fix @main.py"], work, terminal_env())
     shown = term.expect(" candidates tried")
     assert "repair search: " in shown

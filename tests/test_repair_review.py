@@ -46,7 +46,8 @@ TESTS = (
     "    assert below_zero([1, -2, 2, -2, 5, -5, 4, -4]) is True\n"
 )
 TASK = "Fix the bug in @below_zero.py so that `pytest test_below_zero.py` passes"
-BUDGET = ["-o", "repair.time_budget_s=600", "-o", "verify.timeout_s=120"]
+BUDGET = ["-o", "repair.time_budget_s=600", "-o", "repair.first_budget_s=600"]
+BUDGET += ["-o", "verify.timeout_s=120"]
 """Time for every candidate, and for each one's pytest, on a slow, busy machine."""
 
 

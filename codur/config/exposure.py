@@ -198,6 +198,7 @@ RULES: dict[str, Rule] = {
     "repair.enabled": OFF,
     "repair.before_first_attempt": OFF,
     "repair.time_budget_s": WAIT,
+    "repair.first_budget_s": WAIT,
     "repair.workers": PROCS,
     "repair.review": _protected(
         "switch off the review of a constant-only fix, so a lucky mutation ends verified",

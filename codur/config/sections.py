@@ -55,7 +55,13 @@ class RepairConfig(_Section):
     """Check the files before the first model call too, and search a repair there when the
     check already fails (a model is only asked when the search finds nothing)."""
     time_budget_s: float = Field(20.0, gt=0)
-    """Wall time one repair search may take; it gives up cleanly when it runs out."""
+    """Wall time the search may spend on one state of the code (its Python files as they
+    are), over all its runs; it gives up cleanly when it runs out. Code it searched to the
+    end, or for this long, is not searched again."""
+    first_budget_s: float = Field(5.0, gt=0)
+    """Wall time the search before the first model call may take (when a model may be
+    called): the model is not kept waiting on tasks the search cannot fix. The rest of
+    `time_budget_s` on the same code runs after a model attempt fails."""
     workers: int = Field(2, ge=1)
     """Candidates checked at once, each in its own scratch copy and process."""
     max_depth: int = Field(2, ge=1, le=2)

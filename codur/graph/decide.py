@@ -109,7 +109,8 @@ class Facts:
     """How strong the passing checks' evidence is (codur/verify/strength.py): project
     (verified) or derived (checked); None: no behavioural check passed."""
     repairable: bool = False
-    """Repair enabled, a program or tests fail, and the search has not seen this failure."""
+    """Repair enabled, a program or tests fail, and the search has something left to
+    search in the code as it is (codur/graph/repairs.py)."""
     repair_first: bool = False
     """repair.before_first_attempt: search a repair before the first model call."""
     model: bool = True

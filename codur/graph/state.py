@@ -17,6 +17,7 @@ from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
 from codur.planning.calls import ToolCallSpec
 from codur.planning.verdict import VerifierVerdict
+from codur.repair.searched import Searched
 from codur.session import Ledger
 from codur.tools.todo import TodoItem
 from codur.verify.result import VerificationResult
@@ -116,8 +117,9 @@ class AgentState(TypedDict, total=False):
     first_verification: VerificationResult | None
     """The verdict on the files as the run found them (the check before the first
     attempt): what a fresh start is told (attempts.fresh_request)."""
-    repairs_tried: list[str]
-    """Fingerprints of the failures the repair search has already been run on."""
+    repair_searches: dict[str, Searched]
+    """What the repair search did on each state of the code it ran on (keyed by
+    codur/repair/searched.py's `code_key`)."""
     repair_doubt: str
     """Why the repair search's last applied fix cannot end the run verified (a
     constant-only change no review confirmed); empty: nothing to doubt."""

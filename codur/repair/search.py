@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
@@ -23,6 +23,7 @@ from codur.events import EventBus, Ticker
 from codur.repair.locate import executed_lines, rank
 from codur.repair.mutations import Mutation, apply_mutations, mutations, overlaps
 from codur.repair.scratch import Scratch
+from codur.repair.searched import candidate_id
 from codur.repair.trial import Trial
 from codur.tools.context import ToolContext
 from codur.verify.agent import verification_context
@@ -67,6 +68,13 @@ class RepairResult:
     duration_s: float
     reason: str
     """repaired, budget (time ran out), exhausted (every candidate failed), no candidates."""
+    tried_ids: tuple[str, ...] = ()
+    """`candidate_id` of each candidate this search tried (codur/repair/searched.py)."""
+
+    @property
+    def done(self) -> bool:
+        """The search reached its end: nothing is left to try on the same code."""
+        return self.reason != "budget"
 
 
 def _diff(originals: dict[str, str], sources: dict[str, str]) -> str:
@@ -103,6 +111,7 @@ class _Search:
         """Reports the progress (repair.progress) with the candidates tried so far."""
         self.tried = 0
         """Candidates tried so far, single edits and pairs."""
+        self.tried_ids: list[str] = []
 
     def check(self, candidate: Candidate) -> tuple[bool, float, str]:
         try:
@@ -140,6 +149,7 @@ class _Search:
                     passed, duration, why = future.result()
                     tried += 1
                     self.tried += 1
+                    self.tried_ids.append(candidate_id(candidate.description))
                     self.bus.emit(
                         "repair.candidate",
                         change=candidate.description,
@@ -175,16 +185,21 @@ def search(
     cfg: RepairConfig,
     vcfg: VerifyConfig,
     allows: Allows | None = None,
+    budget_s: float | None = None,
+    skip: Collection[str] = (),
 ) -> RepairResult:
     """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`.
-    Mutations outside `allows` are never tried."""
+    Mutations outside `allows` are never tried, nor candidates whose `candidate_id` is in
+    `skip` (an earlier search of the same code tried them). `budget_s`: the wall time it
+    may take (default: repair.time_budget_s)."""
+    budget = cfg.time_budget_s if budget_s is None else budget_s
     start = time.monotonic()
-    deadline = start + cfg.time_budget_s
+    deadline = start + budget
     timeout = _candidate_timeout(failing, cfg, vcfg)
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     ticker = Ticker(ctx.bus, "repair.progress")
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
-        trace_s = min(cfg.time_budget_s / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
+        trace_s = min(budget / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
         traced = dataclasses.replace(ctx, ws=Workspace(scratch.dirs[0]))
         # the checks run under a tracer first: the lines they execute rank the candidates
         executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
@@ -208,23 +223,30 @@ def search(
             files=files,
             candidates=len(ranked),
             traced=executed is not None,
-            budget_s=cfg.time_budget_s,
+            budget_s=round(budget, 3),
+            skipped=len(skip),
         )
         vctx = verification_context(ctx, vcfg, timeout)
         quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
         plans = [quick] if quick == plan else [quick, whole]
         tick = partial(ticker, candidates=len(ranked))
         runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick)
-        best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
+        fresh = partial(_untried, frozenset(skip))
+        singles = fresh(Candidate((e,)) for e in ranked)
+        best, tried, late = runner.run(singles, cfg.workers, deadline)
         if best is None and cfg.max_depth >= 2 and not late:
-            pairs = _pairs(ranked, cfg.pair_pool)
+            pairs = fresh(_pairs(ranked, cfg.pair_pool))
             best, more, late = runner.run(pairs, cfg.workers, deadline, stage="pairs")
             tried += more
     duration = round(time.monotonic() - start, 3)
+    ids = tuple(runner.tried_ids)
     if best is None:
         reason = "no candidates" if not ranked else "budget" if late else "exhausted"
-        return RepairResult(None, {}, "", tried, len(ranked), duration, reason)
+        return RepairResult(None, {}, "", tried, len(ranked), duration, reason, ids)
     sources = best.sources(originals)
-    return RepairResult(
-        best, sources, _diff(originals, sources), tried, len(ranked), duration, "repaired"
-    )
+    diff = _diff(originals, sources)
+    return RepairResult(best, sources, diff, tried, len(ranked), duration, "repaired", ids)
+
+
+def _untried(skip: frozenset[str], candidates: Iterable[Candidate]) -> Iterator[Candidate]:
+    return (c for c in candidates if candidate_id(c.description) not in skip)

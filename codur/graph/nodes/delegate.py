@@ -35,6 +35,6 @@ def delegate(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["e
                 "delegate.fallback", requested=wanted, error=str(exc), agent=default
             )
             agent = resolve(default, cfg).reference  # a bad default agent: a config error
-    first = not state.get("attempts") and not state.get("repairs_tried")
+    first = not state.get("attempts") and not state.get("repair_searches")
     update = {"agent": agent, "selected_agent": agent, "outcome": None}
     return Command(update=update, goto="verify" if first else "execute")

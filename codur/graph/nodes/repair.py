@@ -1,7 +1,8 @@
 """Repair: search small AST edits that make the failing checks pass, without a model;
 apply the smallest one found (each file approved and recorded like any edit). A fix that
 only changes constants is reviewed first (codur/repair/review.py): a rejected one is not
-applied, an unconfirmed one cannot end the run verified."""
+applied, an unconfirmed one cannot end the run verified. How long the search may take,
+and which candidates an earlier search of the same code tried: codur/graph/repairs.py."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from langgraph.types import Command
 from codur.errors import EditDeclined
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
+from codur.graph.repairs import next_search
 from codur.graph.state import AgentState
 from codur.scope import ScopeError
 from codur.session import Session
@@ -22,15 +24,20 @@ from codur.session import Session
 def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["verify", "review"]]:
     from codur.repair.review import needs_review, review  # only runs that fail a check need it
     from codur.repair.search import search
+    from codur.repair.searched import after
 
     session = runtime.context
     failing = state["verification"]
     config = session.config
-    tried = [*state.get("repairs_tried", []), failing.fingerprint]
+    key, budget = next_search(state, session)
+    searches = dict(state.get("repair_searches", {}))
+    before = searches.get(key)
     allows = session.scope.allows_lines if session.scope else None
-    result = search(
-        failing.plan, failing, session.tool_context(), config.repair, config.verify, allows
-    )
+    skip = before["tried"] if before is not None else ()
+    ctx = session.tool_context()
+    result = search(failing.plan, failing, ctx, config.repair, config.verify, allows, budget, skip)
+    searches[key] = after(before, budget, result.duration_s, list(result.tried_ids), result.done)
+    tried = {"repair_searches": searches}
     session.bus.emit(
         "repair.end",
         reason=result.reason,
@@ -40,7 +47,7 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
         change=result.candidate.description if result.candidate else "",
         diff=result.diff,
     )
-    none = Command(update={"repairs_tried": tried, "outcome": Outcome("no_repair")}, goto="review")
+    none = Command(update={**tried, "outcome": Outcome("no_repair")}, goto="review")
     if result.candidate is None:
         return none
     reviews = list(state.get("repair_reviews", []))
@@ -55,7 +62,7 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
                 "no_repair", notes=(f"the repair search's fix was rejected: {judged.reason}",)
             )
             return Command(
-                update={"repairs_tried": tried, "outcome": outcome, "repair_reviews": reviews},
+                update={**tried, "outcome": outcome, "repair_reviews": reviews},
                 goto="review",
             )
         doubt = judged.reason if judged.verdict == "unconfirmed" else ""
@@ -75,5 +82,5 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
         reply=f"repair search: {result.candidate.description}",
         files_changed=tuple(written),
     )
-    update = {"repairs_tried": tried, "outcome": outcome, "repair_reviews": reviews}
+    update = {**tried, "outcome": outcome, "repair_reviews": reviews}
     return Command(update={**update, "repair_doubt": doubt}, goto="verify")

@@ -22,6 +22,7 @@ from codur.graph.decide import Decision, Facts, decide
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.pruning import feedback, prune
+from codur.graph.repairs import next_search
 from codur.graph.state import AgentState, Attempt
 from codur.promptbook import PromptBook
 from codur.session import Session
@@ -102,7 +103,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         changed_files=bool(outcome and outcome.files_changed),
         run_changes=tuple(session.snapshot.changed()) if session.snapshot else (),
         checks="; ".join(e.summary for e in verdict.evidence) if verdict is not None else "",
-        repairs_tried=bool(state.get("repairs_tried")),
+        repairs_tried=bool(state.get("repair_searches")),
         seen_failure=verdict is not None and verdict.fingerprint in seen,
         new_failures=any(f not in seen for f in failures),
         repeats_rejected=any(a.get("outcome") == "rejected" for a in earlier),
@@ -247,10 +248,11 @@ def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
 
 
 def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
-    """A failure of a program or tests the repair search has not been run on yet."""
+    """A failure of a program or tests, in code the repair search has something left to
+    search in (codur/graph/repairs.py)."""
     return (
         not verdict.passed
         and session.config.repair.enabled
         and verdict.strategy in ("output", "tests", "hybrid")
-        and verdict.fingerprint not in state.get("repairs_tried", [])
+        and next_search(state, session)[1] > 0
     )
