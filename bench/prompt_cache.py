@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """How much of each prompt the embedded model evaluates again, when calls repeat a prompt
-or alternate between two (a planner prompt and a coder prompt), with llama-cpp-python's
-own prefix reuse alone and with a LlamaRAMCache; prints ratios and figures.
+or alternate between two (a planner prompt and a coder prompt), or come from a new run
+(the KV cache empty), with llama-cpp-python's own prefix reuse alone, with a
+LlamaRAMCache, and with Codur's saved prompt states (`prefix_cache_mb`,
+codur/models/local_prefix.py, here in a temporary cache folder); prints ratios and figures.
 
 .venv/bin/python bench/prompt_cache.py [--rounds N] [--cache-mb MB]
 
@@ -12,6 +14,8 @@ did not decode, measured from its perf counters (codur/models/local_llama.py).
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -80,21 +84,32 @@ def main() -> None:
     args = parser.parse_args()
     from llama_cpp import LlamaRAMCache
 
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codur-prompt-cache-")
     profile = LLMProfile(provider="local", weights="qwen2.5-coder-1.5b", n_ctx=8192)
     client = ModelClient("local", profile, EventBus())
-    llama = client.model.llama
+    model = client.model
+    llama = model.llama
     cases = prompts()
     print("prompt tokens:", {name: client.count_tokens(m) for name, m in cases.items()})
     repeated = ["coder"] * args.rounds
     alternating = ["planner", "coder"] * args.rounds
-    for label, cache in [("prefix reuse only", None), ("with LlamaRAMCache", args.cache_mb)]:
-        llama.set_cache(LlamaRAMCache(capacity_bytes=cache << 20) if cache else None)
+    setups = [
+        ("prefix reuse only", None, 0),
+        ("with LlamaRAMCache", args.cache_mb, 0),
+        ("with saved prompt states", None, args.cache_mb),
+    ]
+    for label, ram_mb, disk_mb in setups:
+        llama.set_cache(LlamaRAMCache(capacity_bytes=ram_mb << 20) if ram_mb else None)
+        model.prefix_cache_mb = disk_mb
         llama.reset()
         print(f"{label}: same prompt {args.rounds} times")
         run(client, repeated, cases)
         llama.reset()
         print(f"{label}: planner and coder alternating, {args.rounds} rounds")
         run(client, alternating, cases)
+        llama.reset()
+        print(f"{label}: a new run's first call (the KV cache empty)")
+        run(client, ["coder"], cases)
         if llama.cache is not None:
             states = list(llama.cache.cache_state.values())
             counted = sum(s.llama_state_size for s in states) / 2**20
@@ -103,6 +118,10 @@ def main() -> None:
                 f"  RAM cache: {len(states)} states, {counted:.1f} MB counted against its "
                 f"capacity (KV) + {logits:.1f} MB of logits copies it does not count"
             )
+        if disk_mb:
+            saved = sorted(Path(os.environ["XDG_CACHE_HOME"]).rglob("*.kv"))
+            size = sum(p.stat().st_size for p in saved) / 2**20
+            print(f"  saved states: {len(saved)} files, {size:.1f} MB on disk")
         print(f"  process RSS {rss_mb():.0f} MB")
     llama.set_cache(None)
 

@@ -57,7 +57,9 @@ def embedded_model_unavailable(weights: str = "qwen2.5-coder-1.5b") -> str | Non
 
 def embedded_profile(max_tokens: int) -> Any:
     """The embedded model's profile shared by the embedded tests: the same weights and
-    llama.cpp context everywhere, so the model is loaded once per test session."""
+    llama.cpp context everywhere, so the model is loaded once per test session, and no
+    prompt states saved across runs (what a call reads from the cache is then what this
+    session put there; tests/test_prefix_store.py turns them on)."""
     from codur.config.schema import LLMProfile
 
     return LLMProfile(
@@ -67,6 +69,7 @@ def embedded_profile(max_tokens: int) -> Any:
         n_ctx=4096,
         temperature=0.1,
         max_tokens=max_tokens,
+        prefix_cache_mb=0,
     )
 
 

@@ -103,6 +103,7 @@ RULES: dict[str, Rule] = {
     "llm.profiles.*.n_threads": _allowed("oversubscribe the CPU", "bounded by the cores"),
     "llm.profiles.*.draft": TUNING,
     "llm.profiles.*.draft_tokens": TUNING,
+    "llm.profiles.*.prefix_cache_mb": SIZE,
     "llm.profiles.*.seed": TUNING,
     "llm.profiles.*.context_window": _allowed(
         "claim a larger window (prompts then cut by the server)",

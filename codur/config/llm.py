@@ -65,6 +65,10 @@ class LLMProfile(_Section):
     draft_tokens: int = Field(10, gt=0, le=64)
     """local: tokens drafted at a time (prompt_lookup): more gains more when the draft
     holds, and costs more when it does not."""
+    prefix_cache_mb: int = Field(512, ge=0)
+    """local: disk space (MB, in the user cache folder) for the KV states of recent
+    prompts, kept across runs: a call whose prompt starts like a saved one loads that
+    state instead of evaluating the shared tokens again. 0 turns it off."""
     seed: int = 0
     """Sampling seed, so runs are reproducible; attempt k after a failed one uses seed + k
     (local and ollama; OpenAI-compatible servers get it too, some ignore it)."""

@@ -40,6 +40,7 @@ from codur.models.local_llama import (
     prompt_lookup,
     prompt_tokens,
 )
+from codur.models.local_prefix import MIN_GAIN, PrefixStore, store_folder
 from codur.models.progress import CallProgress, current_progress
 from codur.promptbook import PromptBook
 
@@ -59,6 +60,8 @@ class LocalChatModel(BaseChatModel):
     draft: str = "none"
     """Speculative decoding: none or prompt_lookup (LLMProfile.draft)."""
     draft_tokens: int = 10
+    prefix_cache_mb: int = 512
+    """Disk space for saved prompt states (LLMProfile.prefix_cache_mb); 0: none."""
     prompts: PromptBook | None = None
     """The run's prompts (the tool protocol is worded by them); None: the shipped ones."""
 
@@ -77,6 +80,13 @@ class LocalChatModel(BaseChatModel):
     @property
     def llama(self) -> Any:
         return load_llama(self.model_path, self.n_ctx, self.n_threads, self.seed)
+
+    @property
+    def prefix_store(self) -> PrefixStore | None:
+        if self.prefix_cache_mb <= 0:
+            return None
+        folder = store_folder(self.model_path, self.n_ctx)
+        return PrefixStore(folder, self.prefix_cache_mb * 1024 * 1024)
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
         formatted = [convert_to_openai_tool(t) for t in tools]
@@ -111,11 +121,16 @@ class LocalChatModel(BaseChatModel):
         progress = current_progress()
         on_decode = _reporter(progress) if progress is not None else None
         # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates
+        store, kept = self.prefix_store, {}
         with generating(llama, current_cancel(), draft, on_decode):
+            if store is not None:
+                kept = keep_prefix(store, llama, request["messages"], before=True)
             try:
                 out = llama.create_chat_completion(**request)
             except (RuntimeError, ValueError) as exc:
                 raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
+            if store is not None and llama.decoding.prompt_todo >= MIN_GAIN:
+                kept |= keep_prefix(store, llama, request["messages"], before=False)
             # the prompt's tokens in the KV cache before its first decode were not evaluated
             cached = llama.decoding.cached or 0
             timings = {"wait_s": round(llama.decoding.started - asked, 3)}
@@ -127,6 +142,7 @@ class LocalChatModel(BaseChatModel):
             "model_name": self.model_name,
             "finish_reason": choice.get("finish_reason"),
             "timings": timings,
+            **kept,
         }
         message = self._reply(text, tools if "response_format" in request else None, meta)
         prompt = int(usage.get("prompt_tokens", 0))
@@ -153,6 +169,22 @@ class LocalChatModel(BaseChatModel):
         return AIMessage(
             content="", tool_calls=[{**call, "type": "tool_call"}], response_metadata=meta
         )
+
+
+def keep_prefix(
+    store: PrefixStore, llama: Any, messages: list[dict[str, Any]], before: bool
+) -> dict[str, Any]:
+    """Before a call, load the saved state sharing the most of its prompt; after it, save
+    the state. The call goes on either way: what failed is said in the reply's metadata
+    (`prefix_cache_error`), and what was loaded too (`prefix_restored`, tokens)."""
+    try:
+        if before:
+            restored = store.restore(llama, prompt_tokens(llama, messages))
+            return {"prefix_restored": restored} if restored else {}
+        store.save(llama)
+    except OSError as exc:  # a full disk or an unreadable entry costs time, not the call
+        return {"prefix_cache_error": str(exc)}
+    return {}
 
 
 def _reporter(progress: CallProgress) -> Callable[[Any], None]:
@@ -216,6 +248,7 @@ def build(name: str, profile: LLMProfile) -> LocalChatModel:
         seed=profile.seed,
         draft=profile.draft,
         draft_tokens=profile.draft_tokens,
+        prefix_cache_mb=profile.prefix_cache_mb,
     )
     _ = model.llama  # load now, so a bad file fails here as ModelUnreachable
     return model
