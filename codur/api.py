@@ -43,7 +43,8 @@ class Usage:
 
 @dataclass
 class Result:
-    """How a run ended. `result["final_answer"]` works too (seed 004's dict access)."""
+    """How a run ended. `result["final_answer"]` works too (dict access, for callers
+    that treat a result as a dict)."""
 
     status: str
     """verified, checked, done, unverified, stuck, limit, approval, failed (the agent

@@ -139,14 +139,14 @@ def measure_speed(name: str, config: CodurConfig) -> dict[str, float]:
     from langchain_core.messages import HumanMessage
 
     from codur.models.client import ModelClient, Usage
-    from codur.resources import prompt
+    from codur.promptbook import PromptBook
 
     _, prof = config.profile(name)
     client = ModelClient(name, prof, EventBus(), Usage(max_calls=2))
     start = time.perf_counter()
     client.model  # noqa: B018 - loaded (timed apart from the calls)
     load = time.perf_counter() - start
-    text = prompt("doctor_speed.md").strip()
+    text = PromptBook(config.prompts).render("doctor_speed").strip()
     long_prompt = [HumanMessage(" ".join([text] * SPEED_PROMPT_REPEAT))]
     start = time.perf_counter()
     client.invoke(long_prompt, max_tokens=1)

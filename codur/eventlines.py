@@ -68,6 +68,14 @@ def _verdict(d: dict[str, Any]) -> str:
     )
 
 
+def repair_detail(data: dict[str, Any]) -> str:
+    """A `repair.progress` event as the live line's detail: the stage, the candidates tried."""
+    if data.get("stage") == "tracing":
+        return "tracing the checks"
+    tried = f"{data.get('tried', 0)}/{data.get('candidates', 0)} candidates tried"
+    return tried + (" (pairs of edits)" if data.get("stage") == "pairs" else "")
+
+
 # How each event kind looks in --verbose; kinds not listed are shown as key=value pairs.
 VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "run.start": lambda d: (
@@ -167,6 +175,10 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"<- {d['node']} {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
     ),
     "program.start": lambda d: f"$ {short(' '.join(map(str, d.get('command', []))), 120)}",
+    "program.progress": lambda d: (
+        f"$ {short(' '.join(map(str, d.get('command', []))), 80)}: running {d['elapsed_s']}s"
+    ),
+    "repair.progress": lambda d: f"repair search: {repair_detail(d)} ({d['elapsed_s']}s)",
     "program.end": lambda d: (
         f"$ done in {d['duration_s']}s" + (f" error: {d['error']}" if "error" in d else "")
     ),

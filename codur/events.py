@@ -28,6 +28,10 @@ class Event:
 
 Sink = Callable[[Event], None]
 
+PROGRESS_EVERY_S = 1.0
+"""The least time between two progress events of one thing running (a model call, a
+check's program, the repair search)."""
+
 
 class EventBus:
     """Fan-out of events to subscribed sinks, in subscription order."""
@@ -67,3 +71,26 @@ class EventBus:
             self.emit(
                 f"{kind}.end", **data, **extra, duration_s=round(time.perf_counter() - start, 3)
             )
+
+
+class Ticker:
+    """The progress events of one thing running: `tick(**data)` emits `kind` with the
+    seconds since it started (`elapsed_s`) and `data`, unless `every_s` has not passed
+    since the start or the previous event. Call it as often as convenient."""
+
+    def __init__(
+        self,
+        bus: EventBus,
+        kind: str,
+        every_s: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._bus, self._kind, self._every_s, self._clock = bus, kind, every_s, clock
+        self._start = self._last = clock()
+
+    def __call__(self, **data: Any) -> None:
+        now = self._clock()
+        if now - self._last < self._every_s:
+            return
+        self._last = now
+        self._bus.emit(self._kind, elapsed_s=round(now - self._start, 1), **data)

@@ -94,6 +94,7 @@ def sweep_workspace(root: Path, skip_dirs: Iterable[str]) -> list[str]:
     their workspace-relative paths."""
     skip = set(skip_dirs)
     removed = []
+    # not codur.tools.walk: a leftover in a gitignored folder is removed too
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in skip]
         for name in files:

@@ -1,6 +1,7 @@
 """The live line: on a terminal, one transient line saying what runs now and for how long
-(a model call with its tokens and rate, a check's program, the repair search). It follows
-the events (`LiveLine.follow`); the next line printed, or an event of something else,
+(a model call with its tokens and rate, a check's program, the repair search with the
+candidates it tried). It follows the events (`LiveLine.follow`: the `.start` and
+`.progress` events of each); the next line printed, or an event of something else,
 takes it away. Only `codur.ui.IO` uses it: a terminal only, never in --verbose (which
 prints every event instead)."""
 
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from codur.eventlines import short
+from codur.eventlines import repair_detail, short
 
 PROGRAM_SHOWN_AFTER_S = 1.0
 """A check's program gets a live line once it has run this long (most take less)."""
@@ -41,7 +42,8 @@ class LiveLine:
         self._label = self._detail = ""
         self._since = 0.0
         self._after_s = 0.0
-        self._tried = 0
+        self._tried = self._total = 0
+        """The repair search's candidates tried so far, and its single edits."""
 
     def __rich__(self) -> Text:
         elapsed = time.monotonic() - self._since
@@ -85,14 +87,18 @@ class LiveLine:
             label = f"model {data.get('profile', '')} #{data.get('call', '')}"
             self.show(label, model_detail(data), since)
         elif kind == "repair.start":
-            self._tried = 0
-            self.show("repair search", f"0/{data.get('candidates', 0)} candidates tried")
+            self._tried, self._total = 0, int(data.get("candidates", 0))
+            self.show("repair search", f"0/{self._total} candidates tried")
         elif kind == "repair.candidate" and self._label == "repair search":
             self._tried += 1
-            total = self._detail.rpartition("/")[2]
-            self.show("repair search", f"{self._tried}/{total}")
-        elif kind == "program.start":
-            command = " ".join(str(part) for part in data.get("command", []))
-            self.show(f"running {short(command, 80)}", after_s=PROGRAM_SHOWN_AFTER_S)
+            self.show("repair search", f"{self._tried}/{self._total} candidates tried")
+        elif kind == "repair.progress":
+            since = time.monotonic() - float(data.get("elapsed_s", 0))
+            self._tried, self._total = int(data.get("tried", 0)), int(data.get("candidates", 0))
+            self.show("repair search", repair_detail(data), since)
+        elif kind in ("program.start", "program.progress"):
+            command = short(" ".join(str(part) for part in data.get("command", [])), 80)
+            since = time.monotonic() - float(data.get("elapsed_s", 0))
+            self.show(f"running {command}", since=since, after_s=PROGRAM_SHOWN_AFTER_S)
         else:
             self.stop()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,10 +62,12 @@ def run_process(
     env: dict[str, str] | None = None,
     sandbox: Sandbox | None = None,
     writable: Sequence[Path] = (),
+    tick: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Run `command` in `cwd` inside `sandbox` (default: secrets removed from the
     environment, not confined). `env`: variables set on top of the sandbox's environment;
-    `writable`: folders a confined program may write besides `cwd` and its temp folder."""
+    `writable`: folders a confined program may write besides `cwd` and its temp folder;
+    `tick`: called every few tenths of a second while the program runs (its progress)."""
     start = time.perf_counter()
     box = sandbox or Sandbox()
     if box.cancel is not None and box.cancel.is_set():
@@ -89,7 +91,7 @@ def run_process(
             raise
         with contextlib.closing(pipes):
             try:
-                ending = pipes.serve(timeout_s, box.cancel)
+                ending = pipes.serve(timeout_s, box.cancel, tick)
             finally:  # ended, timed out, flooded, or Codur stopping: nothing of it survives
                 REAPER.end(launch.tag, proc)
             pipes.drain(DRAIN_GRACE_S)

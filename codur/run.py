@@ -20,6 +20,7 @@ from codur.errors import (
     LimitReached,
 )
 from codur.memory.session import Exchange, SessionMemory
+from codur.promptbook import PromptBook
 from codur.report import report, report_answer
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
@@ -57,12 +58,14 @@ def run_command(
             changed = tuple(result.files_changed)
             chat.remember(Exchange(task, result.status, reply, changed, result.last_error))
 
-    context = chat.context() if chat is not None else ""
+    book = PromptBook(loaded.config.prompts)  # the session's, and the chat context's words
+    context = chat.context(book) if chat is not None else ""
 
     def work(session: Session, task: str) -> RunResult:
         return run_task(session, task, resume)
 
-    how = How(profile, verbose, json_mode, context, models, resume.run_id if resume else None)
+    run_id = resume.run_id if resume else None
+    how = How(profile, verbose, json_mode, context, models, run_id, prompts=book)
     return wired(loaded, workdir, task, "run", work, show, how)
 
 

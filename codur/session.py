@@ -303,6 +303,7 @@ class Session:
                 recorder=self._recorder,
                 fallback=self._fall_back,
                 cancel=self.cancel,
+                prompts=self.prompts,
             )
         return self._clients[name]
 

@@ -9,7 +9,7 @@ import os
 import stat
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -40,6 +40,17 @@ SKIP_DIRS = {
     "dist",
 }
 """Folders that hold no project tests (virtual environments, caches, build output)."""
+
+
+def project_tree(root: Path, ignore: Collection[str] = ()) -> Iterator[tuple[Path, list[str]]]:
+    """Each folder under `root` as Python and pytest see the project: (folder, its entry
+    names other than folders), sorted; SKIP_DIRS, `ignore` and hidden folders are left out
+    and links to folders not followed. Unlike codur.tools.walk (what git sees), .gitignore
+    is not read: an ignored module still imports and an ignored test still runs."""
+    skip = {*SKIP_DIRS, *ignore}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("."))
+        yield Path(folder), sorted(names)
 
 
 GIT_DIR = ".git"

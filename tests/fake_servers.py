@@ -2,7 +2,8 @@
 
 Each server runs in a background thread on 127.0.0.1 (a free port) and answers requests
 from a queue of scripted behaviours: `Reply` (text and/or tool calls, optionally cut by
-the token limit or with cached prompt tokens), `Fail` (an HTTP error status) or `Delay`
+the token limit or with cached prompt tokens; streamed when the request asks for it,
+paced or cut mid-way: tests/fake_streams.py), `Fail` (an HTTP error status) or `Delay`
 (wait longer than the client's timeout, then reply) or `Hold` (wait until the test lets
 go: the client is waiting on the model meanwhile). When the
 queue is empty it answers with `default` (a 500 unless a test sets something else).
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fake_streams import Streamed, ollama_lines, openai_events
+
 
 @dataclass
 class Reply:
@@ -31,6 +34,10 @@ class Reply:
     """None: "tool_calls" or "stop" as the reply has calls or not; "length": cut."""
     cached_tokens: int = 0
     """OpenAI: prompt tokens served from the provider's prompt cache."""
+    pace_s: float = 0.0
+    """Streamed: seconds between two chunks (a model generating at that pace)."""
+    cut_after: int | None = None
+    """Streamed: the connection closes after this many chunks (a server dying mid-reply)."""
 
     def reason(self) -> str:
         return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
@@ -165,6 +172,9 @@ class FakeServer:
                     status, content_type, payload = server.respond(self.path, body)
                 except ClientGone:
                     return
+                if isinstance(payload, Streamed):
+                    self._stream(content_type, payload)
+                    return
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
@@ -186,6 +196,27 @@ class FakeServer:
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _stream(self, content_type: str, streamed: Streamed) -> None:
+                """A chunked body (as real servers stream), piece by piece."""
+                self.protocol_version = "HTTP/1.1"  # chunked transfer encoding
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for n, piece in enumerate(streamed.pieces):
+                        if n == streamed.cut_after:
+                            return  # hang up: the body never ends
+                        if n and server._stopping.wait(streamed.pace_s):
+                            return
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client hung up (a cancel, its deadline)
 
             def _trickle(self, trickle: Trickle) -> None:
                 try:
@@ -210,7 +241,7 @@ class FakeServer:
 
         return Handler
 
-    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes | Streamed]:
         behaviour = self._next()
         if isinstance(behaviour, Delay):
             if self._stopping.wait(behaviour.seconds):
@@ -235,7 +266,7 @@ class FakeServer:
     def error(self, status: int, message: str) -> tuple[int, str, bytes]:
         raise NotImplementedError
 
-    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes | Streamed]:
         raise NotImplementedError
 
 
@@ -248,8 +279,10 @@ def _json(status: int, data: Any) -> tuple[int, str, bytes]:
 
 
 class OpenAIServer(FakeServer):
-    """POST {url}/v1/chat/completions, non-streaming. `strict` mimics llama.cpp's server:
-    a message whose "content" is null is rejected with HTTP 400."""
+    """POST {url}/v1/chat/completions: one JSON object, or server-sent events when the
+    request says `stream` (usage last when `stream_options.include_usage` asks for it).
+    `strict` mimics llama.cpp's server: a message whose "content" is null is rejected
+    with HTTP 400."""
 
     def __init__(self, strict: bool = False) -> None:
         super().__init__()
@@ -263,7 +296,7 @@ class OpenAIServer(FakeServer):
         kind = "server_error" if status >= 500 else "invalid_request_error"
         return _json(status, {"error": {"message": message, "type": kind, "code": status}})
 
-    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes | Streamed]:
         if not path.endswith("/chat/completions"):
             return self.error(404, f"fake server: no route {path}")
         if self.strict:
@@ -272,7 +305,7 @@ class OpenAIServer(FakeServer):
                     return self.error(400, f"messages[{i}]: 'content' must be a string or array")
         return super().respond(path, body)
 
-    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes | Streamed]:
         calls = [
             {
                 "id": f"call_{n}",
@@ -281,6 +314,15 @@ class OpenAIServer(FakeServer):
             }
             for n, (name, args) in enumerate(reply.tool_calls)
         ]
+        usage = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
+        }
+        if body.get("stream"):
+            events = openai_events(body, reply.text, calls, reply.reason(), usage)
+            return 200, "text/event-stream", Streamed(events, reply.pace_s, reply.cut_after)
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if calls:
             message["tool_calls"] = calls
@@ -298,19 +340,14 @@ class OpenAIServer(FakeServer):
                         "finish_reason": reply.reason(),
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": reply.prompt_tokens,
-                    "completion_tokens": reply.completion_tokens,
-                    "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-                    "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
-                },
+                "usage": usage,
             },
         )
 
 
 class OllamaServer(FakeServer):
     """POST {url}/api/chat. Honours the request's `stream` flag: NDJSON chunks (the text
-    split in two, then a final `done` line with token counts) or one JSON object.
+    word by word, then a final `done` line with token counts) or one JSON object.
     GET {url}/api/tags lists `models` (the models the server has pulled)."""
 
     def __init__(self) -> None:
@@ -326,12 +363,12 @@ class OllamaServer(FakeServer):
     def error(self, status: int, message: str) -> tuple[int, str, bytes]:
         return _json(status, {"error": message})
 
-    def respond(self, path: str, body: Any) -> tuple[int, str, bytes]:
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes | Streamed]:
         if path != "/api/chat":
             return self.error(404, f"fake server: no route {path}")
         return super().respond(path, body)
 
-    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes]:
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes | Streamed]:
         model = body.get("model", "")
         calls = [{"function": {"name": n, "arguments": a}} for n, a in reply.tool_calls]
         final = {
@@ -347,20 +384,8 @@ class OllamaServer(FakeServer):
             if calls:
                 message["tool_calls"] = calls
             return _json(200, {**final, "message": message})
-        half = len(reply.text) // 2
-        chunks: list[dict[str, Any]] = [
-            {"role": "assistant", "content": part}
-            for part in (reply.text[:half], reply.text[half:])
-        ]
-        if calls:
-            chunks.append({"role": "assistant", "content": "", "tool_calls": calls})
-        lines = [
-            {"model": model, "created_at": final["created_at"], "message": m, "done": False}
-            for m in chunks
-        ]
-        lines.append({**final, "message": {"role": "assistant", "content": ""}})
-        payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
-        return 200, "application/x-ndjson", payload
+        lines = ollama_lines(model, reply.text, calls, final)
+        return 200, "application/x-ndjson", Streamed(lines, reply.pace_s, reply.cut_after)
 
 
 def unused_port() -> int:

@@ -1,6 +1,7 @@
 """Ask mode end to end with a scripted model over a real small repository: the answer
 cites path:line, every file stays byte-identical, the three caps hold, and the planner's
-and refinery's unreadable replies fall back as seed 003 says."""
+and refinery's unreadable replies fall back (one search step; CONTINUE while planned
+steps remain, else FINISH)."""
 
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ ROWS: list[tuple[str, dict, tuple]] = [
      ("end", "unverified", "applied", False, False)),
     ("no model after an attempt", {"kind": "no_repair", **FAILING, "model": False,
      "repairs_tried": True}, ("end", "unverified", None, False, False)),
-    # plan mode (plan_verify, seed 004): chosen after the first check ...
+    # plan mode (plan_verify): chosen after the first check ...
     ("auto, nothing checks behaviour: plan", {"kind": None, "strategy": "static",
      "passed": True, "mode": "auto"}, ("plan", None, None, False, False)),
     ("auto, no check at all: plan", {"kind": None, "strategy": "none", "mode": "auto"},

@@ -150,10 +150,11 @@ def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
 
     from codur.agents.prompting import EDIT_PROMPTS
     from codur.config.schema import LLMProfile
-    from codur.resources import prompt
+    from codur.promptbook import PromptBook
 
     allowed = get_args(LLMProfile.model_fields["edit_format"].annotation)
     assert set(EDIT_FORMATS) == set(EDIT_PROMPTS) == set(allowed)
-    assert all(prompt(name).startswith("Answer format:") for name in EDIT_PROMPTS.values())
+    book = PromptBook()
+    assert all(book.render(name).startswith("Answer format:") for name in EDIT_PROMPTS.values())
     with pytest.raises(ValueError, match="unknown edit format 'diff'"):
         parse_edits("", FILES, "diff")

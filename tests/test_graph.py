@@ -306,7 +306,7 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "textual_pre_plan -.-> run_command",  # ... and run_command
         "llm_plan -.-> run_command",
         "run_command --> __end__",
-        "review -.-> planner",  # plan_verify mode (seed 004)
+        "review -.-> planner",  # plan_verify mode
         "planner --> execute",
         "review -.-> verifier",
         "verifier --> review",

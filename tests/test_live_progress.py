@@ -107,7 +107,7 @@ def test_a_terminal_shows_the_repair_search_live(tmp_path: Path) -> None:
 
 
 def test_the_ollama_stream_counts_its_chunks(ollama_server: OllamaServer) -> None:
-    """Ollama streams (the fake server in two chunks): each chunk is a token so far."""
+    """Ollama streams (the fake server word by word): each chunk is a token so far."""
     ollama_server.script(Reply("first half, second half"))
     profile = LLMProfile(provider="ollama", model="m", base_url=ollama_server.url, timeout_s=5)
     bus, events = EventBus(), []
@@ -115,7 +115,7 @@ def test_the_ollama_stream_counts_its_chunks(ollama_server: OllamaServer) -> Non
     client = ModelClient("o", profile, bus, progress_every_s=0)
     client.invoke([HumanMessage("hi")])
     progress = [e.data for e in events if e.kind == "model.progress"]
-    assert [p["tokens"] for p in progress if p["text"]] == [1, 2]
+    assert [p["tokens"] for p in progress if p["text"]] == [1, 2, 3, 4]
     assert "".join(p["text"] for p in progress) == "first half, second half"
 
 

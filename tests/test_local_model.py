@@ -21,6 +21,7 @@ from codur.config.schema import LLMProfile
 from codur.errors import ModelUnreachable
 from codur.models import local, local_actions, weights
 from codur.models.weights import PACKAGED, PackagedWeights, assemble, ensure_weights
+from codur.promptbook import PromptBook
 
 
 @tool
@@ -169,7 +170,7 @@ def test_messages_become_plain_chat_turns() -> None:
         AIMessage(content="", tool_calls=[call]),
         ToolMessage("hello", tool_call_id="c1"),
     ]
-    system, reminder = local_actions.tool_prompts(TOOLS)
+    system, reminder = local_actions.tool_prompts(TOOLS, messages, PromptBook())
     out = local_actions.to_llama_messages(messages, system, reminder)
     assert [m["role"] for m in out] == ["system", "user", "assistant", "user"]
     assert out[0]["content"].startswith("Be brief.\n\n") and "- read_file(path: string)" in system

@@ -29,6 +29,7 @@ from codur.config.sections import MemoryConfig
 from codur.memory.persistent import Memory
 from codur.memory.session import Exchange, SessionMemory
 from codur.memory.store import project_file, user_file
+from codur.promptbook import PromptBook
 
 ASK_SCRIPT = [PLAN, SEARCH, SUMMARY, FINISH, ANSWER]
 PREFERENCE = "always add type hints"
@@ -350,7 +351,7 @@ def test_session_memory_forgets_a_file_changed_on_disk_and_keeps_exchanges_short
     assert not memory.is_current("a.py") and memory.is_current("b.py")
     for n in range(3):
         memory.remember(Exchange(f"task {n} " + "word " * 20, "verified", "reply"))
-    context = memory.context()
+    context = memory.context(PromptBook())
     assert "task 0" not in context and "task 1" in context and "task 2" in context
     assert "word word word word word" not in context  # cut to 20 characters
     assert "unchanged since: b.py" in context and "(read them again): a.py" in context

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from fake_servers import FakeServer, OllamaServer, OpenAIServer, Reply, Trickle
+from fake_streams import Streamed
 from helpers import embedded_model_unavailable, embedded_profile
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
@@ -54,6 +55,7 @@ def test_a_cancel_closes_the_connection_of_the_request_in_flight(
     kind, server = served
     _, path, body = SERVERS[kind]
     payload = server.reply(path, body, Reply("word " * 60))[2]
+    payload = payload.body() if isinstance(payload, Streamed) else payload
     slow = Trickle(every_s=0.05, body=payload)  # a whole, valid answer in about 20 s
     server.script(slow)
     client, events = client_of(kind, server)

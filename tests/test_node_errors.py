@@ -1,4 +1,4 @@
-"""An exception in a node (seed 002): recorded in working memory, retried at most
+"""An exception in a node: recorded in working memory, retried at most
 MAX_NODE_RETRIES times with the error in the model's context, then a readable end
 (status error, one line, exit code 4). The scripted model's `{error: ...}` item raises
 an exception no provider classifies, as a client library's unexpected error would."""

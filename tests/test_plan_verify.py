@@ -1,4 +1,4 @@
-"""plan_verify mode (seed 004): planner -> agent <-> tools -> verifier -> END | replan.
+"""plan_verify mode: planner -> agent <-> tools -> verifier -> END | replan.
 Whole-graph runs with a scripted model, real files, real tools and real checks; the
 verdicts stay honest: a model's VERIFIED alone is `done`, never `verified`, and a check
 that fails outranks it."""

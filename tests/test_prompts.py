@@ -1,4 +1,4 @@
-"""Custom prompts (seed 004): the registry matches the shipped prompts, a custom template
+"""Custom prompts: the registry matches the shipped prompts, a custom template
 is checked against its node's placeholders (`PromptBook.set`, and config files at load),
 plain text gets the node's data appended, and prompt paths in config files are resolved
 from the file that names them and kept inside the folder for an untrusted project."""

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file, write_files
+from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file, write_files
 from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
 from codur.config import trust
+from codur.promptbook import REGISTRY
 
 PRE_PLAN_UNSURE = json.dumps({"kind": "unclear", "confidence": 0.3})
 DELEGATE = json.dumps({"action": "delegate", "route": "edit", "agent": "agent:coder"})
@@ -65,6 +66,44 @@ def test_a_projects_custom_prompts_reach_the_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_custom_parts_of_the_coders_message_reach_the_model(tmp_path: Path) -> None:
+    """Prompts that were once read straight from prompts/ (the failure evidence, the
+    check's report, the answer format, the earlier attempts) are replaced from config:
+    the model.request events of the debug log carry the custom text."""
+    root = buggy_project(
+        tmp_path / "w",
+        {
+            "coder_evidence": "evidence.md",
+            "verification_failed": "report.md",
+            "edit_whole_file": "format.md",
+            "coder_attempts": "attempts.md",
+        },
+        {
+            "evidence.md": "\nCUSTOM EVIDENCE >>>\n{failure}\n",
+            "report.md": "CUSTOM REPORT.",  # plain text: its data is appended
+            "format.md": "CUSTOM FORMAT: the whole file, after its path.",
+            "attempts.md": "\nCUSTOM ATTEMPTS >>>\n{attempts}\n",
+        },
+    )
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", FIXED)])
+    done = run_cli([*flags, "fix @main.py"], root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    first, second = [
+        "\n".join(str(m["content"]) for m in r["messages"])
+        for r in log
+        if r["event"] == "model.request"
+    ]
+    assert "CUSTOM EVIDENCE >>>\nCUSTOM REPORT.\n\nProblems:\nRunning `python main.py," in first
+    assert "Expected:\n10\n\nActual:\n6" in first
+    assert "CUSTOM FORMAT: the whole file, after its path." in first
+    assert "This is how the check fails" not in first and "Answer format:" not in first
+    assert "CUSTOM ATTEMPTS >>>\n- " in second
+    assert "Earlier attempts that did not work" not in second
+    assert (root / "main.py").read_text() == FIXED
+
+
+@pytest.mark.slow
 def test_a_custom_ask_prompt_reaches_the_model(tmp_path: Path) -> None:
     root = tmp_path / "w"
     write_files(root, {**FILES, "synth.md": "Answer briefly.\nQ: {question}\nF: {findings}\n"})
@@ -109,13 +148,10 @@ def test_prompts_list_show_and_reset_on_a_project(tmp_path: Path) -> None:
     trust.trust(root / "codur.yaml")
     listed = run_cli(["prompts", "list"], root)
     assert listed.returncode == 0, listed.stderr
-    rows = {line.split()[0]: line for line in listed.stdout.splitlines()[3:] if line.strip()}
-    assert set(rows) == {
-        "pre_planner", "planner", "coder", "coder_task", "coder_implement", "ask_planner",
-        "ask_executor", "ask_refinery", "ask_synthesizer", "check_test",
-        "step_planner", "verifier", "replanner", "plan_agent", "plan_agent_rules",
-        "completion_reminder", "repair_review",
-    }  # fmt: skip
+    lines = [line.split() for line in listed.stdout.splitlines()[3:] if line.strip()]
+    rows = {words[0]: " ".join(words) for words in lines if words[0] != "│"}  # not wrapped
+    assert set(rows) == set(REGISTRY)  # every prompt, one per file in prompts/
+    assert len(rows) == len(list((ROOT / "prompts").iterdir()))
     assert "prompts/planner.md" in rows["planner"] and "{agents}, {tools}" in rows["planner"]
     assert "prompts/test.md" in rows["check_test"] and "built-in" in rows["coder"]
 

@@ -66,7 +66,8 @@ def test_tool_call_reply(openai_server: OpenAIServer) -> None:
     # local servers honour max_tokens; langchain-openai would send max_completion_tokens
     assert body["max_tokens"] == 256
     assert "max_completion_tokens" not in body
-    assert not body.get("stream")
+    # streamed (the live progress), with the usage in the stream's last chunk
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
 
 
 def test_follow_up_turn_sends_tool_result_and_empty_content(openai_server: OpenAIServer) -> None:

@@ -1,5 +1,5 @@
-"""The intent routes (seed 002) through the run graph, with a scripted model, real files
-and real shells: explain (the ask graph answers, nothing is edited or checked), edit (the
+"""The routes (edit, explain, run_command) through the run graph, with a scripted model,
+real files and real shells: explain (the ask graph answers, nothing is edited or checked), edit (the
 coder), run_command (a shell command after the user's yes, or not after a no), phase 0's
 forms and the planner's structured choice."""
 

@@ -39,6 +39,50 @@ def test_entry_point_choice(tmp_path: Path) -> None:
     assert entries(plan_for(ws)) == ["app.py"]
 
 
+def test_verification_and_the_discovery_tool_share_the_conventional_names(
+    tmp_path: Path,
+) -> None:
+    """One list: a conventional name the discovery tool reports (cli.py) is the program
+    verification runs, before a script that only has a `__main__` guard."""
+    from codur.tools.python import entry_points
+
+    guarded = "if __name__ == '__main__':\n    print(2)\n"
+    ws = make(tmp_path, {"cli.py": "print(1)\n", "aaa.py": guarded, "expected.txt": "1\n"})
+    assert [str(p) for p in entry_points(ToolContext(ws), tmp_path)] == [
+        "aaa.py (__main__ guard)",
+        "cli.py (conventional name)",
+    ]
+    assert entries(plan_for(ws)) == ["cli.py"]
+
+
+def test_python_sees_gitignored_files_that_the_tools_walk_skips(tmp_path: Path) -> None:
+    """Verification and the oracle walk the folder as Python does (project_tree): a
+    gitignored module still imports; the tools list what git sees (codur.tools.walk)."""
+    from codur.scope.oracle import all_files
+    from codur.tools.code import python_files as indexed
+    from codur.verify.target import python_files
+
+    files = {
+        ".gitignore": "gen/\n",
+        "gen/made.py": "X = 1\n",
+        "b.py": "",
+        "a/z.py": "",
+        ".hidden/h.py": "",
+        "venv/lib.py": "",
+        "a/data.txt": "1\n",
+    }
+    ws = make(tmp_path, files)
+    assert list(python_files(tmp_path)) == ["b.py", "a/z.py", "gen/made.py"]
+    assert all_files(tmp_path, set()) == [
+        ".gitignore",
+        "b.py",
+        "a/data.txt",
+        "a/z.py",
+        "gen/made.py",
+    ]
+    assert [rel for rel, _ in indexed(ToolContext(ws))] == [".hidden/h.py", "a/z.py", "b.py"]
+
+
 @pytest.mark.slow
 def test_tests_without_expected_output_run_pytest(tmp_path: Path) -> None:
     ws = make(

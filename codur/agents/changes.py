@@ -33,6 +33,7 @@ def state(session: Session) -> FileState:
     root = session.ws.root
     skip = excluded(session.ws, session.config)
     found: FileState = {}
+    # not codur.tools.walk: the snapshot's view (gitignored files included), for an undo
     for folder, dirs, names in os.walk(root):
         rel = Path(folder).relative_to(root)
         dirs[:] = [d for d in dirs if not skip((rel / d).as_posix())]

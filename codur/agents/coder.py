@@ -20,7 +20,6 @@ from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.errors import ConfigError
 from codur.memory import preferences_section
 from codur.models.finish import truncated
-from codur.resources import prompt
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -62,13 +61,14 @@ class CoderAgent:
         native = bool(names) and client.profile.native_tools
         completion = bool(request.plan) and bool(names)  # the only way out: attempt_completion
         system = session.prompts.render("plan_agent" if completion else "coder")
-        system += preferences_section(request.preferences)
+        system += preferences_section(session.prompts, request.preferences)
         if request.context:
             system += "\n\n" + request.context
         if names and not native:
             from codur.tools.registry import prompt_section
 
-            system += "\n\n" + prompt_section(task_types) + "\n\n" + prompt("tool_text_calls.md")
+            calls = session.prompts.render("tool_text_calls")
+            system += "\n\n" + prompt_section(task_types) + "\n\n" + calls
         rules = None
         if completion:
             from codur.tools.todo import checklist

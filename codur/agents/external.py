@@ -1,4 +1,4 @@
-"""Agents that are CLIs (Codex, Claude Code; seed 000's CodexAgent, ClaudeCodeAgent): the
+"""Agents that are CLIs (Codex, Claude Code: agent:codex, agent:claude_code): the
 CLI runs non-interactively in the workspace and edits the files itself; Codur reads the
 outcome from the process.
 
@@ -41,11 +41,11 @@ from codur.config.agents import AgentConfig
 from codur.errors import AgentUnavailable
 from codur.memory import preferences_section
 from codur.process import ProcessResult, run_process
-from codur.resources import prompt
 from codur.sandbox.gitro import protect_git
 from codur.sandbox.repository import GIT
 
 if TYPE_CHECKING:
+    from codur.promptbook import PromptBook
     from codur.sandbox import Sandbox
     from codur.session import Session
 
@@ -109,7 +109,7 @@ class CliAgent:
         if sandbox.confiner is not None:  # a confined CLI could not make them
             for folder in self.state_folders():
                 folder.mkdir(parents=True, exist_ok=True)
-        text = task_prompt(request)
+        text = task_prompt(request, session.prompts)
         argv = self.spec.argv(executable, text, self.config)
         shown = ["PROMPT" if a == text else a for a in argv]
         before = changes.state(session)
@@ -212,30 +212,27 @@ def tail(text: str, lines: int = TAIL_LINES) -> str:
     return " | ".join(kept)
 
 
-def task_prompt(request: AgentRequest) -> str:
+def task_prompt(request: AgentRequest, book: PromptBook) -> str:
     """What the CLI is asked: the task, the files it is about (named, not shown: it reads
     them), how the check fails on them, what earlier attempts did, the preferences."""
     evidence = ""
     if request.evidence:
         failure = clip_lines(request.evidence.strip(), MAX_EVIDENCE_LINES)
-        evidence = prompt("coder_evidence.md").format(failure=failure)
+        evidence = book.render("coder_evidence", failure=failure)
     attempts = ""
     if request.attempts:
         listed = "\n".join(f"- {line}" for line in request.attempts)
-        attempts = prompt("coder_attempts.md").format(attempts=listed)
+        attempts = book.render("coder_attempts", attempts=listed)
     context = f"\n\n{request.context}" if request.context else ""
-    return (
-        prompt("external_agent.md")
-        .format(
-            task=request.task,
-            files=", ".join(request.files) or "find them in the folder",
-            evidence=evidence,
-            attempts=attempts,
-            preferences=preferences_section(request.preferences),
-            context=context,
-        )
-        .strip()
-    )
+    return book.render(
+        "external_agent",
+        task=request.task,
+        files=", ".join(request.files) or "find them in the folder",
+        evidence=evidence,
+        attempts=attempts,
+        preferences=preferences_section(book, request.preferences),
+        context=context,
+    ).strip()
 
 
 def agent_config(config: AgentConfig | None, type_: str) -> AgentConfig:

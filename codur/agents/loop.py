@@ -11,7 +11,7 @@ refused path, an exception) is a result with status "error" that the model reads
 loop goes on. At most `Turn.max_rounds` (runtime.max_tool_iterations) rounds of tools;
 a reply that still calls tools after the last round ends the loop, and `hit_cap` says so.
 
-With `Turn.completion` (plan_verify mode, seed 004) `attempt_completion` is the only way
+With `Turn.completion` (plan_verify mode) `attempt_completion` is the only way
 out: a reply without tool calls goes to `remind` (a reminder turn, counted as a round)
 and back to the agent; `after_tools` (pure) ends the loop once an attempt_completion call
 succeeded. There `max_rounds` bounds the agent's replies (each followed by tools or a

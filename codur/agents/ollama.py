@@ -1,4 +1,4 @@
-"""agent:ollama: the LLM coding agent speaking to an Ollama server (seed 000's OllamaAgent).
+"""agent:ollama: the LLM coding agent speaking to an Ollama server.
 
 It is the coder (`codur.agents.coder`) on the profile its config describes
 (`codur.config.agents.ollama_profile`: `host` and `model`, the other settings from a

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from codur.agents.fit import Prompt, fit
 from codur.edits.excerpt import excerpt
-from codur.resources import prompt
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -21,10 +20,11 @@ if TYPE_CHECKING:
     from codur.promptbook import PromptBook
 
 EDIT_PROMPTS = {
-    "whole_file": "edit_whole_file.md",
-    "search_replace": "edit_search_replace.md",
-    "functions": "edit_functions.md",
+    "whole_file": "edit_whole_file",
+    "search_replace": "edit_search_replace",
+    "functions": "edit_functions",
 }
+"""The prompt of each edit format's answer rules."""
 
 
 def reply_budget(files: dict[str, str], edit_format: str) -> int:
@@ -47,18 +47,20 @@ def implement_names(stubs: dict[str, tuple[str, ...]]) -> str:
     return "; ".join(f"{text} in {path}" for text, (path, _) in zip(spoken, groups, strict=True))
 
 
-def answer_rules(edit_format: str, implement: bool, files: int, partial: bool = False) -> str:
+def answer_rules(
+    book: PromptBook, edit_format: str, implement: bool, files: int, partial: bool = False
+) -> str:
     """The answer format's rules; one file to implement in whole: the bare instruction a
     small model answers best (bench/humaneval.py measures it); a file shown in part:
     changed functions, and SEARCH/REPLACE for a line outside them (no whole file)."""
     if implement and files == 1 and edit_format == "whole_file":
-        return prompt("edit_implement.md")
+        return book.render("edit_implement")
     if partial and edit_format == "functions":
-        return prompt("edit_functions_in_part.md")
-    return prompt(EDIT_PROMPTS[edit_format])
+        return book.render("edit_functions_in_part")
+    return book.render(EDIT_PROMPTS[edit_format])
 
 
-def in_part(request: AgentRequest) -> tuple[dict[str, str], tuple[str, ...]]:
+def in_part(request: AgentRequest, book: PromptBook) -> tuple[dict[str, str], tuple[str, ...]]:
     """The files as the prompt shows them (those in `request.parts` as excerpts) and a
     note for each file shown in part."""
     views = dict(request.files)
@@ -69,9 +71,9 @@ def in_part(request: AgentRequest) -> tuple[dict[str, str], tuple[str, ...]]:
             continue
         views[path] = shown.text
         notes.append(
-            prompt("coder_in_part.md")
-            .format(path=path, lines=shown.ranges(), total=f"{shown.total:,}")
-            .strip()
+            book.render(
+                "coder_in_part", path=path, lines=shown.ranges(), total=f"{shown.total:,}"
+            ).strip()
         )
     return views, tuple(notes)
 
@@ -93,12 +95,12 @@ def task_message(
     )
     if parts.related:
         related = "\n".join(f"- {line}" for line in parts.related)
-        shown += "\n\n" + prompt("coder_map.md").format(entries=related).strip()
-    evidence = prompt("coder_evidence.md").format(failure=parts.evidence) if parts.evidence else ""
+        shown += "\n\n" + book.render("coder_map", entries=related).strip()
+    evidence = book.render("coder_evidence", failure=parts.evidence) if parts.evidence else ""
     attempts = ""
     if parts.attempts:
         listed = "\n".join(f"- {line}" for line in parts.attempts)
-        attempts = prompt("coder_attempts.md").format(attempts=listed)
+        attempts = book.render("coder_attempts", attempts=listed)
     notes = "\n".join(f"(Note: {n}.)" for n in parts.notes)
     common = {
         "files": shown or "(no files given)",
@@ -114,22 +116,24 @@ def task_message(
             **common,
             names=implement_names(stubs),
             verb="has" if count == 1 else "have",
-            edit_rules=answer_rules(edit_format, True, len(parts.files), parts.partial_files),
+            edit_rules=answer_rules(book, edit_format, True, len(parts.files), parts.partial_files),
         )
     else:
         edit_rules = (
-            rules if rules is not None else answer_rules(edit_format, False, 0, parts.partial_files)
+            rules
+            if rules is not None
+            else answer_rules(book, edit_format, False, 0, parts.partial_files)
         )
         text = book.render("coder_task", **common, edit_rules=edit_rules)
     return text.strip() + "\n"
 
 
-def plan_section(request: AgentRequest) -> str:
+def plan_section(request: AgentRequest, book: PromptBook) -> str:
     """The step plan the agent works through (plan_verify mode); empty without one."""
     if not request.plan:
         return ""
     steps = "\n".join(f"{n}. {step}" for n, step in enumerate(request.plan, 1))
-    return prompt("plan_section.md").format(iteration=request.plan_iteration, steps=steps)
+    return book.render("plan_section", iteration=request.plan_iteration, steps=steps)
 
 
 def build_messages(
@@ -146,7 +150,7 @@ def build_messages(
     from langchain_core.messages import HumanMessage, SystemMessage
 
     edit_format = request.edit_format or client.profile.edit_format
-    views, notes = in_part(request)
+    views, notes = in_part(request, book)
     parts = Prompt(
         files=views,
         evidence=request.evidence or "",
@@ -156,7 +160,7 @@ def build_messages(
         in_part=tuple(p for p in request.parts if views.get(p) != request.files.get(p)),
         related=request.related,
     )
-    task = "\n\n".join(filter(None, [request.task, plan_section(request).strip()]))
+    task = "\n\n".join(filter(None, [request.task, plan_section(request, book).strip()]))
 
     def render(p: Prompt) -> list[BaseMessage]:
         fmt = "functions" if p.partial_files and edit_format == "whole_file" else edit_format

@@ -1,6 +1,6 @@
 """The agent registry: agents are registered by name; references resolve to one of them.
 
-References (seed 000): `agent:NAME` is a config-defined agent (agents.configs.NAME, run by
+References: `agent:NAME` is a config-defined agent (agents.configs.NAME, run by
 the registered agent of its type) or a registered agent class (coder, ollama, codex,
 claude_code); `llm:PROFILE` is the LLM coding agent on that profile. Adding an agent is
 one module with a class and an `@register("name")` line, plus its module in `_MODULES`

@@ -1,4 +1,4 @@
-"""The ask graph's wiring, and nothing else (seed 003):
+"""The ask graph's wiring, and nothing else:
 
 retrieve (search_codebase for the question) -> planner
 planner -> setup_executor -> executor_llm -> tool_node -> executor_llm (the ReAct loop)

@@ -52,7 +52,8 @@ def parse_plan(text: str, max_steps: int) -> list[str] | None:
 
 
 def fallback_plan(question: str) -> list[str]:
-    """The plan when the planner's reply cannot be read (seed 003): search for the code."""
+    """The plan when the planner's reply cannot be read: one step, searching the code for
+    the question."""
     return [f"{FALLBACK_STEP}: {question}"]
 
 

@@ -100,7 +100,7 @@ def oracle(challenge: Challenge) -> tuple[str, ...]:
     (the tests' helpers and plugins as the challenge folder has them)."""
     expected = challenge.spec.expected
     root = challenge.folder
-    files = {
+    files = {  # the challenge's own folder, every Python file: what the judge runs
         p.relative_to(root).as_posix()
         for p in root.rglob("*.py")
         if p.is_file() and p.relative_to(root).parts[0] not in HIDDEN

@@ -1,5 +1,5 @@
-"""The `planning` config section: how a task is planned, and plan_verify mode (seed 004:
-a step plan, the agent's attempt_completion, the model verifier, replans). Same rules as
+"""The `planning` config section: how a task is planned, and plan_verify mode (a
+step plan, the agent's attempt_completion, the model verifier, replans). Same rules as
 the rest of the schema: every field documented, unknown keys are errors."""
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ class PlanningConfig(_Section):
     with the last results."""
     mode: Literal["auto", "check", "plan_verify"] = "auto"
     """How an edit task is driven. check: the check-driven loop (the agent edits, the
-    checks judge, their failure goes back to it); plan_verify: seed 004's loop (a step
-    plan seeds a todo list, the agent works through it with tools and ends with
+    checks judge, their failure goes back to it); plan_verify: plan, work, verify,
+    replan (a step plan seeds a todo list, the agent works through it with tools and ends with
     attempt_completion, a model verifier judges the work against the task, a NOT_VERIFIED
     verdict replans); auto: plan_verify where nothing checks behaviour (no expected
     output or tests, even waiting for a program; no check derived from the task, nor a

@@ -1,4 +1,4 @@
-"""The graph's wiring, and nothing else: it reads like seed 000's diagram.
+"""The graph's wiring, and nothing else: the nodes and the edges between them, drawn below.
 
 Fixed edges are here; a node that chooses returns `Command[Literal[...]]` (its possible
 destinations are in its signature, and `codur graph` draws them dashed):
@@ -24,7 +24,7 @@ sample           -> verify (a candidate passed in a scratch copy) | review (none
 crosscheck       -> verify (another reply agreed with more replies: written) | review
                     (the files stay)
 
-plan_verify mode (seed 004; planning.mode, review chooses it after the first check):
+plan_verify mode (planning.mode; review chooses it after the first check):
 planner          -> execute (the step plan, seeding the todo list)
 execute          -> verify (the checks, where there are any) -> review
 review           -> verifier (the model judges the completion) -> review

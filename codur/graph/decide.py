@@ -55,11 +55,12 @@ docstrings or the model did: `Facts.evidence`, mapped by codur/verify/strength.p
 end unverified; sampling on, not in plan mode, and a model attempt failed -> sample; else
 retry.
 
-Plan mode (plan_verify, seed 004): "completed" is the agent's attempt_completion (or the
-applied reply of an agent without tools); a check that ran (static ones included)
-outranks the model verifier, which is asked only when no check fails. `verified` and
-`checked` always mean a behavioural check passed: the model's VERIFIED alone ends `done`
-(exit 0), its `check` naming the model verifier (docs/verification.md).
+Plan mode (plan_verify: plan, work, have the model verify, replan): "completed" is the
+agent's attempt_completion (or the applied reply of an agent without tools); a check that
+ran (static ones included) outranks the model verifier, which is asked only when no check
+fails. `verified` and `checked` always mean a behavioural check passed: the model's
+VERIFIED alone ends `done` (exit 0), its `check` naming the model verifier
+(docs/verification.md).
 """
 
 from __future__ import annotations

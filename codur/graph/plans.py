@@ -14,7 +14,6 @@ from codur.agents.registry import resolve
 from codur.graph.state import AgentState
 from codur.graph.transcript import PLAN_MARK
 from codur.planning.steps import parse_steps
-from codur.resources import prompt
 from codur.session import Session
 from codur.tools.todo import TodoItem, announce
 
@@ -29,7 +28,7 @@ def agent_tools(state: AgentState, session: Session) -> str:
     _, profile = cfg.profile(agent.profile or session.profile)
     wanted = agent.config.tools if agent.config is not None and profile.agent_tools else []
     if not wanted:
-        return prompt("plan_no_tools.md").strip()
+        return session.prompts.render("plan_no_tools").strip()
     return prompt_section([*(TaskType(t) for t in wanted), TaskType.PLANNING])
 
 

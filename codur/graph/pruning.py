@@ -1,6 +1,6 @@
-"""Message pruning (seed 000, "Flakiness & Reliability"): keep the original task and the
-most recent attempts with their verification feedback; drop older rounds whole, so a
-tool call is never separated from its result."""
+"""Message pruning: keep the original task and the most recent attempts with their
+verification feedback, so a small model is not misled by stale rounds; drop older rounds
+whole, so a tool call is never separated from its result."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Working memory (seed 002's first tier): what a task knows about itself while it runs.
+"""Working memory (the first of three tiers, docs/memory.md): what a task knows about
+itself while it runs.
 
 It is the graph state, not a copy of it: the attempts (one record each, their summaries
 the feedback history), the last outcome and verdict, the last exception a node raised

@@ -1,4 +1,4 @@
-"""Codur's memory, in three tiers (seed 002; docs/memory.md):
+"""Codur's memory, in three tiers (docs/memory.md):
 
 - working memory: the graph state of one task (`codur.graph.working` reads it);
 - session memory: one `codur chat` session's files read and last exchanges (session.py);
@@ -12,15 +12,18 @@ from their modules.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from codur.resources import prompt
+if TYPE_CHECKING:
+    from codur.promptbook import PromptBook
 
 __all__ = ["preferences_section"]
 
 
-def preferences_section(preferences: Sequence[str]) -> str:
-    """The preferences as a prompt section to append to a system message ("" if none)."""
+def preferences_section(book: PromptBook, preferences: Sequence[str]) -> str:
+    """The preferences as a prompt section (`book`'s preferences prompt) to append to a
+    system message ("" if none)."""
     if not preferences:
         return ""
     listed = "\n".join(f"- {p}" for p in preferences)
-    return "\n\n" + prompt("preferences.md").format(preferences=listed).rstrip()
+    return "\n\n" + book.render("preferences", preferences=listed).rstrip()

@@ -15,11 +15,14 @@ import hashlib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codur.config.sections import MemoryConfig
 from codur.errors import WorkspaceError
-from codur.resources import prompt
 from codur.workspace import Workspace
+
+if TYPE_CHECKING:
+    from codur.promptbook import PromptBook
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,9 @@ class SessionMemory:
             )
         )
 
-    def context(self) -> str:
-        """What the next task's prompts are told about the session so far ("" at first)."""
+    def context(self, book: PromptBook) -> str:
+        """What the next task's prompts are told about the session so far (`book`'s
+        session_context prompt; "" at first)."""
         changed = self.refresh()
         if not self.exchanges and not self.files and not changed:
             return ""
@@ -108,7 +112,8 @@ class SessionMemory:
                 lines.append(f"   reply: {e.reply}")
             if e.last_error:
                 lines.append(f"   last error: {e.last_error}")
-        return prompt("session_context.md").format(
+        return book.render(
+            "session_context",
             exchanges="\n".join(lines) or "(none)",
             files=", ".join(sorted(self.files)) or "(none)",
             changed=", ".join(changed) or "(none)",

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from codur.config.schema import LLMProfile
     from codur.models.base import Provider
     from codur.models.recording import Recorder
+    from codur.promptbook import PromptBook
 
 
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -80,6 +81,9 @@ class ModelClient:
     """Set: the run was cancelled (`Session.cancel`); no call starts, a call under way is
     cut (codur.models.cancel: the embedded model stops before its next decode, an HTTP
     request's sockets are shut) and whatever it returns is dropped (Cancelled)."""
+    prompts: PromptBook | None = None
+    """The run's prompts, given to a chat model that words part of a call itself (one
+    with a `prompts` field: the embedded model describes the tools in its own prompt)."""
     progress_every_s: float = PROGRESS_EVERY_S
     """The least time between two `model.progress` events of a call (codur.models.progress)."""
     _model: BaseChatModel | None = None
@@ -132,7 +136,7 @@ class ModelClient:
         if self._instead is not None:
             return self._instead.count_tokens(messages, tools)
         try:
-            count = self.backend.count_tokens(lambda: self.model, messages, tools)
+            count = self.backend.count_tokens(lambda: self._configured({}), messages, tools)
         except (ModelUnreachable, ModelError) as exc:  # the embedded model did not load
             other = self._switch(exc)
             if other is None:
@@ -281,9 +285,12 @@ class ModelClient:
             raise Cancelled()
 
     def _configured(self, settings: dict[str, Any]) -> BaseChatModel:
-        """The profile's model with `settings` applied to the fields it has."""
+        """The profile's model with `settings` (and the run's prompts) applied to the
+        fields it has."""
         fields = type(self.model).model_fields
-        update = {}
+        update: dict[str, Any] = {}
+        if "prompts" in fields and self.prompts not in (None, getattr(self.model, "prompts", None)):
+            update["prompts"] = self.prompts
         for name, value in settings.items():
             field_name = next((f for f in _FIELDS[name] if f in fields), None)
             if field_name and getattr(self.model, field_name) != value:

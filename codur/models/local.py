@@ -41,6 +41,7 @@ from codur.models.local_llama import (
     prompt_tokens,
 )
 from codur.models.progress import CallProgress, current_progress
+from codur.promptbook import PromptBook
 
 __all__ = ["LocalChatModel", "close_all", "load_llama"]
 
@@ -58,6 +59,8 @@ class LocalChatModel(BaseChatModel):
     draft: str = "none"
     """Speculative decoding: none or prompt_lookup (LLMProfile.draft)."""
     draft_tokens: int = 10
+    prompts: PromptBook | None = None
+    """The run's prompts (the tool protocol is worded by them); None: the shipped ones."""
 
     @property
     def _llm_type(self) -> str:
@@ -66,6 +69,10 @@ class LocalChatModel(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name, "model_path": self.model_path}
+
+    @property
+    def book(self) -> PromptBook:
+        return self.prompts if self.prompts is not None else PromptBook()
 
     @property
     def llama(self) -> Any:
@@ -79,7 +86,7 @@ class LocalChatModel(BaseChatModel):
         """Prompt tokens of a call with `messages` (and `tools` bound): exact, by the
         model's own chat template and tokenizer."""
         formatted = [convert_to_openai_tool(t) for t in tools]
-        request = chat_request(messages, formatted or None, None)
+        request = chat_request(messages, formatted or None, None, self.book)
         return len(prompt_tokens(self.llama, request["messages"]))
 
     def _generate(
@@ -96,7 +103,7 @@ class LocalChatModel(BaseChatModel):
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),
             "seed": self.seed,
             "stop": stop,
-            **chat_request(messages, tools, tool_choice),
+            **chat_request(messages, tools, tool_choice, self.book),
         }
         llama = self.llama
         asked = time.perf_counter()
@@ -166,7 +173,10 @@ def _reporter(progress: CallProgress) -> Callable[[Any], None]:
 
 
 def chat_request(
-    messages: Sequence[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: Any
+    messages: Sequence[BaseMessage],
+    tools: list[dict[str, Any]] | None,
+    tool_choice: Any,
+    book: PromptBook,
 ) -> dict[str, Any]:
     """The `messages` (and, with tools, the `response_format`) of a llama.cpp chat call:
     with tools bound the reply is constrained to one action and the tools are described
@@ -179,7 +189,7 @@ def chat_request(
     schema = action_schema(tools, allow_final=not forced)
     return {
         "response_format": {"type": "json_object", "schema": schema},
-        "messages": to_llama_messages(messages, *tool_prompts(tools)),
+        "messages": to_llama_messages(messages, *tool_prompts(tools, messages, book)),
     }
 
 

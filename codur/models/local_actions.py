@@ -13,9 +13,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 
-_REMINDER_MARK = "--- reminder ---"
 _MAX_REQUEST = 400  # characters of the user's request repeated after a tool result
 
 
@@ -108,11 +107,15 @@ def describe_tools(tools: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def tool_prompts(tools: Sequence[dict[str, Any]]) -> tuple[str, str]:
-    """(system text describing the tools, reminder template added after a tool result)."""
-
-    system, _, reminder = prompt("local_tool_actions.md").partition(_REMINDER_MARK)
-    return system.replace("{tools}", describe_tools(tools)).strip(), reminder.strip()
+def tool_prompts(
+    tools: Sequence[dict[str, Any]], messages: Sequence[BaseMessage], book: PromptBook
+) -> tuple[str, str]:
+    """(system text describing the tools, the reminder of the request added after a tool
+    result: "" when `messages` hold no request), from `book`."""
+    system = book.render("local_tool_actions", tools=describe_tools(tools)).strip()
+    request = _request(messages)
+    reminder = book.render("local_tool_reminder", request=request).strip() if request else ""
+    return system, reminder
 
 
 def _request(messages: Sequence[BaseMessage]) -> str:
@@ -136,8 +139,8 @@ def to_llama_messages(
 ) -> list[dict]:
     """LangChain messages as llama.cpp chat messages (consecutive same roles merged).
 
-    `system_extra` is appended to the system message; `reminder` (with `{request}`) is
-    appended when the conversation ends with a tool result, which keeps a small model
+    `system_extra` is appended to the system message; `reminder` is appended when the
+    conversation ends with a tool result, which keeps a small model
     from calling tools again once the request is done."""
     names: dict[str, str] = {}
     out: list[dict[str, str]] = []
@@ -161,9 +164,8 @@ def to_llama_messages(
             add("user", f"Result of tool {name}: {_text(msg.content)}")
         else:  # HumanMessage and anything else the user side says
             add("user", _text(msg.content))
-    request = _request(messages)
-    if reminder and request and messages and isinstance(messages[-1], ToolMessage):
-        out[-1]["content"] += "\n\n" + reminder.replace("{request}", request)
+    if reminder and messages and isinstance(messages[-1], ToolMessage):
+        out[-1]["content"] += "\n\n" + reminder
     if system_extra:
         if out and out[0]["role"] == "system":
             out[0]["content"] = f"{out[0]['content']}\n\n{system_extra}".strip()

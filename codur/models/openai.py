@@ -9,6 +9,12 @@ langchain-openai gets "wrong" for them, so `CompatChatOpenAI` adjusts the reques
 - `max_tokens` is renamed to `max_completion_tokens`, which Ollama and older llama.cpp
   silently ignore (unbounded generation): other hosts than api.openai.com get `max_tokens`.
 
+The reply is streamed (server-sent events, the usage in a last chunk: `stream_options`),
+so each chunk reaches the call's progress (`model.progress`, codur.models.progress)
+while the model generates. A stream with no chunk at all was no chat-completion stream
+(an HTML page, `{}`: MalformedReply); one that ends before the server gave a finish
+reason was cut (StreamCut, retried like a broken connection).
+
 ModelClient does the retrying, so the OpenAI SDK's own retries are off.
 """
 
@@ -17,7 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
@@ -39,6 +45,11 @@ insists on some key (and would otherwise read OPENAI_API_KEY behind our back).""
 _TRANSIENT_STATUS = {408, 429}
 
 
+class StreamCut(Exception):
+    """A streamed reply ended before the server said why it stopped (no finish reason):
+    the connection closed mid-answer."""
+
+
 def _http_client(timeout_s: float) -> Any:
     """The SDK's own HTTP client (httpx, or httpx2 from openai 3 on), with a deadline
     for each whole request and no kept-alive connections (see codur.models.deadline)."""
@@ -55,7 +66,22 @@ def _http_client(timeout_s: float) -> Any:
 class CompatChatOpenAI(ChatOpenAI):
     """ChatOpenAI whose chat-completions payload local OpenAI-compatible servers accept,
     and which calls an answer that is no chat completion (an HTML page, `{}`) a
-    MalformedReply instead of failing somewhere inside langchain."""
+    MalformedReply instead of failing somewhere inside langchain; a streamed answer too
+    (`_stream`)."""
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        chunks, finished = 0, False
+        for chunk in super()._stream(*args, **kwargs):
+            chunks += 1
+            finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
+            yield chunk
+        if not chunks:
+            raise MalformedReply(
+                "HTTP 200, but no chat-completion chunks in the stream; "
+                "is base_url an OpenAI-compatible /v1?"
+            )
+        if not finished and not self._use_responses_api({**kwargs, **self.model_kwargs}):
+            raise StreamCut("the streamed reply ended before the server finished it")
 
     def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> Any:
         problem = malformed(response)
@@ -124,6 +150,8 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
         temperature=profile.temperature,
         seed=profile.seed,
         max_tokens=profile.max_tokens,
+        streaming=True,
+        stream_usage=True,  # the usage comes in the stream's last chunk
         timeout=profile.timeout_s,
         max_retries=0,
         http_client=_http_client(profile.timeout_s),
@@ -134,8 +162,8 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
 def classify(exc: BaseException) -> ErrorKind | None:
     if isinstance(exc, MalformedReply):
         return "fatal"  # a web page or `{}`: the URL is wrong, asking again will not help
-    if isinstance(exc, json.JSONDecodeError):
-        return "transient"  # cut JSON: the connection broke mid-answer
+    if isinstance(exc, json.JSONDecodeError | StreamCut):
+        return "transient"  # cut JSON or stream: the connection broke mid-answer
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
         return "transient"  # refused, reset, timed out (openai.APITimeoutError included)
     if isinstance(exc, openai.RateLimitError | openai.InternalServerError):

@@ -7,8 +7,8 @@ passed since the call started or since its last event:
 
 - the embedded model: prompt tokens evaluated, batch after batch, then the reply's tokens
   and text, decode after decode (codur.models.local_llama);
-- the providers that stream (ollama, scripted; LangChain's `on_llm_new_token`): each chunk
-  of the reply, counted as a token (`callback`).
+- the providers that stream (openai, ollama, scripted; LangChain's `on_llm_new_token`):
+  each chunk of the reply's text or of a tool call, counted as a token (`callback`).
 
 An event says the elapsed seconds, the prompt tokens evaluated so far (embedded model),
 the reply's tokens so far and their rate since the first one, and the reply's text added
@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-PROGRESS_EVERY_S = 1.0
-"""The least time between two `model.progress` events of a call."""
+from codur.events import PROGRESS_EVERY_S
+
+__all__ = ["PROGRESS_EVERY_S", "CallProgress", "current_progress", "reporting"]
 
 
 class CallProgress:
@@ -87,8 +88,11 @@ class CallProgress:
         progress = self
 
         class _Chunks(BaseCallbackHandler):
-            def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
-                progress.chunk(token)
+            def on_llm_new_token(self, token: str, *, chunk: Any = None, **kwargs: Any) -> None:
+                # a chunk of the reply's text or of a tool call's arguments; not one that
+                # only says the role, the finish reason or the usage
+                if token or getattr(getattr(chunk, "message", None), "tool_call_chunks", None):
+                    progress.chunk(token)
 
         return _Chunks()
 

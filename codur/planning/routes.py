@@ -1,4 +1,5 @@
-"""The routes a task can take after planning (seed 002's intent routes, in the one graph).
+"""The routes a task can take after planning (edit, explain, run_command, ...), each a
+branch of the one agent graph.
 
 Phase 0 (`codur.planning.textual`) picks a route only for forms that cannot mean anything
 else; otherwise the planner's structured reply names it (`PlanDecision.route`).

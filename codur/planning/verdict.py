@@ -2,7 +2,7 @@
 read strictly from its reply.
 
 The reply is a JSON object `{"verdict": "VERIFIED" | "NOT_VERIFIED", "reasons": [...]}`
-(bare, fenced or in prose), or, as seed 004 writes it, a first line `VERIFIED: reason` /
+(bare, fenced or in prose), or a first line `VERIFIED: reason` /
 `NOT_VERIFIED: reason` with more reasons on the lines after. Anything else is
 NOT_VERIFIED, its reason saying the reply could not be read: an unreadable judgement
 never passes a run. VERIFIED counts only when nothing in the reply says otherwise: the

@@ -83,7 +83,11 @@ class PromptBook:
 
     def __init__(self, files: Mapping[str, str | Path] | None = None) -> None:
         """`files`: node -> prompt file (config's `prompts` section, paths resolved);
-        PromptError for an unknown node, an unreadable file or one that does not fit."""
+        PromptError for an unknown node, an unreadable file or one that does not fit. The
+        shipped prompts are checked too (once a process), so a placeholder that does not
+        fit fails here rather than when the prompt is first sent."""
+        for name in REGISTRY:
+            _builtin(name)
         self._custom: dict[str, Prompt] = {
             name: read(name, Path(path)) for name, path in (files or {}).items()
         }

@@ -1,38 +1,18 @@
-"""The prompts a user may replace: one entry per node prompt, by the name users see.
+"""The prompts a user may replace: one entry per file in `prompts/`, by the name users
+see; the nodes' main prompts here, the parts of messages and the smaller prompts in
+`codur.promptbook.parts`.
 
 An entry names the shipped file in `prompts/`, says in a line what the prompt is for,
 and lists its placeholders with an example value each (`codur prompts show` renders the
 prompt with them). Required placeholders carry data the node cannot work without: a
 custom template must hold them all. Optional ones may be left out. Adding a prompt is one
-entry in SPECS, and its file.
+entry in SPECS (or PARTS), and its file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True)
-class PromptSpec:
-    name: str
-    """The node name users see (config key `prompts.NAME`, `codur prompts show NAME`)."""
-    file: str
-    """The shipped template, in `prompts/`."""
-    description: str
-    """What the prompt is for, in one line."""
-    required: dict[str, str] = field(default_factory=dict)
-    """Placeholder -> an example value; a custom template must hold every one."""
-    optional: dict[str, str] = field(default_factory=dict)
-    """Placeholder -> an example value; a custom template may leave them out."""
-
-    @property
-    def placeholders(self) -> tuple[str, ...]:
-        return (*self.required, *self.optional)
-
-    @property
-    def examples(self) -> dict[str, str]:
-        return {**self.required, **self.optional}
-
+from codur.promptbook.parts import PARTS
+from codur.promptbook.spec import PromptSpec
 
 TASK = "make total() in main.py add every number of the list"
 FILES = (
@@ -191,6 +171,8 @@ SPECS += (
         "plan_verify mode: said when the agent replies without a tool call",
     ),
 )
+
+SPECS += PARTS
 
 REGISTRY: dict[str, PromptSpec] = {spec.name: spec for spec in SPECS}
 """The specs by name."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from codur.litter import temp_prefix
@@ -66,9 +67,14 @@ def traced_command(
     return [*head, "module", "pytest", *pytest, *(["-k", keyword] if keyword else [])]
 
 
-def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -> Executed | None:
+def executed_lines(
+    plan: VerificationPlan,
+    ctx: ToolContext,
+    timeout_s: float,
+    tick: Callable[[], None] | None = None,
+) -> Executed | None:
     """Lines (by workspace path) the plan's programs ran in `ctx`'s folder (a scratch
-    copy), or None if tracing failed."""
+    copy), or None if tracing failed; `tick`: called while a program runs."""
     root = ctx.ws.root
     executed: Executed = {}
     dynamic = [c for c in plan.checks if isinstance(c, OutputCheck | TestCheck | DerivedCheck)]
@@ -77,7 +83,8 @@ def executed_lines(plan: VerificationPlan, ctx: ToolContext, timeout_s: float) -
             out = Path(tmp) / "lines.json"
             env = check.env(root) if isinstance(check, DerivedCheck) else None
             command = traced_command(check, out, root, ctx.python)
-            ctx.run(command, timeout_s, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
+            writable, limit = [Path(tmp)], TRACE_OUTPUT
+            ctx.run(command, timeout_s, env=env, writable=writable, output_limit=limit, tick=tick)
             if not out.is_file():
                 return None
             for path, lines in json.loads(out.read_text(encoding="utf-8")).items():

@@ -4,7 +4,8 @@ Candidates (single mutations, then pairs) are ranked by `locate`, run `workers` 
 each in its own scratch copy and process, under the same checks the review node uses
 (tests cut down to the failing ones, then the full plan to confirm). The first candidate
 that passes wins, unless a smaller one at the same place also passes. Every candidate
-tried goes out as a `repair.candidate` event (and so into the debug log).
+tried goes out as a `repair.candidate` event (and so into the debug log), and while the
+search runs a `repair.progress` event a second says how far it got (codur.events.Ticker).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 
 from codur.config.schema import RepairConfig, VerifyConfig
-from codur.events import EventBus
+from codur.events import EventBus, Ticker
 from codur.repair.locate import executed_lines, rank
 from codur.repair.mutations import Mutation, apply_mutations, mutations, overlaps
 from codur.repair.scratch import Scratch
@@ -88,9 +90,19 @@ def _pairs(singles: list[Mutation], pool: int) -> Iterator[Candidate]:
                 yield Candidate((a, b))
 
 
+TICK_S = 0.2
+"""How often the search looks whether to report its progress while candidates run."""
+
+
 class _Search:
-    def __init__(self, trial: Trial, originals: dict[str, str], bus: EventBus) -> None:
+    def __init__(
+        self, trial: Trial, originals: dict[str, str], bus: EventBus, tick: Callable[..., None]
+    ) -> None:
         self.trial, self.originals, self.bus = trial, originals, bus
+        self.tick = tick
+        """Reports the progress (repair.progress) with the candidates tried so far."""
+        self.tried = 0
+        """Candidates tried so far, single edits and pairs."""
 
     def check(self, candidate: Candidate) -> tuple[bool, float, str]:
         try:
@@ -106,6 +118,7 @@ class _Search:
         workers: int,
         deadline: float,
         best: Candidate | None = None,
+        stage: str = "single edits",
     ) -> tuple[Candidate | None, int, bool]:
         """Check candidates in order, `workers` at a time; (best, tried, out of time)."""
         pending = iter(candidates)
@@ -121,11 +134,12 @@ class _Search:
                         running[pool.submit(self.check, candidate)] = candidate
                 if not running:
                     return best, tried, time.monotonic() >= deadline
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, TICK_S, return_when=FIRST_COMPLETED)
                 for future in done:
                     candidate = running.pop(future)
                     passed, duration, why = future.result()
                     tried += 1
+                    self.tried += 1
                     self.bus.emit(
                         "repair.candidate",
                         change=candidate.description,
@@ -137,6 +151,7 @@ class _Search:
                     )
                     if passed and (best is None or candidate.size < best.size):
                         best = candidate
+                self.tick(tried=self.tried, stage=stage)
 
 
 def _candidate_timeout(failing: VerificationResult, cfg: RepairConfig, vcfg: VerifyConfig) -> float:
@@ -167,10 +182,12 @@ def search(
     deadline = start + cfg.time_budget_s
     timeout = _candidate_timeout(failing, cfg, vcfg)
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
+    ticker = Ticker(ctx.bus, "repair.progress")
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
         trace_s = min(cfg.time_budget_s / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
         traced = dataclasses.replace(ctx, ws=Workspace(scratch.dirs[0]))
-        executed = executed_lines(plan, traced, trace_s)
+        # the checks run under a tracer first: the lines they execute rank the candidates
+        executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:
             files = [p for p in files if p in executed]
@@ -196,10 +213,12 @@ def search(
         vctx = verification_context(ctx, vcfg, timeout)
         quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
         plans = [quick] if quick == plan else [quick, whole]
-        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus)
+        tick = partial(ticker, candidates=len(ranked))
+        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick)
         best, tried, late = runner.run((Candidate((e,)) for e in ranked), cfg.workers, deadline)
         if best is None and cfg.max_depth >= 2 and not late:
-            best, more, late = runner.run(_pairs(ranked, cfg.pair_pool), cfg.workers, deadline)
+            pairs = _pairs(ranked, cfg.pair_pool)
+            best, more, late = runner.run(pairs, cfg.workers, deadline, stage="pairs")
             tried += more
     duration = round(time.monotonic() - start, 3)
     if best is None:

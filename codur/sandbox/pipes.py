@@ -14,12 +14,13 @@ import selectors
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from typing import Literal
 
 CHUNK = 65536
 POLL_S = 0.1
-"""How often the wait looks whether the run was cancelled (and whether the program
-ended, where the OS cannot tell at once: no pidfd)."""
+"""How often the wait looks whether the run was cancelled, reports the program's
+progress (and looks whether it ended, where the OS cannot tell at once: no pidfd)."""
 
 Ending = Literal["ended", "timeout", "cancelled", "flooded"]
 
@@ -47,9 +48,15 @@ class Pipes:
             else:
                 proc.stdin.close()
 
-    def serve(self, timeout_s: float, cancel: threading.Event | None) -> Ending:
+    def serve(
+        self,
+        timeout_s: float,
+        cancel: threading.Event | None,
+        tick: Callable[[], None] | None = None,
+    ) -> Ending:
         """Move data until the program ends (whoever still holds its output),
-        `timeout_s` passes, `cancel` is set or the output passes the cap."""
+        `timeout_s` passes, `cancel` is set or the output passes the cap; `tick` is
+        called every POLL_S at least while the program runs (its progress)."""
         deadline = time.monotonic() + timeout_s
         while True:
             if cancel is not None and cancel.is_set():
@@ -59,7 +66,10 @@ class Pipes:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
-            told = self._exit is not None and cancel is None  # the end wakes the wait
+            if tick is not None:
+                tick()
+            # the end wakes the wait; a cancel or a tick needs a look every POLL_S
+            told = self._exit is not None and cancel is None and tick is None
             self._step(left if told else min(left, POLL_S))
             if self.flooded:
                 return "flooded"

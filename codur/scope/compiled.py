@@ -16,6 +16,7 @@ CACHE = "__pycache__"
 def stamps(root: Path) -> dict[str, str]:
     """Each `__pycache__/*.pyc` under `root` (workspace-relative) -> "size:mtime_ns"."""
     found: dict[str, str] = {}
+    # not codur.tools.walk nor project_tree: they skip the __pycache__ folders looked into here
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d == CACHE or d not in SKIP_DIRS and not d.startswith(".")]
         if os.path.basename(folder) != CACHE:

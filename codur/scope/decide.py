@@ -88,7 +88,7 @@ def _expand(root: Path, refs: list[str]) -> list[str]:
     files = []
     for ref in refs:
         path = root / ref
-        if path.is_dir():
+        if path.is_dir():  # every file: the user named the folder, ignored files and all
             files += sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file())
         else:
             files.append(PurePosixPath(ref).as_posix())

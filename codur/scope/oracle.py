@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from codur.scope.support import helpers, loaded_by_name, plugins, shadows
-from codur.workspace import SKIP_DIRS
+from codur.workspace import project_tree
 
 MAX_CAPTURE_BYTES = 5_000_000
 """Oracle files larger than this are protected by path but not captured."""
@@ -62,12 +62,9 @@ def all_files(root: Path, ignore: set[str]) -> list[str]:
     the folder: it is never read (nor captured, nor judged by)."""
     found = []
     top = root.resolve()
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(
-            d for d in dirs if d not in SKIP_DIRS and d not in ignore and not d.startswith(".")
-        )
-        rel = Path(folder).relative_to(root)
-        found += [(rel / n).as_posix() for n in sorted(names) if _own_file(top, Path(folder, n))]
+    for folder, names in project_tree(root, ignore):  # a gitignored file judges too
+        rel = folder.relative_to(root)
+        found += [(rel / n).as_posix() for n in names if _own_file(top, folder / n)]
     return found
 
 

@@ -1,4 +1,4 @@
-"""`attempt_completion`: the agent says the task is done (plan_verify mode, seed 004).
+"""`attempt_completion`: the agent says the task is done (plan_verify mode).
 
 It is the only way out of the agent loop in that mode: a reply without a tool call gets a
 reminder and another turn (codur.agents.loop). The call itself changes nothing; the loop

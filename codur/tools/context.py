@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,7 +21,8 @@ from langchain_core.tools import InjectedToolArg
 from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
 from codur.errors import CodurError
-from codur.events import EventBus
+from codur.events import EventBus, Ticker
+from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
 from codur.undo.diff import text_diff
 from codur.workspace import Workspace, in_git_folder
@@ -73,6 +75,9 @@ class ToolContext:
     """The workspace-relative paths Codur changed in this run."""
     snapshot: Callable[[], RunSnapshot | None] | None = None
     """The run's snapshots (what the files were when it started), if it keeps any."""
+    prompts: PromptBook = field(default_factory=PromptBook)
+    """The run's prompts (the Session's), for what a check tells the model: the report of
+    a failed check. A context made by hand: the shipped ones."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """How programs run (environment, confinement); the run's, from its config."""
     interpreter: Callable[[], Interpreter] | None = None
@@ -105,8 +110,8 @@ class ToolContext:
 
     @classmethod
     def from_session(cls, session: Session) -> ToolContext:
-        """The context for a run: its config, workspace, events, approval gate, edit scope
-        and snapshots."""
+        """The context for a run: its config, workspace, events, approval gate, edit scope,
+        snapshots and prompts."""
         return cls(
             ws=session.ws,
             config=session.config.tools,
@@ -120,6 +125,7 @@ class ToolContext:
             made_in_run=session.made_in_run,
             written=session.written,
             snapshot=lambda: session.snapshot,
+            prompts=session.prompts,
             sandbox=session.sandbox,
             interpreter=lambda: session.interpreter,
         )
@@ -223,17 +229,22 @@ class ToolContext:
         writable: list[Path] | None = None,
         output_limit: int | None = None,
         git_writable: bool = False,
+        tick: Callable[[], None] | None = None,
     ) -> ProcessResult:
         """Run a program from the workspace root in the run's sandbox, with the tools'
         output and memory caps; `git_writable`: without the sandbox's read-only paths
         (the workspace's `.git`: for git itself recording history). A check's program
-        (`checking`) is announced by program.start and program.end events."""
+        (`checking`) is announced by program.start and program.end events, and by a
+        program.progress event a second while it runs; `tick`: called instead every few
+        tenths of a second while the program runs (the caller's own progress)."""
         from codur.process import run_process
 
         memory = self.config.memory_limit_mb
         box = dataclasses.replace(self.sandbox, read_only=()) if git_writable else self.sandbox
-        # a check's program: program.start and program.end (with duration_s) tell the UI
+        # a check's program: program.start, .progress and .end (with duration_s) tell the UI
         shown = self.bus.span("program", command=command) if self.checking else nullcontext()
+        if tick is None and self.checking:
+            tick = partial(Ticker(self.bus, "program.progress"), command=command)
         with self.running(), shown:
             return run_process(
                 command,
@@ -245,6 +256,7 @@ class ToolContext:
                 env=env,
                 sandbox=box,
                 writable=writable or [],
+                tick=tick,
             )
 
     # --- actions that need approval -----------------------------------------------------

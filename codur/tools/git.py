@@ -54,6 +54,7 @@ def _with_git(ctx: ToolContext, rel: str) -> list[str]:
     parts = PurePosixPath(rel).parts
     found = [PurePosixPath(*parts[:n]).as_posix() for n in range(1, len(parts))]
     found = [folder for folder in found if os.path.lexists(ctx.ws.root / folder / GIT)]
+    # not walk(): it skips `.git`, the very entry looked for here
     for folder, subfolders, names in os.walk(ctx.ws.root / rel):
         inner = ctx.rel(Path(folder))
         if inner != "." and GIT in subfolders + names:

@@ -186,7 +186,9 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
 
 
 _MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.MULTILINE)
-_CONVENTIONAL = ("main.py", "app.py", "manage.py", "run.py", "cli.py", "__main__.py")
+CONVENTIONAL_ENTRY_POINTS = ("main.py", "app.py", "__main__.py", "run.py", "cli.py", "manage.py")
+"""Names that make a file a program to run, most likely first: the entry points the
+discover_entry_points tool reports, and the one verification runs (the first at the root)."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ def entry_points(ctx: ToolContext, start: Path) -> list[EntryPoint]:
             guarded = bool(_MAIN_GUARD.search(entry.path.read_text("utf-8", "replace")))
         except OSError:
             continue  # unreadable: cannot be an entry point we could run
-        conventional = entry.path.name in _CONVENTIONAL
+        conventional = entry.path.name in CONVENTIONAL_ENTRY_POINTS
         if guarded or conventional:
             why = " and ".join(
                 w

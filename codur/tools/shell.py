@@ -1,4 +1,4 @@
-"""The shell tool (seed 002's run_command): one command line, run by `sh -c` from the
+"""The shell tool (`run_command`): one command line, run by `sh -c` from the
 workspace root.
 
 It is running a program, so the approval gate decides first (asked in suggest and

@@ -1,4 +1,4 @@
-"""The todo list tools (plan_verify mode, seed 004): `todo_write` replaces the task's list,
+"""The todo list tools (plan_verify mode): `todo_write` replaces the task's list,
 `todo_read` shows it.
 
 The list lives in the graph state (`todos`); the agent loop puts it on the tool context

@@ -16,8 +16,11 @@ from codur.ui import Outline
 
 LINE_CHARS = 110
 """A value shown on an item's line is cut to this many characters (--full: never)."""
-QUIET = frozenset({"sandbox", "snapshot", "index", "index.progress", "index.semantic"})
-"""Events shown only with --full: the run's housekeeping."""
+QUIET = frozenset(
+    {"sandbox", "snapshot", "index", "index.semantic"}
+    | {f"{kind}.progress" for kind in ("index", "model", "program", "repair")}
+)
+"""Events shown only with --full: the run's housekeeping (progress while something ran)."""
 DETAIL = frozenset({"repair.candidate"})
 """Events shown only with --full: one a candidate (their count and the outcome show)."""
 DECISIONS = {"retry": "retried", "end": "the run ended", "raise": "raised"}

@@ -82,6 +82,7 @@ class FileStore:
     def _walk(self, folders: list[str]) -> Iterator[tuple[str, os.stat_result]]:
         """Files and symlinks under the root (links never followed), minus the excluded;
         the folders on the way are added to `folders`."""
+        # not codur.tools.walk: undo restores gitignored files too; only `excluded` is left out
         for folder, dirs, names in os.walk(self.root):
             base = Path(folder)
             rel_base = base.relative_to(self.root).as_posix()

@@ -192,6 +192,7 @@ class GitStore:
                 continue  # a file left out (over the size cap)
             top = path.rstrip("/").removeprefix(self.prefix)
             found.append(top)
+            # not codur.tools.walk: every folder git reports counts, the snapshot's exclusions apart
             for folder, dirs, _ in os.walk(self.top / path):
                 base = Path(folder).relative_to(self.top / self.prefix).as_posix()
                 dirs[:] = [

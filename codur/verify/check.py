@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from codur.events import EventBus
 from codur.process import ProcessResult
+from codur.promptbook import PromptBook
 from codur.redaction import Redactor
-from codur.resources import prompt
 from codur.verify.target import Target
 
 
@@ -86,9 +86,10 @@ DIFF_FROM_LINES = 8
 """Outputs longer than this also get a unified diff (short ones are easy to compare)."""
 
 
-def failure_message(verdict: Verdict, max_lines: int = 30) -> str:
-    """The seed's structure: problem, Expected / Actual output, Error, and a diff for long
-    outputs (the current files are in the conversation already)."""
+def failure_message(book: PromptBook, verdict: Verdict, max_lines: int = 30) -> str:
+    """The report of a failed output check (`book`'s verification_failed prompt): the
+    problem, the expected and actual output, the error, and a diff for long outputs (the
+    current files are in the conversation already)."""
     result = verdict.result
     problems = [f"Running `{verdict.target.describe()}` failed the check."]
     if result.timed_out:
@@ -99,12 +100,13 @@ def failure_message(verdict: Verdict, max_lines: int = 30) -> str:
         problems.append(f"The program exited with code {result.exit_code}.")
     error = diff = ""
     if result.stderr.strip():
-        error = prompt("verification_error.md").format(error=_clip(result.stderr, max_lines))
+        error = book.render("verification_error", error=_clip(result.stderr, max_lines))
     long_output = max(len(result.stdout.splitlines()), len((verdict.expected or "").splitlines()))
     if verdict.diff and long_output > DIFF_FROM_LINES:
-        diff = prompt("verification_diff.md").format(diff=_clip(verdict.diff, max_lines))
+        diff = book.render("verification_diff", diff=_clip(verdict.diff, max_lines))
     expected = shown_expected(verdict) if verdict.expected is not None else "(exit code 0)"
-    return prompt("verification_failed.md").format(
+    return book.render(
+        "verification_failed",
         problems=" ".join(problems),
         expected=_clip(expected, max_lines),
         actual=_clip(result.stdout, max_lines) or "(no output)",

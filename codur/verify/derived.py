@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 from codur.errors import WorkspaceError
 from codur.litter import temp_prefix
 from codur.process import ProcessResult
-from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PYTEST_FLAGS, PytestSummary, summarize_pytest
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
@@ -134,21 +133,20 @@ class DerivedCheck(BaseModel):
         listed = messages or failing or [summary.stopped or counts]
         # pytest's own report adds tracebacks when something raised or failed unexplained
         raised = any("raised" in m for m in messages) or len(messages) < len(failing)
-        output = prompt("verification_derived_output.md").format(output=tail.strip()[-3000:])
+        output = ctx.prompts.render("verification_derived_output", output=tail.strip()[-3000:])
         return Evidence(
             check="derived",
             basis=BASIS[self.source],
             passed=False,
             command=shown,
             summary=f"{shown}: {summary.stopped or counts}",
-            feedback=prompt("verification_derived.md")
-            .format(
+            feedback=ctx.prompts.render(
+                "verification_derived",
                 origin=ORIGIN[self.source],
                 counts=summary.stopped or counts,
                 failures="\n".join("- " + m.replace("\n", "\n  ") for m in listed),
                 output=output if raised or not messages else "",
-            )
-            .rstrip(),
+            ).rstrip(),
             fingerprint="|".join([*sorted(failing), *(m.split("\n")[0] for m in messages)]),
             locations=locations(tail, ctx.ws.root),
             exceptions=exception_names(tail),

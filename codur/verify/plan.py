@@ -109,7 +109,7 @@ class OutputCheck(BaseModel):
             passed=False,
             command=shown,
             summary=f"{shown}: {_how(result)}",
-            feedback=failure_message(verdict),
+            feedback=failure_message(ctx.prompts, verdict),
             fingerprint=verdict.fingerprint,
             duration_s=result.duration_s,
             timed_out=result.timed_out,

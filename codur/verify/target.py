@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
-from codur.workspace import SKIP_DIRS, Workspace
+from codur.tools.python import CONVENTIONAL_ENTRY_POINTS
+from codur.workspace import Workspace, project_tree
 
-CONVENTIONAL_ENTRY_POINTS = ("main.py", "app.py", "__main__.py", "run.py")
 NOT_ENTRY_POINTS = {"setup.py", "conftest.py", "noxfile.py"}
 
 
@@ -80,7 +79,8 @@ def entry_point(ws: Workspace, refs: list[str], cfg: VerifyConfig) -> str | None
 
 
 def python_files(root: Path) -> Iterator[str]:
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
-        rel = Path(folder).relative_to(root)
+    """The project's Python files (workspace-relative), as Python sees them
+    (`codur.workspace.project_tree`)."""
+    for folder, names in project_tree(root):
+        rel = folder.relative_to(root)
         yield from ((rel / n).as_posix() for n in names if n.endswith(".py"))

@@ -18,7 +18,6 @@ from typing import Literal
 from pydantic import BaseModel
 
 from codur.eventlines import STAGES
-from codur.resources import prompt
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PytestSummary
 from codur.tools.registry import invoke
@@ -221,7 +220,8 @@ class TestCheck(BaseModel):
             passed=False,
             command=what,
             summary=f"{what}: {how}",
-            feedback=prompt("verification_tests.md").format(
+            feedback=ctx.prompts.render(
+                "verification_tests",
                 command=ran.shown,
                 counts=how,
                 failing="\n".join(f"- {t}" for t in summary.failing) or "-",

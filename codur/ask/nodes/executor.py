@@ -25,7 +25,6 @@ from codur.agents.tool_detection import detect_tool_calls
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.reads import mentioned_files, strings
 from codur.ask.state import AskState
-from codur.resources import prompt
 from codur.session import Session
 from codur.tools.registry import all_tools, invoke
 
@@ -62,7 +61,8 @@ def setup_executor(state: AskState, runtime: Runtime[Session]) -> dict:
     )
     if not client(runtime).profile.native_tools:
         lines = "\n".join(f"- {s.usage}: {s.description}" for s in _specs())
-        system += f"\n\n## Available tools\n{lines}\n\n" + prompt("tool_text_calls.md")
+        calls = runtime.context.prompts.render("tool_text_calls")
+        system += f"\n\n## Available tools\n{lines}\n\n{calls}"
     runtime.context.bus.emit("ask.step", step=step + 1, of=len(plan), instruction=instruction)
     fresh = [SystemMessage(system), HumanMessage(instruction)]
     return {"messages": [*clear(state.get("messages") or []), *fresh], "executor_calls": 0}

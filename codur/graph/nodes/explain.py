@@ -1,5 +1,5 @@
 """Explain: the explain route. The task is answered from the files by the ask graph
-(`codur.ask`, seed 003), run inside this node with the run's session, so
+(`codur.ask`, the graph of `codur ask`), run inside this node with the run's session, so
 `codur graph` draws it as this node's subgraph. It never edits and nothing is checked:
 the answer (citing path:line) is the run's reply."""
 

@@ -1,4 +1,4 @@
-"""Phase 2: the planner decides (seed 000's JSON decision): delegate by route (edit: an
+"""Phase 2: the planner decides, in one JSON object: delegate by route (edit: an
 agent; explain: the ask graph; run_command: a shell command, `codur.planning.routes`),
 call tools, or respond. Its reply is parsed robustly; an unusable reply is retried with
 the reason, up to planning.max_retry_attempts, then the default agent gets the task.
@@ -25,7 +25,7 @@ from codur.memory import preferences_section
 from codur.planning.parse import extract_json_object
 from codur.planning.routes import Route
 from codur.planning.textual import is_question
-from codur.resources import prompt
+from codur.promptbook import PromptBook
 from codur.session import Session
 
 
@@ -91,14 +91,14 @@ def _system(session: Session) -> str:
         tools=tools,
         default_agent=session.config.agents.preferences.default_agent,
     )
-    return system + preferences_section(session.preferences())
+    return system + preferences_section(session.prompts, session.preferences())
 
 
-def _results(runs: list[ToolRun], round_no: int, rounds: int) -> str:
+def _results(book: PromptBook, runs: list[ToolRun], round_no: int, rounds: int) -> str:
     shown = "\n\n".join(
         f"{r.tool}({r.args}) -> {'ok' if r.ok else 'error'}:\n{r.output}" for r in runs
     )
-    return prompt("plan_tool_results.md").format(round=round_no, rounds=rounds, results=shown)
+    return book.render("planner_tool_results", round=round_no, rounds=rounds, results=shown)
 
 
 Goto = Literal["delegate", "explain", "run_command", "tool", "__end__"]
@@ -140,7 +140,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     ]
     rounds, done = session.config.planning.max_tool_rounds, state.get("tool_rounds", 0)
     if runs:
-        messages.append(HumanMessage(_results(runs, done, rounds)))
+        messages.append(HumanMessage(_results(session.prompts, runs, done, rounds)))
     if (failed := state.get("last_error")) and failed.node == "llm_plan":  # its retry
         messages.append(HumanMessage(failed.note()))
     for attempt in range(session.config.planning.max_retry_attempts + 1):
@@ -152,7 +152,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
             session.bus.emit("plan.invalid", attempt=attempt + 1, error=str(exc))
             messages += [
                 AIMessage(str(reply.content)),
-                HumanMessage(prompt("plan_retry.md").format(error=exc)),
+                HumanMessage(session.prompts.render("planner_retry", error=exc)),
             ]
     else:
         session.bus.emit("plan.fallback", agent=default)
@@ -181,7 +181,7 @@ def llm_plan(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
 
 def _remember(decision: PlanDecision, session: Session) -> Command[Goto]:
     """A standing preference ("always add type hints"): nothing runs; the run ends and
-    run_task keeps it in memory (seed 002's profile route)."""
+    run_task keeps it in memory, for the prompts of later tasks."""
     text, scope = " ".join(decision.preference.split()), decision.scope
     note = ""
     if scope == "user" and not _user_says_all_projects(text, session):

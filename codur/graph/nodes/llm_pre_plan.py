@@ -2,7 +2,7 @@
 
 Only greetings, plain questions and explicit file operations may be routed from here,
 and only above `planning.pre_plan_confidence`; anything that changes code goes on to the
-full planner (seed 000: misrouted code tasks were the main source of flakiness). A task
+full planner (a code task routed wrongly here would never reach an agent). A task
 that references files is about code, so it goes on without spending a call.
 """
 

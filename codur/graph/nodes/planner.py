@@ -1,4 +1,4 @@
-"""Planner (plan_verify mode, seed 004): a short step plan for the task, which seeds the
+"""Planner (plan_verify mode): a short step plan for the task, which seeds the
 todo list; the agent works through it next. One model call (prompts/step_plan.md); a
 reply that lists no steps gives a one-step plan: the task itself."""
 

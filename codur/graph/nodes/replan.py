@@ -1,4 +1,4 @@
-"""Replan (plan_verify mode, seed 004): the last plan's work was not accepted (the model
+"""Replan (plan_verify mode): the last plan's work was not accepted (the model
 verifier said NOT_VERIFIED, or a check failed); one model call (prompts/replan.md) makes
 an improved plan from the reasons and the execution trace. The plan iteration goes up and
 the agent starts on the new plan; review's table ends the run before a plan past

@@ -23,6 +23,7 @@ from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.pruning import feedback, prune
 from codur.graph.state import AgentState, Attempt
+from codur.promptbook import PromptBook
 from codur.session import Session
 from codur.verify.result import VerificationResult
 from codur.verify.strength import Level, strength
@@ -154,7 +155,7 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
         return update
     if decision.goto == "replan":
         return {**update, "iterations": iterations, "replan_reasons": list(decision.reasons)}
-    text = _feedback_text(outcome, verdict) if decision.feedback else None
+    text = _feedback_text(session.prompts, outcome, verdict) if decision.feedback else None
     messages: list[Any] = [feedback(text)] if text else []
     messages += prune(
         [*state.get("messages", []), *messages], session.config.planning.keep_feedback_messages
@@ -174,9 +175,11 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
     }
 
 
-def _feedback_text(outcome: Outcome | None, verdict: VerificationResult | None) -> str | None:
+def _feedback_text(
+    book: PromptBook, outcome: Outcome | None, verdict: VerificationResult | None
+) -> str | None:
     if outcome is not None and outcome.kind == "rejected":
-        return f"Your edit was rejected: {outcome.error}"
+        return book.render("edit_rejected", error=outcome.error)
     return verdict.feedback if verdict is not None else None
 
 

@@ -15,7 +15,6 @@ from codur.errors import UsageError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.planning.textual import fast_path
-from codur.resources import prompt
 from codur.session import Session
 from codur.task import file_refs
 
@@ -59,7 +58,7 @@ def textual_pre_plan(
     files = dict(state.get("context_files", {}))
     for ref in file_refs(task):
         files[ref] = read_reference(session, ref, f"@{ref}")
-    decision = fast_path(task, prompt("greeting.md").strip())
+    decision = fast_path(task, session.prompts.render("greeting").strip())
     update: dict[str, Any] = {"context_files": files, "iterations": 0}
     if decision is None:  # the model plans, unless planning is off: the default agent
         planned = session.config.planning.enabled

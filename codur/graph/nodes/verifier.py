@@ -1,4 +1,4 @@
-"""Verifier (plan_verify mode, seed 004): one model call judges the agent's completion
+"""Verifier (plan_verify mode): one model call judges the agent's completion
 against the task and the execution trace (codur.graph.transcript), and returns VERIFIED
 or NOT_VERIFIED with reasons (prompts/verify_answer.md; read strictly by
 codur.planning.verdict: an unreadable reply is NOT_VERIFIED, saying so).
