@@ -2,7 +2,7 @@
 """Run the real-repository benchmark: each bug of bugs.yaml in a fresh git repository.
 
     nice -n 19 .venv/bin/python bench/realrepo/run.py --modes codur,bare,repair [--seeds 2]
-        [--only ID,...] [--limit N] [--jobs 1] [--timeout 900] [-o key=value ...]
+        [--only ID,...] [--limit N] [--per-package N] [--jobs 1] [--timeout 900] [-o key=value ...]
         [--profile local] [--cache DIR] [--out DIR]
 
 For each bug: the package's clean sources are copied into a temporary folder, the bug's
@@ -123,6 +123,17 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
     }
 
 
+def per_package(bugs: list[dict], n: int) -> list[dict]:
+    """The first n bugs of each package, in the file's order."""
+    seen: dict[str, int] = {}
+    kept = []
+    for bug in bugs:
+        seen[bug["package"]] = seen.get(bug["package"], 0) + 1
+        if seen[bug["package"]] <= n:
+            kept.append(bug)
+    return kept
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bugs", type=Path, default=HERE / "bugs.yaml")
@@ -130,6 +141,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seeds", type=int, default=2, help="seeds 1..N (codur and bare)")
     parser.add_argument("--only", default="", help="bug ids, comma-separated")
     parser.add_argument("--limit", type=int, help="the first N bugs (after --only)")
+    parser.add_argument(
+        "--per-package",
+        type=int,
+        help="the first N bugs of each package (task styles alternate, so a balanced sample)",
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a Codur run")
     parser.add_argument("--judge-timeout", type=float, default=600.0, help="seconds a suite")
@@ -154,6 +170,8 @@ def main(argv: list[str] | None = None) -> None:
         if unknown:
             raise SystemExit(f"unknown bugs: {', '.join(sorted(unknown))}")
         bugs = [b for b in bugs if b["id"] in wanted]
+    if args.per_package is not None:
+        bugs = per_package(bugs, args.per_package)
     bugs = bugs[: args.limit] if args.limit is not None else bugs
     args.packages = load_packages()
     missing = {b["package"] for b in bugs} - {
