@@ -1,0 +1,177 @@
+"""Every `codur ...` command the README and docs/*.md show is one the CLI takes: each is
+parsed by the real command line (commands, options and their values checked; nothing
+runs), and docs/cli.md names every command and option the CLI has."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import typer.main
+from helpers import ROOT
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer.core import TyperGroup
+
+from codur.cli import app
+from codur.errors import CodurError
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^ *```[^\n]*\n(.*?)^ *```", re.M | re.S)
+SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+HEAD = re.compile(r"^(?:\$ )?(?:codur|python3? -m codur|\.venv/bin/codur)(?= |$)")
+SHELL = {"|", "||", "&&", ";", ">", ">>", "<", "&", "2>", "(", ")"}
+REFUSED = {("undoo",)}
+"""Commands the docs show being refused (a lone word that is no command)."""
+
+
+def _words(line: str) -> list[str] | None:
+    """The arguments after `codur` of one shell line, up to its first shell operator
+    (None: the line does not start Codur, or holds an elision such as `codur ... || x`)."""
+    head = HEAD.match(line.strip())
+    if head is None or "..." in line:
+        return None
+    lexer = shlex.shlex(line.strip()[head.end() :], posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    words: list[str] = []
+    for word in lexer:
+        if word in SHELL:
+            break
+        words.append(word)
+    return words
+
+
+def documented() -> Iterator[tuple[str, list[str]]]:
+    """(where, arguments) for each `codur` command line in a code block or a code span."""
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(ROOT)
+        prose = text
+        for block in FENCE.finditer(text):
+            prose = prose.replace(block[0], "\n" * block[0].count("\n"))
+            first = text.count("\n", 0, block.start(1)) + 1
+            lines = block[1].replace("\\\n", " \n").splitlines()
+            for offset, line in enumerate(lines):
+                words = _words(line)
+                if words is not None:
+                    yield f"{name}:{first + offset}", words
+        for span in SPAN.finditer(prose):
+            words = _words(" ".join(span[1].replace("\\|", "|").split()))
+            if words is not None:
+                yield f"{name}:{prose.count(chr(10), 0, span.start()) + 1}", words
+
+
+def parse(args: list[str]) -> typer.core.TyperCommand:
+    """Parse `codur ARGS` as the real CLI does, down to the command that would run, without
+    running it: an unknown command or option, or a bad value, raises."""
+    command = typer.main.get_command(app)
+    ctx = command.make_context("codur", list(args))
+    while isinstance(command, TyperGroup):
+        rest = [*ctx._protected_args, *ctx.args]
+        name, command, rest = command.resolve_command(ctx, rest)
+        ctx = command.make_context(name, rest, parent=ctx)
+    return command
+
+
+def failure(args: list[str]) -> str | None:
+    """Why the CLI does not take `codur ARGS` (None: it does)."""
+    try:
+        parse(args)
+    except (typer.Exit, NoArgsIsHelpError):
+        return None  # --help, --version, or a group alone: help is printed
+    except (ClickException, CodurError) as error:
+        return str(error) or type(error).__name__
+    return None
+
+
+COMMANDS = list(documented())
+
+
+def test_the_docs_show_commands() -> None:
+    assert len(COMMANDS) > 50
+    assert {"README.md", "docs/cli.md"} <= {where.split(":")[0] for where, _ in COMMANDS}
+
+
+def test_every_documented_command_parses() -> None:
+    wrong = [
+        f"{where}: codur {shlex.join(args)}: {failure(args)}"
+        for where, args in COMMANDS
+        if tuple(args) not in REFUSED and failure(args)
+    ]
+    assert wrong == []
+
+
+def test_the_refusals_shown_are_refused() -> None:
+    shown = {tuple(args) for _, args in COMMANDS} & REFUSED
+    assert shown == REFUSED
+    assert all(failure(list(args)) for args in REFUSED)
+
+
+def test_a_command_or_option_that_does_not_exist_is_caught() -> None:
+    assert failure(["tools"]) and failure(["undo", "--bogus"])
+    assert failure(["--approval", "bogus", "fix @main.py"])
+    assert failure(["undo", "--list"]) is None and failure(["prompts", "show", "planner"]) is None
+
+
+def _commands(
+    group: TyperGroup, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """(the words naming it, the command) for each command under `group`, groups too."""
+    for name, command in group.commands.items():
+        if command.hidden:
+            continue
+        yield (*path, name), command
+        if isinstance(command, TyperGroup):
+            yield from _commands(command, (*path, name))
+
+
+def test_docs_cli_names_every_command_and_option() -> None:
+    """docs/cli.md is the reference: each command has a heading, each of its options is
+    named under it (a heading per command, `### codur NAME`)."""
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^### `codur ([a-z ]+)`\n(.*?)(?=^#{1,3} |\Z)", text, re.M | re.S))
+    missing = []
+    for path, command in _commands(typer.main.get_command(app)):
+        if isinstance(command, TyperGroup):
+            continue
+        section = sections.get(" ".join(path))
+        if section is None:
+            missing.append(" ".join(path))
+            continue
+        for param in command.params:
+            if param.param_type_name == "option" and not any(
+                f"`{opt}" in section for opt in param.opts
+            ):
+                missing.append(f"{' '.join(path)} {'/'.join(param.opts)}")
+    assert missing == []
+
+
+@pytest.mark.slow  # starts Codur: not in the fast tier
+def test_each_documented_command_s_help_runs(tmp_path: Path) -> None:
+    """`codur COMMAND --help` of each command the docs show, in a real process."""
+    group = typer.main.get_command(app)
+    paths = set()
+    for _, args in COMMANDS:
+        if tuple(args) in REFUSED:
+            continue
+        try:
+            command = parse(args)
+        except (typer.Exit, ClickException, CodurError):
+            continue  # --help, --version, `codur` alone; a wrong command fails the test above
+        paths.add(next(p for p, c in _commands(group) if c is command))
+    assert len(paths) > 15
+    for path in sorted(paths):
+        done = subprocess.run(
+            [sys.executable, "-m", "codur", *path, "--help"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0 and "Usage:" in done.stdout, (path, done.stderr)
