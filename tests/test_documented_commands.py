@@ -4,6 +4,7 @@ runs), and docs/cli.md names every command and option the CLI has."""
 
 from __future__ import annotations
 
+import io
 import re
 import shlex
 import subprocess
@@ -11,22 +12,35 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import typer
 import typer.main
 from helpers import ROOT
-from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer._click.exceptions import (
+    BadOptionUsage,
+    ClickException,
+    MissingParameter,
+    NoArgsIsHelpError,
+)
 from typer.core import TyperGroup
 
 from codur.cli import app
 from codur.errors import CodurError
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^ *```[^\n]*\n(.*?)^ *```", re.M | re.S)
+FENCE = re.compile(r"^ *```([^\n]*)\n(.*?)^ *```", re.M | re.S)
+SHELL_BLOCKS = {"bash", "sh", "shell", "console"}
+"""Code blocks whose lines are commands; in others (a program's output, a diagram) only a
+line starting with `$ ` is one."""
 SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
-HEAD = re.compile(r"^(?:\$ )?(?:codur|python3? -m codur|\.venv/bin/codur)(?= |$)")
+HEAD = re.compile(r"^(?:\$ )?(?:[\w./-]*python3? -m codur|(?:[\w.-]*/)*codur)(?= |$)")
+"""The start of a line that runs Codur: `codur`, `.venv/bin/codur`, `python -m codur`."""
 SHELL = {"|", "||", "&&", ";", ">", ">>", "<", "&", "2>", "(", ")"}
+PLACEHOLDER = re.compile(r"^(?:[A-Z][A-Z_]*(?:\|[A-Z_]+)*|\[[A-Z_|]+\]|<[^>]*>)$")
+"""A word the docs write for a value: `TASK`, `[RUN]`, `<id>`."""
+OPTIONAL = re.compile(r"^\[(--?[\w-]+)\]$")
 REFUSED = {("undoo",)}
 """Commands the docs show being refused (a lone word that is no command)."""
 
@@ -43,7 +57,8 @@ def _words(line: str) -> list[str] | None:
     for word in lexer:
         if word in SHELL:
             break
-        words.append(word)
+        optional = OPTIONAL.match(word)  # `[--user]`: the option, which may be left out
+        words.append(optional[1] if optional else "a value" if PLACEHOLDER.match(word) else word)
     return words
 
 
@@ -55,10 +70,11 @@ def documented() -> Iterator[tuple[str, list[str]]]:
         prose = text
         for block in FENCE.finditer(text):
             prose = prose.replace(block[0], "\n" * block[0].count("\n"))
-            first = text.count("\n", 0, block.start(1)) + 1
-            lines = block[1].replace("\\\n", " \n").splitlines()
+            first = text.count("\n", 0, block.start(2)) + 1
+            lines = block[2].replace("\\\n", " \n").splitlines()
+            shell = block[1].strip() in SHELL_BLOCKS
             for offset, line in enumerate(lines):
-                words = _words(line)
+                words = _words(line) if shell or line.lstrip().startswith("$ ") else None
                 if words is not None:
                     yield f"{name}:{first + offset}", words
         for span in SPAN.finditer(prose):
@@ -67,11 +83,18 @@ def documented() -> Iterator[tuple[str, list[str]]]:
                 yield f"{name}:{prose.count(chr(10), 0, span.start()) + 1}", words
 
 
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def parse(args: list[str]) -> typer.core.TyperCommand:
-    """Parse `codur ARGS` as the real CLI does, down to the command that would run, without
-    running it: an unknown command or option, or a bad value, raises."""
+    """Parse `codur ARGS` as the real CLI does in a terminal (`codur -v` is `codur chat
+    -v` there), down to the command that would run, without running it: an unknown
+    command or option, or a bad value, raises."""
     command = typer.main.get_command(app)
-    ctx = command.make_context("codur", list(args))
+    with mock.patch("sys.stdin", _Terminal()):
+        ctx = command.make_context("codur", list(args))
     while isinstance(command, TyperGroup):
         rest = [*ctx._protected_args, *ctx.args]
         name, command, rest = command.resolve_command(ctx, rest)
@@ -85,6 +108,10 @@ def failure(args: list[str]) -> str | None:
         parse(args)
     except (typer.Exit, NoArgsIsHelpError):
         return None  # --help, --version, or a group alone: help is printed
+    except (MissingParameter, BadOptionUsage) as error:
+        if isinstance(error, MissingParameter) or "requires an argument" in str(error):
+            return None  # a command or option named without its value, as prose does
+        return str(error)
     except (ClickException, CodurError) as error:
         return str(error) or type(error).__name__
     return None
@@ -115,8 +142,10 @@ def test_the_refusals_shown_are_refused() -> None:
 
 def test_a_command_or_option_that_does_not_exist_is_caught() -> None:
     assert failure(["tools"]) and failure(["undo", "--bogus"])
-    assert failure(["--approval", "bogus", "fix @main.py"])
+    assert failure(["--max-iterations", "many", "fix @main.py"])
     assert failure(["undo", "--list"]) is None and failure(["prompts", "show", "planner"]) is None
+    assert _words('codur -C DIR "TASK" --yes | head') == ["-C", "a value", "a value", "--yes"]
+    assert _words("codur memory add [--user] TEXT") == ["memory", "add", "--user", "a value"]
 
 
 def _commands(
