@@ -88,10 +88,11 @@ class _Terminal(io.StringIO):
         return True
 
 
-def parse(args: list[str]) -> typer.core.TyperCommand:
+def parse(args: list[str]) -> tuple[str, ...]:
     """Parse `codur ARGS` as the real CLI does in a terminal (`codur -v` is `codur chat
-    -v` there), down to the command that would run, without running it: an unknown
-    command or option, or a bad value, raises."""
+    -v` there), down to the command that would run, without running it, and return the
+    words naming that command (`("prompts", "show")`): an unknown command or option, or
+    a bad value, raises."""
     command = typer.main.get_command(app)
     with mock.patch("sys.stdin", _Terminal()):
         ctx = command.make_context("codur", list(args))
@@ -99,7 +100,7 @@ def parse(args: list[str]) -> typer.core.TyperCommand:
         rest = [*ctx._protected_args, *ctx.args]
         name, command, rest = command.resolve_command(ctx, rest)
         ctx = command.make_context(name, rest, parent=ctx)
-    return command
+    return tuple(ctx.command_path.split()[1:])
 
 
 def failure(args: list[str]) -> str | None:
@@ -183,19 +184,21 @@ def test_docs_cli_names_every_command_and_option() -> None:
 
 @pytest.mark.slow  # starts Codur: not in the fast tier
 def test_each_documented_command_s_help_runs(tmp_path: Path) -> None:
-    """`codur COMMAND --help` of each command the docs show, in a real process."""
-    group = typer.main.get_command(app)
-    paths = set()
+    """`codur COMMAND --help` of each command the docs show, in a real process, names
+    every option the docs use with it."""
+    options: dict[tuple[str, ...], set[str]] = {}
     for _, args in COMMANDS:
         if tuple(args) in REFUSED:
             continue
         try:
-            command = parse(args)
+            path = parse(args)
         except (typer.Exit, ClickException, CodurError):
             continue  # --help, --version, `codur` alone; a wrong command fails the test above
-        paths.add(next(p for p, c in _commands(group) if c is command))
-    assert len(paths) > 15
-    for path in sorted(paths):
+        used = args[: args.index("--")] if "--" in args else args
+        named = {word.split("=")[0] for word in used if word.startswith("-") and word != "-"}
+        options.setdefault(path, set()).update(named)
+    assert len(options) > 15
+    for path, named in sorted(options.items()):
         done = subprocess.run(
             [sys.executable, "-m", "codur", *path, "--help"],
             cwd=tmp_path,
@@ -204,3 +207,5 @@ def test_each_documented_command_s_help_runs(tmp_path: Path) -> None:
             stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0 and "Usage:" in done.stdout, (path, done.stderr)
+        shown = set(re.findall(r"(?<![\w-])--?[\w][\w-]*", done.stdout))
+        assert named <= shown, (path, named - shown)
