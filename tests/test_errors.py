@@ -1,23 +1,27 @@
-"""Exit codes: the README's table and `ExitCode` list the same codes."""
+"""Exit codes: the README's table, docs/cli.md's and `ExitCode` list the same codes."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import ROOT
 
 from codur.errors import ExitCode
 
 
-def readme_exit_codes() -> dict[int, str]:
-    """The rows of the README's "### Exit codes" table: code -> meaning."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Exit codes", 1)[1].split("\n#", 1)[0]
+def documented_exit_codes(document: str, heading: str) -> dict[int, str]:
+    """The rows of the "Exit codes" table under `heading` in `document`: code -> meaning."""
+    text = (ROOT / document).read_text(encoding="utf-8")
+    section = text.split(f"{heading}\n", 1)[1].split("\n#", 1)[0]
     return {int(m[1]): m[2] for m in re.finditer(r"^\| (\d+) \| (.+) \|$", section, re.M)}
 
 
-def test_the_readme_documents_every_exit_code_and_no_other() -> None:
-    documented = readme_exit_codes()
+@pytest.mark.parametrize(
+    ("document", "heading"), [("README.md", "### Exit codes"), ("docs/cli.md", "## Exit codes")]
+)
+def test_the_docs_document_every_exit_code_and_no_other(document: str, heading: str) -> None:
+    documented = documented_exit_codes(document, heading)
     assert sorted(documented) == sorted(int(code) for code in ExitCode)
     assert all(meaning.strip() for meaning in documented.values())
 
