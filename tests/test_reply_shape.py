@@ -23,6 +23,12 @@ from codur.agents.reply_shape import (
 HELPERS = 40
 
 
+def plain(flags: list[str], profile: str = "s") -> list[str]:
+    """`flags` for a profile that offers the coder no tools (a stop sequence is only set
+    for a reply that cannot be a tool call)."""
+    return [*flags, "-o", f"llm.profiles.{profile}.agent_tools=false"]
+
+
 def big_program(fixed: bool = False) -> str:
     """main.py with many small helpers before the buggy `total` and its driver."""
     helpers = "".join(
@@ -75,12 +81,13 @@ def test_the_server_gets_the_format_budget_and_stop_for_the_file_at_hand(tmp_pat
     them, not the whole file (an echo of the whole file is cut there, not applied, and
     the next reply's function is merged)."""
     server = OpenAIServer().start()
+    srv = plain(openai_profile(server.base_url), "srv")
     try:
         (tmp_path / "tiny").mkdir()
         (tmp_path / "big").mkdir()
         tiny = workdir(tmp_path / "tiny")
         server.script(Reply(whole_file("main.py", FIXED)))
-        ended(codur([*openai_profile(server.base_url), "fix @main.py"], tiny), tiny, 0)
+        ended(codur([*srv, "fix @main.py"], tiny, timeout=600), tiny, 0)
         (asked,) = [r.body for r in server.requests]
         task = asked["messages"][-1]["content"]
         assert "the COMPLETE corrected file" in task
@@ -91,7 +98,7 @@ def test_the_server_gets_the_format_budget_and_stop_for_the_file_at_hand(tmp_pat
         copied = "Here it is.\nmain.py\n```python\n" + big_program()[:3000]
         echo = Reply(copied, finish_reason="length")
         server.script(echo, Reply(whole_file("main.py", TOTAL_FIXED, "Loop over every item.")))
-        ended(codur([*openai_profile(server.base_url), "fix @main.py"], big), big, 0)
+        ended(codur([*srv, "fix @main.py"], big, timeout=600), big, 0)
     finally:
         server.stop()
     first, second = [r.body for r in server.requests[1:]]
@@ -111,7 +118,7 @@ def test_the_prose_after_the_code_is_never_generated(tmp_path: Path) -> None:
     prose = "\nThe loop skipped the last item; it now runs over every index of the list.\n"
     work = workdir(tmp_path)
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED) + prose])
-    ended(codur([*flags, "fix @main.py"], work), work, 0)
+    ended(codur([*plain(flags), "fix @main.py"], work, timeout=600), work, 0)
     (response,) = responses_of(work)
     assert "skipped the last item" not in response["content"]
     assert response["content"].endswith("print(total([1, 2, 3, 4]))\n")
@@ -126,7 +133,7 @@ def test_a_reply_cut_after_its_block_keeps_its_edit(tmp_path: Path) -> None:
     chatty = whole_file("main.py", FIXED).rstrip("\n") + "\nThis fixes it because the loop"
     work = workdir(tmp_path)
     flags = scripted_profile(tmp_path, [{"content": chatty, "finish_reason": "length"}])
-    ended(codur([*flags, "fix @main.py"], work), work, 0)
+    ended(codur([*plain(flags), "fix @main.py"], work, timeout=600), work, 0)
     assert (work / "main.py").read_text() == FIXED
     assert len(responses_of(work)) == 1
     (note,) = [r for r in records(work) if r["event"] == "agent.prose_cut"]
@@ -147,7 +154,9 @@ def test_a_cut_echo_in_the_middle_of_its_block_is_not_applied(tmp_path: Path) ->
         "finish_reason": "length",
     }
     fix = whole_file("main.py", TOTAL_FIXED)
-    result, events, _ = run_in_process(root, [echo, fix])
+    result, events, _ = run_in_process(
+        root, [echo, fix], overrides=["llm.profiles.s.agent_tools=false"]
+    )
     asked = [e.data["max_tokens"] for e in events if e.kind == "model.request"]
     assert asked == [reply_budget({"main.py": big_program()}, "functions")] * 2
     assert (root / "main.py").read_text() == big_program(fixed=True)
