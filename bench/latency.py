@@ -21,7 +21,9 @@ overhead; the model calls and the kept ones (whose reply is in the final verifie
 state); the token floor of all calls and of the kept ones, a call's floor being its
 prompt tokens not cached at the prompt rate plus its completion tokens at the generation
 rate; wall / floor and wall / useful floor; cached prompt tokens per call; the rates
-the calls got by their own timings (to judge the timed rates by). The median and p90
+the calls got by their own timings (to judge the timed rates by); per set, the
+completion tokens of all its calls per solved task (what generating less is measured
+in) and per call. The median and p90
 are over the solved runs that called the model; the runs solved with no model call are
 listed apart. A table goes to stdout, everything to DIR/latency.json;
 --analyze DIR re-reads a previous DIR and runs nothing.

@@ -38,7 +38,8 @@ def ratio(wall: float, floor: float) -> float | None:
 
 def summarize(runs: list[Run]) -> dict[str, Any]:
     """The figures of `runs`: phases, wall time, calls and the two ratios over the solved
-    runs that called the model; the solved runs with no model call by name."""
+    runs that called the model; the solved runs with no model call by name; the completion
+    tokens of every run's calls per solved run (what generating less is measured in)."""
     solved = [r for r in runs if r.solved]
     modelled = [r for r in solved if r.calls]
     calls = [c for r in runs for c in r.calls]
@@ -53,6 +54,10 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
         if solved
         else None,
         "calls": stats([len(r.calls) for r in modelled]),
+        "completion_per_solved": round(sum(c.completion_tokens for c in calls) / len(solved), 1)
+        if solved
+        else None,
+        "completion_per_call": stats([c.completion_tokens for c in calls]),
         "wall_to_floor": stats([x for r in modelled if (x := ratio(r.wall_s, r.floor_s))]),
         "wall_to_useful_floor": stats(
             [x for r in modelled if (x := ratio(r.wall_s, r.useful_floor_s))]
@@ -150,6 +155,9 @@ def table(rates: dict[str, float], sets: dict[str, list[Run]]) -> str:
             f"{name}: {summary['solved']}/{summary['runs']} solved, "
             f"{summary['solved_with_model']} with the model; "
             f"model calls per solved task {summary['calls_per_solved']}; "
+            f"completion tokens per solved task {summary['completion_per_solved']} "
+            f"(per call: median {summary['completion_per_call']['median']}, "
+            f"p90 {summary['completion_per_call']['p90']}); "
             f"cached share of prompt tokens {summary['cached_share']}"
         )
         first = summary["first_call_s"]

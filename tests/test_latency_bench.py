@@ -122,6 +122,9 @@ def test_the_figures_follow_from_the_debug_logs(tmp_path: Path) -> None:
     assert summary["solved"] == 2 and summary["solved_with_model"] == 1
     assert summary["solved_without_model"] == {"by_repair s1": repair["wall_s"]}
     assert summary["calls_per_solved"] == 1.0
+    spent = sum(c["completion_tokens"] for r in runs.values() for c in r["calls"])
+    assert summary["completion_per_solved"] == round(spent / 2, 1) > 0
+    assert f"completion tokens per solved task {round(spent / 2, 1)}" in done.stdout
     assert summary["wall_to_useful_floor"]["median"] == round(
         model["wall_s"] / model["useful_floor_s"], 2
     )

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
+from codur.agents.reply_shape import block_done, close_fence
 from codur.errors import ConfigError
 from codur.memory import preferences_section
-from codur.models.finish import truncated
+from codur.models.finish import finish_reason, truncated
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -75,7 +76,7 @@ class CoderAgent:
 
             todos = checklist(request.todos) or "(empty)"
             rules = session.prompts.render("plan_agent_rules", todos=todos)
-        base, budget, edit_format = build_messages(request, client, system, session.prompts, rules)
+        base, shape = build_messages(request, client, system, session.prompts, rules)
         planning = session.config.planning
         bound = [t for t in langchain_tools(task_types) if t.name in names] if native else []
         if sample is None:  # the first attempt is the profile's own (near-greedy) sampling
@@ -86,7 +87,8 @@ class CoderAgent:
             names=tuple(names),
             bound=tuple(bound),
             native=native,
-            budget=budget,
+            budget=shape.budget,
+            stop=() if names else shape.stop,
             sample=sample,
             max_rounds=(
                 planning.max_agent_rounds
@@ -95,7 +97,7 @@ class CoderAgent:
             ),
             detect_from_text=session.config.runtime.detect_tool_calls_from_text,
             request=request,
-            edit_format=edit_format,
+            edit_format=shape.edit_format,
             written_before=frozenset(session.written()),
             owner=self,
             completion=completion,
@@ -157,7 +159,13 @@ class CoderAgent:
         assert turn.request is not None
         reply = last_reply(turns) or AIMessage("")
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
-        proposal = read_reply(text, turn.request.files, turn.edit_format, session, truncated(reply))
+        cut = truncated(reply)
+        if turn.stop and finish_reason(reply) == "stop":  # the server dropped the fence
+            text = close_fence(text)
+        elif turn.stop and cut and block_done(text):
+            cut = False
+            session.bus.emit("agent.prose_cut", tokens=turn.budget)
+        proposal = read_reply(text, turn.request.files, turn.edit_format, session, cut)
         if hit_cap(turns):
             limit = f"tool-call limit reached ({turn.max_rounds} rounds): answer without tools"
             session.bus.emit("agent.tool_limit", rounds=turn.max_rounds)

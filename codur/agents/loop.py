@@ -72,6 +72,8 @@ class Turn:
     """LangChain tools bound natively (empty when calls are read from text)."""
     native: bool = True
     budget: int = 2048
+    stop: tuple[str, ...] = ()
+    """Stop sequences: where the reply has a natural end (codur.agents.reply_shape)."""
     sample: int = 0
     """The first call's sampling (0: the profile's own); later calls vary."""
     max_rounds: int = 5
@@ -164,6 +166,7 @@ def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
             tools=list(turn.bound),
             **client.sampling(variation),
             max_tokens=turn.budget,
+            stop=turn.stop,
         )
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         if not reply.tool_calls and turn.names and turn.detect_from_text:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codur.agents.fit import Prompt, fit
+from codur.agents.reply_shape import ReplyShape, choose_format, reply_budget, stop_sequences
 from codur.edits.excerpt import excerpt
 
 if TYPE_CHECKING:
@@ -25,14 +26,6 @@ EDIT_PROMPTS = {
     "functions": "edit_functions",
 }
 """The prompt of each edit format's answer rules."""
-
-
-def reply_budget(files: dict[str, str], edit_format: str) -> int:
-    """Output tokens a reply can need: every file in full (~3 characters a token, with
-    room to grow) plus some prose; a third of that for changed functions only. Past that
-    a small model is only repeating itself."""
-    size = sum(len(text) for text in files.values()) / 3 * 1.5
-    return 400 + int(size / 3 if edit_format == "functions" else size)
 
 
 def implement_names(stubs: dict[str, tuple[str, ...]]) -> str:
@@ -142,15 +135,18 @@ def build_messages(
     system: str,
     book: PromptBook,
     rules: str | None = None,
-) -> tuple[list[BaseMessage], int, str]:
-    """The messages for `request`, fitted to the model's window; the reply budget; and
-    the edit format asked for (changed functions only when files are shown in part).
-    `rules`: what the answer is instead of the edit format's rules (an agent that ends
-    with attempt_completion)."""
+) -> tuple[list[BaseMessage], ReplyShape]:
+    """The messages for `request`, fitted to the model's window, and the reply's shape:
+    the edit format asked for (codur.agents.reply_shape: the one that costs the fewest
+    tokens for the files shown; changed functions when a file is shown in part), its
+    token budget and stop sequence. `rules`: what the answer is instead of the edit
+    format's rules (an agent that ends with attempt_completion)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    edit_format = request.edit_format or client.profile.edit_format
     views, notes = in_part(request, book)
+    edit_format = choose_format(
+        views, request.edit_format or client.profile.edit_format, bool(notes)
+    )
     parts = Prompt(
         files=views,
         evidence=request.evidence or "",
@@ -173,4 +169,6 @@ def build_messages(
     )
     if fitted.partial_files and edit_format == "whole_file":
         edit_format = "functions"
-    return render(fitted), budget, edit_format
+        budget = min(budget, reply_budget(request.files, edit_format))
+    stop = () if rules is not None else stop_sequences(views, edit_format, fitted.partial_files)
+    return render(fitted), ReplyShape(edit_format, budget, stop)

@@ -162,16 +162,23 @@ class ModelClient:
         temperature: float | None = None,
         seed: int | None = None,
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> AIMessage:
         """One model call (with retries); returns the AIMessage.
 
         `temperature` and `seed` replace the profile's for this call (see `sampling`);
         `max_tokens` lowers the profile's output cap for this call (a reply that runs on
         past what the answer can need is a model stuck repeating itself). None keeps the
-        profile's value. `finish_reason(reply)` says whether the cap cut the reply. A
+        profile's value. `finish_reason(reply)` says whether the cap cut the reply. `stop`:
+        texts that end the reply where they appear (left out of it, as servers do). A
         model that cannot be reached or loaded hands the call to `fallback`'s client.
         """
-        settings = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens}
+        settings = {
+            "temperature": temperature,
+            "seed": seed,
+            "max_tokens": max_tokens,
+            "stop": stop,
+        }
         if self._instead is not None:
             return self._instead.invoke(messages, tools, **settings)
         try:
@@ -190,6 +197,7 @@ class ModelClient:
         temperature: float | None,
         seed: int | None,
         max_tokens: int | None,
+        stop: Sequence[str],
     ) -> AIMessage:
         self._check_cancelled()
         if self.usage.max_calls is not None and self.usage.calls >= self.usage.max_calls:
@@ -213,6 +221,7 @@ class ModelClient:
             **settings,
             messages=[_render(m) for m in messages],
             tools=tool_names(tools),
+            stop=list(stop),
         )
         delay = self.profile.retry_backoff_s
         for attempt in range(self.profile.max_retries + 1):
@@ -220,7 +229,8 @@ class ModelClient:
             progress = CallProgress(self._progress_sink(), self.progress_every_s)
             try:
                 with cancelling(self.cancel), reporting(progress):
-                    reply = model.invoke(list(messages), {"callbacks": [progress.callback()]})
+                    config = {"callbacks": [progress.callback()]}
+                    reply = model.invoke(list(messages), config, stop=list(stop) or None)
                 break
             except Exception as exc:  # classified below; anything unknown re-raises
                 self._check_cancelled()  # the call was cut by the cancel: no retry

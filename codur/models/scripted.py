@@ -7,8 +7,10 @@ that call raises ScriptedFailure, an exception no provider classifies (as a clie
 library's unexpected error would), so it reaches the graph's error handler. Running past
 the end is a fatal model error, so a test that makes more calls than it scripted fails
 loudly.
-The reply's text streams to the call's callbacks word by word (`on_llm_new_token`), with
-`token_delay_s` seconds before each word: a slow model, for the live progress.
+A call's stop sequences end the reply's text where one first appears (the sequence left
+out), as a server does. The reply's text streams to the call's callbacks word by word
+(`on_llm_new_token`), with `token_delay_s` seconds before each word: a slow model, for
+the live progress.
 Per-call temperature and seed are ignored: the script decides. A resumed run goes on
 with the response after the last one its checkpoint had used (`advance`).
 """
@@ -70,6 +72,8 @@ class ScriptedChatModel(GenericFakeChatModel):
         message = result.generations[0].message
         if FAILURE in message.response_metadata:
             raise ScriptedFailure(message.response_metadata[FAILURE])
+        if stop and message.response_metadata.get("finish_reason") == "stop":
+            message.content = until_stop(str(message.content), stop)
         for word in _WORDS.findall(str(message.content)):
             time.sleep(self.token_delay_s)
             if run_manager is not None:
@@ -81,6 +85,12 @@ class ScriptedChatModel(GenericFakeChatModel):
             "total_tokens": words + len(str(message.content).split()),
         }
         return result
+
+
+def until_stop(text: str, stop: list[str]) -> str:
+    """`text` up to the first of the `stop` sequences (left out), as servers end a reply."""
+    ends = [i for i in (text.find(s) for s in stop if s) if i >= 0]
+    return text[: min(ends)] if ends else text
 
 
 def to_message(item: Any, index: int) -> AIMessage:
