@@ -16,8 +16,13 @@ printed: the model's ranking alone, and hybrid = BM25 + the model (what
 embedding. The index goes to a temporary folder, never into the measured tree.
 
 With `--answers N`, it also runs `codur ask` (in process, the default profile: the
-embedded model) on the first N questions in a temporary copy of the tree, and reports the
-share of answers citing `path:line` in a right file. That takes minutes per question.
+embedded model) on the first N questions in a temporary copy of the tree (`--pick 36,37`:
+those questions instead, numbered from 1), and reports the share of answers citing
+`path:line` in a right file, the model calls and route (one answer call, or the research
+loop) of each, and the median wall time. A multi-part question (`parts:` in the YAML)
+is scored part by part: a part is answered when the answer cites one of its files; the
+question, when every part is. That takes minutes per question. Search figures are over
+the single-part questions.
 """
 
 from __future__ import annotations
@@ -126,10 +131,15 @@ def chunks(hits: list[Hit]) -> list[Chunk]:
     return [h.chunk for h in hits]
 
 
+def part_files(item: dict) -> list[list[str]]:
+    """The right files of each part of a question (one part unless it has `parts`)."""
+    return item.get("parts") or [item["files"]]
+
+
 def answer_figures(
-    root: Path, questions: list[dict], n: int, overrides: list[str], journal: Path | None
+    root: Path, questions: list[dict], overrides: list[str], journal: Path | None
 ) -> None:
-    """Run `codur ask` on the first n questions; with a journal, skip those it holds."""
+    """Run `codur ask` on `questions`; with a journal, skip those it holds."""
     from codur.ask.run import ask_question
     from codur.config import load_config
     from codur.events import EventBus
@@ -143,30 +153,58 @@ def answer_figures(
         shutil.copytree(root, tree, ignore=shutil.ignore_patterns("__pycache__"))
         quiet = ["log.enabled=false", "memory.enabled=false"]  # nothing cached between runs
         config = load_config(tree, overrides=[*quiet, *overrides]).config
-        for item in questions[:n]:
+        for item in questions:
             if item["q"] in done:
                 continue
             start = time.perf_counter()
-            result = ask_question(Session(config, Workspace(tree), EventBus()), item["q"])
+            bus, events = EventBus(), []
+            bus.subscribe(events.append)
+            result = ask_question(Session(config, Workspace(tree), bus), item["q"])
             cited = sorted({c.path for c in result.citations if c.exists})
+            routes = [e.data["route"] for e in events if e.kind == "ask.route"]
+            parts = [bool(set(cited) & set(files)) for files in part_files(item)]
             row = {
                 "q": item["q"],
-                "ok": bool(set(cited) & set(item["files"])),
+                "ok": all(parts),
+                "parts": parts,
                 "status": result.status,
                 "cited": cited,
+                "model_calls": result.model_calls,
+                "route": routes[-1] if routes else None,
                 "wall_s": round(time.perf_counter() - start, 1),
             }
             done[item["q"]] = row
             if journal:
                 with journal.open("a") as out:
                     out.write(json.dumps(row) + "\n")
+            marks = " ".join("yes" if p else "no" for p in parts)
             print(
                 f"{'ok  ' if row['ok'] else 'miss'} {row['wall_s']:6.1f} s "
-                f"{row['status']} {row['q']!r} cited {cited}",
+                f"{row['model_calls']} calls {row['route']} {row['status']} {row['q']!r} "
+                f"cited {cited}" + (f" parts: {marks}" if len(parts) > 1 else ""),
                 flush=True,
             )
-    right = sum(done[item["q"]]["ok"] for item in questions[:n])
-    print(f"answers citing a right file: {right}/{n} ({right / n:.0%})")
+    rows = [done[item["q"]] for item in questions]
+    single = [r for r, item in zip(rows, questions, strict=True) if "parts" not in item]
+    multi = [r for r, item in zip(rows, questions, strict=True) if "parts" in item]
+    if single:
+        right = sum(r["ok"] for r in single)
+        print(f"answers citing a right file: {right}/{len(single)} ({right / len(single):.0%})")
+    if multi:
+        parts = [p for r in multi for p in r.get("parts", [r["ok"]])]
+        whole = sum(r["ok"] for r in multi)
+        print(
+            f"multi-part: parts answered {sum(parts)}/{len(parts)}; questions with every part "
+            f"answered {whole}/{len(multi)}"
+        )
+    walls = [r["wall_s"] for r in rows]
+    calls = [r["model_calls"] for r in rows if "model_calls" in r]
+    direct = sum(r.get("route") == "answer" for r in rows)
+    print(
+        f"wall time median {statistics.median(walls):.1f} s; model calls median "
+        f"{statistics.median(calls) if calls else '?'}; one answer call (route answer) "
+        f"{direct}/{len(rows)}"
+    )
 
 
 def main() -> None:
@@ -174,6 +212,7 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=HERE / "ask_questions.yaml")
     parser.add_argument("--root", type=Path, help="the tree (default: the package's folder)")
     parser.add_argument("--answers", type=int, default=0, help="run codur ask on N questions")
+    parser.add_argument("--pick", help="run codur ask on these questions (1-based: 36,37)")
     parser.add_argument(
         "--journal", type=Path, help="JSONL of answered questions: rerun to continue"
     )
@@ -185,9 +224,14 @@ def main() -> None:
     questions = spec["questions"]
     root = (args.root or package_root(spec["package"])).resolve()
     print(f"{len(questions)} questions from {args.questions.name}")
-    search_figures(root, questions, args.embed, args.threads)
-    if args.answers:
-        answer_figures(root, questions, args.answers, args.overrides, args.journal)
+    search_figures(root, [q for q in questions if "files" in q], args.embed, args.threads)
+    picked = (
+        [questions[int(i) - 1] for i in args.pick.split(",")]
+        if args.pick
+        else questions[: args.answers]
+    )
+    if picked:
+        answer_figures(root, picked, args.overrides, args.journal)
 
 
 if __name__ == "__main__":

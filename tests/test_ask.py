@@ -43,7 +43,14 @@ def files(root: Path) -> dict[str, bytes]:
     }
 
 
-def ask_in_process(root: Path, replies: list[Any], overrides: list[str] = ()) -> tuple[Any, list]:
+LOOP = ["ask.direct_answer=false"]
+"""The research loop even where retrieval alone would do (the loop is what these test)."""
+LOOP_FLAGS = ["-o", "log.enabled=false", "-o", LOOP[0]]
+
+
+def ask_in_process(
+    root: Path, replies: list[Any], overrides: list[str] = (), question: str = QUESTION
+) -> tuple[Any, list]:
     from codur.ask.run import ask_question
     from codur.config import load_config
     from codur.events import EventBus
@@ -56,13 +63,14 @@ def ask_in_process(root: Path, replies: list[Any], overrides: list[str] = ()) ->
         "llm.profiles.s.provider=scripted",
         f"llm.profiles.s.script={script}",
         "llm.default_profile=s",
+        *LOOP,
         *overrides,
     ]
     config = load_config(root, overrides=flags, environ={}).config
     events: list[Any] = []
     bus = EventBus()
     bus.subscribe(events.append)
-    return ask_question(Session(config, Workspace(root), bus), QUESTION), events
+    return ask_question(Session(config, Workspace(root), bus), question), events
 
 
 def nodes(events: list) -> list[str]:
@@ -74,7 +82,7 @@ def test_codur_ask_answers_citing_path_line_and_changes_no_file(tmp_path: Path) 
     root = repo(tmp_path / "w")
     before = files(root)
     flags = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, ANSWER])
-    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", QUESTION], root)
+    done = run_cli(["ask", "--json", *flags, *LOOP_FLAGS, QUESTION], root)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     order = [e["node"] for e in events if e["event"] == "node.start"]
@@ -92,7 +100,7 @@ def test_codur_ask_answers_citing_path_line_and_changes_no_file(tmp_path: Path) 
     assert (root / ".codur/index/code_index.json").is_file()
 
     flags = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, ANSWER], name="p")
-    plain = run_cli(["ask", *flags, "-o", "log.enabled=false", QUESTION], root)
+    plain = run_cli(["ask", *flags, *LOOP_FLAGS, QUESTION], root)
     assert plain.returncode == 0, plain.stderr
     assert "(`cfg/loader.py:8-12`)" in plain.stdout
     assert files(root) == before
@@ -170,7 +178,8 @@ def test_graph_mode_ask_prints_the_ask_graph(tmp_path: Path) -> None:
     done = run_cli(["graph", "--mermaid", "--mode", "ask"], tmp_path)
     assert done.returncode == 0, done.stderr
     for edge in (
-        "__start__ --> retrieve", "retrieve --> planner", "planner --> setup_executor",
+        "__start__ --> retrieve", "retrieve -.-> planner", "retrieve -.-> synthesizer",
+        "planner --> setup_executor",
         "setup_executor --> executor_llm", "executor_llm -.-> tool_node",
         "tool_node --> executor_llm", "executor_llm -.-> aggregate", "aggregate --> refinery",
         "refinery -.-> planner", "refinery -.-> synthesizer", "synthesizer --> __end__",
@@ -196,7 +205,7 @@ def test_the_question_is_searched_before_the_plan_and_every_node_sees_it(tmp_pat
     root = repo(tmp_path / "w")
     result, events = ask_in_process(root, [PLAN, SUMMARY, FINISH, ANSWER])
     (retrieved,) = [e.data for e in events if e.kind == "ask.retrieve"]
-    assert retrieved["query"] == QUESTION and len(retrieved["hits"]) == 5
+    assert retrieved["query"] == QUESTION.rstrip("?") and len(retrieved["hits"]) == 5
     first = retrieved["hits"][0]
     assert first.startswith("cfg/loader.py:")
     requests = [e.data["messages"] for e in events if e.kind == "model.request"]

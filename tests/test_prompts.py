@@ -116,7 +116,8 @@ def test_config_paths_are_relative_to_the_file_that_names_them(tmp_path: Path) -
     }
     book = PromptBook(loaded.config.prompts)
     assert book.get("planner").source == str(root / "p" / "plan.md")
-    assert book.render("ask_synthesizer", question="Q", findings="F") == "Answer Q from F."
+    rendered = book.render("ask_synthesizer", question="Q", findings="F", parts="")
+    assert rendered == "Answer Q from F."
 
 
 def test_a_bad_prompt_in_config_is_a_config_error_naming_node_file_and_placeholders(

@@ -1,7 +1,9 @@
 """Ask mode: answer a question about the codebase, never editing a file.
 
-A plan of research steps (planner), a ReAct executor per step (executor_llm <-> tool_node,
-its message buffer cleared between steps), the findings stored per step (aggregate), a
-refinery that decides CONTINUE or FINISH with a reason, and a synthesizer that writes a
-markdown answer citing `path:line`. The graph is in `codur.ask.build`.
+The code index is searched for each part of the question first (retrieve). When that
+covers every part, a synthesizer answers from it in one model call, citing `path:line`.
+Otherwise a plan of research steps (planner), a ReAct executor per step (executor_llm <->
+tool_node, its message buffer cleared between steps), the findings stored per step
+(aggregate), and a refinery that decides CONTINUE or FINISH with a reason come before the
+synthesizer. The graph is in `codur.ask.build`.
 """

@@ -1,11 +1,12 @@
 """The ask graph's wiring, and nothing else:
 
-retrieve (search_codebase for the question) -> planner
+retrieve (the code index searched for each part of the question) -> synthesizer when
+retrieval is strong (one model call), else -> planner (the research loop):
 planner -> setup_executor -> executor_llm -> tool_node -> executor_llm (the ReAct loop)
 executor_llm -> aggregate (no tool calls, or ask.max_executor_steps reached)
 aggregate -> refinery -> planner (CONTINUE) | synthesizer (FINISH) -> END
 
-The choices are the nodes' (`Command[Literal[...]]`: executor_llm, refinery); every
+The choices are the nodes' (`Command[Literal[...]]`: retrieve, executor_llm, refinery); every
 other edge is fixed here.
 """
 
@@ -35,7 +36,6 @@ def build_ask_graph() -> CompiledStateGraph:
     graph.add_node("synthesizer", synthesizer)
 
     graph.add_edge(START, "retrieve")
-    graph.add_edge("retrieve", "planner")
     graph.add_edge("planner", "setup_executor")
     graph.add_edge("setup_executor", "executor_llm")
     graph.add_edge("tool_node", "executor_llm")

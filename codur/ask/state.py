@@ -19,8 +19,10 @@ class AskState(TypedDict, total=False):
     """The planner's reply was not a list of steps: the one-step fallback plan is used."""
     current_step: int
     """Index into `plan` of the next step to run (planner resets, aggregate advances)."""
+    parts: list[str]
+    """The question's parts (`codur.ask.parts`; one for a simple question; retrieve)."""
     retrieved: str
-    """search_codebase's results for the question itself (retrieve; set once)."""
+    """The code index's chunks and callers for each part, as markdown (retrieve; set once)."""
     findings: dict[str, str]
     """Evidence by step, `step_N: description` -> what the tools and the executor found
     (aggregate; never cleared)."""

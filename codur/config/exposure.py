@@ -173,6 +173,9 @@ RULES: dict[str, Rule] = {
     "ask.max_plan_steps": LOOP,
     "ask.retrieve_results": _allowed("a longer prompt", "bounded by the schema (20)"),
     "ask.max_finding_chars": SIZE,
+    "ask.max_retrieved_chars": SIZE,
+    "ask.direct_answer": TUNING,
+    "ask.min_coverage": TUNING,
     "ask.profile": ROUTE,
     "verify.entry_point": _allowed(
         "choose which of its programs the check runs",

@@ -173,7 +173,8 @@ class RunsConfig(_Section):
 
 
 class AskConfig(_Section):
-    """`codur ask`: plan research steps, run each with tools, refine, then answer."""
+    """`codur ask`: search the code for each part of the question, then answer in one call
+    when that found enough; else plan research steps, run each with tools, refine, answer."""
 
     max_iterations: int = Field(3, gt=0)
     """Planner -> executor -> refinery rounds at most; then the synthesizer answers with
@@ -186,8 +187,20 @@ class AskConfig(_Section):
     max_plan_steps: int = Field(4, gt=0)
     """Research steps kept from one plan (the rest are dropped)."""
     retrieve_results: int = Field(5, ge=0, le=20)
-    """Chunks search_codebase finds for the question itself before the plan, shown to
-    every node that reads the findings (0: no search up front)."""
+    """Chunks the code index finds for each part of the question before any model call,
+    shown to every node that reads the findings (0: no search up front, and the research
+    loop always runs)."""
+    max_retrieved_chars: int = Field(3000, gt=0)
+    """Characters of those chunks (and of the callers of the functions found) shown to the
+    model, shared evenly by the question's parts: the answer call's prompt, so its time."""
+    direct_answer: bool = True
+    """Answer in one model call from the retrieved code when retrieval is strong (every
+    part covered at least `min_coverage`); off: the research loop always runs."""
+    min_coverage: float = Field(0.5, ge=0, le=1)
+    """Retrieval is strong when, for every part of the question, its chunks hold at least
+    this IDF-weighted share of the part's words (a word the code does not have counts as
+    the rarest); below it the research loop runs. Measured on bench/ask_questions.yaml:
+    docs/benchmarks.md."""
     max_finding_chars: int = Field(6000, gt=0)
     """Characters of one step's findings kept for the refinery and the synthesizer."""
     profile: str | None = None

@@ -68,6 +68,18 @@ _CODER: tuple[PromptSpec, ...] = (
     ),
 )
 
+_ASK: tuple[PromptSpec, ...] = (
+    PromptSpec(
+        "ask_parts",
+        "ask_parts.md",
+        "ask mode: the answer's request to address every part of a multi-part question",
+        {
+            "count": "2",
+            "parts": "1. Where is the VAT rate decided\n2. which function uses it",
+        },
+    ),
+)
+
 _EDIT_FORMATS: tuple[PromptSpec, ...] = tuple(
     PromptSpec(f"edit_{name}", f"edit_{name}.md", f"the answer format: {what}")
     for name, what in (
@@ -185,5 +197,5 @@ _SIDE: tuple[PromptSpec, ...] = (
     ),
 )
 
-PARTS: tuple[PromptSpec, ...] = (*_CODER, *_EDIT_FORMATS, *_VERIFICATION, *_SIDE)
+PARTS: tuple[PromptSpec, ...] = (*_CODER, *_ASK, *_EDIT_FORMATS, *_VERIFICATION, *_SIDE)
 """The specs of these prompts."""

@@ -104,6 +104,7 @@ SPECS: tuple[PromptSpec, ...] = (
         "ask_synthesize.md",
         "ask mode: writes the answer in markdown, citing path:line",
         {"question": QUESTION, "findings": FINDINGS},
+        {"parts": ""},
     ),
     PromptSpec(
         "check_test",

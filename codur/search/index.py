@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from codur.search.calls import Call, Definition, callee_matches, matches, python_calls
 from codur.search.chunks import CHUNKER, Chunk, python_chunks
-from codur.search.rank import BM25Ranker, NameRanker, Ranker, chunk_document, fuse
+from codur.search.rank import BM25Ranker, Coverage, NameRanker, Ranker, chunk_document, fuse
 from codur.search.vectors import SemanticIndex
 from codur.workspace import open_regular
 
@@ -84,6 +84,8 @@ class UpdateStats:
 class Hit:
     chunk: Chunk
     rank: int
+    position: int
+    """The chunk's position in the index's `chunks`."""
 
 
 @dataclass
@@ -97,6 +99,7 @@ class CodeIndex:
     with BM25 (without one, the name ranking is)."""
     _chunks: list[Chunk] | None = field(default=None, repr=False)
     _rankers: dict[str, Ranker] = field(default_factory=dict, repr=False)
+    _coverage: Coverage | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, folder: Path | None) -> CodeIndex:
@@ -173,7 +176,7 @@ class CodeIndex:
         for rel in removed:
             del self.files[rel]
         if parsed or removed:
-            self._chunks, self._rankers = None, {}
+            self._chunks, self._rankers, self._coverage = None, {}, None
         embedded = None
         if self.semantic is not None:
             in_order = [(rel, self.files[rel]) for rel in sorted(self.files)]
@@ -213,7 +216,16 @@ class CodeIndex:
             other = self.semantic or self._ranker("names")
             rankings.append(other.rank(query, depth))
         best = fuse(rankings)[:n_results]
-        return [Hit(self.chunks[i], rank) for rank, i in enumerate(best, 1)]
+        return [Hit(self.chunks[i], rank, i) for rank, i in enumerate(best, 1)]
+
+    def coverage(self, query: str, hits: list[Hit]) -> tuple[float, bool]:
+        """How well `hits` answer `query`: the IDF-weighted share of its words they contain
+        (0 to 1; `codur.search.rank.Coverage`), and whether they are every chunk that holds
+        any of its words (a search for it can find nothing more)."""
+        if self._coverage is None:
+            self._coverage = Coverage([chunk_document(c) for c in self.chunks])
+        chosen = {h.position for h in hits}
+        return self._coverage.share(query, chosen), self._coverage.holding(query) <= chosen
 
     def definitions(self, name: str) -> list[Definition]:
         return [d for e in self.files.values() for d in e.defs if matches(d.qualname, name)]

@@ -101,3 +101,34 @@ def fuse(rankings: Iterable[Sequence[int]], k: int = RRF_K) -> list[int]:
         for rank, item in enumerate(ranking, 1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores, key=lambda item: -scores[item])
+
+
+class Coverage:
+    """How much of a query the given chunks contain: the IDF-weighted share of its
+    search tokens that occur in at least one of them (0 to 1). A token no chunk of the
+    index holds weighs as much as the rarest one, so a question about something the code
+    does not have scores low however well its common words match."""
+
+    def __init__(self, documents: Sequence[list[str]]) -> None:
+        self._docs = [set(d) for d in documents]
+        counts: dict[str, int] = {}
+        for doc in self._docs:
+            for word in doc:
+                counts[word] = counts.get(word, 0) + 1
+        total = len(self._docs) or 1
+        self._idf = {w: math.log(1 + total / n) for w, n in counts.items()}
+        self._unseen = math.log(1 + total)
+
+    def holding(self, query: str) -> set[int]:
+        """The positions of the documents that hold at least one of `query`'s tokens."""
+        wanted = set(tokens(query))
+        return {i for i, doc in enumerate(self._docs) if doc & wanted}
+
+    def share(self, query: str, chosen: Iterable[int]) -> float:
+        """The share of `query`'s weight found in the documents at positions `chosen`."""
+        wanted = set(tokens(query))
+        if not wanted:
+            return 0.0
+        found = set().union(*(self._docs[i] & wanted for i in chosen))
+        weight = {w: self._idf.get(w, self._unseen) for w in wanted}
+        return sum(weight[w] for w in found) / sum(weight.values())

@@ -107,18 +107,18 @@ class SearchResults:
     def __str__(self) -> str:
         if not self.hits:
             return f"no code found for {self.query!r}; try other words or grep_files"
-        parts = []
-        for hit in self.hits:
-            c = hit.chunk
-            lines = c.text.splitlines()
-            shown = "\n".join(lines[:SNIPPET_LINES])
-            more = (
-                f"\n    [... {len(lines) - SNIPPET_LINES} more lines]"
-                if len(lines) > SNIPPET_LINES
-                else ""
-            )
-            parts.append(f"{hit.rank}. {c.where} ({c.kind} {c.name})\n{shown}{more}")
-        return "\n\n".join(parts)
+        return "\n\n".join(snippet(hit) for hit in self.hits)
+
+
+def snippet(hit: Hit, rank: int | None = None) -> str:
+    """One search result: `rank. path:start-end (kind name)` and the chunk's first lines."""
+    c = hit.chunk
+    lines = c.text.splitlines()
+    shown = "\n".join(lines[:SNIPPET_LINES])
+    more = (
+        f"\n    [... {len(lines) - SNIPPET_LINES} more lines]" if len(lines) > SNIPPET_LINES else ""
+    )
+    return f"{rank or hit.rank}. {c.where} ({c.kind} {c.name})\n{shown}{more}"
 
 
 @register_tool(TaskType.SEARCH, TaskType.EXPLANATION)

@@ -254,6 +254,7 @@ EVENTS = {
         + (f" (route {text(d['route'])})" if d.get("route") else "")
         + f": {text(d.get('reasoning'))}"
     ),
+    "ask.route": lambda d: f"ask: {text(d.get('route'))} ({text(d.get('reason'))})",
     "ask.plan": lambda d: f"ask plan: {text(d.get('steps'))}",
     "ask.step": lambda d: (
         f"step {text(d.get('step'))}/{text(d.get('of'))}: " + text(d.get("instruction"))

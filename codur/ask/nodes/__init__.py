@@ -48,13 +48,11 @@ def format_findings(findings: dict[str, str], limit: int) -> str:
 
 
 def evidence(state: dict, limit: int) -> str:
-    """What the research has so far, as markdown: the code search for the question (the
-    retrieve node), then the findings by step, each cut to `limit` characters."""
+    """What the research has so far, as markdown: the code search for each part of the
+    question (the retrieve node; already within ask.max_retrieved_chars), then the
+    findings by step, each cut to `limit` characters."""
     text = format_findings(state.get("findings") or {}, limit)
     retrieved = state.get("retrieved") or ""
     if not retrieved:
         return text
-    if len(retrieved) > limit:
-        retrieved = retrieved[:limit] + "\n[... cut]"
-    head = f"### Code search for the question\n{retrieved}"
-    return head if not state.get("findings") else f"{head}\n\n{text}"
+    return retrieved if not state.get("findings") else f"{retrieved}\n\n{text}"

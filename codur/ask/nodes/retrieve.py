@@ -1,28 +1,65 @@
-"""retrieve: search_codebase for the question itself, once, before any plan.
+"""retrieve: the code index searched for each part of the question, once, before any
+model call; then the route. When retrieval is strong for every part (its chunks cover
+`ask.min_coverage` of its words, or are every chunk holding any of them), the
+synthesizer answers from them in one model call; else the research loop (planner,
+executor, refinery) runs, and every node of it sees the chunks.
 
-The planner then plans from real code, and every later step (and the synthesizer) sees
-the best-ranked chunks with their `path:start-end`, even when the model's own searches are
-poor (a 1.5B model asked `calculate_cell_width` for one result and cited the wrong file).
+Searching the question up front matters even in the loop: a 1.5B model asked
+`calculate_cell_width` for one result and cited the wrong file.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from codur.ask.nodes import ask_config, traced
+from codur.ask.parts import split_question
+from codur.ask.retrieval import render, retrieve_parts
 from codur.ask.state import AskState
 from codur.session import Session
-from codur.tools.code import search_codebase
+from codur.tools.code import code_index
 
 
 @traced("retrieve")
-def retrieve(state: AskState, runtime: Runtime[Session]) -> dict:
-    n = ask_config(runtime).retrieve_results
-    if n == 0:
-        return {}
+def retrieve(
+    state: AskState, runtime: Runtime[Session]
+) -> Command[Literal["planner", "synthesizer"]]:
+    cfg = ask_config(runtime)
     session = runtime.context
-    found = search_codebase(session.tool_context(), state["question"], n)
-    where = [hit.chunk.where for hit in found.hits]
-    session.bus.emit("ask.retrieve", query=state["question"], hits=where)
-    read = {*(state.get("files_read") or []), *(hit.chunk.path for hit in found.hits)}
-    return {"retrieved": str(found), "files_read": sorted(read)}
+    parts = split_question(state["question"])
+    if cfg.retrieve_results == 0:
+        session.bus.emit("ask.route", route="research", reason="ask.retrieve_results is 0")
+        return Command(update={"parts": parts}, goto="planner")
+    found = retrieve_parts(
+        code_index(session.tool_context()),
+        parts,
+        cfg.retrieve_results,
+        session.config.tools.code_search,
+    )
+    for item in found:
+        session.bus.emit(
+            "ask.retrieve",
+            query=item.part,
+            hits=[hit.chunk.where for hit in item.hits],
+            coverage=round(item.coverage, 2),
+            exhaustive=item.exhaustive,
+        )
+    weak = [n for n, item in enumerate(found, 1) if not item.strong(cfg.min_coverage)]
+    if not cfg.direct_answer:
+        route, reason = "research", "ask.direct_answer is off"
+    elif weak:
+        route = "research"
+        reason = f"retrieval is weak for part(s) {', '.join(map(str, weak))}"
+    else:
+        route, reason = "answer", "retrieval is strong for every part"
+    session.bus.emit("ask.route", route=route, reason=reason)
+    read = set(state.get("files_read") or []).union(*(item.files for item in found))
+    update = {
+        "parts": parts,
+        "retrieved": render(found, cfg.max_retrieved_chars),
+        "files_read": sorted(read),
+    }
+    return Command(update=update, goto="synthesizer" if route == "answer" else "planner")

@@ -1,4 +1,5 @@
-"""synthesizer: the markdown answer from the findings, citing `path:line`; definitions it
+"""synthesizer: the markdown answer from the retrieved code and the findings, citing
+`path:line`, each part of a multi-part question under its own heading; definitions it
 names in backticks without a location get one from the code index (ground.py)."""
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from codur.tools.code import code_index
 @traced("synthesizer")
 def synthesizer(state: AskState, runtime: Runtime[Session]) -> dict:
     cfg = ask_config(runtime)
-    text = runtime.context.prompts.render(
+    prompts = runtime.context.prompts
+    parts = state.get("parts") or []
+    listed = "\n".join(f"{n}. {part}" for n, part in enumerate(parts, 1))
+    text = prompts.render(
         "ask_synthesizer",
         question=state["question"],
+        parts=prompts.render("ask_parts", count=len(parts), parts=listed) if len(parts) > 1 else "",
         findings=evidence(state, cfg.max_finding_chars),
     )
     reply = client(runtime).invoke([SystemMessage(text), HumanMessage(asked(state, runtime))])

@@ -1,0 +1,200 @@
+"""Ask mode's retrieval first, on a real three-file package (VAT rates, invoices, money):
+a question the code index covers is answered with one model call; each part of a
+multi-part question gets its own evidence and the answer is asked for every part; a
+question the code has nothing on goes through the research loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_cli, scripted_profile, tool_calls, write_files
+from test_ask import FINISH, ask_in_process, nodes
+
+from codur.ask.parts import split_question
+
+SHOP = {
+    "shop/rates.py": '''"""VAT rates by country."""
+
+STANDARD_RATES = {"DE": 0.19, "FR": 0.20, "NL": 0.21, "IE": 0.23}
+REDUCED_RATES = {"DE": 0.07, "FR": 0.055, "NL": 0.09, "IE": 0.135}
+
+
+def vat_rate(country: str, reduced: bool = False) -> float:
+    """The VAT rate of a country (ISO code); 0 for a country outside the table."""
+    table = REDUCED_RATES if reduced else STANDARD_RATES
+    return table.get(country.upper(), 0.0)
+''',
+    "shop/invoice.py": '''"""Invoices: lines of goods sold to one customer."""
+
+from dataclasses import dataclass, field
+
+from shop.money import round_cents
+from shop.rates import vat_rate
+
+
+@dataclass
+class Line:
+    description: str
+    quantity: int
+    unit_price: float
+    reduced: bool = False
+
+
+@dataclass
+class Invoice:
+    customer: str
+    country: str
+    lines: list[Line] = field(default_factory=list)
+
+    def add(self, line: Line) -> None:
+        self.lines.append(line)
+
+    def total(self) -> float:
+        """Net amount of every line plus its VAT, rounded to cents."""
+        gross = 0.0
+        for line in self.lines:
+            net = line.quantity * line.unit_price
+            gross += net * (1 + vat_rate(self.country, line.reduced))
+        return round_cents(gross)
+''',
+    "shop/money.py": '''"""Amounts of money."""
+
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def round_cents(amount: float) -> float:
+    """Round half up to whole cents."""
+    return float(Decimal(str(amount)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def format_amount(amount: float, currency: str = "EUR") -> str:
+    return f"{amount:,.2f} {currency}"
+''',
+}
+
+VAT = (
+    "Where is the VAT rate for a country decided, and which function uses it to compute "
+    "an invoice total?"
+)
+VAT_ANSWER = (
+    "## 1. Where the rate is decided\n`vat_rate` looks it up in `STANDARD_RATES` or "
+    "`REDUCED_RATES` (`shop/rates.py:7-10`).\n\n## 2. Who uses it\n`Invoice.total` adds "
+    "each line's VAT (`shop/invoice.py:31`)."
+)
+
+
+def shop(root: Path) -> Path:
+    root.mkdir()
+    write_files(root, SHOP)
+    return root
+
+
+def direct(root: Path, replies: list, question: str) -> tuple:
+    return ask_in_process(root, replies, ["ask.direct_answer=true"], question)
+
+
+def test_a_question_retrieval_covers_is_answered_with_one_model_call(tmp_path: Path) -> None:
+    answer = "`vat_rate` picks the reduced or the standard table (`shop/rates.py:7-10`)."
+    result, events = direct(
+        shop(tmp_path / "w"), [answer], "Which table does vat_rate use for a reduced rate?"
+    )
+    assert result.status == "done" and result.model_calls == 1
+    assert nodes(events) == ["retrieve", "synthesizer"]
+    (route,) = [e.data for e in events if e.kind == "ask.route"]
+    assert route == {"route": "answer", "reason": "retrieval is strong for every part"}
+    (request,) = [e.data["messages"] for e in events if e.kind == "model.request"]
+    assert "shop/rates.py:7-10 (function vat_rate)" in request[0]["content"]
+    assert result.answer == answer
+    assert [(c.path, c.line, c.exists) for c in result.citations] == [("shop/rates.py", 7, True)]
+
+
+def test_each_part_of_the_vat_question_gets_evidence_in_the_one_answer_call(
+    tmp_path: Path,
+) -> None:
+    result, events = direct(shop(tmp_path / "w"), [VAT_ANSWER], VAT)
+    retrieved = [e.data for e in events if e.kind == "ask.retrieve"]
+    assert [e["query"] for e in retrieved] == [
+        "Where is the VAT rate for a country decided",
+        "which function uses it to compute an invoice total",
+    ]
+    assert retrieved[0]["hits"][0] == "shop/rates.py:7-10"
+    assert retrieved[1]["hits"][0] == "shop/invoice.py:26-32"
+    (request,) = [e.data["messages"] for e in events if e.kind == "model.request"]
+    prompt = request[0]["content"]
+    part_one = prompt.index("### Code search for part 1: Where is the VAT rate")
+    part_two = prompt.index("### Code search for part 2: which function uses it")
+    rates = prompt.index("shop/rates.py:7-10 (function vat_rate)")
+    total = prompt.index("shop/invoice.py:26-32 (method Invoice.total)")
+    assert part_one < rates < part_two and part_one < total
+    assert "- shop/invoice.py:31: shop.invoice.Invoice.total -> shop.rates.vat_rate" in prompt
+    assert "The question has 2 parts. Answer every part" in prompt
+    assert "1. Where is the VAT rate for a country decided" in prompt
+    assert "2. which function uses it to compute an invoice total" in prompt
+    assert result.status == "done" and result.model_calls == 1
+    cited = {(c.path, c.line) for c in result.citations if c.exists}
+    assert {("shop/rates.py", 7), ("shop/invoice.py", 31)} <= cited
+    assert {"shop/rates.py", "shop/invoice.py"} <= set(result.files_read)
+
+
+@pytest.mark.slow
+def test_codur_ask_on_the_command_line_answers_in_one_call(tmp_path: Path) -> None:
+    root = shop(tmp_path / "w")
+    flags = scripted_profile(tmp_path, [VAT_ANSWER])
+    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", VAT], root)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [e["route"] for e in events if e["event"] == "ask.route"] == ["answer"]
+    end = events[-1]
+    assert end["event"] == "ask.end" and end["model_calls"] == 1
+    assert all(c["exists"] for c in end["citations"])
+    cited = {(c["path"], c["line"]) for c in end["citations"]}
+    assert {("shop/rates.py", 7), ("shop/invoice.py", 31)} <= cited
+
+
+def test_a_question_the_code_has_nothing_on_goes_through_the_research_loop(
+    tmp_path: Path,
+) -> None:
+    search = tool_calls(("search_codebase", {"query": "refund payment provider"}))
+    plan = json.dumps(["Search for refunds"])
+    answer = "Nothing in this package sends refunds; it only totals invoices."
+    replies = [plan, search, "no refunds found", FINISH, answer]
+    result, events = direct(
+        shop(tmp_path / "w"), replies, "How are refunds sent to the payment provider?"
+    )
+    (route,) = [e.data for e in events if e.kind == "ask.route"]
+    assert route == {"route": "research", "reason": "retrieval is weak for part(s) 1"}
+    assert result.status == "done" and result.model_calls == 5
+    assert nodes(events)[1:5] == ["planner", "setup_executor", "executor_llm", "tool_node"]
+    assert result.answer == answer
+
+
+def test_a_weak_part_sends_a_multi_part_question_to_the_research_loop(tmp_path: Path) -> None:
+    question = "Where is the VAT rate decided, and how are refunds sent to the payment provider?"
+    plan = json.dumps(["Search for refunds"])
+    replies = [plan, "no refunds found", FINISH, "Only the rate: `shop/rates.py:7`."]
+    result, events = direct(shop(tmp_path / "w"), replies, question)
+    coverage = [e.data["coverage"] for e in events if e.kind == "ask.retrieve"]
+    assert coverage[0] > 0.5 and coverage[1] == 0.0
+    assert [e.data["route"] for e in events if e.kind == "ask.route"] == ["research"]
+    assert result.model_calls == 4
+    synthesizer = [e.data["messages"] for e in events if e.kind == "model.request"][-1]
+    assert "2. how are refunds sent to the payment provider" in synthesizer[0]["content"]
+
+
+def test_questions_split_into_parts_by_their_structure() -> None:
+    assert split_question(VAT) == [
+        "Where is the VAT rate for a country decided",
+        "which function uses it to compute an invoice total",
+    ]
+    assert split_question("What is X? How is it used?") == ["What is X", "How is it used"]
+    assert split_question("Where is the cache kept; and why?") == [
+        "Where is the cache kept, and why"
+    ]
+    single = "How are numbers and strings highlighted in repr output?"
+    assert split_question(single) == [single.rstrip("?")]
+    many = "What is alpha? What is beta? Where is gamma? Why delta? Who calls epsilon?"
+    assert split_question(many) == [
+        "What is alpha", "What is beta", "Where is gamma", "Why delta, Who calls epsilon",
+    ]  # fmt: skip
