@@ -33,7 +33,7 @@ def test_a_run_leaves_nothing_untracked_and_its_trace_reads(tmp_path: Path) -> N
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "bug")
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
-    done = run_cli([*flags, "fix @main.py"], cwd=root)
+    done = run_cli([*flags, "fix @main.py"], cwd=root, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(root, "status", "--porcelain", "--untracked-files=all").splitlines() == [
         " M main.py"
