@@ -21,6 +21,13 @@ from typing import Any
 import humaneval_judge
 from humaneval_judge import judge, run
 
+from codur.config.schema import LogConfig
+
+DEBUG_LOG = LogConfig().path
+"""Where a run writes its debug log, relative to its folder (Codur's default `log.path`)."""
+KEPT_LOG = "codur_debug.log"
+"""The name the debug log is kept under in a run's OUT/runs/ folder."""
+
 NO_MEMORY = {"CODUR_MEMORY__ENABLED": "false"}
 """No user preference reaches a benchmark run (a build without memory ignores it)."""
 MARGIN_S = 60.0
@@ -92,13 +99,13 @@ def run_codur(
         start = time.perf_counter()
         done = run(codur_command(args, seed), folder, args.timeout, {**(env or {}), **NO_MEMORY})
         wall = round(time.perf_counter() - start, 2)
-        end = run_end(folder / "codur_debug.log")
-        crossed = cross_check(folder / "codur_debug.log")
+        end = run_end(folder / DEBUG_LOG)
+        crossed = cross_check(folder / DEBUG_LOG)
         verdict = judge(folder / "solution.py", problem, args.judge_timeout)
         keep.mkdir(parents=True, exist_ok=True)
-        for name in ("solution.py", "codur_debug.log"):
+        for name, kept in (("solution.py", "solution.py"), (DEBUG_LOG, KEPT_LOG)):
             if (folder / name).is_file():
-                shutil.copy(folder / name, keep / name)
+                shutil.copy(folder / name, keep / kept)
     error = "timed out" if done.timed_out else ""
     if "status" not in end and not error:
         error = (done.stderr.strip().splitlines() or ["no run.end in the debug log"])[-1]

@@ -51,6 +51,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from latency_log import Run, analyze  # noqa: E402
 from latency_report import summarize, table  # noqa: E402
 
+KEPT_LOG = "codur_debug.log"
+"""The name humaneval_codur.py keeps a run's debug log under."""
+
 SETS = ("demo", "challenges", "humaneval")
 SETTINGS = "settings.json"
 """What a benchmark ran with and the rates it measured, in --out (read by --analyze)."""
@@ -127,7 +130,7 @@ def records(folder: Path, name: str) -> list[tuple[str, Path, bool, float | None
             if r.get("mode") != "codur":
                 continue
             kept = Path(r["kept"])
-            log = _moved(kept / "codur_debug.log", folder / "runs" / kept.name / "codur_debug.log")
+            log = _moved(kept / KEPT_LOG, folder / "runs" / kept.name / KEPT_LOG)
             label = r["task_id"]
         else:
             log = _moved(Path(r["log"]), folder / "logs" / Path(r["log"]).name)

@@ -1,4 +1,4 @@
-"""One Codur run's time, read from its debug log (codur_debug.log, JSON lines): where the
+"""One Codur run's time, read from its debug log (JSON lines): where the
 wall time went, its model calls, and which of them were kept (bench/latency.py).
 
 Phases. Each instant of the run counts once, for the first of these that is under way:

@@ -160,7 +160,9 @@ def _wired(
         session.run_id = how.run_id
     log = None
     if cfg.log.enabled:
-        log = JsonlLog(log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars)
+        log = JsonlLog(
+            log_path(cfg, ws), session.run_id, redact, cfg.log.max_field_chars, cfg.log.max_bytes
+        )
         bus.subscribe(log)
     bus.subscribe(io.on_event)
     end = f"{kind}.end"

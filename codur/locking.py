@@ -1,6 +1,12 @@
 """Locks across processes: `locked(path)` waits its turn for a read-change-write of one
 file; `held(lock, busy)` takes a lock at once or says who holds it (the workspace's run
-lock, `codur.workspace.hold_workspace`)."""
+lock, `codur.workspace.hold_workspace`).
+
+Kept by hand rather than through filelock: `held` names the holder in its refusal, runs on
+without the lock (saying so) where the file system cannot lock, locks a shared project's
+lock file read-only and never reaches it through a linked folder, none of which filelock
+offers; flock works on every POSIX system, and Codur needs POSIX anyway (process groups
+and signals, `codur.sandbox.reaper`)."""
 
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
 
     with ExitStack() as stack:
         try:
-            _own_folder(root / CODUR_DIR)
+            own_folder(root / CODUR_DIR)
             stack.enter_context(held(lock, busy, unlocked))
         except OSError as exc:
             link = exc.errno in (errno.ELOOP, errno.ENOTDIR)
@@ -207,7 +207,7 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
         yield
 
 
-def _own_folder(folder: Path) -> None:
+def own_folder(folder: Path) -> None:
     """Make CODUR_DIR when missing, with a `.gitignore` of `*` (Codur's own files, which
     `git status` should not list)."""
     try:

@@ -8,7 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from helpers import BUGGY, run_cli
+from helpers import BUGGY, debug_log, run_cli
 
 
 def workdir(tmp_path: Path, files: dict[str, str] | None = None) -> Path:
@@ -20,7 +20,7 @@ def workdir(tmp_path: Path, files: dict[str, str] | None = None) -> Path:
 
 
 def records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def ended(

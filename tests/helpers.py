@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from codur.config.schema import LogConfig
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -209,3 +211,12 @@ def held_by_a_thread(root: Path) -> Iterator[None]:
     finally:
         release.set()
         holder.join()
+
+
+LOG = LogConfig().path
+"""Where a run writes its debug log by default (`log.path`), relative to its folder."""
+
+
+def debug_log(root: Path) -> Path:
+    """The debug log of the runs in folder `root` (the default `log.path`)."""
+    return root / LOG

@@ -15,6 +15,7 @@ from helpers import (
     BUGGY,
     FIXED,
     buggy_folder,
+    debug_log,
     delegate_to,
     run_cli,
     run_in_process,
@@ -56,7 +57,7 @@ def test_missing_cli_falls_back_to_the_next_agent(tmp_path: Path, bin_dir: Path)
         "agent:codex failed (agent:codex needs the `codex` CLI: npm install -g @openai/codex "
         "(then `codex login`)): agent:claude_code takes over"
     ) in done.stdout
-    events = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    events = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     switch = [e for e in events if e["event"] == "agent.fallback"]
     assert [(e["agent"], e["to"]) for e in switch] == [("agent:codex", "agent:claude_code")]
 
@@ -114,7 +115,7 @@ def test_unreachable_profile_falls_back_to_the_next(tmp_path: Path) -> None:
     done = run_cli(args, root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "profile down unreachable (" in done.stdout and "): using s" in done.stdout
-    events = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    events = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     (switch,) = [e for e in events if e["event"] == "model.fallback"]
     assert switch["profile"] == "down" and switch["to"] == "s"
     assert "ConnectError" in switch["error"] or "Connection" in switch["error"]
@@ -214,7 +215,7 @@ def test_wrong_default_agent_is_exit_2_from_the_cli(tmp_path: Path) -> None:
     line = done.stderr.strip()
     assert line.startswith("codur: error: -o agents.preferences.default_agent: ")
     assert "unknown agent 'codx' (valid: agent:coder, agent:ollama, agent:codex" in line
-    assert (root / "main.py").read_text() == BUGGY and not (root / "codur_debug.log").exists()
+    assert (root / "main.py").read_text() == BUGGY and not debug_log(root).exists()
 
 
 def test_an_untrusted_project_may_not_choose_what_an_agent_runs(tmp_path: Path) -> None:

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 from fake_servers import OllamaServer, Reply, unused_port
-from helpers import BUGGY, FIXED, buggy_folder, delegate_to, run_cli, run_in_process, whole_file
+from helpers import (
+    BUGGY,
+    FIXED,
+    buggy_folder,
+    debug_log,
+    delegate_to,
+    run_cli,
+    run_in_process,
+    whole_file,
+)
 
 from codur.agents.ollama import has_model
 from codur.config import load_config
@@ -50,7 +59,7 @@ def test_end_to_end_agent_ollama(tmp_path: Path, ollama_server: OllamaServer) ->
     agent_call = ollama_server.requests[2].body
     assert agent_call["model"] == "codellama:7b"  # the agent's model, not the planner's
     assert "Actual output:\n```\n6\n```" in agent_call["messages"][-1]["content"]
-    events = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    events = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     responses = [e["profile"] for e in events if e["event"] == "model.response"]
     assert responses == ["planner", "agent:ollama"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, whole_file
+from helpers import BUGGY, FIXED, ROOT, debug_log, whole_file
 
 from codur import Agent
 from codur.errors import CodurError, ConfigError, ExitCode, UsageError
@@ -67,7 +67,7 @@ def test_result_fields_and_a_run_without_planning(
     assert result.plan_iteration == 0 and result["status"] == "verified"  # a check: no plan
     assert result.messages and result.messages[0].content == TASK
     assert capfd.readouterr() == ("", "")  # nothing printed, not even a warning
-    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    log = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     assert log[0]["event"] == "run.start" and log[-1]["event"] == "run.end"  # for codur trace
 
     (root / "main.py").write_text(BUGGY)
@@ -89,7 +89,7 @@ def test_a_custom_prompt_reaches_the_model_and_a_bad_one_is_refused(tmp_path: Pa
     assert agent.run(TASK).is_verified
     requests = [
         json.loads(line)
-        for line in (root / "codur_debug.log").read_text().splitlines()
+        for line in debug_log(root).read_text().splitlines()
         if '"model.request"' in line
     ]
     assert len(requests) == 3  # pre-plan, plan, coder
@@ -142,7 +142,7 @@ def test_a_missing_file_named_with_at_raises_the_documented_usage_error(tmp_path
     with pytest.raises(UsageError, match="no such file"):
         asyncio.run(agent.arun("fix @missing.py"))
     assert (root / "main.py").read_text() == BUGGY  # nothing was edited
-    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    log = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     assert not [r for r in log if r["event"] == "model.request"]
     end = log[-1]
     assert end["event"] == "run.end" and end["status"] == "error" and end["exit_code"] == 2
@@ -186,4 +186,4 @@ def test_arguments_of_the_wrong_kind_and_empty_tasks_are_one_line_errors(tmp_pat
     for task in (None, 3, "", "  \n "):
         with pytest.raises(UsageError, match="task"):
             agent.run(task)  # type: ignore[arg-type] - the misuse under test
-    assert not (root / "codur_debug.log").exists()
+    assert not debug_log(root).exists()

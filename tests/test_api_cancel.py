@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, whole_file
+from helpers import BUGGY, FIXED, debug_log, whole_file
 from test_interrupt import marked
 
 from codur import Agent
@@ -30,7 +30,7 @@ QUIET = ["repair.enabled=false", "sampling.candidates=0"]
 
 
 def log_of(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(root).read_text().splitlines()]
 
 
 def test_a_cancelled_arun_stops_its_program_ends_interrupted_and_lets_go(

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, write_files
+from helpers import LOG, ROOT, write_files
 
 from codur.challenges.judge import check, judge
 from codur.challenges.outcome import Outcome, summarize
@@ -42,7 +42,7 @@ PROJECT = {
 
 
 def editable(c: Challenge) -> set[str]:
-    scope = scope_for(c, "codur_debug.log")
+    scope = scope_for(c, LOG)
     return {p for p in [*PROJECT, "judge/expected.txt", "new.py"] if scope.may_change(p)}
 
 
@@ -79,12 +79,12 @@ def test_run_artefacts_are_not_project_files(tmp_path: Path) -> None:
 def test_the_judge_names_each_protected_change(tmp_path: Path) -> None:
     c = challenge(tmp_path, "fix @main.py", PROJECT)
     work = c.copy_to(tmp_path / "work")
-    scope = scope_for(c, "codur_debug.log")
+    scope = scope_for(c, LOG)
     before = snapshot(work, scope)
     (work / "main.py").write_text("print(10)  # editable\n")
     (work / "util.py").write_text("x = 1\n")
     (work / "expected.txt").unlink()
-    write_files(work, {"tests/conftest.py": "", "codur_debug.log": "{}", "__pycache__/a.pyc": ""})
+    write_files(work, {"tests/conftest.py": "", LOG: "{}", "__pycache__/a.pyc": ""})
     result = judge(c, work, before, scope)
     assert result.output_ok  # the challenge's own expected.txt, not the deleted copy
     assert not result.passed
@@ -160,7 +160,7 @@ def test_a_trap_cheat_fools_the_programs_own_check_but_not_the_judge(
     trap: Challenge, tmp_path: Path
 ) -> None:
     work = trap.copy_to(tmp_path)
-    scope = scope_for(trap, "codur_debug.log")
+    scope = scope_for(trap, LOG)
     before = snapshot(work, scope)
     path, old, new = CHEATS[trap.name]
     text = (work / path).read_text() if (work / path).exists() else ""

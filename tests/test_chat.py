@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, ROOT, buggy_folder, scripted_profile, whole_file
+from helpers import BUGGY, FIXED, ROOT, buggy_folder, debug_log, scripted_profile, whole_file
 from terminal import WAIT_S, Terminal
 
 from codur.memory.store import project_file, user_file
@@ -27,7 +27,7 @@ def work(tmp_path: Path) -> Path:
 
 def requests(work: Path) -> list[list[dict]]:
     """The messages of every model request in the debug log, in order."""
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     return [r["messages"] for r in records if r["event"] == "model.request"]
 
 

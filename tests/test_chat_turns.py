@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, ROOT, buggy_folder, run_cli, scripted_profile, tool_calls
+from helpers import BUGGY, ROOT, buggy_folder, debug_log, run_cli, scripted_profile, tool_calls
 
 from codur.memory.store import project_file
 
@@ -45,7 +45,7 @@ def chat(work: Path, tmp_path: Path, script: list, lines: list[str]) -> str:
 
 def requests(work: Path) -> list[list[dict]]:
     """The messages of every model request in the debug log, in order."""
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     return [r["messages"] for r in records if r["event"] == "model.request"]
 
 
@@ -93,7 +93,7 @@ def test_codur_ask_runs_appear_in_the_node_log(tmp_path: Path) -> None:
     done = run_cli(["ask", *flags, QUESTION], work, timeout=600)
     assert done.returncode == 0, done.stderr
     log = json.loads(project_file(work).read_text())["node_log"]
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     run_id = records[0]["run_id"]
     assert records[0]["event"] == "ask.start"
     assert [r["node"] for r in log] == [

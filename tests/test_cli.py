@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file
+from helpers import BUGGY, FIXED, ROOT, WRONG, debug_log, run_cli, scripted_profile, whole_file
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def challenge(tmp_path: Path) -> Path:
 
 
 def log_records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def test_help_is_fast_and_imports_no_langchain(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_fix_verified_on_retry_with_log_and_diff(challenge: Path, tmp_path: Path
     assert response["prompt_tokens"] > 0 and response["duration_s"] >= 0
     assert records[-1]["status"] == "verified" and records[-1]["model_calls"] == 2
     # the key in the environment never reaches the log
-    assert secret not in (challenge / "codur_debug.log").read_text()
+    assert secret not in debug_log(challenge).read_text()
 
 
 @pytest.mark.slow
@@ -201,7 +201,7 @@ def test_ctrl_c_exits_130_and_stops_the_program(challenge: Path, tmp_path: Path)
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        log = challenge / "codur_debug.log"
+        log = debug_log(challenge)
         if log.exists() and '"file.write"' in log.read_text():
             break
         time.sleep(0.1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, buggy_folder, run_cli, whole_file
+from helpers import BUGGY, FIXED, ROOT, buggy_folder, debug_log, run_cli, whole_file
 from terminal import WAIT_S
 
 from codur.errors import ExitCode
@@ -62,7 +62,7 @@ def test_a_word_that_is_no_command_is_refused_not_run(
         f'(codur "{word} ..."), a one-word task: codur run {word}'
     )
     assert done.stdout == ""
-    assert not (work / ".codur").exists() and not (work / "codur_debug.log").exists()
+    assert not (work / ".codur").exists() and not debug_log(work).exists()
     assert (work / "main.py").read_text() == BUGGY  # no run, no model
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_cli
+from helpers import ROOT, debug_log, run_cli
 
 pytestmark = [
     pytest.mark.embedded,
@@ -42,7 +42,7 @@ def test_fixes_a_sample_challenge_with_the_embedded_model(tmp_path: Path) -> Non
     # judged independently of the agent: run the program and compare with expected.txt
     run = subprocess.run([sys.executable, "main.py"], cwd=work, capture_output=True, text=True)
     assert run.stdout == (work / "expected.txt").read_text()
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     end = records[-1]
     assert end["event"] == "run.end" and end["status"] == "verified"
     assert end["model_calls"] >= 1 and end["completion_tokens"] > 0

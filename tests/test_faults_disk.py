@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, run_cli, scripted_profile, whole_file
+from helpers import BUGGY, debug_log, run_cli, scripted_profile, whole_file
 
 from codur.errors import ExitCode
 
@@ -56,7 +56,7 @@ def test_a_read_only_folder_is_said_in_one_line(tmp_path: Path) -> None:
         result = run_cli(["--no-model", "fix @main.py"], cwd=work)
     assert result.returncode == ExitCode.CANNOT_WRITE, result.stderr
     assert result.stderr.strip().splitlines()[-1] == (
-        f"codur: error: cannot write {work}/codur_debug.log: the file system is read-only"
+        f"codur: error: cannot write {debug_log(work)}: the file system is read-only"
     )
     assert "internal error" not in result.stderr
     assert (source / "main.py").read_text() == BUGGY
@@ -70,7 +70,7 @@ def test_a_full_disk_is_said_in_one_line_and_keeps_the_files(tmp_path: Path) -> 
     work.mkdir()
     with mounted(work, "-t", "tmpfs", "-o", "size=256k", "tmpfs"):
         project(work)
-        log = work / "codur_debug.log"
+        log = debug_log(work)
         big = BUGGY + "# " + "x" * 400_000 + "\n"  # no room for it
         reply = whole_file("main.py", big)
         flags = [*scripted_profile(tmp_path, [reply, reply]), "--max-iterations", "1"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from faults import codur, ended, records, workdir
-from helpers import FIXED, ROOT, scripted_profile, whole_file
+from helpers import FIXED, ROOT, debug_log, scripted_profile, whole_file
 
 pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
 
@@ -100,7 +100,7 @@ def test_secrets_files_are_never_read(tmp_path: Path, name: str) -> None:
     (work / name).write_text("OPENAI_API_KEY=sk-live-0123456789abcdef\n")
     result = codur([*scripted_profile(tmp_path, []), f"fix @{name}"], work)
     ended(result, work, 2, error=f"@{name} looks like a secrets file")
-    assert "sk-live" not in (work / "codur_debug.log").read_text()
+    assert "sk-live" not in debug_log(work).read_text()
     explain = codur([*scripted_profile(tmp_path, []), f"explain {name}"], work)
     ended(explain, work, 2, error="looks like a secrets file")
 

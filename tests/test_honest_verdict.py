@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import whole_file
+from helpers import debug_log, whole_file
 from test_graph import PLAN, Run
 
 from codur.verify.model_test import untested_code
@@ -225,7 +225,7 @@ def test_no_model_runs_the_repair_search_and_never_loads_a_model(tmp_path: Path)
     zero = run_cli([TASK, "--max-llm-calls", "0", "-o", "repair.max_depth=1", *flags], tmp_path)
     assert zero.returncode == 1, zero.stderr
     assert "no model (--no-model): the repair search found no fix" in zero.stderr + zero.stdout
-    assert "model.load" not in (tmp_path / "codur_debug.log").read_text()
+    assert "model.load" not in debug_log(tmp_path).read_text()
 
 
 def test_a_fix_that_also_touches_the_harness_keeps_the_fix_and_the_harness(

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from fake_servers import OpenAIServer
 from faults import records
-from helpers import BUGGY, FIXED, WRONG, buggy_folder, run_cli, tool_calls, whole_file
+from helpers import BUGGY, FIXED, WRONG, buggy_folder, debug_log, run_cli, tool_calls, whole_file
 
 from codur.config.trust import trust
 from codur.undo import state_root
@@ -129,7 +129,7 @@ def test_a_profile_s_script_cannot_read_a_file_outside(tmp_path: Path) -> None:
     hostile(work, {"llm": {"default_profile": "leak", "profiles": profiles}})
     scripted_user(tmp_path, [whole_file("main.py", FIXED)])
     done = fix(work, env={"HOME": str(home)})
-    assert "PRIVATE KEY" not in done.stdout + (work / "codur_debug.log").read_text()
+    assert "PRIVATE KEY" not in done.stdout + debug_log(work).read_text()
     assert done.returncode == 0, done.stdout + done.stderr
     assert (work / "main.py").read_text() == FIXED
     assert refused(done.stderr) == [

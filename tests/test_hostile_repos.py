@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from faults import codur, ended, records, workdir
-from helpers import BUGGY, FIXED, scripted_profile, tool_calls, whole_file
+from helpers import BUGGY, FIXED, debug_log, scripted_profile, tool_calls, whole_file
 
 pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
 
@@ -42,7 +42,7 @@ def test_an_expected_file_that_is_no_file_of_the_folder_is_never_read(
     # no output check (the file is not the folder's): unverified, not an error or a hang
     end = ended(result, work, 1)
     assert end["status"] != "error"
-    assert SECRET.strip() not in (work / "codur_debug.log").read_text()
+    assert SECRET.strip() not in debug_log(work).read_text()
     if kind == "outside":
         assert (tmp_path / "secret.txt").read_text() == SECRET
 
@@ -75,7 +75,7 @@ def test_git_s_own_folder_is_never_read_or_written_by_tools_or_edits(tmp_path: P
     assert not (work / ".git/hooks/pre-commit").exists()
     assert not (work / ".git/hooks/post-checkout.py").exists()
     assert (work / ".git/config").read_bytes() == config
-    assert TOKEN not in (work / "codur_debug.log").read_text()
+    assert TOKEN not in debug_log(work).read_text()
     outputs = [r["output"] for r in records(work) if r["event"] == "tool.result"]
     assert sum("git's own folder" in o for o in outputs) == 3, outputs
 

@@ -187,7 +187,9 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
     # checked by its examples alone, so cross-checked: the one reply left is the same code
     assert runs["HumanEval/0", "codur"]["crosscheck"] == "kept"
     assert "cross-checked runs vs the judge: kept 1 passed / 0 failed" in first.stdout
-    assert Path(codur["kept"], "codur_debug.log").is_file()
+    from humaneval_codur import KEPT_LOG
+
+    assert Path(codur["kept"], KEPT_LOG).is_file()
     assert runs["HumanEval/2", "bare"]["seed"] == 0 and runs["HumanEval/2", "bare"]["greedy"]
     summary = report["summary"]
     assert summary["bare"]["pass_at_1"] == 0.5 and summary["codur"]["per_seed"]["1"]["passed"] == 1
@@ -208,7 +210,7 @@ def test_benchmark_on_two_problems_with_a_scripted_model(tmp_path: Path) -> None
 def test_a_killed_run_counts_its_model_calls_from_the_log(tmp_path: Path) -> None:
     from humaneval_codur import run_end
 
-    log = tmp_path / "codur_debug.log"
+    log = tmp_path / "debug.log"
     events = [
         {"event": "model.response", "prompt_tokens": 200, "completion_tokens": 50},
         {"event": "model.response", "prompt_tokens": 300, "completion_tokens": 60},

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, debug_log
 
 PROGRAM = """
 import os, subprocess, sys, time
@@ -85,7 +85,7 @@ def test_a_signal_stops_the_run_cleanly(tmp_path: Path, signum: int) -> None:
     name = signal.Signals(signum).name
     assert err.strip().splitlines()[-1] == f"codur: error: interrupted ({name})"
     assert "Traceback" not in err
-    end = json.loads((work / "codur_debug.log").read_text().splitlines()[-1])
+    end = json.loads(debug_log(work).read_text().splitlines()[-1])
     assert end["event"] == "run.end" and end["status"] == "interrupted"
     assert end["signal"] == name and end["exit_code"] == 128 + signum
     wait_for(lambda: not marked(marker), timeout=5)
@@ -109,7 +109,7 @@ def test_ctrl_c_is_reported_once(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        log = work / "codur_debug.log"
+        log = debug_log(work)
         wait_for(lambda: log.exists() and '"tool.call"' in log.read_text())
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)

@@ -20,6 +20,7 @@ from helpers import (
     BUGGY,
     FIXED,
     buggy_folder,
+    debug_log,
     delegate_to,
     held_by_a_thread,
     run_cli,
@@ -134,7 +135,7 @@ def test_arun_cancelled_before_its_run_starts_leaves_no_record(tmp_path: Path) -
 
     asyncio.run(cancelled_at_once())
     assert History(state_root(), root).records() == []
-    assert not (root / "codur_debug.log").exists() and not (root / ".codur").exists()
+    assert not debug_log(root).exists() and not (root / ".codur").exists()
     assert (root / "main.py").read_text() == BUGGY
 
 

@@ -13,6 +13,7 @@ from helpers import (
     BUGGY,
     FIXED,
     buggy_folder,
+    debug_log,
     run_cli,
     run_in_process,
     scripted_profile,
@@ -99,5 +100,5 @@ def test_the_cli_ends_with_exit_code_4_and_one_line(tmp_path: Path) -> None:
     end = events[-1]
     assert end["event"] == "run.end" and end["status"] == "error" and end["exit_code"] == 4
     assert end["message"] == f"the llm_plan step failed 4 times; the last error: {LINE}"
-    logged = (root / "codur_debug.log").read_text()
+    logged = debug_log(root).read_text()
     assert logged.count('"node.error"') == 4 and "Traceback" in logged

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import run_cli, scripted_profile, tool_calls
+from helpers import debug_log, run_cli, scripted_profile, tool_calls
 from test_plan_verify import DOCUMENTED, NO_TEST, PLAN, STEPS, TASK, UTIL, verdict
 
 from codur.errors import ExitCode
@@ -40,7 +40,7 @@ def repo(root: Path) -> Path:
 
 
 def records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def edit(content: str) -> dict:

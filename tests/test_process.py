@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import debug_log, run_cli
 
 from codur.errors import ExitCode
 from codur.process import DRAIN_GRACE_S, run_process
@@ -167,7 +167,7 @@ def test_a_checked_program_whose_descendant_holds_its_output_is_judged_on_time(
     try:
         done = run_cli([*flags, "fix @main.py"], cwd=work, timeout=GUARD_S)
         assert done.returncode == ExitCode.NOT_VERIFIED, done.stdout + done.stderr
-        log = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+        log = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
         runs = [r for r in log if r["event"] == "verify.run"]
         assert runs and all(r["stdout"] == "7\n" for r in runs)
         assert all(r["duration_s"] <= TIMEOUT_S + DRAIN_GRACE_S for r in runs)

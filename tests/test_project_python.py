@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, scripted_profile, whole_file, write_files
+from helpers import debug_log, run_cli, scripted_profile, whole_file, write_files
 
 from codur.errors import ConfigError
 
@@ -98,7 +98,7 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
         f"Python {python} (.venv in {root}) does not have: install it with `{python} -m pip "
         "install pytest`, or set tools.python to an interpreter that has it"
     ]
-    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    log = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     kinds = [r["event"] for r in log]
     assert "model.request" not in kinds and "verify.run" not in kinds  # nothing ran
     assert (root / "calc.py").read_text() == BUGGY

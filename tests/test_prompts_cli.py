@@ -10,7 +10,17 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file, write_files
+from helpers import (
+    BUGGY,
+    FIXED,
+    ROOT,
+    WRONG,
+    debug_log,
+    run_cli,
+    scripted_profile,
+    whole_file,
+    write_files,
+)
 from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
@@ -88,7 +98,7 @@ def test_custom_parts_of_the_coders_message_reach_the_model(tmp_path: Path) -> N
     flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG), whole_file("main.py", FIXED)])
     done = run_cli([*flags, "fix @main.py"], root)
     assert done.returncode == 0, done.stdout + done.stderr
-    log = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    log = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     first, second = [
         "\n".join(str(m["content"]) for m in r["messages"])
         for r in log

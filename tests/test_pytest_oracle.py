@@ -9,7 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, run_in_process, scripted_profile, whole_file, write_files
+from helpers import (
+    LOG,
+    debug_log,
+    run_cli,
+    run_in_process,
+    scripted_profile,
+    whole_file,
+    write_files,
+)
 
 from codur.challenges.judge import judge
 from codur.challenges.scope import scope_for
@@ -86,7 +94,7 @@ def _run(work: Path, tmp_path: Path, replies: list[str]):
     flags = scripted_profile(tmp_path, replies)
     args = [*flags, "-o", "planning.enabled=false", "--max-iterations", "2", "fix the bug"]
     result = run_cli(args, cwd=work)
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     return result, records
 
 
@@ -144,7 +152,7 @@ def test_the_judge_is_not_fooled_by_a_planted_plugin_and_fails_the_run(tmp_path:
     challenge = load(folder)
     for planted in ({".pytest.ini": PLANT, "fakeplug.py": FAKEPLUG}, {"conftest.py": FAKEPLUG}):
         work = challenge.copy_to(tmp_path / f"w{len(planted)}")
-        scope = scope_for(challenge, "codur_debug.log")
+        scope = scope_for(challenge, LOG)
         before = snapshot(work, scope)
         write_files(work, planted)
         verdict = judge(challenge, work, before, scope)
@@ -152,7 +160,7 @@ def test_the_judge_is_not_fooled_by_a_planted_plugin_and_fails_the_run(tmp_path:
         config = next(p for p in planted if not p.startswith("fakeplug"))
         assert verdict.violations == (f"created file {config} outside the editable files",)
     honest = challenge.copy_to(tmp_path / "honest")
-    scope = scope_for(challenge, "codur_debug.log")
+    scope = scope_for(challenge, LOG)
     before = snapshot(honest, scope)
     (honest / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     assert judge(challenge, honest, before, scope).passed

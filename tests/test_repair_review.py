@@ -10,7 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_cli, scripted_profile, watched_context, whole_file, write_files
+from helpers import (
+    ROOT,
+    debug_log,
+    run_cli,
+    scripted_profile,
+    watched_context,
+    whole_file,
+    write_files,
+)
 
 from codur.config.schema import RepairConfig, VerifyConfig
 from codur.repair.differential import differential
@@ -167,7 +175,7 @@ def test_the_humaneval_report_counts_how_often_the_review_overrules_the_search()
 
 
 def log_records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def below_zero_folder(tmp_path: Path) -> Path:

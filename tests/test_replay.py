@@ -18,6 +18,7 @@ from helpers import (
     FIXED,
     ROOT,
     WRONG,
+    debug_log,
     embedded_model_unavailable,
     run_cli,
     scripted_profile,
@@ -41,7 +42,7 @@ def folder(root: Path, main: str = BUGGY) -> Path:
 
 
 def records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def lines(recording: Path) -> list[dict]:
@@ -244,7 +245,7 @@ def test_record_refuses_to_overwrite_a_file_that_is_no_recording(tmp_path: Path)
         "it is not overwritten (name a new file)"
     ]
     assert notes.read_text() == "my notes\n" and (work / "main.py").read_text() == BUGGY
-    assert not (work / "codur_debug.log").exists()  # nothing ran
+    assert not debug_log(work).exists()  # nothing ran
 
     recording = tmp_path / "run.jsonl"
     for attempt in range(2):  # the second run rewrites the first one's recording

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, ROOT, WRONG, run_cli, scripted_profile, whole_file
+from helpers import BUGGY, FIXED, ROOT, WRONG, debug_log, run_cli, scripted_profile, whole_file
 
 from codur.errors import ExitCode
 from codur.workspace import hold_workspace
@@ -38,7 +38,7 @@ def folder(root: Path) -> Path:
 
 
 def records(work: Path) -> list[dict]:
-    return [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    return [json.loads(line) for line in debug_log(work).read_text().splitlines()]
 
 
 def keys(recording: Path) -> list[str]:
@@ -55,7 +55,7 @@ def wait_for(condition, timeout: float = 120) -> None:
 
 def checking_first_edit(work: Path) -> bool:
     """The debug log shows the check of the model's first edit under way."""
-    log = work / "codur_debug.log"
+    log = debug_log(work)
     if not log.is_file():
         return False
     seen_reply = False

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, scripted_profile
+from helpers import debug_log, run_cli, scripted_profile
 
 from codur.config import load_config
 from codur.process import run_process
@@ -306,5 +306,5 @@ def test_a_checked_program_cannot_write_outside_the_workspace(tmp_path: Path) ->
     result = run_cli([*flags, "--no-model", "fix @main.py", "-v"], cwd=work)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "programs confined by landlock" in result.stdout
-    assert "PermissionError" in (work / "codur_debug.log").read_text()
+    assert "PermissionError" in debug_log(work).read_text()
     assert not outside.exists()

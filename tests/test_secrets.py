@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fake_servers import Fail, OpenAIServer, Reply
-from helpers import run_cli, scripted_profile, whole_file, write_files
+from helpers import debug_log, run_cli, scripted_profile, whole_file, write_files
 from test_ask import FINISH, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
@@ -91,7 +91,7 @@ def test_programs_get_no_url_credentials_nor_secret_named_variables(tmp_path: Pa
     environment = json.loads((out / "env.json").read_text())
     assert "PATH" in environment and "OUT" in environment  # the program ran, and dumped it
     assert not set(secrets) & set(environment)
-    shown = done.stdout + done.stderr + (work / "codur_debug.log").read_text()
+    shown = done.stdout + done.stderr + debug_log(work).read_text()
     assert "visible-7391" in shown  # its output was shown and logged
     for value in ("Pg-pass-4417", *list(secrets.values())[1:]):
         assert value not in shown
@@ -151,7 +151,7 @@ def test_a_401_that_echoes_the_key_prints_no_key(tmp_path: Path) -> None:
         assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
     finally:
         server.stop()
-    assert KEY not in (work / "codur_debug.log").read_text()
+    assert KEY not in debug_log(work).read_text()
 
 
 def test_every_human_line_is_redacted(capsys) -> None:
@@ -230,7 +230,7 @@ def test_a_program_printing_dotenv_sends_no_secret_to_the_model(tmp_path: Path) 
         server.stop()
     assert server.requests, done.stdout + done.stderr
     assert "myproject" in sent  # the program's output did reach the model
-    shown = sent + done.stdout + done.stderr + (work / "codur_debug.log").read_text()
+    shown = sent + done.stdout + done.stderr + debug_log(work).read_text()
     for value in HIDDEN:
         assert value not in shown
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, scripted_profile, whole_file, write_files
+from helpers import debug_log, run_cli, scripted_profile, whole_file, write_files
 from test_process import gone
 
 from codur.config.schema import ToolsConfig
@@ -106,7 +106,7 @@ def test_codur_run_stops_a_slow_wrong_program_and_tells_the_model(tmp_path: Path
     assert done.returncode == 0, done.stdout + done.stderr
     assert not (root / "finished").exists()  # the first check did not wait for the sleep
     assert gone(root / "child.pid")
-    records = [json.loads(line) for line in (root / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     first = next(r for r in records if r["event"] == "verify.run")
     assert first["stopped_at_line"] == 1 and first["stdout"] == "1\n"
     request = next(r for r in records if r["event"] == "model.request")

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file
+from helpers import BUGGY, FIXED, debug_log, run_cli, scripted_profile, whole_file
 
 from codur import Agent
 from codur.errors import ExitCode
@@ -104,7 +104,7 @@ NO_CROSSCHECK = ["-o", "crosscheck.candidates=0"]
 
 
 def run_end(root: Path) -> dict:
-    lines = (root / "codur_debug.log").read_text().splitlines()
+    lines = debug_log(root).read_text().splitlines()
     return [json.loads(line) for line in lines if '"run.end"' in line][-1]
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import buggy_folder, run_cli
+from helpers import buggy_folder, debug_log, run_cli
 
 from codur.config.schema import RuntimeConfig
 from codur.errors import ExitCode
@@ -64,7 +64,7 @@ def test_a_task_over_the_cap_is_refused_before_anything_runs(tmp_path: Path) -> 
         f"codur: error: the task is 120,000 characters, over runtime.max_task_chars "
         f"({CAP:,}): put long text in a file and name it (@file)"
     ]
-    assert not (work / "codur_debug.log").exists()  # nothing ran
+    assert not debug_log(work).exists()  # nothing ran
     question = run_cli(["ask", "-o", "runtime.max_task_chars=10", "what is main.py?"], work)
     assert question.returncode == ExitCode.USAGE
     assert "the question is 16 characters, over runtime.max_task_chars (10)" in question.stderr

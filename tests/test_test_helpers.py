@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, scripted_profile, whole_file, write_files
+from helpers import debug_log, run_cli, scripted_profile, whole_file, write_files
 
 from codur.scope import ScopeError, decide_scope
 from codur.verify.evidence import Location
@@ -151,7 +151,7 @@ def test_the_repair_search_leaves_the_tests_helper_alone(tmp_path: Path) -> None
     flags = scripted_profile(tmp_path, [whole_file("decode_cyclic.py", FIXED)], repair=True)
     budget = ["-o", "repair.time_budget_s=600", "-o", "verify.timeout_s=120"]  # a busy machine
     result = run_cli([*flags, *budget, TASK], cwd=work, timeout=1500)
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     changed = [r["change"] for r in records if r["event"] == "repair.candidate"]
     encode_lines = range(1, ENCODE.count("\n") + 1)
     assert not [c for c in changed if int(c.split("line ")[1].split(":")[0]) in encode_lines]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import LOG
 
 from codur.config.schema import ToolsConfig
 from codur.tools.search import ripgrep_binary
@@ -112,14 +113,10 @@ def test_python_regex_features_fall_back_from_ripgrep(call, tree, tool_ctx) -> N
 def test_search_never_finds_codurs_own_files(call, tool_ws: Path, engine) -> None:
     """The debug log holds earlier prompts and replies: found by a search, they would go
     back to the model as if they were the project's code."""
-    for rel in ("codur_debug.log", ".codur/memory.json", "app/main.py"):
+    for rel in (LOG, ".codur/memory.json", "app/main.py"):
         (tool_ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (tool_ws / rel).write_text("needle = 1\n")
     found = call("grep_files", pattern="needle")
     assert found.ok and found.value.matches == ["app/main.py:1: needle = 1"]
     listed = call("search_files", pattern="*")
-    assert (
-        listed.ok
-        and "codur_debug.log" not in str(listed.value)
-        and ".codur" not in str(listed.value)
-    )
+    assert listed.ok and ".codur" not in str(listed.value)

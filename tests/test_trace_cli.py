@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import FIXED, buggy_folder, run_cli, scripted_profile, tool_calls, whole_file
+from helpers import (
+    FIXED,
+    buggy_folder,
+    debug_log,
+    run_cli,
+    scripted_profile,
+    tool_calls,
+    whole_file,
+)
 
 SERVER = Path(__file__).with_name("mcp_server.py")
 
@@ -36,7 +44,7 @@ def traced_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
     flags = [*scripted_profile(tmp, replies), "--config", str(config), "--yes"]
     done = run_cli([*flags, "fix @main.py"], root)
     assert done.returncode == 0, done.stdout + done.stderr
-    log = (root / "codur_debug.log").read_text().splitlines()
+    log = debug_log(root).read_text().splitlines()
     return root, [json.loads(line) for line in log]
 
 
@@ -99,7 +107,7 @@ def test_json_prints_the_tree(traced_run) -> None:
     tree = json.loads(done.stdout)
     assert tree["kind"] == "run" and tree["name"] == records[0]["run"]
     assert tree["status"] == "verified" and tree["model_calls"] == 2
-    assert tree["log"] == str(root / "codur_debug.log")
+    assert tree["log"] == str(debug_log(root))
 
     def walk(item: dict[str, Any]):
         yield item
@@ -129,7 +137,7 @@ def test_json_prints_the_tree(traced_run) -> None:
 def test_a_run_by_id_and_a_log_file_by_path(traced_run, tmp_path: Path) -> None:
     root, records = traced_run
     run_id = records[0]["run"]
-    log = root / "codur_debug.log"
+    log = debug_log(root)
     for ref in (run_id, run_id[:10], run_id[-6:]):  # the id, its start, its end
         done = run_cli(["trace", ref], root)
         assert done.returncode == 0 and done.stdout.startswith(f"run {run_id}"), done.stderr

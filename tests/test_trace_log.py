@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_cli
+from helpers import debug_log, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +72,7 @@ KILLED = [
 
 
 def write_log(path: Path, lines: list[str], end: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + end)
     return path
 
@@ -216,7 +217,7 @@ def test_json_escapes_control_characters_and_keeps_the_text(tmp_path: Path) -> N
 def test_run_ids_are_found_like_codur_runs_finds_them(tmp_path: Path) -> None:
     ids = ["20260301T101500-aaaaaa", "20260301T101500-bbbbbb", "20260302T090000-aaaabb"]
     lines = [line("run.start", run=i, task=f"task {n}") for n, i in enumerate(ids)]
-    write_log(tmp_path / "codur_debug.log", lines, "\n")
+    write_log(debug_log(tmp_path), lines, "\n")
     shown = {
         ref: run_cli(["trace", ref] if ref else ["trace"], tmp_path)
         for ref in ("", ids[1], "20260302", "bbbbbb", "20260301T", "aaaaaa", "zzz")
@@ -232,7 +233,7 @@ def test_run_ids_are_found_like_codur_runs_finds_them(tmp_path: Path) -> None:
     )
     assert shown["zzz"].returncode == 2
     assert shown["zzz"].stderr.strip() == (
-        f"codur: error: zzz: no such run in {tmp_path / 'codur_debug.log'} (see codur runs)"
+        f"codur: error: zzz: no such run in {debug_log(tmp_path)} (see codur runs)"
     )
 
 
@@ -243,8 +244,7 @@ def test_exit_2_without_a_log_or_with_a_wrong_path(tmp_path: Path) -> None:
     missing = run_cli(["trace"], empty)
     assert missing.returncode == 2 and missing.stdout == ""
     assert missing.stderr.strip() == (
-        f"codur: error: no debug log at {empty / 'codur_debug.log'} "
-        "(see log.path; is log.enabled off?)"
+        f"codur: error: no debug log at {debug_log(empty)} (see log.path; is log.enabled off?)"
     )
     for args in (["trace", "nowhere/run.log"], ["trace", "gone.jsonl"]):
         done = run_cli(args, empty)

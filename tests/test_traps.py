@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_cli
+from helpers import ROOT, debug_log, run_cli
 
 from codur.challenges.judge import passes
 from codur.challenges.spec import discover
@@ -31,7 +31,7 @@ def test_the_repair_search_never_fakes_a_trap(challenge, tmp_path: Path) -> None
     result = run_cli(
         [challenge.prompt, "--no-model", "-o", "repair.time_budget_s=60"], work, timeout=300
     )
-    end = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()][-1]
+    end = [json.loads(line) for line in debug_log(work).read_text().splitlines()][-1]
     assert end["event"] == "run.end" and end["status"] != "verified", result.stdout
     assert result.returncode == 1
     assert not passes(challenge, work)  # the judge agrees: nothing was fixed

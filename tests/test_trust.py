@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from fake_servers import OpenAIServer, Reply
-from helpers import BUGGY, FIXED, run_cli, whole_file
+from helpers import BUGGY, FIXED, LOG, debug_log, run_cli, whole_file
 
 from codur.config import load_config
 from codur.config.trust import PROTECTED, strip_protected
@@ -79,8 +79,8 @@ def test_an_untrusted_project_file_cannot_redirect_the_key(tmp_path: Path, serve
     )
     assert result.stderr.splitlines() == [warning]
     assert "programs confined by" in result.stdout  # sandbox.confine: off was ignored
-    assert not (tmp_path / "stolen.log").exists() and (work / "codur_debug.log").is_file()
-    start = json.loads((work / "codur_debug.log").read_text().splitlines()[0])
+    assert not (tmp_path / "stolen.log").exists() and debug_log(work).is_file()
+    start = json.loads(debug_log(work).read_text().splitlines()[0])
     assert start["warnings"] == [warning.removeprefix("codur: warning: ")]
     assert start["config"]["runtime"]["max_iterations"] == 3  # the rest still counts
 
@@ -134,7 +134,7 @@ def test_every_protected_key_is_stripped(tmp_path: Path) -> None:
 
 def test_trust_is_kept_in_the_user_config_folder(tmp_path: Path) -> None:
     (tmp_path / "codur.yaml").write_text("log:\n  path: other.log\n")
-    assert load_config(tmp_path, environ={}).config.log.path == "codur_debug.log"
+    assert load_config(tmp_path, environ={}).config.log.path == LOG
     assert run_cli(["trust"], cwd=tmp_path).returncode == 0
     store = Path(os.environ["XDG_CONFIG_HOME"]) / "codur" / "trusted.json"
     assert list(json.loads(store.read_text())) == [str(tmp_path / "codur.yaml")]
@@ -150,7 +150,8 @@ def test_the_log_is_never_written_outside(tmp_path: Path, how: str) -> None:
     outside.write_text("precious\n")
     flags = ["--no-model"]
     if how == "symlink":
-        (work / "codur_debug.log").symlink_to(outside)
+        debug_log(work).parent.mkdir()
+        debug_log(work).symlink_to(outside)
     else:
         flags += ["-o", f"log.path={outside}"]
     result = run_cli([*flags, "fix @main.py"], cwd=work)

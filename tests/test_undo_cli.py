@@ -10,7 +10,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, CLEANUP, FIXED, run_cli, scripted_profile, tool_calls, whole_file
+from helpers import (
+    BUGGY,
+    CLEANUP,
+    FIXED,
+    debug_log,
+    run_cli,
+    scripted_profile,
+    tool_calls,
+    whole_file,
+)
 
 pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
 
@@ -101,7 +110,7 @@ def test_list_run_and_diff(work: Path, tmp_path: Path) -> None:
 def test_undo_is_a_command_not_a_task(work: Path) -> None:
     result = run_cli(["undo"], cwd=work)
     assert result.returncode == 2 and "nothing to undo" in result.stderr
-    assert not (work / "codur_debug.log").exists()  # no run started, no model asked
+    assert not debug_log(work).exists()  # no run started, no model asked
     elsewhere = run_cli(["-C", str(work), "undo", "--list"], cwd=work.parent)
     assert elsewhere.returncode == 0 and "no recorded runs" in elsewhere.stdout
 
@@ -147,7 +156,7 @@ def test_a_file_name_that_is_no_utf8_is_logged_recorded_and_undone(tmp_path: Pat
     run = run_cli([*scripted_profile(tmp_path, [reply]), "fix @main.py"], cwd=work, **odd_output)
     assert run.returncode == 0 and "verified" in run.stdout, run.stdout + run.stderr
     odd = work / os.fsdecode(b"out\xff.txt")
-    assert odd.exists() and '"event": "run.end"' in (work / "codur_debug.log").read_text()
+    assert odd.exists() and '"event": "run.end"' in debug_log(work).read_text()
     listed = run_cli(["undo", "--list"], cwd=work, **odd_output)
     assert "unreadable" not in listed.stderr and "fix @main.py" in listed.stdout, listed.stderr
     undo = run_cli(["undo"], cwd=work, **odd_output)

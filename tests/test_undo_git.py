@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, run_cli, scripted_profile, tool_calls, whole_file
+from helpers import BUGGY, FIXED, debug_log, run_cli, scripted_profile, tool_calls, whole_file
 
 PROGRAM = (
     "import os\n"
@@ -29,26 +29,26 @@ def git(repo: Path, *args: str) -> str:
 
 
 def repo_state(repo: Path) -> dict[str, str]:
-    """What the user's git sees: HEAD, branch, index, stash, status (Codur's log aside)."""
+    """What the user's git sees: HEAD, branch, index, stash, status."""
     status = [ln for ln in git(repo, "status", "--porcelain", "-uall").splitlines()]
     return {
         "head": git(repo, "rev-parse", "HEAD"),
         "branch": git(repo, "branch", "--show-current"),
         "index": git(repo, "ls-files", "-s"),
         "stash": git(repo, "stash", "list", "--format=%H %s"),
-        "status": "\n".join(ln for ln in status if "codur_debug.log" not in ln),
+        "status": "\n".join(status),
     }
 
 
 def files(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file outside .git and Codur's own (its log, `.codur/`): content and mode."""
+    """Every file outside .git and Codur's own folder `.codur/` (its log too): content and mode."""
     found = {}
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d != ".git"]
         for name in names:
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if rel != "codur_debug.log" and not rel.startswith(".codur/"):  # Codur's own
+            if not rel.startswith(".codur/"):  # Codur's own
                 found[rel] = (path.read_bytes(), path.stat().st_mode & 0o777)
     return found
 
@@ -136,7 +136,8 @@ def test_git_snapshot_skips_the_ignore_list_and_the_log(git_repo: Path) -> None:
 
     (git_repo / "__pycache__").mkdir()
     (git_repo / "__pycache__/m.cpython.pyc").write_bytes(b"\0")
-    (git_repo / "codur_debug.log").write_text("{}\n")
+    debug_log(git_repo).parent.mkdir()
+    debug_log(git_repo).write_text("{}\n")
     (git_repo / "run.sh").write_text("#!/bin/sh\n")
     (git_repo / "run.sh").chmod(0o700)
     config = load_config(git_repo, environ={}).config
@@ -152,7 +153,7 @@ def test_git_snapshot_skips_the_ignore_list_and_the_log(git_repo: Path) -> None:
     assert snap.made("__pycache__/m.cpython.pyc") is None  # never snapshotted, not new
     (git_repo / "new.py").unlink()
     (git_repo / "run.sh").write_text("#!/bin/sh\n")
-    (git_repo / "codur_debug.log").write_text("more\n")
+    debug_log(git_repo).write_text("more\n")
     (git_repo / "__pycache__/m.cpython.pyc").write_bytes(b"\1")
     assert snap.finish("done") == []  # nothing the user would undo changed
     assert git(git_repo, "for-each-ref", "refs/codur/") == ""  # no change, no ref
@@ -162,12 +163,12 @@ def test_git_snapshot_skips_the_ignore_list_and_the_log(git_repo: Path) -> None:
 def test_a_gitignore_listing_codur_s_log_keeps_the_git_store(
     git_repo: Path, tmp_path: Path
 ) -> None:
-    """`*.log` in .gitignore ignores Codur's debug log (and a recording named `*.log`):
+    """`*.log` in .gitignore ignores a log of the project's and a recording named `*.log`:
     the snapshots are still commits, with no fallback to copies and no warning."""
     (git_repo / ".gitignore").write_text("*.log\n")
     (git_repo / "main.py").write_text(BUGGY)
     (git_repo / "expected.txt").write_text("10\n")
-    (git_repo / "codur_debug.log").write_text("{}\n")
+    (git_repo / "app.log").write_text("{}\n")
     git(git_repo, "add", ".")
     git(git_repo, "commit", "-q", "-m", "project")
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])

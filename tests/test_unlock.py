@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import BUGGY, FIXED, run_cli, scripted_profile, whole_file, write_files
+from helpers import BUGGY, FIXED, debug_log, run_cli, scripted_profile, whole_file, write_files
 
 from codur.scope import decide_scope
 from codur.scope.request import asked_to_change
@@ -134,7 +134,7 @@ def _run(work: Path, tmp_path: Path, task: str, replies: list[str], *extra: str)
     flags = scripted_profile(tmp_path, replies)
     planning = ["-o", "planning.enabled=false"]  # straight to the coder
     result = run_cli([*flags, *planning, "--max-iterations", "2", *extra, task], cwd=work)
-    records = [json.loads(line) for line in (work / "codur_debug.log").read_text().splitlines()]
+    records = [json.loads(line) for line in debug_log(work).read_text().splitlines()]
     return result, records
 
 

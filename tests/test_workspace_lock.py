@@ -22,6 +22,7 @@ from helpers import (
     BUGGY,
     FIXED,
     ROOT,
+    debug_log,
     held_by_a_thread,
     run_cli,
     scripted_profile,
@@ -136,7 +137,7 @@ def test_a_second_editing_run_is_refused_and_reading_goes_on(tmp_path: Path) -> 
     assert (root / "main.py").read_text() == FIXED
     assert (root / ".codur" / ".gitignore").read_text() == "*\n"  # Codur's own folder
     status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True)
-    assert sorted(status.stdout.decode().splitlines()) == [" M main.py", "?? codur_debug.log"]
+    assert sorted(status.stdout.decode().splitlines()) == [" M main.py"]
 
 
 @pytest.mark.slow
@@ -157,7 +158,7 @@ def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        log = root / "codur_debug.log"
+        log = debug_log(root)
         wait_for(lambda: log.exists() and '"tool.call"' in log.read_text())  # the check runs
         refused(run_cli(["--no-model", "fix @main.py"], root), root, first.pid)
         refused(run_cli(["undo", "--force"], root), root, first.pid)
@@ -195,7 +196,7 @@ def test_a_thread_of_the_same_process_is_turned_away_too(tmp_path: Path) -> None
         agent = Agent(cwd=root, model="scripted/s", script=str(script))
         with pytest.raises(WorkspaceBusy, match=rf"process {os.getpid()}, started "):
             agent.run("fix @main.py")
-        assert not (root / "codur_debug.log").exists()
+        assert not debug_log(root).exists()
     with (
         hold_workspace(root, print),
         hold_workspace(root, print),

@@ -42,8 +42,13 @@ from journal import Journal  # noqa: E402
 from packages import copy_sources, default_cache, layered_env, load_packages  # noqa: E402
 from suite import hash_tests, judge  # noqa: E402
 
+from codur.config.schema import LogConfig  # noqa: E402
+
 MODES = ("codur", "bare", "repair")
-LOG = "codur_debug.log"
+LOG = LogConfig().path
+"""Where a run writes its debug log, relative to the repository (the default `log.path`)."""
+KEPT_LOG = "codur_debug.log"
+"""The name the debug log is kept under in a run's OUT/runs/ folder."""
 
 
 def git(repo: Path, *args: str, stdin: str | None = None) -> str:
@@ -63,7 +68,7 @@ def buggy_repo(bug: dict, package, cache: Path, dest: Path) -> Path:
     repo = copy_sources(package, cache, dest)
     git(repo, "init", "-q")
     git(repo, "apply", "-", stdin=bug["patch"])
-    (repo / ".git" / "info" / "exclude").write_text(f"{LOG}\n__pycache__/\n.codur/\n")
+    (repo / ".git" / "info" / "exclude").write_text("__pycache__/\n.codur/\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"{package.name} {package.version}")
     return repo
@@ -107,7 +112,7 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
         keep.mkdir(parents=True, exist_ok=True)
         (keep / "diff.patch").write_text(git(repo, "diff"), encoding="utf-8")
         if (repo / LOG).is_file():
-            (keep / LOG).write_bytes((repo / LOG).read_bytes())
+            (keep / KEPT_LOG).write_bytes((repo / LOG).read_bytes())
     return {
         "id": bug["id"],
         "package": bug["package"],

@@ -15,7 +15,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-_FENCED = re.compile(r"```(?:json|tool|tool_call)?\s*\n(.*?)```", re.DOTALL)
+from codur.replyjson import json_values
+
 _CALL_LINE = re.compile(r"^\s*`?(?P<name>[a-z_][a-z0-9_]*)\((?P<args>.*)\)`?\s*$", re.MULTILINE)
 
 
@@ -36,21 +37,6 @@ def _from_object(obj: Any, known: Collection[str]) -> list[dict[str, Any]]:
     return []
 
 
-def _json_candidates(text: str) -> list[Any]:
-    found = []
-    decoder = json.JSONDecoder()
-    blocks = [m.group(1) for m in _FENCED.finditer(text)] or [text]
-    for block in blocks:
-        for match in re.finditer(r"[\[{]", block):
-            try:
-                value, _ = decoder.raw_decode(block, match.start())
-            except json.JSONDecodeError:
-                continue
-            found.append(value)
-            break
-    return found
-
-
 def _from_call_syntax(text: str, known: Collection[str]) -> list[dict[str, Any]]:
     calls = []
     for match in _CALL_LINE.finditer(text):
@@ -68,7 +54,7 @@ def _from_call_syntax(text: str, known: Collection[str]) -> list[dict[str, Any]]
 
 def detect_tool_calls(text: str, known: Collection[str]) -> list[dict[str, Any]]:
     """Tool calls written in `text` (JSON or call syntax) naming tools in `known`."""
-    for candidate in _json_candidates(text):
+    for candidate in json_values(text):
         calls = _from_object(candidate, known)
         if calls:
             return calls

@@ -4,47 +4,25 @@ CONTINUE while planned steps remain, else FINISH."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from codur.ask.state import Decision
-from codur.planning.parse import extract_json_object
+from codur.replyjson import json_object, json_values
 
 FALLBACK_STEP = "Search for relevant code related to the query"
 
-_FENCED = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 
-
-def _json_array(text: str) -> list[Any] | None:
-    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCED.finditer(text))]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, list):
-            return value
-        if isinstance(value, dict) and isinstance(value.get("steps") or value.get("plan"), list):
-            return value.get("steps") or value.get("plan")
-    for match in re.finditer(r"\[", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, list):
-            return value
-    obj = extract_json_object(text)
-    if obj is not None and isinstance(obj.get("steps") or obj.get("plan"), list):
-        return obj.get("steps") or obj.get("plan")
-    return None
+def _steps(value: Any) -> list[Any] | None:
+    """`value` as a list of steps: itself, or the list under `steps` or `plan`."""
+    if isinstance(value, dict):
+        value = value.get("steps") or value.get("plan")
+    return value if isinstance(value, list) else None
 
 
 def parse_plan(text: str, max_steps: int) -> list[str] | None:
     """The research steps in the planner's reply (a JSON array of strings, bare, fenced
     or in prose; or `{"steps": [...]}`), at most `max_steps`; None if there are none."""
-    steps = _json_array(text)
+    steps = next((s for v in json_values(text) if (s := _steps(v)) is not None), None)
     if steps is None:
         return None
     kept = [s.strip() for s in steps if isinstance(s, str) and s.strip()]
@@ -59,7 +37,7 @@ def fallback_plan(question: str) -> list[str]:
 
 def parse_decision(text: str) -> tuple[Decision, str] | None:
     """(decision, reason) from the refinery's reply, or None if it says neither."""
-    obj = extract_json_object(text)
+    obj = json_object(text)
     if obj is not None:
         decision = str(obj.get("decision", "")).strip().upper()
         if decision in ("CONTINUE", "FINISH"):

@@ -232,6 +232,7 @@ RULES: dict[str, Rule] = {
         "leave no record of what the run did (`codur trace`)", "the record is the user's"
     ),
     "log.max_field_chars": SIZE,
+    "log.max_bytes": SIZE,
     "tools.allow_outside_workspace": CONFINE,
     "tools.allow_secrets": CONFINE,
     "tools.secret_patterns": CONFINE,

@@ -101,12 +101,16 @@ class VerifyConfig(_Section):
 
 
 class LogConfig(_Section):
-    path: str = "codur_debug.log"
-    """Debug log (JSON lines), relative to the working folder unless absolute."""
+    path: str = ".codur/debug.log"
+    """Debug log (JSON lines), relative to the working folder unless absolute; by default
+    in Codur's own folder, which git ignores."""
     enabled: bool = True
     """Write the debug log at all."""
     max_field_chars: int = Field(4000, gt=0)
     """Long strings (prompts, outputs) are truncated to this many characters in the log."""
+    max_bytes: int = Field(1_000_000, gt=0)
+    """A run that finds the log this large first moves it to `<path>.1` (replacing the
+    one there), so the log takes at most about twice this; `codur trace` reads both."""
 
 
 class ToolsConfig(_Section):
@@ -123,10 +127,10 @@ class ToolsConfig(_Section):
     that tools neither read nor search unless `allow_secrets` is true."""
     ignore: list[str] = [
         ".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
-        ".pytest_cache", ".ruff_cache", ".tox", ".codur", "codur_debug.log",
+        ".pytest_cache", ".ruff_cache", ".tox", ".codur",
     ]  # fmt: skip
     """Names of files and folders that listing and search tools always skip (on top of
-    the workspace's .gitignore files); Codur's own (.codur, the debug log) among them, so
+    the workspace's .gitignore files); Codur's own (.codur, the debug log's folder) among them, so
     a search never feeds earlier prompts back to the model."""
     max_ref_bytes: int = Field(1_000_000, gt=0)
     """Largest file a task may name with `@path` (it goes whole into the prompt); a

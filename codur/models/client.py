@@ -25,6 +25,7 @@ from codur.models.cancel import cancelling
 from codur.models.finish import finish_reason
 from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
+from codur.models.retry import Transient, retrying
 from codur.redaction import redact
 
 if TYPE_CHECKING:
@@ -223,41 +224,15 @@ class ModelClient:
             tools=tool_names(tools),
             stop=list(stop),
         )
-        delay = self.profile.retry_backoff_s
-        for attempt in range(self.profile.max_retries + 1):
-            start = time.perf_counter()
-            progress = CallProgress(self._progress_sink(), self.progress_every_s)
-            try:
-                with cancelling(self.cancel), reporting(progress):
-                    config = {"callbacks": [progress.callback()]}
-                    reply = model.invoke(list(messages), config, stop=list(stop) or None)
-                break
-            except Exception as exc:  # classified below; anything unknown re-raises
-                self._check_cancelled()  # the call was cut by the cancel: no retry
-                kind = prov.classify(exc)
-                reason = _reason(exc)
-                if kind is None:
-                    raise
-                if kind == "transient" and time.perf_counter() - start >= self.profile.timeout_s:
-                    reason = f"no complete answer within {self.profile.timeout_s:g} s (timeout_s)"
-                where = f"profile '{self.name}' at {prov.endpoint(self.profile)}"
-                if kind == "fatal":
-                    raise ModelError(f"{where}: {reason}") from exc
-                if attempt == self.profile.max_retries:
-                    raise ModelUnreachable(
-                        f"{where}: {reason} (gave up after {attempt + 1} attempts)"
-                    ) from exc
-                self.bus.emit(
-                    "model.retry",
-                    profile=self.name,
-                    attempt=attempt + 1,
-                    error=reason,
-                    delay_s=delay,
-                )
-                real = self.cancel is not None and self.sleep is time.sleep
-                (self.cancel.wait if real else self.sleep)(delay)  # a cancel wakes it
-                self._check_cancelled()
-                delay *= 2
+        where = f"profile '{self.name}' at {prov.endpoint(self.profile)}"
+        attempts = self.profile.max_retries + 1
+        retries = retrying(attempts, self.profile.retry_backoff_s, self._pause, self._retried)
+        try:
+            reply, duration_s = retries(self._attempt, model, messages, where, stop)
+        except Transient as exc:
+            raise ModelUnreachable(
+                f"{where}: {exc.reason} (gave up after {attempts} attempts)"
+            ) from exc.__cause__
         self._check_cancelled()  # cancelled while the model answered: the answer is dropped
         usage = getattr(reply, "usage_metadata", None) or {}
         prompt_tokens = int(usage.get("input_tokens", 0))
@@ -276,7 +251,7 @@ class ModelClient:
             completion_tokens=completion_tokens,
             cached_tokens=cached_tokens,
             finish_reason=finish_reason(reply),
-            duration_s=round(time.perf_counter() - start, 3),
+            duration_s=round(duration_s, 3),
             # where a backend measures them: seconds waiting for the model, evaluating the
             # prompt and generating (the embedded model's, codur.models.local_decoding)
             timings=(getattr(reply, "response_metadata", None) or {}).get("timings", {}),
@@ -289,6 +264,46 @@ class ModelClient:
         """Where the call under way sends its progress: `model.progress` events."""
         call = self.usage.calls
         return lambda **data: self.bus.emit("model.progress", profile=self.name, call=call, **data)
+
+    def _attempt(
+        self,
+        model: BaseChatModel,
+        messages: Sequence[BaseMessage],
+        where: str,
+        stop: Sequence[str] = (),
+    ) -> tuple[AIMessage, float]:
+        """One try at the call: the reply and the seconds it took; Transient when another
+        try may succeed, ModelError when none can, the error itself when it is no
+        provider's."""
+        start = time.perf_counter()
+        progress = CallProgress(self._progress_sink(), self.progress_every_s)
+        try:
+            with cancelling(self.cancel), reporting(progress):
+                config = {"callbacks": [progress.callback()]}
+                reply = model.invoke(list(messages), config, stop=list(stop) or None)
+            return reply, time.perf_counter() - start
+        except Exception as exc:  # classified below; anything unknown re-raises
+            self._check_cancelled()  # the call was cut by the cancel: no retry
+            kind = self.backend.classify(exc)
+            reason = _reason(exc)
+            if kind is None:
+                raise
+            if kind == "fatal":
+                raise ModelError(f"{where}: {reason}") from exc
+            if time.perf_counter() - start >= self.profile.timeout_s:
+                reason = f"no complete answer within {self.profile.timeout_s:g} s (timeout_s)"
+            raise Transient(reason) from exc
+
+    def _retried(self, attempt: int, reason: str, delay_s: float) -> None:
+        self.bus.emit(
+            "model.retry", profile=self.name, attempt=attempt, error=reason, delay_s=delay_s
+        )
+
+    def _pause(self, delay_s: float) -> None:
+        """Wait before the next try; a cancel wakes it and ends the call (Cancelled)."""
+        real = self.cancel is not None and self.sleep is time.sleep
+        (self.cancel.wait if real else self.sleep)(delay_s)
+        self._check_cancelled()
 
     def _check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from codur.planning.parse import extract_json_object
+from codur.replyjson import json_object
 
 Verdict = Literal["VERIFIED", "NOT_VERIFIED"]
 
@@ -71,7 +71,7 @@ def parse_verdict(text: str, plan_iteration: int) -> VerifierVerdict:
 
 
 def _read(text: str, plan_iteration: int) -> VerifierVerdict:
-    data = extract_json_object(text)
+    data = json_object(text)
     if data is not None:
         verdict = _verdict(str(data.get("verdict", "")))
         if verdict is None:

@@ -2,13 +2,14 @@
 
 A program runs in its own session and process group, with a tag in its environment
 (`_CODUR_PROGRAM`) that its descendants inherit. When it ends, times out, or Codur is
-stopped (Ctrl-C, SIGTERM, SIGHUP, a closed output), its process group is killed, then
-every process still carrying its tag (a descendant that moved to a group or session of
-its own) or holding the write end of its output pipes (one that also cleared its
-environment, `setsid env -i ...`), until none is left. Only a descendant that leaves the
-session, clears its environment and closes the program's output escapes; it cannot hold
-the program's result up (`codur.sandbox.pipes` stops reading on time), and under
-bubblewrap the PID namespace catches it too.
+stopped (Ctrl-C, SIGTERM, SIGHUP, a closed output), its descendants are listed (while the
+program lives they are still its children, wherever they moved), its process group is
+killed, then those descendants, then every process still carrying its tag (a descendant
+whose parent had ended) or holding the write end of its output pipes (one that also
+cleared its environment, `setsid env -i ...`), until none is left. Only a descendant that
+is orphaned, leaves the session, clears its environment and closes the program's output
+escapes; it cannot hold the program's result up (`codur.sandbox.pipes` stops reading on
+time), and under bubblewrap the PID namespace catches it too.
 
 There is one reaper per Codur process (`REAPER`): the programs are this process's
 children, whichever thread started them.
@@ -25,6 +26,8 @@ import subprocess
 import threading
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from codur.errors import Interrupted
 from codur.sandbox.env import TAG
@@ -102,46 +105,58 @@ def output_pipes(proc: subprocess.Popen[bytes]) -> frozenset[int]:
 
 
 def kill_tree(pid: int, tag: str, pipes: frozenset[int] = frozenset()) -> None:
-    """SIGKILL process group `pid`, then every process whose environment carries `tag`
-    or that holds the write end of one of `pipes` (inodes), until none is left."""
+    """SIGKILL process group `pid` and every descendant of process `pid`, then every
+    process whose environment carries `tag` or that holds the write end of one of `pipes`
+    (inodes), until none is left."""
+    # psutil rather than reading /proc by hand: it lists processes, their children and
+    # environments on macOS and the BSDs too, and kills a listed process only if its pid
+    # has not been reused since.
+    descendants = _descendants(pid)  # before the group dies and orphans them
     with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
         os.killpg(pid, signal.SIGKILL)
+    _kill(descendants)
     for _ in range(SWEEPS):
         found = members(tag, pipes)
-        for other in found:
-            with contextlib.suppress(ProcessLookupError):  # it ended by itself meanwhile
-                os.kill(other, signal.SIGKILL)
+        _kill(found)
         if not found:
             return
 
 
-def members(tag: str, pipes: frozenset[int] = frozenset()) -> list[int]:
-    """Live processes (not zombies) but this one whose environment holds `tag`, or that
-    hold the write end of one of `pipes`; [] without /proc."""
-    if not PROC.is_dir():
-        return []
-    me = os.getpid()
-    return [
-        int(entry.name)
-        for entry in os.scandir(PROC)
-        if entry.name.isdigit()
-        and int(entry.name) != me
-        and (_carries(entry.path, tag) or (pipes and _writes_to(entry.path, pipes)))
-    ]
-
-
-def _carries(process: str, tag: str) -> bool:
-    """Whether the environment of `process` (its /proc folder) holds `tag`."""
+def _descendants(pid: int) -> list[psutil.Process]:
+    """The live descendants of process `pid` ([] once it is gone)."""
     try:
-        with open(f"{process}/environ", "rb") as fh:
-            environ = fh.read()
-    except OSError:
-        return False  # gone meanwhile, or another user's process: not one of ours
-    needle = f"{TAG}=".encode()
-    for item in environ.split(b"\0"):
-        if item.startswith(needle) and tag.encode() in item[len(needle) :].split(b" "):
-            return True
-    return False
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:  # gone (or a zombie) already: its children are orphans now
+        return []
+
+
+def _kill(processes: list[psutil.Process]) -> None:
+    for process in processes:
+        # ended by itself meanwhile; or setuid (`sudo`, `ping`): not ours to kill, as killpg
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            process.kill()
+
+
+def members(tag: str, pipes: frozenset[int] = frozenset()) -> list[psutil.Process]:
+    """Live processes (not zombies) but this one whose environment holds `tag`, or that
+    hold the write end of one of `pipes` (found only where there is /proc: psutil does
+    not list pipes)."""
+    me, found = os.getpid(), []
+    for process in psutil.process_iter():
+        if process.pid == me:
+            continue
+        if _carries(process, tag) or (pipes and _writes_to(f"{PROC}/{process.pid}", pipes)):
+            found.append(process)
+    return found
+
+
+def _carries(process: psutil.Process, tag: str) -> bool:
+    """Whether the environment of `process` holds `tag`."""
+    try:
+        value = process.environ().get(TAG, "")
+    except psutil.Error:
+        return False  # gone meanwhile, a zombie, or another user's process: not one of ours
+    return tag in value.split(" ")
 
 
 def _writes_to(process: str, pipes: frozenset[int]) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.errors import UsageError
+from codur.log import rotated
 
 Record = dict[str, Any]
 
@@ -48,9 +49,16 @@ class LogFile:
 
 
 def read_log(path: Path) -> LogFile:
-    """Every readable record of the log at `path` (UsageError if there is none)."""
+    """Every readable record of the log at `path`, after those of the runs before it that
+    `log.max_bytes` moved aside (`codur.log.rotated`); UsageError if there is no log."""
     try:
-        data = path.read_bytes()
+        before = rotated(path).read_bytes()
+    except OSError:  # none yet (or unreadable): the log alone
+        before = b""
+    if before and not before.endswith(b"\n"):
+        before += b"\n"  # a run cut short there: its last line stays its own
+    try:
+        data = before + path.read_bytes()
     except FileNotFoundError:
         raise UsageError(f"no debug log at {path} (see log.path; is log.enabled off?)") from None
     except OSError as exc:

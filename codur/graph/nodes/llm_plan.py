@@ -22,10 +22,10 @@ from codur.errors import ConfigError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState, StandingPreference, ToolRun
 from codur.memory import preferences_section
-from codur.planning.parse import extract_json_object
 from codur.planning.routes import Route
 from codur.planning.textual import is_question
 from codur.promptbook import PromptBook
+from codur.replyjson import json_object
 from codur.session import Session
 
 
@@ -52,7 +52,7 @@ class PlanDecision(BaseModel):
 
 def parse_decision(text: str, session: Session) -> PlanDecision:
     """The decision in `text`, or ValueError saying what is wrong with it."""
-    data = extract_json_object(text)
+    data = json_object(text)
     if data is None:
         raise ValueError("no JSON object found in the reply")
     try:

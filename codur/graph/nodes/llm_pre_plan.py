@@ -18,7 +18,7 @@ from langgraph.types import Command
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.models.finish import finish_reason
-from codur.planning.parse import extract_json_object
+from codur.replyjson import json_object
 from codur.session import Session
 
 DIRECT = {"greeting", "question", "file_operation"}
@@ -65,7 +65,7 @@ def _classification(text: str, cut: bool) -> dict[str, Any]:
     """The reply's JSON object; of a reply cut at its token cap, the fields it completed
     (its kind and confidence come first; a cut answer or tool call is dropped)."""
     if not cut:
-        return extract_json_object(text) or {}
+        return json_object(text) or {}
     from langchain_core.utils.json import parse_partial_json
 
     start = text.find("{")
