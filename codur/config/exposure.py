@@ -74,6 +74,7 @@ UNDO = _protected(
 RULES: dict[str, Rule] = {
     "llm.default_profile": ROUTE,
     "llm.fallback_order": ROUTE,
+    "llm.max_context_tokens": SIZE,
     "llm.profiles.*.provider": ROUTE,
     "llm.profiles.*.model": _protected(
         "switch the user's paid profile to a far dearer model", "who pays is the user's choice"
