@@ -417,7 +417,8 @@ class AnthropicServer(FakeServer):
             return "max_tokens: field required"
         messages = body.get("messages") or []
         roles = [m["role"] for m in messages]
-        if not roles or roles[0] != "user" or any(a == b for a, b in zip(roles, roles[1:])):
+        repeated = any(a == b for a, b in zip(roles, roles[1:], strict=False))
+        if not roles or roles[0] != "user" or repeated:
             return f"messages: roles must alternate, starting with user (got {roles})"
         asked: set[str] = set()
         for message in messages:

@@ -1,7 +1,8 @@
 """Streamed answers of the fake model servers (tests/fake_servers.py), as real servers
 send them: OpenAI's server-sent events (llama.cpp's server, vLLM, OpenAI itself),
-Anthropic's Messages API events and Ollama's NDJSON lines, one piece of the reply a chunk of a chunked HTTP body, paced
-like a model generating, or cut mid-way like a server that died."""
+Anthropic's Messages API events and Ollama's NDJSON lines, one piece of the reply a
+chunk of a chunked HTTP body, paced like a model generating, or cut mid-way like a
+server that died."""
 
 from __future__ import annotations
 

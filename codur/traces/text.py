@@ -20,7 +20,11 @@ class CapturedIO(IO):
         super().__init__()
         self._buffer = io.StringIO()
         self.out = Console(
-            file=self._buffer, width=output_width(), color_system=None, highlight=False, soft_wrap=True
+            file=self._buffer,
+            width=output_width(),
+            color_system=None,
+            highlight=False,
+            soft_wrap=True,
         )
         self.live = None
 
