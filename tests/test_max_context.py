@@ -21,6 +21,8 @@ from codur.models.base import CHARS_PER_TOKEN
 from codur.models.client import ModelClient
 
 BOUND = 1500
+CLI_BOUND = 5000
+"""Room for the coder's tool schemas (about 3,500 tokens) and some of the task."""
 
 
 def wire_tokens(body: dict[str, Any]) -> int:
@@ -67,11 +69,11 @@ def test_the_cli_trims_a_prompt_to_max_context_tokens(
 ) -> None:
     openai_server.default = Reply(whole_file("main.py", FIXED))
     work = workdir(tmp_path)
-    pasted = "\n".join(f"log line {n}: nothing to see" for n in range(600))  # ~6,000 tokens
+    pasted = "\n".join(f"log line {n}: nothing to see" for n in range(1200))  # ~12,000 tokens
     task = f"START-OF-TASK fix @main.py; the log:\n{pasted}\nEND-OF-TASK"
-    bound = ["-o", f"llm.max_context_tokens={BOUND}"]
+    bound = ["-o", f"llm.max_context_tokens={CLI_BOUND}"]
 
-    result = codur([*openai_profile(openai_server.base_url), *bound, task], work)
+    result = codur([*openai_profile(openai_server.base_url), *bound, task], work, timeout=600)
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert (work / "main.py").read_text() == FIXED
@@ -81,8 +83,8 @@ def test_the_cli_trims_a_prompt_to_max_context_tokens(
     assert "characters left out to fit llm.max_context_tokens" in user
     assert len(user) < len(task)
     trimmed = next(r for r in records(work) if r["event"] == "model.trimmed")
-    assert trimmed["max_context_tokens"] == BOUND
-    assert trimmed["tokens_after"] + body["max_tokens"] <= BOUND < trimmed["tokens_before"]
+    assert trimmed["max_context_tokens"] == CLI_BOUND
+    assert trimmed["tokens_after"] + body["max_tokens"] <= CLI_BOUND < trimmed["tokens_before"]
     assert body["max_tokens"] == trimmed["max_tokens"]
     assert wire_tokens(body) <= trimmed["tokens_after"]  # what was sent is what was counted
 

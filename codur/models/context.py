@@ -30,6 +30,10 @@ MIN_REPLY = 256
 KEEP_CHARS = 200
 """A message's text is never cut below this many characters."""
 
+NOTE = "\n... ({:,} characters left out to fit llm.max_context_tokens) ...\n"
+NOTE_MAX = len(NOTE.format(10**12))
+"""The most characters the note put in a cut text takes (a cut must shrink the text)."""
+
 Count = Callable[[Sequence["BaseMessage"]], int]
 
 
@@ -99,16 +103,17 @@ def _longest(messages: list[BaseMessage]) -> int | None:
     sizes = [
         (len(m.content), i)
         for i, m in enumerate(messages)
-        if isinstance(m.content, str) and len(m.content) > KEEP_CHARS
+        if isinstance(m.content, str) and len(m.content) > KEEP_CHARS + NOTE_MAX
     ]
     return max(sizes)[1] if sizes else None
 
 
 def _cut(message: BaseMessage, excess: int) -> BaseMessage:
-    """`message` with the middle of its text left out: at least `excess` tokens' worth."""
+    """`message` with the middle of its text left out: at least `excess` tokens' worth,
+    and always more than the note saying so takes (the text shrinks)."""
     text = str(message.content)
-    drop = min(len(text) - KEEP_CHARS, math.ceil(excess * CHARS_PER_TOKEN) + 64)
+    drop = min(len(text) - KEEP_CHARS, math.ceil(excess * CHARS_PER_TOKEN) + NOTE_MAX)
     keep = len(text) - drop
     head, tail = text[: keep - keep // 2], text[len(text) - keep // 2 :]
-    note = f"\n... ({drop:,} characters left out to fit llm.max_context_tokens) ...\n"
+    note = NOTE.format(drop)
     return message.model_copy(update={"content": head + note + tail})
