@@ -446,8 +446,8 @@ class AnthropicServer(FakeServer):
             "content": blocks,
             "stop_reason": self.STOP[reply.reason()],
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": reply.prompt_tokens,
+            "usage": {  # input_tokens: those not read from the prompt cache
+                "input_tokens": reply.prompt_tokens - reply.cached_tokens,
                 "output_tokens": reply.completion_tokens,
                 "cache_read_input_tokens": reply.cached_tokens,
             },

@@ -75,9 +75,9 @@ def ollama_lines(
 
 
 def anthropic_events(message: dict[str, Any], blocks: list[dict[str, Any]]) -> list[bytes]:
-    """A Messages API stream: message_start (the usage's input tokens), each content block
-    (text word by word, a tool_use's input JSON in two deltas), message_delta (the stop
-    reason, the output tokens) and message_stop."""
+    """A Messages API stream: message_start, each content block (text word by word, a
+    tool_use's input JSON in two deltas), message_delta (the stop reason and, as the API
+    sends it now, the whole usage) and message_stop."""
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
@@ -97,8 +97,6 @@ def anthropic_events(message: dict[str, Any], blocks: list[dict[str, Any]]) -> l
         events += [{"type": "content_block_delta", "index": n, "delta": d} for d in deltas]
         events.append({"type": "content_block_stop", "index": n})
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
-    events.append(
-        {"type": "message_delta", "delta": stop, "usage": {"output_tokens": usage["output_tokens"]}}
-    )
+    events.append({"type": "message_delta", "delta": stop, "usage": usage})
     events.append({"type": "message_stop"})
     return [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events]

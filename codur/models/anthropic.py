@@ -46,6 +46,20 @@ class CodurChatAnthropic(ChatAnthropic):
 
     timeout_s: float = 120.0
 
+    def invoke(self, *args: Any, **kwargs: Any) -> Any:
+        """The reply with its text as one string, as every other provider gives it (the
+        API's content blocks; the tool_use blocks are `tool_calls`, rebuilt from them
+        when the turn is sent back)."""
+        reply = super().invoke(*args, **kwargs)
+        if isinstance(reply.content, list):
+            text = "".join(
+                str(b.get("text", ""))
+                for b in reply.content
+                if isinstance(b, dict) and b.get("type") == "text"
+            )
+            reply = reply.model_copy(update={"content": text})
+        return reply
+
     @cached_property
     def _client(self) -> anthropic.Client:
         http = sdk_http_client(anthropic.DefaultHttpxClient, self.timeout_s)
