@@ -312,6 +312,7 @@ class Session:
                 fallback=self._fall_back,
                 cancel=self.cancel,
                 prompts=self.prompts,
+                max_context_tokens=self.config.llm.max_context_tokens,
             )
         return self._clients[name]
 

@@ -76,11 +76,16 @@ class Outline:
     children: list[Outline] = field(default_factory=list)
 
 
+def output_width() -> int:
+    """The width output that is no terminal is laid out at: $COLUMNS, else 200 (not 80)."""
+    return int(os.environ.get("COLUMNS", "200"))
+
+
 def _console(stderr: bool) -> Console:
     """Rich decides colour (NO_COLOR, terminal or not); piped output is not wrapped at 80."""
     console = Console(stderr=stderr, highlight=False, soft_wrap=True)
     if not console.is_terminal:
-        console.width = int(os.environ.get("COLUMNS", "200"))
+        console.width = output_width()
     return console
 
 

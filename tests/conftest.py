@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fake_servers import OllamaServer, OpenAIServer
+from fake_servers import AnthropicServer, OllamaServer, OpenAIServer
 
 # --- fake model servers (tests/fake_servers.py) -------------------------------------
 
@@ -22,6 +22,14 @@ def openai_server() -> Iterator[OpenAIServer]:
 def ollama_server() -> Iterator[OllamaServer]:
     """An Ollama /api/chat server."""
     server = OllamaServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[AnthropicServer]:
+    """A Messages API server, strict like Anthropic's (key, max_tokens, turn order)."""
+    server = AnthropicServer().start()
     yield server
     server.stop()
 

@@ -1,4 +1,5 @@
-"""Small real HTTP servers speaking the OpenAI and Ollama chat wire formats, for tests.
+"""Small real HTTP servers speaking the OpenAI, Anthropic and Ollama chat wire formats,
+for tests.
 
 Each server runs in a background thread on 127.0.0.1 (a free port) and answers requests
 from a queue of scripted behaviours: `Reply` (text and/or tool calls, optionally cut by
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from fake_streams import Streamed, ollama_lines, openai_events
+from fake_streams import Streamed, anthropic_events, ollama_lines, openai_events
 
 
 @dataclass
@@ -386,6 +387,81 @@ class OllamaServer(FakeServer):
             return _json(200, {**final, "message": message})
         lines = ollama_lines(model, reply.text, calls, final)
         return 200, "application/x-ndjson", Streamed(lines, reply.pace_s, reply.cut_after)
+
+
+class AnthropicServer(FakeServer):
+    """POST {url}/v1/messages (Anthropic's Messages API): one message object, or its
+    server-sent events when the request says `stream`. Like the real API it insists on
+    an `x-api-key` header, `max_tokens`, and turns that alternate user / assistant with
+    every tool_result answering the tool_use of the turn before it (HTTP 400 otherwise).
+    The key may come as `x-api-key` or, as the SDK sends it from 2.x on, a bearer token."""
+
+    STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+
+    def error(self, status: int, message: str) -> tuple[int, str, bytes]:
+        kind = "api_error" if status >= 500 else "invalid_request_error"
+        return _json(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+    def respond(self, path: str, body: Any) -> tuple[int, str, bytes | Streamed]:
+        if path != "/v1/messages":
+            return self.error(404, f"fake server: no route {path}")
+        problem = self._invalid(body)
+        if problem:
+            return self.error(400, problem)
+        return super().respond(path, body)
+
+    def _invalid(self, body: Any) -> str | None:
+        if not api_key(self.requests[-1].headers):
+            return "x-api-key header is required"
+        if not isinstance(body.get("max_tokens"), int):
+            return "max_tokens: field required"
+        messages = body.get("messages") or []
+        roles = [m["role"] for m in messages]
+        repeated = any(a == b for a, b in zip(roles, roles[1:], strict=False))
+        if not roles or roles[0] != "user" or repeated:
+            return f"messages: roles must alternate, starting with user (got {roles})"
+        asked: set[str] = set()
+        for message in messages:
+            content = message["content"] if isinstance(message["content"], list) else []
+            if message["role"] == "assistant":
+                asked = {c["id"] for c in content if c.get("type") == "tool_use"}
+                continue
+            for block in content:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in asked:
+                    return f"tool_result {block.get('tool_use_id')}: no tool_use before it"
+            asked = set()
+        return None
+
+    def reply(self, path: str, body: Any, reply: Reply) -> tuple[int, str, bytes | Streamed]:
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+        blocks += [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": args}
+            for n, (name, args) in enumerate(reply.tool_calls)
+        ]
+        message = {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", ""),
+            "content": blocks,
+            "stop_reason": self.STOP[reply.reason()],
+            "stop_sequence": None,
+            "usage": {  # input_tokens: those not read from the prompt cache
+                "input_tokens": reply.prompt_tokens - reply.cached_tokens,
+                "output_tokens": reply.completion_tokens,
+                "cache_read_input_tokens": reply.cached_tokens,
+            },
+        }
+        if body.get("stream"):
+            events = anthropic_events(message, blocks)
+            return 200, "text/event-stream", Streamed(events, reply.pace_s, reply.cut_after)
+        return _json(200, message)
+
+
+def api_key(headers: dict[str, str]) -> str | None:
+    """The key a Messages API request carries: `x-api-key`, or an `authorization` bearer."""
+    bearer = headers.get("authorization", "")
+    return headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
 
 def unused_port() -> int:

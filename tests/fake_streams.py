@@ -1,7 +1,8 @@
 """Streamed answers of the fake model servers (tests/fake_servers.py), as real servers
-send them: OpenAI's server-sent events (llama.cpp's server, vLLM, OpenAI itself) and
-Ollama's NDJSON lines, one piece of the reply a chunk of a chunked HTTP body, paced
-like a model generating, or cut mid-way like a server that died."""
+send them: OpenAI's server-sent events (llama.cpp's server, vLLM, OpenAI itself),
+Anthropic's Messages API events and Ollama's NDJSON lines, one piece of the reply a
+chunk of a chunked HTTP body, paced like a model generating, or cut mid-way like a
+server that died."""
 
 from __future__ import annotations
 
@@ -71,3 +72,31 @@ def ollama_lines(
     ]
     lines.append({**final, "message": {"role": "assistant", "content": ""}})
     return [(json.dumps(line) + "\n").encode() for line in lines]
+
+
+def anthropic_events(message: dict[str, Any], blocks: list[dict[str, Any]]) -> list[bytes]:
+    """A Messages API stream: message_start, each content block (text word by word, a
+    tool_use's input JSON in two deltas), message_delta (the stop reason and, as the API
+    sends it now, the whole usage) and message_stop."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for n, block in enumerate(blocks):
+        if block["type"] == "text":
+            events.append(
+                {"type": "content_block_start", "index": n, "content_block": {**block, "text": ""}}
+            )
+            deltas = [{"type": "text_delta", "text": piece} for piece in words(block["text"])]
+        else:
+            events.append(
+                {"type": "content_block_start", "index": n, "content_block": {**block, "input": {}}}
+            )
+            args = json.dumps(block["input"])
+            parts = (args[: len(args) // 2], args[len(args) // 2 :])
+            deltas = [{"type": "input_json_delta", "partial_json": part} for part in parts]
+        events += [{"type": "content_block_delta", "index": n, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": n})
+    stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    events.append({"type": "message_delta", "delta": stop, "usage": usage})
+    events.append({"type": "message_stop"})
+    return [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events]

@@ -74,6 +74,10 @@ UNDO = _protected(
 RULES: dict[str, Rule] = {
     "llm.default_profile": ROUTE,
     "llm.fallback_order": ROUTE,
+    "llm.max_context_tokens": _allowed(
+        "cut every prompt short (worse answers, or a run that ends on a config error)",
+        "it only ever makes prompts smaller: quality, not safety",
+    ),
     "llm.profiles.*.provider": ROUTE,
     "llm.profiles.*.model": _protected(
         "switch the user's paid profile to a far dearer model", "who pays is the user's choice"

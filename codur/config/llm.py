@@ -11,13 +11,14 @@ from codur.config.sections import _Section
 
 
 class LLMProfile(_Section):
-    provider: Literal["openai", "ollama", "local", "scripted"]
+    provider: Literal["openai", "ollama", "anthropic", "local", "scripted"]
     """Which provider serves this profile: openai (any OpenAI-compatible endpoint),
-    ollama, local (embedded llama.cpp) or scripted (replays a file, for tests/demos)."""
+    ollama, anthropic (the Messages API; the `anthropic` extra), local (embedded
+    llama.cpp) or scripted (replays a file, for tests/demos)."""
     model: str = ""
     """Model name as the provider knows it (e.g. gpt-4o-mini, qwen2.5-coder:1.5b)."""
     base_url: str | None = None
-    """Endpoint URL for openai/ollama (e.g. http://127.0.0.1:8080/v1)."""
+    """Endpoint URL for openai/ollama/anthropic (e.g. http://127.0.0.1:8080/v1)."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key (the key itself never goes
     in config files or logs)."""
@@ -27,7 +28,7 @@ class LLMProfile(_Section):
     """Upper bound on tokens generated per model call."""
     timeout_s: float = Field(120.0, gt=0)
     """Seconds one model request may take as a whole, however its answer trickles in
-    (openai, ollama); then it counts as a transient failure and is retried."""
+    (openai, ollama, anthropic); then it counts as a transient failure and is retried."""
     retry_temperature: float = Field(0.8, ge=0, le=2)
     """Temperature for a new attempt after a failed one (with a different seed), so the
     model samples a different fix instead of repeating the one that failed."""
@@ -90,6 +91,13 @@ class LLMConfig(_Section):
     that does not exist is a config error at load."""
     profiles: dict[str, LLMProfile] = {}
     """Named model profiles, referenced as `llm:NAME`."""
+    max_context_tokens: int | None = Field(None, gt=0)
+    """The most tokens any model call may take, its prompt (messages and tool schemas)
+    plus the reply budget, whatever the profile: the coder's prompt is fitted into it,
+    and any call still over it has its reply budget lowered, its oldest turns left out
+    and its longest text cut in the middle before it is sent (codur.models.context;
+    logged as `model.trimmed`). Counted by the provider's estimate where it has no
+    tokenizer (openai, ollama, anthropic). Unset: the profile's context_window alone."""
     fallback_order: list[str] = []
     """Profiles tried, in this order, when a profile's model cannot be reached or
     loaded (connection refused after retries, the embedded model's file missing, the

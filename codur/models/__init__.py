@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 PROVIDERS: dict[str, str] = {
     "openai": "codur.models.openai",
     "ollama": "codur.models.ollama",
+    "anthropic": "codur.models.anthropic",
     "local": "codur.models.local",
     "scripted": "codur.models.scripted",
 }

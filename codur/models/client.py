@@ -7,7 +7,8 @@ enforces the run's LLM-call budget, hands a call to another profile when the mod
 cannot be reached (`fallback`: llm.fallback_order), and emits model.* events with token
 counts, cached prompt tokens, the finish reason and timings for the debug log and
 --verbose. It also offers the primitives for fitting a prompt: `context_window` and
-`count_tokens`.
+`count_tokens`; with `max_context_tokens` (llm.max_context_tokens) every call is bounded
+to it before it goes out (codur.models.context), logged as `model.trimmed` when cut.
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ class ModelClient:
     prompts: PromptBook | None = None
     """The run's prompts, given to a chat model that words part of a call itself (one
     with a `prompts` field: the embedded model describes the tools in its own prompt)."""
+    max_context_tokens: int | None = None
+    """llm.max_context_tokens: the most tokens a call may take, prompt and reply; the
+    window prompts are fitted into is at most this (None: the profile's window alone)."""
     progress_every_s: float = PROGRESS_EVERY_S
     """The least time between two `model.progress` events of a call (codur.models.progress)."""
     _model: BaseChatModel | None = None
@@ -123,7 +127,9 @@ class ModelClient:
         """Tokens the model attends to (prompt plus reply); None when unknown."""
         if self._instead is not None:
             return self._instead.context_window
-        return self.backend.context_window(self.profile)
+        window = self.backend.context_window(self.profile)
+        bound = self.max_context_tokens
+        return bound if window is None else window if bound is None else min(window, bound)
 
     def _switch(self, error: CodurError) -> ModelClient | None:
         """The client that answers instead of this unreachable one (None: none does)."""
@@ -210,6 +216,8 @@ class ModelClient:
             if max_tokens is None
             else min(max_tokens, self.profile.max_tokens),
         }
+        if self.max_context_tokens is not None:
+            messages, settings["max_tokens"] = self._bounded(messages, tools, settings)
         model = self._configured(settings)
         model = model.bind_tools(list(tools)) if tools else model
         prov = self.backend
@@ -259,6 +267,28 @@ class ModelClient:
         if self.recorder is not None:
             self.recorder.call(self.name, messages, tool_names(tools), settings, reply)
         return reply
+
+    def _bounded(
+        self, messages: Sequence[BaseMessage], tools: Sequence[Any], settings: dict[str, Any]
+    ) -> tuple[list[BaseMessage], int]:
+        """The call's messages and reply budget within `max_context_tokens`."""
+        from codur.models.context import bound
+
+        assert self.max_context_tokens is not None
+        count = lambda m: self.count_tokens(m, tools)  # noqa: E731
+        fitted = bound(messages, settings["max_tokens"], self.max_context_tokens, count)
+        if fitted.trimmed:
+            self.bus.emit(
+                "model.trimmed",
+                profile=self.name,
+                max_context_tokens=self.max_context_tokens,
+                tokens_before=fitted.tokens_before,
+                tokens_after=fitted.tokens_after,
+                dropped_messages=fitted.dropped,
+                cut_messages=fitted.cut,
+                max_tokens=fitted.reply,
+            )
+        return fitted.messages, fitted.reply
 
     def _progress_sink(self) -> Callable[..., None]:
         """Where the call under way sends its progress: `model.progress` events."""

@@ -22,6 +22,7 @@ clients take `event_hooks`; the embedded model is cut between decodes instead
 from __future__ import annotations
 
 import contextlib
+import importlib
 import socket
 import threading
 import time
@@ -111,3 +112,15 @@ def deadline_hooks(total_s: float) -> dict[str, list[Callable[[Any], None]]]:
         watch.start()
 
     return {"request": [on_request], "response": []}
+
+
+def sdk_http_client(default: type, timeout_s: float) -> Any:
+    """An SDK's own HTTP client class `default` (openai's or anthropic's
+    DefaultHttpxClient, built on httpx or httpx2) with a deadline for each whole request
+    and no kept-alive connections."""
+    base = next(
+        c for c in default.__mro__ if c.__name__ == "Client" and c.__module__.startswith("httpx")
+    )
+    http = importlib.import_module(base.__module__.split(".")[0])
+    limits = http.Limits(max_connections=100, max_keepalive_connections=0)
+    return default(event_hooks=deadline_hooks(timeout_s), limits=limits)

@@ -20,7 +20,6 @@ ModelClient does the retrying, so the OpenAI SDK's own retries are off.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -34,7 +33,7 @@ from langchain_openai import ChatOpenAI
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError
 from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
-from codur.models.deadline import deadline_hooks
+from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -48,19 +47,6 @@ _TRANSIENT_STATUS = {408, 429}
 class StreamCut(Exception):
     """A streamed reply ended before the server said why it stopped (no finish reason):
     the connection closed mid-answer."""
-
-
-def _http_client(timeout_s: float) -> Any:
-    """The SDK's own HTTP client (httpx, or httpx2 from openai 3 on), with a deadline
-    for each whole request and no kept-alive connections (see codur.models.deadline)."""
-    base = next(
-        c
-        for c in openai.DefaultHttpxClient.__mro__
-        if c.__name__ == "Client" and c.__module__.startswith("httpx")
-    )
-    http = importlib.import_module(base.__module__.split(".")[0])
-    limits = http.Limits(max_connections=100, max_keepalive_connections=0)
-    return openai.DefaultHttpxClient(event_hooks=deadline_hooks(timeout_s), limits=limits)
 
 
 class CompatChatOpenAI(ChatOpenAI):
@@ -154,7 +140,7 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
         stream_usage=True,  # the usage comes in the stream's last chunk
         timeout=profile.timeout_s,
         max_retries=0,
-        http_client=_http_client(profile.timeout_s),
+        http_client=sdk_http_client(openai.DefaultHttpxClient, profile.timeout_s),
         **options,
     )
 

@@ -91,10 +91,19 @@ class CallProgress:
             def on_llm_new_token(self, token: str, *, chunk: Any = None, **kwargs: Any) -> None:
                 # a chunk of the reply's text or of a tool call's arguments; not one that
                 # only says the role, the finish reason or the usage
-                if token or getattr(getattr(chunk, "message", None), "tool_call_chunks", None):
-                    progress.chunk(token)
+                # (Anthropic's chunks hold content blocks: their text is the token)
+                text = token if isinstance(token, str) else _block_text(token)
+                if text or getattr(getattr(chunk, "message", None), "tool_call_chunks", None):
+                    progress.chunk(text)
 
         return _Chunks()
+
+
+def _block_text(blocks: Any) -> str:
+    """The text of a chunk given as content blocks (`[{"type": "text", "text": ...}]`)."""
+    if not isinstance(blocks, list):
+        return ""
+    return "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
 
 
 _PROGRESS: ContextVar[CallProgress | None] = ContextVar("codur_model_progress", default=None)

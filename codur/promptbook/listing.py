@@ -4,8 +4,11 @@ from."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
+from codur.errors import UsageError
 from codur.promptbook.book import Prompt, PromptBook
 from codur.promptbook.template import braces
 
@@ -44,3 +47,19 @@ def shown(book: PromptBook, names: list[str], root: Path) -> str:
     return "\n\n".join(
         f"{heading(book.get(name), root)}\n{book.example(name).rstrip()}" for name in names
     )
+
+
+def save(path: Path, text: str) -> None:
+    """Write `text` to the file `path` atomically: the old file whole, or the new one;
+    UsageError when it cannot be written (no such folder, no permission)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,92 +1,18 @@
-"""The Python API: `from codur import Agent`.
-
-    agent = Agent(cwd="project", model="llm:local")
-    result = agent.run("fix @main.py")
-    result.is_verified, result.evidence, result.final_answer, result.files_changed
-
-A run is the CLI's run (`codur.command.wired`): the same config layers (built-in, user,
-the folder's codur.yaml, `CODUR_*`), then the Agent's arguments on top; the same
-snapshot before any edit (`codur undo` works), debug log and verdict. Nothing is printed
-unless `verbose`; nobody is asked anything (approvals that need a yes stop the run with
-status `approval`). What `Agent(...)`, `run` and `arun` raise, and when, is listed in
-docs/api.md ("Errors"): CodurErrors with one line, e.g. ConfigError for bad arguments or
-config, UsageError for a file named with @ that is missing, ModelUnreachable for a model
-that cannot be reached, WorkspaceBusy while another run may change the folder; every
-other ending is a Result. `arun` cancelled stops its run as Ctrl-C would (docs/api.md).
-"""
+"""`Agent`: a Codur agent on a folder, its runs and its prompts (codur.api's docstring)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codur.api.result import Result, from_run
 from codur.errors import Cancelled, ConfigError, UsageError
-from codur.verify.strength import PASSED, Strength
+from codur.models import PROVIDERS
 
-PROVIDERS = ("openai", "ollama", "local", "scripted")
 API_PROFILE = "api"
 """The profile an Agent's `model="provider/model"` becomes."""
-
-
-@dataclass
-class Usage:
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    wall_s: float = 0.0
-
-
-@dataclass
-class Result:
-    """How a run ended. `result["final_answer"]` works too (dict access, for callers
-    that treat a result as a dict)."""
-
-    status: str
-    """verified, checked, done, unverified, stuck, limit, approval, failed (the agent
-    failed, no fallback agent left) or error (docs/verification.md)."""
-    message: str
-    final_answer: str
-    """What the run answers: the agent's or planner's reply, else the status message."""
-    is_verified: bool
-    """The project's own check (its expected-output file, its tests that reach the code)
-    passed on the changed code (status verified). Never true on derived evidence (the
-    task's statements, docstring examples, a test the model wrote: status checked) nor on
-    a model's word."""
-    files_changed: list[str]
-    diff: str
-    messages: list[Any]
-    """The run's conversation (LangChain messages)."""
-    plan_iteration: int
-    """plan_verify mode (docs/verification.md): plans made, 1 plus one per replan after
-    a failed verification; 0: the run used the check-driven loop."""
-    usage: Usage
-    run_id: str
-    exit_code: int
-    check: str = ""
-    """What the verdict rests on (the checks that ran)."""
-    evidence: Strength | None = None
-    """A passing run (verified or checked): how strong its evidence is, `.level` (project,
-    task, docstring, model), `.owned` (the project's own check) and `.description` (one
-    line: `checked against 3 docstring examples`); None for any other ending."""
-    plan: list[str] = field(default_factory=list)
-    """plan_verify mode: the last step plan."""
-    verifier_verdict: str = ""
-    """plan_verify mode: the model verifier's last verdict (VERIFIED / NOT_VERIFIED)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def __getitem__(self, key: str) -> Any:
-        return getattr(self, key)
-
-    @property
-    def passed_checks(self) -> bool:
-        """A behavioural check passed on the changed code: verified (the project's own)
-        or checked (derived from the task, the docstrings or the model; see `evidence`)."""
-        return self.status in PASSED
 
 
 class Agent:
@@ -99,6 +25,7 @@ class Agent:
         enable_planning: bool = True,
         tools: list[str] | None = None,
         recursion_limit: int = 50,
+        max_context_tokens: int | None = None,
         verbose: bool = False,
         config: str | Path | None = None,
         overrides: list[str] | None = None,
@@ -108,7 +35,9 @@ class Agent:
         openai, ollama, local; `model_kwargs` are the profile's other fields, such as
         base_url, api_key_env, temperature), or None (the configured default). `tools`:
         names of the tools the agent may call (None: its configured ones). `config`: a
-        YAML file layered over the folder's; `overrides`: "key=value" strings, as `-o`."""
+        YAML file layered over the folder's; `overrides`: "key=value" strings, as `-o`;
+        `max_context_tokens`: the most tokens any model call of a run may take, prompt
+        and reply (`llm.max_context_tokens`; None: the configured bound, if any)."""
         from codur.promptbook import PromptBook
 
         _check_kinds(cwd=cwd, model=model, tools=tools, overrides=overrides)
@@ -117,10 +46,17 @@ class Agent:
             raise ConfigError(f"Agent(cwd={str(cwd)!r}): no such folder")
         self.verbose = verbose
         self._flags = _flags(model, enable_planning, tools, recursion_limit, model_kwargs)
+        if max_context_tokens is not None:
+            self._flags["Agent(max_context_tokens=...)"] = (
+                "llm.max_context_tokens",
+                max_context_tokens,
+            )
         self._file = Path(config) if config else None
         self._overrides = list(overrides or [])
         self.loaded = self._load()  # bad arguments fail here, not at the first run
         self.prompts = PromptBook(self.loaded.config.prompts)
+        self.last: Result | None = None
+        """The Result of this Agent's last run (None: it has not run yet)."""
 
     def _load(self) -> Any:
         from codur.config import load_config
@@ -131,6 +67,47 @@ class Agent:
         """Replace node `name`'s prompt (`codur prompts list` names them); a template
         missing a required placeholder raises PromptError (docs/prompts.md)."""
         self.prompts.set(name, text)
+
+    def get_prompt(self, name: str) -> str:
+        """Node `name`'s prompt template as runs use it: set here, from a config file, or
+        the built-in one; PromptError for an unknown name."""
+        return self.prompts.get(name).template.text
+
+    def preview_prompts(self, names: list[str] | None = None) -> str:
+        """The prompts of `names` (None: every node) rendered with example values, each
+        under a line saying where it comes from: what `codur prompts show` prints."""
+        from codur.promptbook.listing import shown
+
+        return shown(self.prompts, self._prompt_names(names), self.cwd)
+
+    def save_prompts(self, path: str | Path, names: list[str] | None = None) -> Path:
+        """Write `preview_prompts(names)` to the file `path` (relative: to `cwd`), replaced
+        whole or not at all; its absolute path."""
+        from codur.promptbook.listing import save
+
+        target = (self.cwd / Path(path).expanduser()).resolve()
+        save(target, self.preview_prompts(names))
+        return target
+
+    def reset_prompts(self, name: str | None = None) -> None:
+        """Back to the built-in prompt of `name` (None: of every node) for this Agent's
+        runs, whether set here or by a config file; the file itself is not edited
+        (`codur prompts reset` removes the setting from codur.yaml)."""
+        self.prompts.reset(name)
+
+    def _prompt_names(self, names: list[str] | None) -> list[str]:
+        from codur.promptbook.book import spec
+
+        if isinstance(names, str):
+            raise ConfigError(f"names={names!r}: a list of prompt names expected, not a string")
+        return [spec(n).name for n in names] if names is not None else self.prompts.names()
+
+    def display_trace(self, full: bool = False) -> None:
+        """Print the last run as `codur trace` shows it (`Result.trace`); UsageError when
+        this Agent has not run yet."""
+        if self.last is None:
+            raise UsageError("display_trace(): this Agent has not run yet")
+        print(self.last.trace(full), end="")
 
     def run(self, task: str) -> Result:
         """Run `task` in the folder to its end; the Result says how it ended. Raises only
@@ -179,11 +156,13 @@ class Agent:
         def terminal(redact: Any) -> IO:
             return IO(verbose=True, redact=redact) if self.verbose else SilentIO(redact=redact)
 
-        ended: list[Any] = []
+        ended: list[Result] = []
         how = How(verbose=self.verbose, prompts=self.prompts, io=terminal, cancel=cancel)
         loaded = self._load()  # the folder's config as it is now
-        wired(loaded, self.cwd, task, "run", run_task, lambda io, r, log: ended.append(r), how)
-        return _result(ended[0])
+        show = lambda io, run, log: ended.append(from_run(run, log))  # noqa: E731
+        wired(loaded, self.cwd, task, "run", run_task, show, how)
+        self.last = ended[0]
+        return self.last
 
 
 def _check_kinds(cwd: object, model: object, tools: object, overrides: object) -> None:
@@ -230,32 +209,3 @@ def _flags(
     flags["Agent(model=...)"] = (f"llm.profiles.{API_PROFILE}", profile)
     flags["Agent(model=...) profile"] = ("llm.default_profile", API_PROFILE)
     return flags
-
-
-def _result(run: Any) -> Result:
-    return Result(
-        status=run.status,
-        message=run.message,
-        final_answer=run.final_response or run.message,
-        is_verified=run.evidence is not None and run.evidence.owned,
-        files_changed=list(run.files_changed),
-        diff=run.diff,
-        messages=list(run.messages),
-        plan_iteration=run.plan_iteration,
-        usage=Usage(
-            run.model_calls,
-            run.prompt_tokens,
-            run.completion_tokens,
-            run.cached_prompt_tokens,
-            run.wall_s,
-        ),
-        run_id=run.run_id,
-        exit_code=int(run.exit_code),
-        check=run.check,
-        evidence=run.evidence,
-        plan=list(run.plan),
-        verifier_verdict=run.verifier_verdict,
-    )
-
-
-logging.getLogger("codur").addHandler(logging.NullHandler())
