@@ -38,7 +38,7 @@ def test_a_run_leaves_nothing_untracked_and_its_trace_reads(tmp_path: Path) -> N
     assert git(root, "status", "--porcelain", "--untracked-files=all").splitlines() == [
         " M main.py"
     ]
-    assert f"`{LOG}`" in (ROOT / "README.md").read_text()
+    assert f"`{LOG}`" in (ROOT / "docs" / "configuration.md").read_text()
     assert f"`{LOG}`" in (ROOT / "docs" / "trace.md").read_text()
     [run_id] = runs_in(debug_log(root))
     trace = run_cli(["trace"], cwd=root)

@@ -81,7 +81,8 @@ def test_output_stated_in_words_is_compared(tmp_path: Path) -> None:
     )
     failed = result.failed[0]
     assert failed.summary == (
-        "python main.py, compared with the output stated in the task: output differs"
+        "python main.py, compared with the output stated in the task: "
+        "stopped at output line 1 (it cannot match)"
     )
     assert "compared with the output stated in the task" in failed.feedback
     assert "Expected output:\n```\ntotal(1, 5) == 15\n```" in failed.feedback

@@ -34,6 +34,8 @@ ASK = [
     json.dumps({"decision": "FINISH", "reason": "the loop is found"}),
     "`total` stops one element short: its loop runs over `range(len(xs) - 1)` (`main.py:3`).",
 ]
+RESEARCH = "ask.direct_answer=false"
+"""ASK scripts the ask graph's research loop, which a well-covered question skips."""
 ASK_NODES = [
     "retrieve", "planner", "setup_executor", "executor_llm", "tool_node", "executor_llm",
     "aggregate", "refinery", "synthesizer",
@@ -100,7 +102,7 @@ def test_explain_answers_through_ask_mode_and_changes_nothing(tmp_path: Path) ->
     (root / "notes.bin").write_bytes(b"\x00\xffkeep\r\n")
     before = snapshot(root)
     flags = scripted_profile(tmp_path, ASK, repair=True)
-    flags += ["-o", "sampling.candidates=3", "-o", "log.enabled=false"]
+    flags += ["-o", "sampling.candidates=3", "-o", "log.enabled=false", "-o", RESEARCH]
     done = run_cli(["--json", *flags, "explain @main.py"], root)
     assert done.returncode == 0, done.stderr
     assert snapshot(root) == before
@@ -114,7 +116,7 @@ def test_explain_answers_through_ask_mode_and_changes_nothing(tmp_path: Path) ->
     assert "answered from the files" in end["message"] and "not found" not in end["message"]
 
     flags = scripted_profile(tmp_path, ASK, name="p", repair=True)
-    plain = run_cli([*flags, "-o", "log.enabled=false", "explain @main.py"], root)
+    plain = run_cli([*flags, "-o", "log.enabled=false", "-o", RESEARCH, "explain @main.py"], root)
     assert plain.returncode == 0, plain.stderr
     assert "its loop runs over `range(len(xs) - 1)` (`main.py:3`)" in plain.stdout
     assert snapshot(root) == before
@@ -127,7 +129,7 @@ def test_a_question_the_planner_recognises_goes_to_ask_mode(tmp_path: Path) -> N
     before = snapshot(root)
     plan = json.dumps({"action": "delegate", "route": "explain", "reasoning": "a question"})
     task = "Can you tell me where @main.py computes the total?"
-    result, events, _ = run_in_process(root, [plan, *ASK], task=task)
+    result, events, _ = run_in_process(root, [plan, *ASK], task=task, overrides=[RESEARCH])
     assert result.status == "done" and result.exit_code == 0, result.message
     assert nodes(events) == ["textual_pre_plan", "llm_pre_plan", "llm_plan", "explain", *ASK_NODES]
     assert kinds(events, "plan.decision")[0]["route"] == "explain"
@@ -139,7 +141,9 @@ def test_the_planner_recognises_a_question_without_files(tmp_path: Path) -> None
     root = buggy_folder(tmp_path / "work")
     plan = json.dumps({"action": "delegate", "route": "explain"})
     task = "tell me where the total gets computed"
-    result, events, _ = run_in_process(root, [PRE_PLAN, plan, *ASK], task=task)
+    result, events, _ = run_in_process(
+        root, [PRE_PLAN, plan, *ASK], task=task, overrides=[RESEARCH]
+    )
     assert result.status == "done" and "`main.py:3`" in result.final_response
     assert nodes(events)[:4] == ["textual_pre_plan", "llm_pre_plan", "llm_plan", "explain"]
     assert (root / "main.py").read_text() == BUGGY

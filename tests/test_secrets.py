@@ -209,7 +209,9 @@ def test_a_program_printing_dotenv_sends_no_secret_to_the_model(tmp_path: Path) 
     the terminal and the log holds none of its secrets, and its plain settings still."""
     work = tmp_path / "w"
     work.mkdir()
-    program = "print(open('.env').read())\nprint(6)\n"
+    # one line: the check stops a program at its first line that cannot match, and that
+    # line (all of .env) is what the model is shown
+    program = "print(open('.env').read().replace('\\n', ' | '))\nprint(6)\n"
     write_files(work, {".env": DOTENV, "main.py": program, "expected.txt": "10\n"})
     server = OpenAIServer().start()
     try:

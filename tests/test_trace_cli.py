@@ -159,7 +159,8 @@ def test_the_ask_graph_sits_inside_explain(tmp_path: Path) -> None:
         json.dumps({"decision": "FINISH", "reason": "found"}),
         "`total` stops one element short (`main.py:3`).",
     ]
-    done = run_cli([*scripted_profile(tmp_path, replies), "explain @main.py"], root)
+    research = ["-o", "ask.direct_answer=false"]  # the replies script the research loop
+    done = run_cli([*scripted_profile(tmp_path, replies), *research, "explain @main.py"], root)
     assert done.returncode == 0, done.stdout + done.stderr
     tree = json.loads(run_cli(["trace", "--json"], root).stdout)
     explain = next(c for c in tree["children"] if c["name"] == "explain")

@@ -10,7 +10,10 @@ object's address differs every run).
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 from pathlib import Path
 from typing import TypedDict
 
@@ -35,11 +38,21 @@ def code_key(root: Path) -> str:
     for path in sorted(python_files(root)):
         digest.update(path.encode() + b"\0")
         try:
-            digest.update((root / path).read_bytes())
+            digest.update(regular_bytes(root / path))
         except OSError as exc:  # unreadable: its name and error stand for it
             digest.update(f"unreadable: {exc.strerror}".encode())
         digest.update(b"\0")
     return digest.hexdigest()[:24]
+
+
+def regular_bytes(path: Path) -> bytes:
+    """The file's bytes; OSError for anything but a regular file (a FIFO named `x.py`
+    would block the read for ever), opened without waiting for a writer."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read()
 
 
 def candidate_id(description: str) -> str:
