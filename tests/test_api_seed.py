@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, run_cli, whole_file
+from helpers import BUGGY, FIXED, debug_log, run_cli, whole_file
 
 from codur import Agent, run_agentic_task
 from codur.errors import ConfigError, UsageError
@@ -123,7 +123,7 @@ def test_the_reset_prompt_is_the_one_a_run_sends(tmp_path: Path) -> None:
     assert agent.run("fix @main.py").is_verified
     requests = [
         json.loads(line)
-        for line in (root / "codur_debug.log").read_text().splitlines()
+        for line in debug_log(root).read_text().splitlines()
         if '"model.request"' in line
     ]
     assert requests and all("SAY-PLEASE" not in json.dumps(r["messages"]) for r in requests)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fake_servers import AnthropicServer, Fail, Reply, api_key
 from faults import codur, records, workdir
-from helpers import FIXED, whole_file
+from helpers import FIXED, debug_log, whole_file
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
@@ -167,7 +167,7 @@ def test_the_cli_fixes_a_program_with_an_anthropic_model(
     assert result.returncode == 0, result.stdout + result.stderr
     assert (work / "main.py").read_text() == FIXED
     assert api_key(anthropic_server.requests[0].headers) == KEY
-    log = (work / "codur_debug.log").read_text()
+    log = debug_log(work).read_text()
     assert KEY not in log and KEY not in result.stdout + result.stderr
     end = records(work)[-1]
     assert (end["event"], end["status"]) == ("run.end", "verified")
