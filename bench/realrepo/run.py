@@ -187,12 +187,14 @@ def main(argv: list[str] | None = None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     journal = Journal(args.out / "runs.jsonl", ("id", "mode", "seed"))
     bare = BareModel(args.profile, args.set or []) if "bare" in args.modes else None
+    # Seed by seed, bug by bug, every mode of a bug side by side: a run cut short
+    # still leaves rows that compare the modes on the same bugs.
     runs = [
         (bug, mode, seed)
-        for mode in args.modes
-        for seed in ([0] if mode == "repair" else range(1, args.seeds + 1))
+        for seed in range(0, args.seeds + 1)
         for bug in bugs
-        if (bug["id"], mode, seed) not in journal.done
+        for mode in args.modes
+        if (seed == 0) == (mode == "repair") and (bug["id"], mode, seed) not in journal.done
     ]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for record in pool.map(lambda r: run_one(*r, args, bare), runs):
