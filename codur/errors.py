@@ -34,7 +34,8 @@ class ExitCode(IntEnum):
     """`codur undo` refused to overwrite files changed since the run ended (--force)."""
     MISSING_EXTRA = 7
     """A command needs an optional package that is not installed (`codur graph --ascii`
-    or `--png`, `codur challenges run --ray`); the message names the pip extra to install."""
+    or `--png`, `codur challenges run --ray`, the `anthropic` provider); the message names
+    the pip extra to install."""
     REPLAY_MISMATCH = 8
     """`--replay`: the run asked the model something the recording does not hold."""
     BUSY = 9

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from fake_servers import AnthropicServer, Fail, Reply, api_key
-from faults import codur, records, workdir
-from helpers import FIXED, debug_log, whole_file
+from faults import codur, ended, records, workdir
+from helpers import BUGGY, FIXED, debug_log, whole_file
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
@@ -171,3 +171,45 @@ def test_the_cli_fixes_a_program_with_an_anthropic_model(
     assert KEY not in log and KEY not in result.stdout + result.stderr
     end = records(work)[-1]
     assert (end["event"], end["status"]) == ("run.end", "verified")
+
+
+HIDE_ANTHROPIC = """import sys
+
+
+class HideAnthropic:
+    \"\"\"Imports of the `anthropic` extra fail, as where it is not installed.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"anthropic", "langchain_anthropic"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, HideAnthropic())
+"""
+
+
+@pytest.mark.slow
+def test_without_the_extra_the_cli_names_it_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where `codur[anthropic]` is not installed, a run on an anthropic profile ends at
+    once with exit code 7 (a missing extra) and one line naming the pip command; nothing
+    in the folder changes."""
+    monkeypatch.delenv(KEY_VAR)  # a CODUR_ variable would add a warning line
+    hide = tmp_path / "site"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(HIDE_ANTHROPIC)
+    work = workdir(tmp_path)
+    profile = {"provider": "anthropic", "model": "claude-test", "api_key_env": "TEST_ANTHROPIC_KEY"}
+    flags = [f"-o llm.profiles.claude.{k}={v}" for k, v in profile.items()]
+    flags += ["-o repair.enabled=false", "-o sampling.candidates=0", "--profile claude"]
+    args = [part for flag in flags for part in flag.split(" ", 1)]
+    path = os.pathsep.join(p for p in (str(hide), os.environ.get("PYTHONPATH")) if p)
+
+    env = {"TEST_ANTHROPIC_KEY": KEY, "PYTHONPATH": path}
+    result = codur([*args, "fix @main.py"], work, env=env)
+
+    ended(result, work, 7, "pip install 'codur[anthropic]'")
+    assert "needs langchain_anthropic" in result.stderr or "needs anthropic" in result.stderr
+    assert (work / "main.py").read_text() == BUGGY

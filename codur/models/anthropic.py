@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from codur.config.schema import LLMProfile
-from codur.errors import ConfigError
+from codur.errors import ConfigError, MissingExtra
 from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
@@ -25,7 +25,7 @@ try:
     import anthropic
     from langchain_anthropic import ChatAnthropic
 except ModuleNotFoundError as missing:
-    raise ConfigError(
+    raise MissingExtra(
         f"provider 'anthropic' needs {missing.name}, which is not installed: "
         "pip install 'codur[anthropic]'"
     ) from None
