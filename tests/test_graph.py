@@ -126,6 +126,24 @@ def test_a_claim_about_a_call_is_checked_and_its_file_shown(tmp_path: Path) -> N
     assert "for i in range(len(xs) - 1):" in first
 
 
+def test_a_task_naming_a_file_without_at_skips_the_classification(tmp_path: Path) -> None:
+    """`main.py prints the wrong total` names a workspace file: a code task, so no
+    classification call is spent on it (the first reply goes to the planner)."""
+    run = Run(tmp_path, [PLAN, whole_file("main.py", FIXED)], task="main.py prints 6: fix it")
+    assert run.result.status == "verified" and run.result.model_calls == 2
+    assert "llm_plan" in run.nodes
+
+
+def test_an_imperative_the_classifier_calls_a_question_is_still_done(tmp_path: Path) -> None:
+    """A small model may call "fix the bug" a question; only a request phrased as a
+    question is answered in place of being done, so the run goes on to the change."""
+    question = {"kind": "question", "confidence": 0.9, "response": "The user asks for a fix."}
+    replies = [json.dumps(question), PLAN, whole_file("main.py", FIXED)]
+    run = Run(tmp_path, replies, task="the total is one short: fix the bug")
+    assert run.result.status == "verified" and run.result.exit_code == 0
+    assert run.result.final_response != question["response"]
+
+
 def test_stuck_when_the_same_failure_comes_back(tmp_path: Path) -> None:
     same = WRONG.replace("range(len(xs) - 2)", "range(0, len(xs) - 2)")
     run = Run(tmp_path, [PLAN, whole_file("main.py", WRONG), whole_file("main.py", same)])

@@ -129,7 +129,7 @@ def test_preferences_are_in_the_planners_and_the_coders_prompts(tmp_path: Path) 
     bus = EventBus()
     bus.subscribe(seen.append)
     session = Session(config, Workspace(root), bus, memory=memory)
-    result = run_task(session, "make main.py print the sum of the list")
+    result = run_task(session, "make the program print the sum of the list")
     assert result.status == "verified", result.message
     assert not warnings and not [e for e in seen if e.kind == "warning"]
     requests = [e.data["messages"] for e in seen if e.kind == "model.request"]

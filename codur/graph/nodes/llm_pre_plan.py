@@ -3,7 +3,10 @@
 Only greetings, plain questions and explicit file operations may be routed from here,
 and only above `planning.pre_plan_confidence`; anything that changes code goes on to the
 full planner (a code task routed wrongly here would never reach an agent). A task
-that references files is about code, so it goes on without spending a call.
+that names the workspace's files (`@main.py`, or `tests/test_x.py::test_y fails`) is
+about code, so it goes on without spending a call. Only a request phrased as a question
+is answered here: an imperative ("fix the bug") the model calls a question goes on to
+the planner, never ends the run with an answer in place of the change it asks for.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from codur.errors import WorkspaceError
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.models.finish import finish_reason
+from codur.planning.textual import is_question
 from codur.replyjson import json_object
 from codur.session import Session
+from codur.task import file_mentions
 
 DIRECT = {"greeting", "question", "file_operation"}
 
@@ -30,6 +36,8 @@ def llm_pre_plan(
 ) -> Command[Literal["llm_plan", "tool", "__end__"]]:
     session = runtime.context
     if state.get("context_files") or not session.model_allowed:
+        return Command(goto="llm_plan")
+    if names_workspace_files(session, state["task"]):
         return Command(goto="llm_plan")
     client = session.client()
     system = SystemMessage(session.prompts.render("pre_planner"))
@@ -55,10 +63,22 @@ def llm_pre_plan(
     if kind == "file_operation" and calls:
         tool_calls = [{"tool": str(c["tool"]), "args": dict(c.get("args") or {})} for c in calls]
         return Command(update={"tool_calls": tool_calls, "tool_calls_by": "planner"}, goto="tool")
-    if kind in ("greeting", "question") and isinstance(data.get("response"), str):
+    asked = kind == "greeting" or (kind == "question" and is_question(state["task"]))
+    if asked and isinstance(data.get("response"), str):
         update = {"final_response": data["response"], "status": "done"}
         return Command(update=update, goto=END)
     return Command(goto="llm_plan")
+
+
+def names_workspace_files(session: Session, task: str) -> bool:
+    """Whether `task` names, without `@`, a file the workspace holds."""
+    for name in file_mentions(task):
+        try:
+            if session.ws.resolve(name).is_file():
+                return True
+        except WorkspaceError:  # outside the workspace: not one of its files
+            continue
+    return False
 
 
 def _classification(text: str, cut: bool) -> dict[str, Any]:
