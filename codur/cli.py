@@ -16,7 +16,7 @@ from codur import cli_info
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
 from codur.cli_group import HELP_FLAGS, VERSION_FLAGS, DefaultToRun
-from codur.cli_options import ConfigFile, Overrides, Profile, Record, Replay, WorkDir
+from codur.cli_options import ConfigFile, Confine, Overrides, Profile, Record, Replay, WorkDir
 from codur.cli_options import load as _load
 from codur.errors import CodurError, ExitCode, UsageError, cannot_write
 from codur.memory.cli import memory_app
@@ -95,6 +95,7 @@ def run(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Ask nothing: the same as --approval full-auto.")
     ] = False,
+    sandbox: Confine = None,
     json_mode: Annotated[
         bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
     ] = False,
@@ -134,6 +135,7 @@ def run(
         "--replay": ("runs.replay", str(replay.resolve()) if replay else None),
         "--allow-edit": ("verify.allow_edit", allow_edit or None),
         "--test-cmd": ("verify.test_command", test_cmd),
+        "--sandbox": ("sandbox.confine", sandbox),
     }
     loaded = _load(directory, config, overrides, flags)
     return run_command(

@@ -24,6 +24,15 @@ Profile = Annotated[
         "-m", "--model", "--profile", help="The LLM profile to use (see `codur profiles`)."
     ),
 ]
+Confine = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox",
+        "-s",
+        help="How the programs Codur runs are confined (sandbox.confine): auto, landlock, "
+        "bubblewrap or off; Codex's workspace-write is auto, danger-full-access is off.",
+    ),
+]
 Record = Annotated[
     Path | None,
     typer.Option("--record", metavar="FILE", help="Save every model request and response (JSONL)."),

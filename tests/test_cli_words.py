@@ -141,6 +141,22 @@ def test_codex_approval_spellings_map_to_codur_modes(work: Path) -> None:
     assert bad.returncode == 2 and (work / "expected.txt").exists()
 
 
+def test_sandbox_flag_takes_codur_and_codex_spellings(work: Path) -> None:
+    """-s/--sandbox sets sandbox.confine: Codex's danger-full-access is off (the run's
+    `sandbox` event says the programs ran unconfined); read-only is refused in one line."""
+    for spelled, confine in (("workspace-write", "auto"), ("danger-full-access", "off")):
+        shown = run_cli(["-o", f"sandbox.confine={spelled}", "config", "show", "--json"], work)
+        assert json.loads(shown.stdout)["config"]["sandbox"]["confine"] == confine, shown.stderr
+    done = run_cli(["-s", "danger-full-access", "-a", "never", "--json", "run `python3 -V`"], work)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    box = next(e for e in events if e["event"] == "sandbox")
+    assert box["confine"] == "none" and "off" in box["unconfined"]
+    refused = run_cli(["--sandbox", "read-only", "fix @main.py"], work)
+    assert refused.returncode == 2 and "codur ask" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
 def test_every_json_event_carries_the_schema_version(tmp_path: Path) -> None:
     done = run_cli(["--json", "--no-model", "run", "refactor"], tmp_path)
     lines = [json.loads(line) for line in done.stdout.splitlines()]

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from codur.cli_options import ConfigFile, Overrides, Profile, WorkDir, load
+from codur.cli_options import ConfigFile, Confine, Overrides, Profile, WorkDir, load
 from codur.errors import UsageError
 
 
@@ -31,6 +31,7 @@ def chat(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Ask nothing: the same as --approval full-auto.")
     ] = False,
+    sandbox: Confine = None,
 ) -> int:
     """Chat: each line is a task, run with what the session did so far in mind (also
     `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT,
@@ -41,7 +42,10 @@ def chat(
 
     if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
-    flags = {"--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval)}
+    flags = {
+        "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
+        "--sandbox": ("sandbox.confine", sandbox),
+    }
     loaded = load(directory, config, overrides, flags)
     loaded.config.profile(profile)  # an unknown --profile is a usage error before the prompt
     session = Chat(loaded, directory.resolve(), IO(verbose=verbose), profile, verbose)

@@ -13,6 +13,13 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+CODEX_SANDBOX: dict[str, str] = {"workspace-write": "auto", "danger-full-access": "off"}
+"""Codex CLI's `--sandbox` values, taken as Codur's `sandbox.confine`: workspace-write
+(programs write only in the workspace and temporary folders) is auto; danger-full-access
+is off. Codex's read-only has no equivalent for a task (Codur's edits are its job):
+`codur ask` is the run that changes nothing."""
+
+
 class SandboxConfig(_Section):
     confine: Literal["auto", "landlock", "bubblewrap", "off"] = "auto"
     """Confine the writes of every program Codur runs to its folder (the workspace, or a
@@ -37,6 +44,16 @@ class SandboxConfig(_Section):
     the words PAT, PASS, PWD, AUTH, DSN, COOKIE, PRIVATE, CREDS), variables
     holding a URL with a password, SSH_AUTH_SOCK, and any variable whose value holds
     one of those secrets."""
+
+    @field_validator("confine", mode="before")
+    @classmethod
+    def _codex_spelling(cls, value: object) -> object:
+        if value == "read-only":
+            raise ValueError(
+                "Codex's read-only has no equivalent for a task, whose job is to change "
+                "files: `codur ask` answers without changing anything"
+            )
+        return CODEX_SANDBOX.get(value, value) if isinstance(value, str) else value
 
 
 class DisplayConfig(_Section):
