@@ -7,8 +7,9 @@ outcome (a RunResult); `codur.ask.run.ask_question` invokes the ask graph (an As
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codur.ask.run import AskResult, ask_question
 from codur.command import How, InternalError, wired
@@ -27,6 +28,10 @@ from codur.session import Session
 from codur.ui import IO
 from codur.undo.diff import text_diff
 from codur.undo.records import RESUMABLE, RunRecord
+
+if TYPE_CHECKING:
+    from codur.graph.checkpoint import Saved
+    from codur.verify.strength import Strength
 
 __all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
 
@@ -117,19 +122,39 @@ def _tidy(session: Session) -> None:
 def run_task(session: Session, task: str, resume: RunRecord | None = None) -> RunResult:
     """Run `task` through the graph, checkpointed after every step (unless
     `runs.checkpoints` is off); with `resume`, go on with that run from its last
-    checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py)."""
+    checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py). Three
+    steps: open the run, run the graph, close the run; then its result."""
     from langgraph.errors import GraphRecursionError
 
-    from codur.graph.checkpoint import forget, keep_only, run_graph, take_up
-    from codur.graph.summary import check_line, evidence_of, plan_fields
-    from codur.graph.working import working_memory
-    from codur.scope import decide_scope
-    from codur.task import file_refs
-    from codur.undo.snapshot import begin
-    from codur.verify.generate import derived_checks
-    from codur.verify.preflight import planned_check, require_pytest
-
     start = time.perf_counter()
+    saved = _open(session, task, resume)
+    state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
+    status, message = "error", ""
+    try:
+        for state in _graph(session, task, saved):  # noqa: B007 - the last is the final state
+            pass
+        status, message = state.get("status", "done"), state.get("status_message", "")
+    except (LimitReached, ApprovalRequired, GraphRecursionError) as exc:
+        status, message = _stopped(exc, session.config.runtime.recursion_limit)
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except CodurError as exc:
+        if exc.exit_code in (ExitCode.USAGE, ExitCode.PROJECT_ENV):  # nothing ran
+            status = "refused"
+        raise
+    finally:
+        evidence, touched = _close(session, state, status)
+    return _result(session, state, (status, message), evidence, touched, start)
+
+
+def _open(session: Session, task: str, resume: RunRecord | None) -> Saved | None:
+    """Before anything of the run can change a file: what an interrupted Codur left is
+    tidied, the sandbox decided, a resumed run's checkpoint taken up, the snapshot begun,
+    the node log subscribed. Returns the checkpoint (None: a new run)."""
+    from codur.graph.checkpoint import keep_only, take_up
+    from codur.undo.snapshot import begin
+
     cfg = session.config
     _tidy(session)
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
@@ -142,58 +167,86 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         keep_only(session.ws.root, [r.run_id for r in session.snapshot.history.runs()])
     if session.memory is not None and cfg.log.enabled:  # the node log is a log too
         session.bus.subscribe(session.memory.node_sink(session.run_id))
-    state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
-    status, message = "error", ""
-    try:
-        session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
-        if session.scope is None:  # decided once (a resumed run has its checkpoint's)
-            ignore = set(cfg.tools.ignore)
-            session.scope = decide_scope(
-                task,
-                session.ws.root,
-                cfg.verify.expected_file,
-                ignore,
-                cfg.verify.allow_edit,
-                cfg.verify.test_command or (),
-            )
-            session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
-            session.scope.watch_site(session.interpreter.site_packages)
-        check = planned_check(session.tool_context(), cfg.verify, task, session.scope.derived)
-        require_pytest(check, session.interpreter)  # before any program or model call
-        session.bus.emit("scope", **session.scope.summary())
-        for path in session.scope.locked:
-            session.bus.emit("scope.locked", path=path)
-        for state in run_graph(session, task, saved):  # noqa: B007 - the last is the final state
-            pass
-        status, message = state.get("status", "done"), state.get("status_message", "")
-    except LimitReached as exc:
-        status, message = "limit", str(exc)
-    except ApprovalRequired as exc:
-        status, message = "approval", str(exc)
-    except GraphRecursionError:
-        steps = cfg.runtime.recursion_limit
-        status, message = "limit", f"graph step limit reached ({steps} steps)"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    except CodurError as exc:
-        if exc.exit_code in (ExitCode.USAGE, ExitCode.PROJECT_ENV):  # nothing ran
-            status = "refused"
-        raise
-    finally:
-        session.close()
-        evidence = evidence_of(state, status)
-        said = evidence.description if evidence is not None else ""
-        touched = session.snapshot.finish(status, session.usage.calls, said)
-        if cfg.runs.checkpoints and status not in RESUMABLE:
-            forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
-        if session.memory is not None:  # after the snapshot: memory is no change of the run
-            preference = state.get("preference")
-            if preference is not None:  # the planner took the task as a standing preference
-                session.memory.remember_preference(preference.text, preference.scope)
-            session.memory.save(lambda message: session.bus.emit("warning", message=message))
+    return saved
+
+
+def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
+    """The run: the project's Python probed, the edit scope decided (once: a resumed run
+    has its checkpoint's), the planned check's needs met, then the graph's states."""
+    from codur.graph.checkpoint import run_graph
+    from codur.scope import decide_scope
+    from codur.task import file_refs
+    from codur.verify.generate import derived_checks
+    from codur.verify.preflight import planned_check, require_pytest
+
+    cfg = session.config
+    session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
+    if session.scope is None:  # decided once (a resumed run has its checkpoint's)
+        ignore = set(cfg.tools.ignore)
+        session.scope = decide_scope(
+            task,
+            session.ws.root,
+            cfg.verify.expected_file,
+            ignore,
+            cfg.verify.allow_edit,
+            cfg.verify.test_command or (),
+        )
+        session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
+        session.scope.watch_site(session.interpreter.site_packages)
+    check = planned_check(session.tool_context(), cfg.verify, task, session.scope.derived)
+    require_pytest(check, session.interpreter)  # before any program or model call
+    session.bus.emit("scope", **session.scope.summary())
+    for path in session.scope.locked:
+        session.bus.emit("scope.locked", path=path)
+    yield from run_graph(session, task, saved)
+
+
+def _stopped(exc: Exception, recursion_limit: int) -> tuple[str, str]:
+    """The status and message of a run a limit or a missing approval stopped."""
+    if isinstance(exc, LimitReached):
+        return "limit", str(exc)
+    if isinstance(exc, ApprovalRequired):
+        return "approval", str(exc)
+    return "limit", f"graph step limit reached ({recursion_limit} steps)"  # GraphRecursionError
+
+
+def _close(session: Session, state: dict, status: str) -> tuple[Strength | None, list[str]]:
+    """However the run ended: the session closed, the snapshot finished (its evidence and
+    the files the run touched returned), the checkpoint of a run that ended forgotten,
+    memory saved (with a standing preference the planner took the task as)."""
+    from codur.graph.checkpoint import forget
+    from codur.graph.summary import evidence_of
+
+    cfg = session.config
+    session.close()
+    evidence = evidence_of(state, status)
+    said = evidence.description if evidence is not None else ""
+    touched = session.snapshot.finish(status, session.usage.calls, said)
+    if cfg.runs.checkpoints and status not in RESUMABLE:
+        forget(session.ws.root, [session.run_id])  # it ended: nothing to resume
+    if session.memory is not None:  # after the snapshot: memory is no change of the run
+        preference = state.get("preference")
+        if preference is not None:  # the planner took the task as a standing preference
+            session.memory.remember_preference(preference.text, preference.scope)
+        session.memory.save(lambda message: session.bus.emit("warning", message=message))
+    return evidence, touched
+
+
+def _result(
+    session: Session,
+    state: dict,
+    ending: tuple[str, str],
+    evidence: Strength | None,
+    touched: list[str],
+    start: float,
+) -> RunResult:
+    """The run's result: how it ended, what it changed (and the diff), what it cost."""
+    from codur.graph.summary import check_line, plan_fields
+    from codur.graph.working import working_memory
+
+    status, message = ending
     files, diff = changes(session)
-    working = working_memory(state, cfg.planning.keep_feedback_messages)
+    working = working_memory(state, session.config.planning.keep_feedback_messages)
     return RunResult(
         status,
         message,

@@ -32,7 +32,7 @@ def run_without(modules: list[str], args: list[str], cwd: Path) -> subprocess.Co
 def test_graph_prints_mermaid_by_default_and_with_the_flag(tmp_path: Path) -> None:
     plain, flag = run_cli(["graph"], cwd=tmp_path), run_cli(["graph", "--mermaid"], cwd=tmp_path)
     assert plain.returncode == flag.returncode == 0 and plain.stdout == flag.stdout
-    assert "graph TD;" in plain.stdout and "review -.-> textual_pre_plan" in plain.stdout
+    assert "graph TD;" in plain.stdout and "review -.-> delegate" in plain.stdout
     assert "subgraph execute" in plain.stdout  # the agent loop is drawn inside execute
     assert "subgraph explain" in plain.stdout  # the ask graph inside the explain route
     assert "llm_plan -.-> run_command" in plain.stdout

@@ -4,10 +4,13 @@ functions of the facts."""
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import get_args
 
 import pytest
 
-from codur.graph.decide import MAX_REPEATS, Decision, Facts, decide
+from codur.graph.decide import decide
+from codur.graph.decision import MAX_REPEATS, Decision, Facts, Goto
+from codur.graph.node_names import END, NODES
 from codur.graph.on_error import MAX_NODE_RETRIES, ErrorFacts, on_error
 from codur.planning.verdict import Verdict, VerifierVerdict
 
@@ -34,47 +37,47 @@ ROWS: list[tuple[str, dict, tuple]] = [
     ("first check fails, no model: repair", {"kind": None, **FAILING, "repairable": True,
      "model": False}, ("repair", None, None, False, False)),
     ("first check passes, no model", {"kind": None, **PASSING, "model": False},
-     ("end", "verified", None, False, False)),
+     (END, "verified", None, False, False)),
     ("first check passes, no model, only the task's statements", {"kind": None, **PASSING,
-     "evidence": "task", "model": False}, ("end", "checked", None, False, False)),
+     "evidence": "task", "model": False}, (END, "checked", None, False, False)),
     ("first check static, no model", {"kind": None, "strategy": "static", "passed": True,
-     "model": False}, ("end", "unverified", None, False, False)),
+     "model": False}, (END, "unverified", None, False, False)),
     ("first check: the agent runs", {"kind": None, **FAILING, "repairable": True},
      ("execute", None, None, False, False)),
     ("repair found nothing before any attempt", {"kind": "no_repair", "first": True,
      **FAILING}, ("execute", None, None, False, False)),
     ("the agent failed, another is left", {"kind": "agent_failed", **FAILING,
-     "fallback": True}, ("fallback", None, "agent_failed", False, False)),
+     "fallback": True}, ("delegate", None, "agent_failed", False, False)),
     ("the agent failed, none left", {"kind": "agent_failed", **FAILING, "agent_error":
-     "agent:codex exited with code 1"}, ("end", "failed", "agent_failed", False, False)),
+     "agent:codex exited with code 1"}, (END, "failed", "agent_failed", False, False)),
     ("the agent failed after a fix that passes", {"kind": "agent_failed", **PASSING,
-     "changed_files": True, "fallback": True}, ("end", "verified", "applied", False, False)),
-    ("cut reply", {"kind": "cut", **FAILING}, ("retry", None, "cut", False, False)),
+     "changed_files": True, "fallback": True}, (END, "verified", "applied", False, False)),
+    ("cut reply", {"kind": "cut", **FAILING}, ("delegate", None, "cut", False, False)),
     ("duplicate of a rejected reply", {"kind": "duplicate", "repeats_rejected": True},
-     ("end", "stuck", "duplicate", False, False)),
+     (END, "stuck", "duplicate", False, False)),
     ("duplicates up to the limit", {"kind": "duplicate", "repeats": MAX_REPEATS},
-     ("end", "stuck", "duplicate", False, False)),
+     (END, "stuck", "duplicate", False, False)),
     ("a first duplicate", {"kind": "duplicate", "repeats": 1},
-     ("retry", None, "duplicate", False, False)),
-    ("rejected edit", {"kind": "rejected", **FAILING}, ("retry", None, "rejected", True, False)),
+     ("delegate", None, "duplicate", False, False)),
+    ("rejected edit", {"kind": "rejected", **FAILING}, ("delegate", None, "rejected", True, False)),
     ("nothing checks, nothing changed", {"kind": "no_edit", "strategy": "none"},
-     ("end", "done", None, False, True)),
+     (END, "done", None, False, True)),
     ("nothing checks, files changed", {"kind": "edited", "strategy": "none",
-     "run_changes": ("main.py",)}, ("end", "unverified", None, False, True)),
+     "run_changes": ("main.py",)}, (END, "unverified", None, False, True)),
     ("passed static only", {"kind": "edited", "strategy": "static", "passed": True,
-     "run_changes": ("lib.py",)}, ("end", "unverified", "applied", False, True)),
+     "run_changes": ("lib.py",)}, (END, "unverified", "applied", False, True)),
     ("passed, model test passed before", {"kind": "edited", **PASSING, "unshown_fix": True},
-     ("end", "unverified", "applied", False, False)),
+     (END, "unverified", "applied", False, False)),
     ("passed, a repair's constant-only fix unconfirmed", {"kind": "repaired", **PASSING,
-     "repair_doubt": "no model reviewed it"}, ("end", "unverified", "applied", False, False)),
+     "repair_doubt": "no model reviewed it"}, (END, "unverified", "applied", False, False)),
     ("verified: the project's own check passed", {"kind": "edited", **PASSING},
-     ("end", "verified", "applied", False, False)),
+     (END, "verified", "applied", False, False)),
     ("passed the task's statements only: checked", {"kind": "edited", **PASSING, "evidence":
-     "task"}, ("end", "checked", "applied", False, False)),
+     "task"}, (END, "checked", "applied", False, False)),
     ("passed a test the model wrote only: checked", {"kind": "edited", **PASSING, "evidence":
-     "model"}, ("end", "checked", "applied", False, False)),
+     "model"}, (END, "checked", "applied", False, False)),
     ("passed, the evidence unknown (an older checkpoint): checked, never verified", {"kind":
-     "edited", **PASSING, "evidence": None}, ("end", "checked", "applied", False, False)),
+     "edited", **PASSING, "evidence": None}, (END, "checked", "applied", False, False)),
     ("passed the examples only: cross-check", {"kind": "edited", **EXAMPLES, "crosscheck":
      True, "changed_files": True}, ("crosscheck", None, "applied", False, False)),
     ("a repair of the model's change passed the examples only: cross-check", {"kind":
@@ -82,66 +85,66 @@ ROWS: list[tuple[str, dict, tuple]] = [
      True}, ("crosscheck", None, "applied", False, False)),
     ("a repair before any model change passed the examples only", {"kind": "repaired",
      **EXAMPLES, "crosscheck": True, "changed_files": True, "model_failed_before": True},
-     ("end", "checked", "applied", False, False)),
+     (END, "checked", "applied", False, False)),
     ("passed the examples only, cross-check off", {"kind": "edited", **EXAMPLES,
-     "changed_files": True}, ("end", "checked", "applied", False, False)),
+     "changed_files": True}, (END, "checked", "applied", False, False)),
     ("the cross-check kept the change", {"kind": "edited", **EXAMPLES, "crosscheck": True,
-     "changed_files": True, "crosschecked": "kept"}, ("end", "checked", None, False, False)),
+     "changed_files": True, "crosschecked": "kept"}, (END, "checked", None, False, False)),
     ("passed the examples only, cross-checked", {"kind": "crosschecked", **EXAMPLES,
      "crosscheck": True, "changed_files": True, "crosschecked":
-     "cross-checked on 9 probe calls"}, ("end", "checked", "applied", False, False)),
+     "cross-checked on 9 probe calls"}, (END, "checked", "applied", False, False)),
     ("the cross-check's reply fails on the real files", {"kind": "crosschecked", **FAILING,
      "changed_files": True, "repairable": True, "crosschecked": "cross-checked",
      "put_back": True}, ("crosscheck", None, "applied", False, False)),
     ("the change it replaced, put back, passes", {"kind": "put_back", **EXAMPLES,
      "crosscheck": True, "changed_files": True, "crosschecked": "cross-checked; put back"},
-     ("end", "checked", None, False, False)),
+     (END, "checked", None, False, False)),
     ("new failure: repair search", {"kind": "edited", **FAILING, "repairable": True},
      ("repair", None, "applied", False, False)),
     ("the same failure twice", {"kind": "edited", **FAILING, "changed_files": True,
-     "seen_failure": True}, ("end", "stuck", "applied", False, False)),
+     "seen_failure": True}, (END, "stuck", "applied", False, False)),
     ("sampled, nothing new", {"kind": "no_sample", **FAILING, "new_failures": False},
-     ("end", "stuck", "applied", False, False)),
+     (END, "stuck", "applied", False, False)),
     ("failing: try again with the failure", {"kind": "edited", **FAILING,
-     "changed_files": True}, ("retry", None, "applied", True, False)),
+     "changed_files": True}, ("delegate", None, "applied", True, False)),
     ("failing after a failed model attempt: sample", {"kind": "edited", **FAILING,
      "sampling": True, "model_failed_before": True}, ("sample", None, "applied", True, False)),
     ("repair found nothing after an attempt", {"kind": "no_repair", **FAILING},
-     ("retry", None, None, True, False)),
+     ("delegate", None, None, True, False)),
     ("iteration limit", {"kind": "edited", **FAILING, "iterations": 9, "max_iterations": 10},
-     ("end", "unverified", "applied", False, False)),
+     (END, "unverified", "applied", False, False)),
     ("no model after an attempt", {"kind": "no_repair", **FAILING, "model": False,
-     "repairs_tried": True}, ("end", "unverified", None, False, False)),
+     "repairs_tried": True}, (END, "unverified", None, False, False)),
     # plan mode (plan_verify): chosen after the first check ...
     ("auto, nothing checks behaviour: plan", {"kind": None, "strategy": "static",
-     "passed": True, "mode": "auto"}, ("plan", None, None, False, False)),
+     "passed": True, "mode": "auto"}, ("planner", None, None, False, False)),
     ("auto, no check at all: plan", {"kind": None, "strategy": "none", "mode": "auto"},
-     ("plan", None, None, False, False)),
+     ("planner", None, None, False, False)),
     ("auto, expected output waits for a program: the check-driven loop", {"kind": None,
      "strategy": "none", "mode": "auto", "oracle": True}, ("execute", None, None, False,
      False)),
     ("auto, a behavioural check: the check-driven loop", {"kind": None, **FAILING,
      "mode": "auto"}, ("execute", None, None, False, False)),
     ("auto, a model test that passed before: no check, plan", {"kind": None, **PASSING,
-     "unshown_fix": True, "mode": "auto"}, ("plan", None, None, False, False)),
+     "unshown_fix": True, "mode": "auto"}, ("planner", None, None, False, False)),
     ("plan_verify, even with a check", {"kind": None, **FAILING, "mode": "plan_verify"},
-     ("plan", None, None, False, False)),
+     ("planner", None, None, False, False)),
     ("check mode never plans", {"kind": None, "strategy": "none", "mode": "check"},
      ("execute", None, None, False, False)),
     ("auto, no model: no plan", {"kind": None, "strategy": "none", "mode": "auto",
-     "model": False}, ("end", "unverified", None, False, False)),
+     "model": False}, (END, "unverified", None, False, False)),
     # ... then the agent's completion: the checks first, the model verifier after
     ("the loop ended without attempt_completion", {"kind": "no_completion",
-     "plan_iteration": 1}, ("end", "limit", None, False, False)),
+     "plan_iteration": 1}, (END, "limit", None, False, False)),
     ("completed, a check fails, plans left: replan", {"kind": "completed", **FAILING,
      "plan_iteration": 1, "check_failure": "Expected 10, got 6"},
      ("replan", None, "completed", False, False)),
     ("completed, a check fails at the cap", {"kind": "completed", **FAILING,
-     "plan_iteration": 3, "max_plan_iterations": 3}, ("end", "unverified", "completed",
+     "plan_iteration": 3, "max_plan_iterations": 3}, (END, "unverified", "completed",
      False, True)),
     ("the model's VERIFIED never passes a failing check", {"kind": "completed", **FAILING,
      "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("VERIFIED")},
-     ("end", "unverified", "completed", False, True)),
+     (END, "unverified", "completed", False, True)),
     ("completed, a static check fails: replan", {"kind": "completed", "strategy": "static",
      "passed": False, "plan_iteration": 1}, ("replan", None, "completed", False, False)),
     ("completed, not judged yet: verifier", {"kind": "completed", "strategy": "static",
@@ -151,28 +154,31 @@ ROWS: list[tuple[str, dict, tuple]] = [
      ("replan", None, "completed", False, False)),
     ("NOT_VERIFIED at the cap", {"kind": "completed", "strategy": "none",
      "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("NOT_VERIFIED")},
-     ("end", "unverified", "completed", False, True)),
+     (END, "unverified", "completed", False, True)),
     ("VERIFIED, and a behavioural check passed", {"kind": "completed", **PASSING,
-     "plan_iteration": 1, "judged": verdict("VERIFIED")}, ("end", "verified", "completed", False,
+     "plan_iteration": 1, "judged": verdict("VERIFIED")}, (END, "verified", "completed", False,
      True)),
     ("VERIFIED, and only a derived check passed: checked", {"kind": "completed", **EXAMPLES,
-     "plan_iteration": 1, "judged": verdict("VERIFIED")}, ("end", "checked", "completed", False,
+     "plan_iteration": 1, "judged": verdict("VERIFIED")}, (END, "checked", "completed", False,
      True)),
     ("VERIFIED, only the model judged: done", {"kind": "completed", "strategy": "static",
      "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
-     ("end", "done", "completed", False, True)),
+     (END, "done", "completed", False, True)),
     ("VERIFIED, only the model judged changed code: unverified", {"kind": "completed",
      "strategy": "static", "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED"),
-     "run_changes": ("util.py",)}, ("end", "unverified", "completed", False, True)),
+     "run_changes": ("util.py",)}, (END, "unverified", "completed", False, True)),
     ("expected output that never ran outranks VERIFIED: replan", {"kind": "completed",
      "strategy": "none", "oracle": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
      ("replan", None, "completed", False, False)),
     ("expected output that never ran, at the cap: unverified", {"kind": "completed",
      "strategy": "none", "oracle": True, "plan_iteration": 3, "max_plan_iterations": 3,
-     "judged": verdict("VERIFIED")}, ("end", "unverified", "completed", False, True)),
+     "judged": verdict("VERIFIED")}, (END, "unverified", "completed", False, True)),
+    ("a retry with replan_on_retry plans again", {"kind": "edited", **FAILING,
+     "changed_files": True, "replan_on_retry": True}, ("llm_plan", None, "applied", True,
+     False)),
     ("plan mode retries a rejected reply without sampling", {"kind": "rejected", **FAILING,
      "sampling": True, "model_failed_before": True, "plan_iteration": 1},
-     ("retry", None, "rejected", True, False)),
+     ("delegate", None, "rejected", True, False)),
 ]  # fmt: skip
 
 
@@ -182,6 +188,12 @@ def test_decision_table(row: str, given: dict, expected: tuple) -> None:
     goto, status, record, feedback, answer = expected
     assert (decision.goto, decision.status, decision.record) == (goto, status, record), row
     assert (decision.feedback, decision.answer) == (feedback, answer), row
+
+
+def test_only_the_fallback_hands_the_task_over() -> None:
+    """Both the fallback and a retry go to delegate; only the fallback names a successor."""
+    handed = [row for row, given, _ in ROWS if decide(Facts(**given)).handoff]
+    assert handed == ["the agent failed, another is left"]
 
 
 def test_messages_say_why() -> None:
@@ -212,10 +224,7 @@ def test_messages_say_why() -> None:
 def test_every_goto_and_every_fact_is_exercised() -> None:
     """The table covers each destination, and each fact changes some row's decision."""
     gotos = {decide(Facts(**given)).goto for _, given, _ in ROWS}
-    assert gotos == {
-        "execute", "repair", "sample", "crosscheck", "retry", "fallback", "end", "plan",
-        "verifier", "replan"
-    }  # fmt: skip
+    assert gotos == set(get_args(Goto)) and gotos <= {*NODES, END}  # each a node (or the end)
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()
     assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}

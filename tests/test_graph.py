@@ -97,8 +97,19 @@ def test_fails_verification_then_fixed_on_retry(tmp_path: Path) -> None:
     prompt = retry["messages"][-1]["content"]
     assert "Expected output:\n```\n10\n```" in prompt and "Actual output:\n```\n3\n```" in prompt
     assert "- changed main.py; the check still failed: output line 1 is '3'" in prompt
-    # the retry goes straight back to the agent: no second planning call
-    assert run.nodes.count("llm_plan") == 1 and run.nodes.count("textual_pre_plan") == 2
+    # the retry goes from review straight back to the agent: phase 0 and planning run once
+    retry_path = ["review", "delegate", "prepare", "agent", "finish", "verify", "review"]
+    assert run.nodes[run.nodes.index("finish") + 2 :] == retry_path
+    assert run.nodes.count("llm_plan") == 1 and run.nodes.count("textual_pre_plan") == 1
+
+
+def test_a_retry_with_replan_on_retry_goes_straight_to_planning(tmp_path: Path) -> None:
+    replies = [PLAN, whole_file("main.py", WRONG), PLAN, whole_file("main.py", FIXED)]
+    run = Run(tmp_path, replies, overrides=["planning.replan_on_retry=true"])
+    assert run.result.status == "verified" and run.result.iterations == 2
+    first_review = run.nodes.index("finish") + 2
+    assert run.nodes[first_review : first_review + 3] == ["review", "llm_plan", "delegate"]
+    assert run.nodes.count("textual_pre_plan") == 1 and run.nodes.count("llm_plan") == 2
 
 
 def test_output_stated_only_in_the_task_is_checked(tmp_path: Path) -> None:
@@ -317,7 +328,8 @@ def test_mermaid_diagram_has_every_edge() -> None:
         "sample -.-> verify",
         "tool -.-> llm_plan",
         "llm_plan -.-> tool",
-        "review -.-> textual_pre_plan",
+        "review -.-> delegate",  # a retry goes straight to the agent ...
+        "review -.-> llm_plan",  # ... or to planning (planning.replan_on_retry)
         "review -.-> __end__",
         "textual_pre_plan -.-> tool",
         "textual_pre_plan -.-> explain",  # the routes: explain (the ask graph) ...

@@ -12,7 +12,7 @@ three; `propose` only makes the proposal (sampling tries several before writing 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, read_reply, write
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 class CoderAgent:
     config: AgentConfig | None
     profile: str | None
+    loops: ClassVar[bool] = True
+    proposes: ClassVar[bool] = True
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
         from codur.agents.loop import run_loop

@@ -30,7 +30,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from codur.agents import changes, gitguard
 from codur.agents.fit import clip_lines
@@ -93,6 +93,8 @@ class CliAgent:
     spec: CliSpec
     reference: str
     config: AgentConfig
+    loops: ClassVar[bool] = False  # the CLI runs its own loop, as a whole
+    proposes: ClassVar[bool] = False  # it writes the files itself
 
     def run(self, request: AgentRequest, session: Session) -> AgentResult:
         from langchain_core.messages import AIMessage

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from codur.config.agents import RUNS, reference, valid_references
 from codur.errors import ConfigError
@@ -100,6 +100,15 @@ class AgentResult:
 
 
 class Agent(Protocol):
+    """An agent: `run` does the task as a whole; what more it can do, it declares."""
+
+    loops: ClassVar[bool]
+    """Its model <-> tools loop runs in the graph's execute step: it has `start` and
+    `settle` (codur.agents.loop.LoopAgent). False: the step calls `run`."""
+    proposes: ClassVar[bool]
+    """It can make a reply without writing it (`propose`, as `CoderAgent.propose`):
+    sampling and the cross-check need that. A CLI agent edits the files itself."""
+
     def run(self, request: AgentRequest, session: Session) -> AgentResult: ...
 
 
@@ -188,9 +197,9 @@ def resolve(ref: str, cfg: CodurConfig) -> ResolvedAgent:
 
 
 def can_sample(ref: str, cfg: CodurConfig) -> bool:
-    """Whether the agent can propose replies without writing them (sampling needs it):
-    the model-driven agents can; a CLI agent edits the files itself."""
-    return hasattr(resolve(ref, cfg).build(), "propose")
+    """Whether the agent can propose replies without writing them (sampling and the
+    cross-check need it): what it declares (`Agent.proposes`)."""
+    return resolve(ref, cfg).build().proposes
 
 
 def fallback(cfg: CodurConfig, failed: list[str]) -> str | None:

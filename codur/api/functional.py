@@ -1,4 +1,5 @@
-"""`run_agentic_task`: one run without keeping an Agent (the seed's functional API)."""
+"""`run_agentic_task`: one run in a single call, without keeping an `Agent` (the
+function form of `Agent(...).run(task)`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Fixed edges are here; a node that chooses returns `Command[Literal[...]]` (its possible
 destinations are in its signature, and `codur graph` draws them dashed):
 
-textual_pre_plan -> llm_pre_plan | llm_plan | delegate | explain | run_command | tool | END
+textual_pre_plan -> llm_pre_plan | delegate | explain | run_command | tool | END
 llm_pre_plan     -> llm_plan | tool | END
 llm_plan         -> delegate | explain | run_command | tool | END
                     (the routes: edit -> delegate, explain, run_command; planning/routes.py)
@@ -16,7 +16,8 @@ execute          -> verify -> review
                     rounds) -> finish; prepare -> finish (an agent run as a whole);
                     plan mode: agent -> remind -> agent (a reply without tool calls),
                     tools -> finish once attempt_completion succeeded
-review           -> execute | repair | sample | crosscheck | textual_pre_plan (retry) |
+review           -> execute | repair | sample | crosscheck | delegate (a retry, or the
+                    next agent) | llm_plan (a retry with planning.replan_on_retry) |
                     planner | verifier | replan | END (the decision table:
                     codur/graph/decide.py)
 repair           -> verify (a fix was applied) | review (none found)
@@ -36,12 +37,15 @@ any node raising -> the same node again (at most runtime.max_node_retries times;
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from codur.agents.loop import add_loop
 from codur.ask.build import build_ask_graph
+from codur.graph.node_names import END, Node, Target
 from codur.graph.nodes.command import run_command
 from codur.graph.nodes.crosscheck import crosscheck
 from codur.graph.nodes.delegate import delegate
@@ -62,37 +66,50 @@ from codur.graph.nodes.verify import verify
 from codur.graph.state import AgentState, ExecuteState
 from codur.session import Session
 
+FIXED: tuple[tuple[Node, Target], ...] = (
+    ("explain", END),
+    ("run_command", END),
+    ("execute", "verify"),
+    ("verify", "review"),
+    ("planner", "execute"),
+    ("verifier", "review"),
+    ("replan", "execute"),
+)
+"""The fixed edges; every other edge is a node's choice (its `Command[Literal[...]]`)."""
+
+
+def _steps() -> dict[Node, Any]:
+    """Each node of the run graph by its name (codur/graph/node_names.py)."""
+    return {
+        "textual_pre_plan": textual_pre_plan,
+        "llm_pre_plan": llm_pre_plan,
+        "llm_plan": llm_plan,
+        "tool": tool,
+        "explain": explain_with(build_ask_graph()),
+        "run_command": run_command,
+        "delegate": delegate,
+        "execute": build_execute(),
+        "verify": verify,
+        "review": review,
+        "repair": repair,
+        "sample": sample,
+        "crosscheck": crosscheck,
+        "planner": planner,
+        "verifier": verifier,
+        "replan": replan,
+    }
+
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
     """The run graph; with `checkpointer`, its state is saved after every step (for
     `codur resume`: codur/graph/checkpoint.py)."""
     graph = StateGraph(AgentState, context_schema=Session)
     graph.set_node_defaults(error_handler=node_error)  # an exception: record, retry or end
-    graph.add_node("textual_pre_plan", textual_pre_plan)
-    graph.add_node("llm_pre_plan", llm_pre_plan)
-    graph.add_node("llm_plan", llm_plan)
-    graph.add_node("tool", tool)
-    graph.add_node("explain", explain_with(build_ask_graph()))
-    graph.add_node("run_command", run_command)
-    graph.add_node("delegate", delegate)
-    graph.add_node("execute", build_execute())
-    graph.add_node("verify", verify)
-    graph.add_node("review", review)
-    graph.add_node("repair", repair)
-    graph.add_node("sample", sample)
-    graph.add_node("crosscheck", crosscheck)
-    graph.add_node("planner", planner)
-    graph.add_node("verifier", verifier)
-    graph.add_node("replan", replan)
-
+    for name, step in _steps().items():
+        graph.add_node(name, step)
     graph.add_edge(START, "textual_pre_plan")
-    graph.add_edge("explain", END)
-    graph.add_edge("run_command", END)
-    graph.add_edge("execute", "verify")
-    graph.add_edge("verify", "review")
-    graph.add_edge("planner", "execute")
-    graph.add_edge("verifier", "review")
-    graph.add_edge("replan", "execute")
+    for source, target in FIXED:
+        graph.add_edge(source, target)
     return graph.compile(checkpointer=checkpointer)
 
 

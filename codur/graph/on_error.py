@@ -10,7 +10,9 @@ MAX_NODE_RETRIES = 3  # runtime.max_node_retries's default
 """Retries after a node raised (each with the error in the model's context) before the
 run ends with status error."""
 
-ErrorGoto = Literal["fallback", "raise", "retry", "end"]
+ErrorAction = Literal["fallback", "raise", "retry", "end"]
+"""What the error handler does (node_error.py carries it out: review, raise, the node
+again, or the end)."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class ErrorFacts:
     tool node's calls and run_command's command may have run before it raised)."""
 
 
-def on_error(f: ErrorFacts) -> ErrorGoto:
+def on_error(f: ErrorFacts) -> ErrorAction:
     """An exception in a node, rows first match wins:
 
     | facts                            | decision                                         |

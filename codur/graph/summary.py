@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from codur.graph.decide import BEHAVIOURAL
+from codur.graph.decision import BEHAVIOURAL
 from codur.graph.state import AgentState
 from codur.verify.strength import PASSED, Strength, strength
 

@@ -13,7 +13,7 @@ edits, such as the embedded model's profiles) the applied reply is its completio
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -25,16 +25,19 @@ from codur.graph.outcome import Outcome, OutcomeKind
 from codur.graph.state import ExecuteState
 from codur.session import Session
 
+if TYPE_CHECKING:
+    from codur.agents.loop import LoopAgent
+
 
 @traced("prepare")
 def prepare(state: ExecuteState, runtime: Runtime[Session]) -> Command[Literal["agent", "finish"]]:
     session = runtime.context
     request = build_request(state, session, state.get("verification"))
     agent = resolve(state["agent"], session.config).build()
-    start = getattr(agent, "start", None)
-    if start is None:  # not a loop agent: it runs as a whole
+    if not agent.loops:  # it runs as a whole
         return Command(update={"result": agent.run(request, session)}, goto="finish")
-    return Command(update={"turn": start(request, session), "result": None}, goto="agent")
+    turn = cast("LoopAgent", agent).start(request, session)
+    return Command(update={"turn": turn, "result": None}, goto="agent")
 
 
 @traced("finish")

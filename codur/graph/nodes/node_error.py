@@ -11,7 +11,7 @@ retried."""
 from __future__ import annotations
 
 import traceback
-from typing import Literal
+from typing import cast
 
 from langgraph.errors import GraphBubbleUp, NodeError
 from langgraph.graph import END
@@ -26,33 +26,13 @@ from codur.errors import (
     ModelUnreachable,
     cannot_write,
 )
+from codur.graph.node_names import Node, Target
 from codur.graph.on_error import ErrorFacts, on_error
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState, NodeFailure
 from codur.session import Session
 
-Goto = Literal[
-    "textual_pre_plan",
-    "llm_pre_plan",
-    "llm_plan",
-    "tool",
-    "explain",
-    "run_command",
-    "delegate",
-    "execute",
-    "verify",
-    "review",
-    "repair",
-    "sample",
-    "crosscheck",
-    "planner",
-    "verifier",
-    "replan",
-    "__end__",
-]
-"""The failed node (a retry) or the end."""
-
-NOT_REPEATABLE = frozenset({"tool", "run_command"})
+NOT_REPEATABLE: frozenset[Node] = frozenset({"tool", "run_command"})
 """Nodes whose work reaches outside the run's state before they may raise (tool calls,
 the user's command): run again, it would happen twice."""
 
@@ -62,14 +42,15 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-AGENT_NODES = frozenset({"execute", "sample"})
+AGENT_NODES: frozenset[Node] = frozenset({"execute", "sample"})
 """Nodes that run the agent: an error there saying it cannot run is the agent's failure."""
 CANNOT_RUN = (AgentUnavailable, ModelUnreachable, ModelError)
 """The agent is not installed, its server or its model cannot be reached or refuses."""
 
 
-def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -> Command[Goto]:
+def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -> Command[Target]:
     exc = error.error
+    node = cast(Node, error.node)  # the handler is set for the run graph's nodes only
     if isinstance(exc, KeyboardInterrupt):  # a stop (a signal, a cancel) is no node's failure
         raise exc
     if (machine := cannot_write(exc)) is not None:  # a full disk: no retry will write it
@@ -77,20 +58,20 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
     count = state.get("error_count", 0) + 1
     typed = isinstance(exc, CodurError | GraphBubbleUp)
     agent = state.get("agent", "")
-    cannot_run = error.node in AGENT_NODES and isinstance(exc, CANNOT_RUN) and bool(agent)
+    cannot_run = node in AGENT_NODES and isinstance(exc, CANNOT_RUN) and bool(agent)
     failed = [*state.get("agents_failed", []), agent]
     fallback = cannot_run and next_agent(runtime.context.config, failed) is not None
     facts = ErrorFacts(
         typed=typed,
         errors=count,
         max_retries=runtime.context.config.runtime.max_node_retries,
-        repeatable=error.node not in NOT_REPEATABLE,
+        repeatable=node not in NOT_REPEATABLE,
         fallback=fallback,
     )
     decision = on_error(facts)
     runtime.context.bus.emit(
         "node.error",
-        node=error.node,
+        node=node,
         error=one_line(exc),
         count=count,
         decision=decision,
@@ -101,13 +82,13 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
         return Command(update={"outcome": failure}, goto="review")
     if decision == "raise":
         raise exc
-    update = {"last_error": NodeFailure(error.node, one_line(exc), count), "error_count": count}
+    update = {"last_error": NodeFailure(node, one_line(exc), count), "error_count": count}
     if decision == "retry":
-        return Command(update=update, goto=error.node)
+        return Command(update=update, goto=node)
     failed = (
         f"failed {count} times"
         if facts.repeatable
         else "failed (not run again: its effects would repeat)"
     )
-    message = f"the {error.node} step {failed}; the last error: {one_line(exc)}"
+    message = f"the {node} step {failed}; the last error: {one_line(exc)}"
     return Command(update={**update, "status": "error", "status_message": message}, goto=END)

@@ -8,9 +8,8 @@ prompt (beside the current failure, which every prompt carries).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -18,7 +17,9 @@ from codur.agents.registry import can_sample
 from codur.agents.registry import fallback as next_agent
 from codur.eventlines import short
 from codur.graph.attempts import attempt, examples_only, failure_line
-from codur.graph.decide import Decision, Facts, decide
+from codur.graph.decide import decide
+from codur.graph.decision import Decision, Facts, Goto
+from codur.graph.node_names import END
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.pruning import feedback, prune
@@ -29,31 +30,6 @@ from codur.session import Session
 from codur.verify.result import VerificationResult
 from codur.verify.strength import Level, strength
 
-_GOTO = {
-    "execute": "execute",
-    "repair": "repair",
-    "sample": "sample",
-    "crosscheck": "crosscheck",
-    "retry": "textual_pre_plan",
-    "fallback": "delegate",
-    "end": END,
-    "plan": "planner",
-    "verifier": "verifier",
-    "replan": "replan",
-}
-Goto = Literal[
-    "execute",
-    "repair",
-    "sample",
-    "crosscheck",
-    "textual_pre_plan",
-    "delegate",
-    "planner",
-    "verifier",
-    "replan",
-    "__end__",
-]
-
 
 @traced("review")
 def review(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
@@ -61,7 +37,7 @@ def review(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     decision = decide(facts(state, session))
     update = apply(decision, state, session)
     update["llm_calls"] = session.usage.calls
-    return Command(update=update, goto=_GOTO[decision.goto])
+    return Command(update=update, goto=decision.goto)
 
 
 def _failed_agents(state: AgentState) -> list[str]:
@@ -116,6 +92,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         model_changed=any(a.get("agent") and a.get("files_changed") for a in attempts),
         fallback=next_agent(cfg, _failed_agents(state)) is not None,
         agent_error=outcome.error if outcome else "",
+        replan_on_retry=cfg.planning.replan_on_retry or not agent,
         mode=cfg.planning.mode,
         plan_iteration=plan_iteration,
         max_plan_iterations=cfg.planning.max_plan_iterations,
@@ -138,16 +115,16 @@ def apply(decision: Decision, state: AgentState, session: Session) -> dict[str, 
     attempts = [*state.get("attempts", []), *([record] if record else [])]
     iterations = state.get("iterations", 0) + 1
     update: dict[str, Any] = {"attempts": attempts}
-    if decision.goto == "end":
+    if decision.goto == END:
         update.update(status=decision.status, status_message=decision.message)
         if outcome is not None and (outcome.kind != "no_repair" or state.get("attempts")):
             update["iterations"] = iterations  # a round with an attempt in it counts
         if decision.answer and outcome is not None:
             update["final_response"] = outcome.reply
         return update
-    if decision.goto in ("execute", "repair", "plan", "verifier", "crosscheck"):
+    if decision.goto in ("execute", "repair", "planner", "verifier", "crosscheck"):
         return update
-    if decision.goto == "fallback":  # the next agent takes over (delegate resolves it)
+    if decision.handoff:  # the next agent takes over (delegate resolves it)
         failed = _failed_agents(state)
         successor = next_agent(session.config, failed)
         assert outcome is not None and successor is not None  # decide checked there is one

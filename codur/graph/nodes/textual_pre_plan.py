@@ -1,7 +1,7 @@
 """Phase 0, no model: read `@file` references into context and take the fast paths
 (greetings, explicit file operations) and the routes whose form is unambiguous (explain
-F or a wh-question: explain; run `COMMAND`: run_command). A retry goes straight back to
-the agent that made the attempt, with the feedback already in the conversation."""
+F or a wh-question: explain; run `COMMAND`: run_command). It runs once, at the start:
+a retry goes from review straight to the agent or to planning (codur/graph/decide.py)."""
 
 from __future__ import annotations
 
@@ -47,13 +47,8 @@ def read_reference(session: Session, path: str, shown: str) -> str:
 @traced("textual_pre_plan")
 def textual_pre_plan(
     state: AgentState, runtime: Runtime[Session]
-) -> Command[
-    Literal["llm_pre_plan", "llm_plan", "delegate", "explain", "run_command", "tool", "__end__"]
-]:
+) -> Command[Literal["llm_pre_plan", "delegate", "explain", "run_command", "tool", "__end__"]]:
     session = runtime.context
-    if state.get("iterations", 0) > 0:  # a retry: back to the agent, or plan again
-        replan = session.config.planning.replan_on_retry or not state.get("agent")
-        return Command(goto="llm_plan" if replan else "delegate")
     task = state["task"]
     files = dict(state.get("context_files", {}))
     for ref in file_refs(task):
