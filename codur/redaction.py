@@ -78,6 +78,7 @@ def dotenv_files(root: Path) -> list[Path]:
     folders left out), regular files only."""
     found: list[Path] = []
     folders = [root]
+    # not codur.tools.walk: a .env file is usually gitignored, and its secrets are masked too
     try:
         folders += sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:

@@ -12,7 +12,9 @@ import pytest
 from helpers import BUGGY, FIXED, run_in_process, tool_calls, whole_file
 from langchain_core.messages import AIMessage, ToolMessage
 
-from codur.agents.loop import Turn, after_tools, completion, hit_cap, model_view, route
+from codur.agents.loop import model_view
+from codur.agents.loop_routes import after_tools, completion, hit_cap, route
+from codur.agents.turn import Turn
 from codur.graph.build import build_graph
 from codur.tools.context import Ctx
 from codur.tools.registry import TaskType, all_tools, register_tool

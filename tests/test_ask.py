@@ -180,8 +180,9 @@ def test_graph_mode_ask_prints_the_ask_graph(tmp_path: Path) -> None:
     for edge in (
         "__start__ --> retrieve", "retrieve -.-> planner", "retrieve -.-> synthesizer",
         "planner --> setup_executor",
-        "setup_executor --> executor_llm", "executor_llm -.-> tool_node",
-        "tool_node --> executor_llm", "executor_llm -.-> aggregate", "aggregate --> refinery",
+        "setup_executor --> executor_llm", "executor_llm -. &nbsp;tools&nbsp; .-> tool_node",
+        "tool_node --> executor_llm", "executor_llm -. &nbsp;done&nbsp; .-> aggregate",
+        "aggregate --> refinery",
         "refinery -.-> planner", "refinery -.-> synthesizer", "synthesizer --> __end__",
     ):  # fmt: skip
         assert edge in done.stdout
@@ -236,3 +237,24 @@ def test_definitions_named_without_a_location_are_grounded_from_the_index(
     assert "`nothing_like_this` is not code" in result.answer
     assert [e.data["added"] for e in events if e.kind == "ask.grounded"] == [1]
     assert all(c.exists for c in result.citations)
+
+
+def test_the_research_step_is_the_agent_loop_refusals_and_failures_included(
+    tmp_path: Path,
+) -> None:
+    """The step runs the agent's model <-> tools loop: a tool it does not offer is refused
+    with a tool.refused event, and a failed call reaches the model marked as an error."""
+    root = repo(tmp_path / "w")
+    write = tool_calls(("write_file", {"path": "app.py", "content": "x = 1\n"}))
+    result, events = ask_in_process(root, [PLAN, write, SUMMARY, FINISH, ANSWER])
+    assert result.status == "done"
+    assert [(e.data["tool"], "read_file" in e.data["offered"]) for e in events
+            if e.kind == "tool.refused"] == [("write_file", True)]  # fmt: skip
+
+    missing = json.dumps({"tool": "read_file", "args": {"path": "gone.py"}})
+    replies = [PLAN, missing, SUMMARY, FINISH, ANSWER]
+    result, events = ask_in_process(root, replies, ["llm.profiles.s.native_tools=false"])
+    assert result.status == "done"
+    after = [e.data for e in events if e.kind == "model.request"][2]["messages"][-1]
+    assert after["content"].startswith("Result of read_file (error):")
+    assert "gone.py" in after["content"]

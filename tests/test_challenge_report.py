@@ -9,12 +9,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from codur.challenges.journal import Journal
-from codur.challenges.outcome import Outcome
+from codur.challenges.outcome import JudgedRun
 from codur.challenges.report import write_reports
 
 
-def outcome(name: str, passed: bool, status: str, evidence: str = "") -> Outcome:
-    return Outcome(name, passed, status, 0, 1, 1.0, seed=1, evidence=evidence)
+def outcome(name: str, passed: bool, status: str, evidence: str = "") -> JudgedRun:
+    return JudgedRun(name, passed, status, 0, 1, 1.0, seed=1, evidence=evidence)
 
 
 def test_false_passes_per_evidence_level_from_a_journal(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from helpers import LOG, ROOT, write_files
 
 from codur.challenges.judge import check, judge
-from codur.challenges.outcome import Outcome, summarize
+from codur.challenges.outcome import JudgedRun, summarize
 from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge, discover, load
@@ -127,8 +127,8 @@ def test_check_finds_a_solution_that_edits_a_protected_file(tmp_path: Path) -> N
 
 
 def test_summary_counts_per_seed_every_seed_and_any_seed() -> None:
-    def run(name: str, seed: int, passed: bool) -> Outcome:
-        return Outcome(name, passed, "verified", 0, 1, 1.0, seed=seed)
+    def run(name: str, seed: int, passed: bool) -> JudgedRun:
+        return JudgedRun(name, passed, "verified", 0, 1, 1.0, seed=seed)
 
     outcomes = [run("a", 1, True), run("a", 2, True), run("b", 1, False), run("b", 2, True)]
     outcomes += [run("c", 1, False), run("c", 2, False)]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from codur.verify.derive import CallClaim, DocExample, doctest_examples, stated_calls, stated_output
+from codur.verify.statements import (
+    CallClaim,
+    DocExample,
+    doctest_examples,
+    stated_calls,
+    stated_output,
+)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from helpers import write_files
 from codur.config.schema import VerifyConfig
 from codur.events import Event, EventBus
 from codur.tools.context import ToolContext
-from codur.verify.agent import decide, verify_task
+from codur.verify.agent import choose_checks, verify_task
 from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
 from codur.workspace import Workspace
 
@@ -23,7 +23,7 @@ def make(tmp_path: Path, files: dict[str, str]) -> Workspace:
 def plan_for(
     ws: Workspace, refs: list[str] = (), cfg: VerifyConfig | None = None
 ) -> VerificationPlan:
-    return decide(ToolContext(ws), cfg or VerifyConfig(), list(refs), [])
+    return choose_checks(ToolContext(ws), cfg or VerifyConfig(), list(refs), [])
 
 
 def entries(plan: VerificationPlan) -> list[str]:

@@ -25,8 +25,8 @@ from codur.models.finish import finish_reason, truncated
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
-    from codur.agents.loop import Turn
     from codur.agents.registry import ResolvedAgent
+    from codur.agents.turn import Turn
     from codur.config.schema import AgentConfig
     from codur.session import Session
     from codur.tools.registry import ToolSpec
@@ -48,7 +48,7 @@ class CoderAgent:
     def start(self, request: AgentRequest, session: Session, sample: int | None = None) -> Turn:
         """The attempt's turn. `sample`: the k-th differently sampled reply (None: the
         run's next call decides)."""
-        from codur.agents.loop import Turn
+        from codur.agents.turn import Turn
         from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
 
         client = session.client(self.profile)
@@ -131,7 +131,8 @@ class CoderAgent:
     def completed(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult:
         """A loop that ends with attempt_completion (plan_verify mode): its files were
         changed by the tools, its result is the completion (None: it never came)."""
-        from codur.agents.loop import completion, model_view
+        from codur.agents.loop import model_view
+        from codur.agents.loop_routes import completion
 
         text = completion(turns)
         result = AgentResult(text or "", messages=model_view(turns, turn.native), completion=text)
@@ -156,7 +157,8 @@ class CoderAgent:
         """The final reply read as a proposal; the turns for the run's conversation."""
         from langchain_core.messages import AIMessage
 
-        from codur.agents.loop import hit_cap, last_reply, model_view
+        from codur.agents.loop import model_view
+        from codur.agents.loop_routes import hit_cap, last_reply
 
         assert turn.request is not None
         reply = last_reply(turns) or AIMessage("")

@@ -24,6 +24,7 @@ Entries = dict[str, tuple[object, ...]]
 def entries(root: Path) -> Entries:
     """{path relative to `root`: its identity} of `root/.git` and `root/*/.git`."""
     candidates = [root / GIT]
+    # not codur.tools.walk: it skips `.git`, the very entries looked at here
     try:
         children = list(root.iterdir())
     except OSError:

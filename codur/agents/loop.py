@@ -1,4 +1,5 @@
-"""The agent loop: an agent's model <-> tools loop as a LangGraph subgraph.
+"""The model <-> tools loop: an agent's (the execute step's subgraph) and ask's research
+step alike, as LangGraph nodes.
 
     agent --route--> tools --after_tools--> agent ...
           \\--route--> remind --> agent          \\--after_tools--> done
@@ -8,8 +9,9 @@
 at its last reply: tool calls and rounds left -> `tools`, else `done`; `tools` runs the
 calls through the registry and adds one result per call. A failing tool (a ToolError, a
 refused path, an exception) is a result with status "error" that the model reads: the
-loop goes on. At most `Turn.max_rounds` (runtime.max_tool_iterations) rounds of tools;
-a reply that still calls tools after the last round ends the loop, and `hit_cap` says so.
+loop goes on; a tool the turn did not offer is refused the same way (`Turn.refusal`). At
+most `Turn.max_rounds` rounds of tools; a reply that still calls tools after the last
+round ends the loop, and `hit_cap` says so.
 
 With `Turn.completion` (plan_verify mode) `attempt_completion` is the only way
 out: a reply without tool calls goes to `remind` (a reminder turn, counted as a round)
@@ -23,132 +25,42 @@ are read from the reply (`detect_tool_calls`) into the same `tool_calls`, and th
 are shown to the model as text (`model_view`). The embedded model calls tools natively
 through constrained decoding (`codur.models.local`).
 
-`build_loop()` is the loop on its own (used by `CoderAgent.propose`); the graph's
-`execute` step adds the same nodes with `add_loop` between its own start and finish.
+`add_loop` adds the nodes to a graph under the names and the tracing its user gives
+(the execute step: agent / tools / remind; ask: executor_llm / tool_node, no completion);
+`build_loop()` is the loop on its own (used by `CoderAgent.propose`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
+from codur.agents.loop_routes import after_tools, last_reply, route
+from codur.agents.turn import LoopState, Turn
 from codur.errors import ApprovalRequired
 from codur.session import Session
-from codur.tools.todo import TodoItem
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
-    from codur.agents.registry import AgentRequest, AgentResult
-
-
-class LoopAgent(Protocol):
-    """An agent whose model <-> tools loop runs in the graph: it prepares the turn, the
-    loop runs, and it settles the result from the turns (its reply read, its edits
-    written)."""
-
-    def start(self, request: AgentRequest, session: Session) -> Turn: ...
-
-    def settle(self, turn: Turn, turns: list[BaseMessage], session: Session) -> AgentResult: ...
+Node = Callable[[Any, Runtime[Session]], Any]
+Tracing = Callable[[str], Callable[[Node], Node]]
 
 
 @dataclass(frozen=True)
-class Turn:
-    """One attempt's model call, fixed before the loop: the prompt, the tools offered and
-    how, the reply's token budget; and what the agent needs to settle it."""
+class LoopNodes:
+    """The loop's node names in the graph that holds it."""
 
-    profile: str | None
-    prompt: tuple[BaseMessage, ...]
-    """The system message and the task (files, failure, earlier attempts)."""
-    names: tuple[str, ...] = ()
-    """The tools the model is offered (none: one model call, no loop)."""
-    bound: tuple[Any, ...] = ()
-    """LangChain tools bound natively (empty when calls are read from text)."""
-    native: bool = True
-    budget: int = 2048
-    stop: tuple[str, ...] = ()
-    """Stop sequences: where the reply has a natural end (codur.agents.reply_shape)."""
-    sample: int = 0
-    """The first call's sampling (0: the profile's own); later calls vary."""
-    max_rounds: int = 5
-    detect_from_text: bool = True
-    request: AgentRequest | None = None
-    edit_format: str = "whole_file"
-    written_before: frozenset[str] = frozenset()
-    owner: LoopAgent | None = field(default=None, compare=False)
-    """The agent that started the turn and settles it."""
-    completion: bool = False
-    """attempt_completion is the only way out of the loop (plan_verify mode, tools
-    offered): a reply without a tool call gets a reminder and another round."""
-
-
-class LoopState(TypedDict, total=False):
-    turn: Turn
-    turns: Annotated[list[AnyMessage], add_messages]
-    """The loop's conversation after the prompt: replies and tool results."""
-    loop_rounds: int
-    """Rounds of tools (and reminders) run so far."""
-    todos: list[TodoItem]
-    """The task's todo list (plan_verify mode): todo_write changes it."""
-
-
-def last_reply(turns: list[BaseMessage]) -> AIMessage | None:
-    return next((m for m in reversed(turns) if isinstance(m, AIMessage)), None)
-
-
-def route(state: LoopState) -> Literal["tools", "remind", "done"]:
-    """Tools while the last reply calls them and rounds are left; a reminder for a reply
-    without tool calls when only attempt_completion may end the loop; else done."""
-    reply = last_reply(state.get("turns", []))
-    rounds_left = state.get("loop_rounds", 0) < state["turn"].max_rounds
-    if reply is None or not rounds_left:
-        return "done"
-    if reply.tool_calls:
-        return "tools"
-    another = state.get("loop_rounds", 0) + 1 < state["turn"].max_rounds
-    return "remind" if state["turn"].completion and another else "done"
-
-
-def after_tools(state: LoopState) -> Literal["agent", "done"]:
-    """Where attempt_completion is the way out: done once it succeeded, or when no round
-    is left for another reply (it could not call it); else the agent."""
-    turn = state["turn"]
-    if not turn.completion:
-        return "agent"
-    ended = state.get("loop_rounds", 0) >= turn.max_rounds
-    return "done" if ended or completion(state.get("turns", [])) is not None else "agent"
-
-
-def completion(turns: list[BaseMessage]) -> str | None:
-    """The result of the attempt_completion call that succeeded in the last round of
-    tools; None: none did."""
-    results: list[ToolMessage] = []
-    for message in reversed(turns):
-        if not isinstance(message, ToolMessage):
-            break
-        results.append(message)
-    done = {m.tool_call_id for m in results if m.name == COMPLETE and m.status == "success"}
-    reply = last_reply(turns)
-    if not done or reply is None:
-        return None
-    call = next((c for c in reply.tool_calls if c["id"] in done), None)
-    return str(call["args"].get("result", "")).strip() if call is not None else None
-
-
-COMPLETE = "attempt_completion"
-"""The tool whose success ends the loop in plan_verify mode (codur.tools.completion)."""
-
-
-def hit_cap(turns: list[BaseMessage]) -> bool:
-    """The loop ended on a reply that still calls tools: the round limit was reached."""
-    reply = last_reply(turns)
-    return reply is not None and bool(reply.tool_calls)
+    agent: str = "agent"
+    tools: str = "tools"
+    remind: str = "remind"
 
 
 def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
@@ -158,27 +70,26 @@ def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
 
     session, turn = runtime.context, state["turn"]
     turns = state.get("turns", [])
-    with session.bus.span("node", node="agent", round=state.get("loop_rounds", 0)):
-        client = session.client(turn.profile)
-        variation = session.usage.calls if turns else turn.sample
-        reply = client.invoke(
-            [*turn.prompt, *model_view(turns, turn.native)],
-            tools=list(turn.bound),
-            **client.sampling(variation),
-            max_tokens=turn.budget,
-            stop=turn.stop,
-        )
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
-        if not reply.tool_calls and turn.names and turn.detect_from_text:
-            found = detect_tool_calls(text, list(turn.names))
-            if found:
-                calls = [
-                    {"name": c["name"], "args": c["args"], "id": f"text_{len(turns)}_{i}"}
-                    for i, c in enumerate(found)
-                ]
-                meta = {**reply.response_metadata, "calls_from_text": True}
-                reply = AIMessage(text, tool_calls=calls, response_metadata=meta)
-        return {"turns": [reply]}
+    client = session.client(turn.profile)
+    variation = session.usage.calls if turns and turn.vary else turn.sample
+    reply = client.invoke(
+        [*turn.prompt, *model_view(turns, turn.native)],
+        tools=list(turn.bound),
+        **client.sampling(variation),
+        max_tokens=turn.budget,
+        stop=turn.stop,
+    )
+    text = reply.content if isinstance(reply.content, str) else str(reply.content)
+    if not reply.tool_calls and turn.names and turn.detect_from_text:
+        found = detect_tool_calls(text, list(turn.names))
+        if found:
+            calls = [
+                {"name": c["name"], "args": c["args"], "id": f"text_{len(turns)}_{i}"}
+                for i, c in enumerate(found)
+            ]
+            meta = {**reply.response_metadata, "calls_from_text": True}
+            reply = AIMessage(text, tool_calls=calls, response_metadata=meta)
+    return {"turns": [reply]}
 
 
 def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
@@ -187,14 +98,11 @@ def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     reply = last_reply(state["turns"])
     assert reply is not None and reply.tool_calls  # route sends only such a reply here
-    rounds = state.get("loop_rounds", 0)
     ctx = session.tool_context()
     todos = list(state.get("todos", []))
     ctx.todos = list(todos)  # the state's list, for todo_write / todo_read
-    with session.bus.span("node", node="tools", round=rounds):
-        offered = state["turn"].names
-        results = [run_call(c, session, offered) for c in reply.tool_calls]
-    update: dict[str, Any] = {"turns": results, "loop_rounds": rounds + 1}
+    results = [run_call(c, session, state["turn"]) for c in reply.tool_calls]
+    update: dict[str, Any] = {"turns": results, "loop_rounds": state.get("loop_rounds", 0) + 1}
     if ctx.todos != todos:
         update["todos"] = list(ctx.todos)
     return update
@@ -204,23 +112,22 @@ def remind(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     """A reply without tool calls where attempt_completion is the only way out: tell the
     model so, and give it another round."""
     rounds, session = state.get("loop_rounds", 0), runtime.context
-    with session.bus.span("node", node="remind", round=rounds):
-        session.bus.emit("agent.reminded", round=rounds)
+    session.bus.emit("agent.reminded", round=rounds)
     reminder = HumanMessage(session.prompts.render("completion_reminder"))
     return {"turns": [reminder], "loop_rounds": rounds + 1}
 
 
-def run_call(call: dict[str, Any], session: Session, offered: tuple[str, ...]) -> ToolMessage:
+def run_call(call: dict[str, Any], session: Session, turn: Turn) -> ToolMessage:
     """Run one call of the reply; a tool the turn did not offer is refused (its result
     says which it may call), never run."""
     from codur.tools.registry import invoke
 
-    name = call["name"]
+    name, offered = call["name"], turn.names
     if name not in offered:
         session.bus.emit("tool.refused", tool=name, offered=list(offered))
         listed = ", ".join(offered) or "none"
         return ToolMessage(
-            f"{name} is not one of your tools (you may call: {listed})",
+            turn.refusal.format(name=name, tools=listed),
             tool_call_id=call["id"],
             name=name,
             status="error",
@@ -260,18 +167,50 @@ def model_view(turns: list[BaseMessage], native: bool) -> list[BaseMessage]:
     return out
 
 
-def add_loop(graph: StateGraph, done: str) -> None:
-    """Add the loop's nodes to `graph` (whose state has LoopState's keys): `agent` is
-    entered from outside; a reply without tool calls (or past the round limit), or a
-    successful attempt_completion where it is the way out, goes to `done`."""
-    graph.add_node("agent", agent)
-    graph.add_node("tools", tools)
-    graph.add_node("remind", remind)
-    graph.add_conditional_edges(
-        "agent", route, {"tools": "tools", "remind": "remind", "done": done}
-    )
-    graph.add_conditional_edges("tools", after_tools, {"agent": "agent", "done": done})
-    graph.add_edge("remind", "agent")
+def round_span(name: str) -> Callable[[Node], Node]:
+    """The execute step's tracing of a loop node: node.start / node.end with its round."""
+
+    def wrap(func: Node) -> Node:
+        @functools.wraps(func)
+        def node(state: Any, runtime: Runtime[Session]) -> Any:
+            rounds = state.get("loop_rounds", 0)
+            with runtime.context.bus.span("node", node=name, round=rounds):
+                return func(state, runtime)
+
+        return node
+
+    return wrap
+
+
+def add_loop(
+    graph: StateGraph,
+    done: str,
+    names: LoopNodes = LoopNodes(),
+    trace: Tracing = round_span,
+    completion: bool = True,
+) -> None:
+    """Add the loop's nodes to `graph` (whose state has LoopState's keys), each wrapped
+    by `trace(name)`: `names.agent` is entered from outside; a reply without tool calls
+    (or past the round limit), or a successful attempt_completion where it is the way
+    out, goes to `done`. `completion` false: a loop without that way out (no remind
+    node; its turns must not be completion turns)."""
+
+    def add(name: str, func: Node) -> None:
+        # the graph's whole state in, so `trace` can tag what that graph tracks (ask's
+        # iteration); from the bare function LangGraph would pass LoopState's keys only
+        graph.add_node(name, trace(name)(func), input_schema=graph.state_schema)
+
+    add(names.agent, agent)
+    add(names.tools, tools)
+    ways = {"tools": names.tools, "done": done}
+    if completion:
+        add(names.remind, remind)
+        graph.add_edge(names.remind, names.agent)
+        ways["remind"] = names.remind
+        graph.add_conditional_edges(names.tools, after_tools, {"agent": names.agent, "done": done})
+    else:
+        graph.add_edge(names.tools, names.agent)
+    graph.add_conditional_edges(names.agent, route, ways)
 
 
 def build_loop() -> CompiledStateGraph:

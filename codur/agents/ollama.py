@@ -20,8 +20,8 @@ from codur.agents.registry import register
 from codur.errors import AgentUnavailable
 
 if TYPE_CHECKING:
-    from codur.agents.loop import Turn
     from codur.agents.registry import AgentRequest, ResolvedAgent
+    from codur.agents.turn import Turn
     from codur.session import Session
 
 PROBE_TIMEOUT_S = 5.0

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Literal
 
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
+from codur.agents.turn import LoopState
 
 Decision = Literal["CONTINUE", "FINISH"]
 
 
-class AskState(TypedDict, total=False):
+class AskState(LoopState, total=False):
+    """With the model <-> tools loop's keys (`turn`, `turns`, `loop_rounds`): the
+    current research step's turn and its conversation only (setup_executor starts them,
+    aggregate clears the turns with RemoveMessage)."""
+
     question: str
     """The user's question (set once)."""
     plan: list[str]
@@ -26,11 +29,6 @@ class AskState(TypedDict, total=False):
     findings: dict[str, str]
     """Evidence by step, `step_N: description` -> what the tools and the executor found
     (aggregate; never cleared)."""
-    messages: Annotated[list[AnyMessage], add_messages]
-    """The executor's buffer for the current step only (setup_executor fills it,
-    executor_llm and tool_node append, aggregate clears it with RemoveMessage)."""
-    executor_calls: int
-    """Model calls of the executor in the current step (capped: ask.max_executor_steps)."""
     iterations: int
     """Planner -> executor -> refinery rounds so far (capped: ask.max_iterations)."""
     decision: Decision
@@ -40,5 +38,5 @@ class AskState(TypedDict, total=False):
     answer: str
     """The synthesizer's markdown answer."""
     files_read: list[str]
-    """Workspace files the tool calls named or returned (tool_node), sorted: with the
+    """Workspace files the tool calls named or returned (retrieve, aggregate), sorted: with the
     answer's citations, what a cached answer depends on."""

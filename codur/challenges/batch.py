@@ -10,7 +10,7 @@ from pathlib import Path
 
 from codur.challenges.journal import Journal, RunKey
 from codur.challenges.on_ray import RayOptions, RayTally, run_on_ray
-from codur.challenges.outcome import Outcome
+from codur.challenges.outcome import JudgedRun
 from codur.challenges.report import write_reports
 from codur.challenges.runner import RunSettings, run_challenge
 from codur.challenges.spec import Challenge
@@ -21,9 +21,9 @@ def run_all(
     out: Path,
     settings: RunSettings,
     jobs: int | None,
-    on_done: Callable[[Outcome], None] = lambda o: None,
+    on_done: Callable[[JudgedRun], None] = lambda o: None,
     ray: RayOptions | None = None,
-) -> tuple[list[Outcome], RayTally | None]:
+) -> tuple[list[JudgedRun], RayTally | None]:
     """Every challenge with every seed, `jobs` runs at a time (None: 1 here, as many as
     the cluster holds on Ray); writes the reports to `out`. Runs already in
     out/runs.jsonl (same settings) are not made again. Interrupted on Ray, the runs not
@@ -31,20 +31,20 @@ def run_all(
     logs = out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     journal = Journal(out, settings.recorded())
-    finished: dict[RunKey, Outcome] = journal.finished()
+    finished: dict[RunKey, JudgedRun] = journal.finished()
     runs = [(c, seed) for c in challenges for seed in settings.seeds]
     for challenge, seed in runs:
         if (challenge.name, seed) in finished:
             on_done(finished[(challenge.name, seed)])
     pending = [(c, seed) for c, seed in runs if (c.name, seed) not in finished]
 
-    def record(outcome: Outcome, journalled: bool = True) -> None:
+    def record(outcome: JudgedRun, journalled: bool = True) -> None:
         if journalled:
             journal.add(outcome)
         finished[(outcome.name, outcome.seed)] = outcome
         on_done(outcome)
 
-    def reports(tally: RayTally | None) -> list[Outcome]:
+    def reports(tally: RayTally | None) -> list[JudgedRun]:
         outcomes = [finished[(c.name, s)] for c, s in runs if (c.name, s) in finished]
         write_reports(outcomes, out, tally)
         return outcomes

@@ -11,7 +11,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from codur.challenges.outcome import Outcome
+from codur.challenges.outcome import JudgedRun
 from codur.errors import UsageError
 
 RunKey = tuple[str, int | None]
@@ -31,20 +31,20 @@ class Journal:
         out.mkdir(parents=True, exist_ok=True)
         recorded.write_text(json.dumps(settings, indent=1) + "\n")
 
-    def finished(self) -> dict[RunKey, Outcome]:
+    def finished(self) -> dict[RunKey, JudgedRun]:
         """The runs already in the journal (a line cut short by a kill is ignored)."""
-        done: dict[RunKey, Outcome] = {}
+        done: dict[RunKey, JudgedRun] = {}
         if not self.path.is_file():
             return done
         for line in self.path.read_text().splitlines():
             try:
-                outcome = Outcome(**json.loads(line))
+                outcome = JudgedRun(**json.loads(line))
             except (json.JSONDecodeError, TypeError):
                 continue  # the last line of a killed run: that run is made again
             done[(outcome.name, outcome.seed)] = outcome
         return done
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: JudgedRun) -> None:
         line = json.dumps(asdict(outcome)) + "\n"
         with self._lock, self.path.open("a") as f:
             f.write(line)

@@ -16,7 +16,7 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codur.challenges.outcome import LOST, Outcome, seed_label
+from codur.challenges.outcome import LOST, JudgedRun, seed_label
 from codur.challenges.runner import DEFAULT_COMMAND, RunSettings, run_challenge
 from codur.challenges.spec import Challenge
 from codur.cluster.connect import connected, require_ray
@@ -88,7 +88,7 @@ def unpack(data: bytes, dest: Path) -> Path:
 
 def run_remote(
     bundle: bytes, challenge: Challenge, settings: RunSettings, seed: int | None, own: bool
-) -> tuple[Outcome, dict[str, bytes]]:
+) -> tuple[JudgedRun, dict[str, bytes]]:
     """On a Ray worker: the challenge unpacked from `bundle`, run as a local run would
     (`own`: with this node's own Python, the default command); its outcome and logs."""
     with tempfile.TemporaryDirectory(prefix=temp_prefix("ray")) as tmp:
@@ -108,7 +108,7 @@ def _deadline(challenge: Challenge, settings: RunSettings, options: RayOptions) 
     return settings.attempts * (settings.timeout_s + challenge.spec.timeout_s) + MARGIN_S
 
 
-def _outcome(done: Done, logs: Path, tally: RayTally) -> tuple[Outcome, bool]:
+def _outcome(done: Done, logs: Path, tally: RayTally) -> tuple[JudgedRun, bool]:
     """The outcome of a finished task, and whether it goes into the journal (a run the
     runner lost does not: running again makes it)."""
     challenge, seed = done.job.args[1], done.job.args[3]
@@ -124,7 +124,7 @@ def _outcome(done: Done, logs: Path, tally: RayTally) -> tuple[Outcome, bool]:
     lost = not done.timed_out
     tally.lost += lost
     tally.deadline_timeouts += done.timed_out
-    outcome = Outcome(
+    outcome = JudgedRun(
         name=challenge.name,
         passed=False,
         status=LOST if lost else "timeout",
@@ -144,7 +144,7 @@ def run_on_ray(
     logs: Path,
     jobs: int | None,
     options: RayOptions,
-    record: Callable[[Outcome, bool], None],
+    record: Callable[[JudgedRun, bool], None],
     tally: RayTally,
 ) -> None:
     """Run `pending` on Ray, at most `jobs` at a time (None: as many as the cluster's CPUs

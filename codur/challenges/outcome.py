@@ -16,7 +16,9 @@ Ray retries, or the task raised); not journalled, so running again makes it."""
 
 
 @dataclass
-class Outcome:
+class JudgedRun:
+    """One run of a challenge (one seed) as the runner judged it."""
+
     name: str
     passed: bool
     """Judged by the runner, not by Codur's own verdict: the challenge's entry command
@@ -103,7 +105,7 @@ def by_evidence(passes: Iterable[tuple[str, bool]]) -> dict[str, dict[str, int]]
     return {k: found[k] for k in sorted(found, key=lambda k: rank.get(k, len(rank)))}
 
 
-def seeds_passed(outcomes: list[Outcome]) -> dict[str, list[int | None]]:
+def seeds_passed(outcomes: list[JudgedRun]) -> dict[str, list[int | None]]:
     """Challenge -> the seeds it passed with, in challenge order."""
     passed: dict[str, list[int | None]] = {}
     for o in outcomes:
@@ -113,7 +115,7 @@ def seeds_passed(outcomes: list[Outcome]) -> dict[str, list[int | None]]:
     return passed
 
 
-def summarize(outcomes: list[Outcome]) -> Summary:
+def summarize(outcomes: list[JudgedRun]) -> Summary:
     seeds = list(dict.fromkeys(o.seed for o in outcomes))
     by_challenge = seeds_passed(outcomes)
     runs_of = {name: sum(o.name == name for o in outcomes) for name in by_challenge}

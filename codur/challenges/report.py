@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codur.challenges.outcome import Outcome, Summary, seed_label, seeds_passed, summarize
+from codur.challenges.outcome import JudgedRun, Summary, seed_label, seeds_passed, summarize
 
 if TYPE_CHECKING:
     from codur.challenges.on_ray import RayTally
@@ -49,7 +49,7 @@ def _false_passes(s: Summary) -> str:
     )
 
 
-def _table(outcomes: list[Outcome]) -> list[str]:
+def _table(outcomes: list[JudgedRun]) -> list[str]:
     lines = [
         "| challenge | seed | result | status | evidence | attempts | model calls | tokens "
         "| iterations | wall s |",
@@ -65,7 +65,7 @@ def _table(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
-def _seeds_per_challenge(outcomes: list[Outcome]) -> list[str]:
+def _seeds_per_challenge(outcomes: list[JudgedRun]) -> list[str]:
     lines = ["", "## Seeds each challenge passed with", ""]
     for name, seeds in seeds_passed(outcomes).items():
         runs = sum(o.name == name for o in outcomes)
@@ -74,7 +74,7 @@ def _seeds_per_challenge(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
-def _details(o: Outcome) -> list[str]:
+def _details(o: JudgedRun) -> list[str]:
     title = o.name if o.seed is None else f"{o.name} (seed {o.seed})"
     lines = ["", f"## {title}", "", f"log: `{o.log}`" + (f"; error: {o.error}" if o.error else "")]
     if o.retries:
@@ -87,7 +87,7 @@ def _details(o: Outcome) -> list[str]:
     return lines
 
 
-def write_reports(outcomes: list[Outcome], out: Path, ray: RayTally | None = None) -> Summary:
+def write_reports(outcomes: list[JudgedRun], out: Path, ray: RayTally | None = None) -> Summary:
     """report.json and report.md in `out`; `ray`: how a --ray run went (placement, retries,
     lost runs, an interruption)."""
     summary = summarize(outcomes)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.challenges.judge import judge
-from codur.challenges.outcome import Outcome
+from codur.challenges.outcome import JudgedRun
 from codur.challenges.scope import scope_for
 from codur.challenges.snapshot import snapshot
 from codur.challenges.spec import Challenge
@@ -73,7 +73,7 @@ def _last_run_end(log: Path) -> dict:
 
 def attempt(
     challenge: Challenge, settings: RunSettings, seed: int | None, logs: Path, number: int
-) -> Outcome:
+) -> JudgedRun:
     """One isolated run: copy, hash every file, Codur in a subprocess, compare the hashes
     under the edit scope, judge the output, keep the log."""
     scope = scope_for(challenge, settings.log_path)
@@ -100,7 +100,7 @@ def attempt(
         error = "timed out" if result.timed_out else ""
         if not end and not error:
             error = (result.stderr.strip().splitlines() or ["no run.end in the debug log"])[-1]
-        return Outcome(
+        return JudgedRun(
             name=challenge.name,
             passed=judgement.passed,
             status=end.get("status", "timeout" if result.timed_out else "error"),
@@ -129,7 +129,7 @@ def _level(end: dict) -> str:
 
 def run_challenge(
     challenge: Challenge, settings: RunSettings, seed: int | None, logs: Path
-) -> Outcome:
+) -> JudgedRun:
     """Up to `settings.attempts` tries; the first pass ends it. Wall time and calls add up."""
     total_wall = total_calls = 0
     for number in range(1, settings.attempts + 1):

@@ -100,6 +100,7 @@ def oracle(challenge: Challenge) -> tuple[str, ...]:
     (the tests' helpers and plugins as the challenge folder has them)."""
     expected = challenge.spec.expected
     root = challenge.folder
+    # not codur.tools.walk: the judge runs every Python file of the challenge, ignored or not
     files = {  # the challenge's own folder, every Python file: what the judge runs
         p.relative_to(root).as_posix()
         for p in root.rglob("*.py")

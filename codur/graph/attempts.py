@@ -15,11 +15,11 @@ from codur.graph.located import assemble
 from codur.graph.state import AgentState, Attempt
 from codur.litter import portable
 from codur.session import Session
-from codur.verify.derive import DocExample, doctest_examples
 from codur.verify.derived import DerivedCheck
 from codur.verify.oracle import OracleCheck
 from codur.verify.plan import OutputCheck
 from codur.verify.result import VerificationResult
+from codur.verify.statements import DocExample, doctest_examples
 from codur.verify.target import is_test
 
 

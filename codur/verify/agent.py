@@ -60,7 +60,7 @@ def verification_context(
     return dataclasses.replace(ctx, config=config, bus=ctx.bus.tagged(by="verify"), checking=True)
 
 
-def decide(
+def choose_checks(
     ctx: ToolContext,
     cfg: VerifyConfig,
     refs: list[str],
@@ -274,7 +274,7 @@ def verify_task(
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
-    plan = decide(
+    plan = choose_checks(
         vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site, failing
     )
     result = run_plan(plan, vctx)

@@ -6,8 +6,8 @@ and no tests (a fix or implement task still gets a check):
 - the docstring examples of the functions the task names, or, when it names none, of the
   functions in the files it references -> one generated pytest file (source "doctest").
 
-Each claim or example is one test function calling a helper of derived_support.py, whose
-source heads the file. What counts as a statement is in derive.py. The folder's code is
+Each claim or example is one test function calling a helper of check_helpers.py, whose
+source heads the file. What counts as a statement is in statements.py. The folder's code is
 its Python files other than tests; a function name defined in several files belongs to the
 referenced one, and is left out when that does not decide it.
 """
@@ -22,15 +22,15 @@ from pathlib import Path
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
 from codur.task import mentioned
-from codur.verify.derive import (
+from codur.verify.derived import ORIGIN, DerivedCheck
+from codur.verify.plan import Check, OutputCheck
+from codur.verify.statements import (
     CallClaim,
     DocExample,
     doctest_examples,
     stated_calls,
     stated_output,
 )
-from codur.verify.derived import ORIGIN, DerivedCheck
-from codur.verify.plan import Check, OutputCheck
 from codur.verify.target import entry_point, is_test, python_files
 from codur.workspace import Workspace
 
@@ -40,7 +40,7 @@ LISTED = 3
 
 
 def _support() -> str:
-    return Path(__file__).with_name("derived_support.py").read_text(encoding="utf-8")
+    return Path(__file__).with_name("check_helpers.py").read_text(encoding="utf-8")
 
 
 def _identifier(text: str) -> str:

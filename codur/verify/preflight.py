@@ -10,7 +10,7 @@ from codur.errors import ProjectEnvError
 from codur.project.interpreter import Interpreter
 from codur.task import file_refs
 from codur.tools.context import ToolContext
-from codur.verify.agent import decide, verification_context
+from codur.verify.agent import choose_checks, verification_context
 from codur.verify.derived import DerivedCheck
 from codur.verify.plan import Check, TestCheck, VerificationPlan
 
@@ -23,7 +23,9 @@ def planned_check(
 ) -> VerificationPlan:
     """The checks Codur would run for `task` in the folder as it is now (nothing runs):
     the expected output, the tests, the derived checks or the static ones."""
-    return decide(verification_context(ctx, cfg), cfg, file_refs(task), [], task, None, derived)
+    return choose_checks(
+        verification_context(ctx, cfg), cfg, file_refs(task), [], task, None, derived
+    )
 
 
 def pytest_runs(plan: VerificationPlan) -> list[str]:

@@ -5,7 +5,7 @@ several candidates shows where they behave differently (codur/agents/crosscheck.
 
 `behaviour` runs the probes on the code of a workspace (or a scratch copy) in one program,
 in the run's sandbox: each call's value (floats rounded), or the exception it raised, or
-that it ran out of time; the program a module would run is left out (derived_support.py).
+that it ran out of time; the program a module would run is left out (check_helpers.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from codur.errors import WorkspaceError
 from codur.litter import temp_prefix
 from codur.tools.context import ToolContext
-from codur.verify.derive import DocExample, doctest_examples
 from codur.verify.mutate import argument_mutants
+from codur.verify.statements import DocExample, doctest_examples
 
 MARK = "codur-probe-results:"
 """Starts the line of the probe program's output that holds the results."""
@@ -104,7 +104,7 @@ def probes(sources: dict[str, str], limit: int, mutate: bool = True) -> list[Pro
 
 def _program() -> str:
     here = Path(__file__).parent
-    support = (here / "derived_support.py").read_text(encoding="utf-8")
+    support = (here / "check_helpers.py").read_text(encoding="utf-8")
     return support + "\n\n" + (here / "probe_runner.py").read_text(encoding="utf-8")
 
 

@@ -1,4 +1,4 @@
-"""The probe program's runner (codur/verify/probe.py): appended to derived_support.py's
+"""The probe program's runner (codur/verify/probe.py): appended to check_helpers.py's
 source, the file alone is the program, so it imports nothing from codur.
 
     python codur_probe.py SECONDS < probes.json
@@ -61,7 +61,7 @@ def _shown(value):
 
 def _call(path, function, args, seconds):
     try:
-        target = getattr(load(path), function)  # noqa: F821 (derived_support.py's load)
+        target = getattr(load(path), function)  # noqa: F821 (check_helpers.py's load)
         arguments = copy.deepcopy(ast.literal_eval(args))
     except BaseException as exc:  # noqa: BLE001 (a module that does not load: every call says so)
         return f"!load {type(exc).__name__}"

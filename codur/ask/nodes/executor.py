@@ -1,32 +1,32 @@
-"""The ReAct executor of one research step: setup_executor fills a fresh message buffer,
-executor_llm <-> tool_node loop (at most ask.max_executor_steps model calls), aggregate
-stores what was found under the step and clears the buffer (RemoveMessage).
+"""The executor of one research step: setup_executor starts a fresh turn of the model
+<-> tools loop (codur.agents.loop, wired in as executor_llm <-> tool_node), aggregate
+stores what the step found under it and clears the turns (RemoveMessage).
 
-Only read-only tools are offered, and tool_node refuses any other: an answer never edits.
+The step's own rules: at most ask.max_executor_steps model calls (the loop's rounds of
+tools are one fewer); only read-only tools are offered, and any other call is refused
+with a reason the model reads: an answer never edits.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Literal
-
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
+    BaseMessage,
     HumanMessage,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
 )
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
-from codur.agents.tool_detection import detect_tool_calls
+from codur.agents.loop import LoopNodes
+from codur.agents.turn import Turn
 from codur.ask.nodes import ask_config, client, evidence, traced
 from codur.ask.reads import mentioned_files, strings
 from codur.ask.state import AskState
 from codur.session import Session
-from codur.tools.registry import all_tools, invoke
+from codur.tools.registry import ToolSpec, all_tools
 
 ASK_TOOLS = (
     "search_codebase",
@@ -38,110 +38,80 @@ ASK_TOOLS = (
 )
 """The executor's tools: search, the call graph and reading; none writes."""
 
+NODES = LoopNodes(agent="executor_llm", tools="tool_node")
+"""The loop's nodes in the ask graph."""
+
+REFUSAL = (
+    "{name} is not available when answering a question (answers never change files). Tools: {tools}"
+)
+
 
 def clear(messages: list[AnyMessage]) -> list[RemoveMessage]:
     return [RemoveMessage(id=m.id) for m in messages if m.id]
 
 
-def _specs() -> list:
+def _specs() -> list[ToolSpec]:
     tools = all_tools()
     return [tools[name] for name in ASK_TOOLS if name in tools and not tools[name].writes]
 
 
 @traced("setup_executor")
 def setup_executor(state: AskState, runtime: Runtime[Session]) -> dict:
-    """A fresh buffer for the next step: the task context and the step."""
-    cfg = ask_config(runtime)
+    """A fresh turn for the next step: the task context and the step, the read-only
+    tools, ask.max_executor_steps model calls."""
+    session, cfg = runtime.context, ask_config(runtime)
     plan, step = state.get("plan") or [], state.get("current_step", 0)
     instruction = plan[step] if step < len(plan) else "No more steps to execute"
-    system = runtime.context.prompts.render(
+    system = session.prompts.render(
         "ask_executor",
         question=state["question"],
         findings=evidence(state, cfg.max_finding_chars),
     )
-    if not client(runtime).profile.native_tools:
-        lines = "\n".join(f"- {s.usage}: {s.description}" for s in _specs())
-        calls = runtime.context.prompts.render("tool_text_calls")
-        system += f"\n\n## Available tools\n{lines}\n\n{calls}"
-    runtime.context.bus.emit("ask.step", step=step + 1, of=len(plan), instruction=instruction)
-    fresh = [SystemMessage(system), HumanMessage(instruction)]
-    return {"messages": [*clear(state.get("messages") or []), *fresh], "executor_calls": 0}
-
-
-def _as_text(messages: list[AnyMessage]) -> list[AnyMessage]:
-    """The buffer for a model without native tool calling: calls and results as text."""
-    out: list[AnyMessage] = []
-    for m in messages:
-        if isinstance(m, AIMessage) and m.tool_calls:
-            calls = [{"tool": c["name"], "args": c["args"]} for c in m.tool_calls]
-            out.append(AIMessage(f"{m.content}\n{json.dumps(calls)}".strip()))
-        elif isinstance(m, ToolMessage):
-            out.append(HumanMessage(f"Result of {m.name}:\n{m.content}"))
-        else:
-            out.append(m)
-    return out
-
-
-@traced("executor_llm")
-def executor_llm(
-    state: AskState, runtime: Runtime[Session]
-) -> Command[Literal["tool_node", "aggregate"]]:
-    """One model call of the step; its tool calls go to tool_node while the step's
-    model calls are under ask.max_executor_steps, else the step ends (aggregate)."""
-    cfg = ask_config(runtime)
-    model = client(runtime)
-    messages = state.get("messages") or []
     specs = _specs()
-    if model.profile.native_tools:
-        reply = model.invoke(messages, [s.structured_tool for s in specs])
-        calls = [
-            {"name": c["name"], "args": c["args"], "id": c.get("id") or f"call_{n}"}
-            for n, c in enumerate(reply.tool_calls)
-        ]
-    else:
-        reply = model.invoke(_as_text(messages))
-        found = detect_tool_calls(str(reply.content), [s.name for s in specs])
-        calls = [
-            {"name": c["name"], "args": c["args"], "id": f"text_{n}"} for n, c in enumerate(found)
-        ]
-    message = AIMessage(content=reply.content, tool_calls=calls)
-    count = state.get("executor_calls", 0) + 1
-    go = "tool_node" if calls and count < cfg.max_executor_steps else "aggregate"
-    return Command(update={"messages": [message], "executor_calls": count}, goto=go)
+    native = client(runtime).profile.native_tools
+    if not native:
+        lines = "\n".join(f"- {s.usage}: {s.description}" for s in specs)
+        calls = session.prompts.render("tool_text_calls")
+        system += f"\n\n## Available tools\n{lines}\n\n{calls}"
+    session.bus.emit("ask.step", step=step + 1, of=len(plan), instruction=instruction)
+    turn = Turn(
+        profile=cfg.profile,
+        prompt=(SystemMessage(system), HumanMessage(instruction)),
+        names=tuple(s.name for s in specs),
+        bound=tuple(s.structured_tool for s in specs) if native else (),
+        native=native,
+        budget=None,
+        vary=False,
+        max_rounds=cfg.max_executor_steps - 1,
+        detect_from_text=session.config.runtime.detect_tool_calls_from_text,
+        refusal=REFUSAL,
+    )
+    return {"turn": turn, "turns": clear(state.get("turns") or []), "loop_rounds": 0}
 
 
-@traced("tool_node")
-def tool_node(state: AskState, runtime: Runtime[Session]) -> dict:
-    """Run the last reply's tool calls through the registry, one after the other; a tool
-    that is not offered (any that writes) is refused, and the model reads why. The files
-    the calls named or returned are recorded (`files_read`: the answer cache's key)."""
-    last = (state.get("messages") or [])[-1]
-    ctx = runtime.context.tool_context()
-    offered = {s.name for s in _specs()}
-    results = []
-    read = set(state.get("files_read") or [])
+def files_named(turn: Turn, turns: list[BaseMessage], runtime: Runtime[Session]) -> set[str]:
+    """The workspace files the step's offered tool calls named or returned."""
     ws, config = runtime.context.ws, runtime.context.config
     log = [ws.relative(config.log_path(ws.root))] if config.log.enabled else []
-    for call in getattr(last, "tool_calls", []):
-        if call["name"] in offered:
-            output = invoke(call["name"], call["args"], ctx).output
-            read |= mentioned_files([*strings(call["args"]), output], ws, log)
-        else:
-            output = (
-                f"{call['name']} is not available when answering a question (answers never "
-                f"change files). Tools: {', '.join(sorted(offered))}"
-            )
-        results.append(ToolMessage(output, tool_call_id=call["id"], name=call["name"]))
-    return {"messages": results, "files_read": sorted(read)}
+    texts: list[str] = []
+    for m in turns:
+        if isinstance(m, AIMessage):
+            texts += [
+                s for c in m.tool_calls if c["name"] in turn.names for s in strings(c["args"])
+            ]
+        elif isinstance(m, ToolMessage) and m.name in turn.names:
+            texts.append(str(m.content))
+    return mentioned_files(texts, ws, log)
 
 
 @traced("aggregate")
 def aggregate(state: AskState, runtime: Runtime[Session]) -> dict:
-    """Store the step's tool results and the executor's summary as its findings, clear
-    the buffer and advance to the next step."""
-    messages = state.get("messages") or []
+    """Store the step's tool results and the executor's summary as its findings, the
+    files its tools read (`files_read`: the answer cache's key), clear the turns and
+    advance to the next step."""
+    turns = state.get("turns") or []
     parts = []
-    for m in messages:
+    for m in turns:
         if isinstance(m, ToolMessage):
             parts.append(f"[{m.name}]\n{m.content}")
         elif isinstance(m, AIMessage) and not m.tool_calls and str(m.content).strip():
@@ -152,4 +122,10 @@ def aggregate(state: AskState, runtime: Runtime[Session]) -> dict:
     findings[f"step_{len(findings) + 1}: {description}"] = (
         "\n---\n".join(parts) if parts else "No results found"
     )
-    return {"findings": findings, "current_step": step + 1, "messages": clear(messages)}
+    read = set(state.get("files_read") or []) | files_named(state["turn"], turns, runtime)
+    return {
+        "findings": findings,
+        "current_step": step + 1,
+        "turns": clear(turns),
+        "files_read": sorted(read),
+    }

@@ -35,8 +35,8 @@ import doctest
 import re
 from dataclasses import dataclass
 
+from codur.verify.check_helpers import claimed
 from codur.verify.claims import TASK, CallClaim, find_claims
-from codur.verify.derived_support import claimed
 from codur.verify.io_examples import io_claims
 
 __all__ = ["CallClaim", "DocExample", "doctest_examples", "stated_calls", "stated_output"]
