@@ -22,7 +22,7 @@ from codur.challenges.spec import Challenge
 from codur.cluster.connect import connected, require_ray
 from codur.cluster.jobs import Done, Job, run_jobs
 from codur.cluster.placement import Placement
-from codur.config.loader import ENV_PREFIX
+from codur.config.layers import ENV_PREFIX
 from codur.litter import temp_prefix
 
 MARGIN_S = 60.0

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from codur.config.loader import yaml_layer
+from codur.config.layers import yaml_layer
 from codur.errors import ConfigError
 
 

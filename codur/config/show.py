@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codur.config.loader import Key, LoadedConfig
+from codur.config.keys import Key
+from codur.config.loader import LoadedConfig
 
 
 def _leaves(value: Any, prefix: Key) -> list[tuple[Key, Any]]:
