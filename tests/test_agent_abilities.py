@@ -1,5 +1,6 @@
-"""What an agent can do besides `run` it declares (`Agent.loops`, `Agent.proposes`);
-nothing probes for methods. The declarations must agree with what each agent has."""
+"""What an agent can do besides `run` it declares (`AgentBackend.loops`,
+`AgentBackend.proposes`); nothing probes for methods. The declarations must agree with what
+each agent has."""
 
 from __future__ import annotations
 

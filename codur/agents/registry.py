@@ -99,8 +99,9 @@ class AgentResult:
     call it (or was not asked to)."""
 
 
-class Agent(Protocol):
-    """An agent: `run` does the task as a whole; what more it can do, it declares."""
+class AgentBackend(Protocol):
+    """A registered agent (coder, ollama, a CLI agent) as the graph runs it: `run` does the
+    task as a whole; what more it can do, it declares. (`codur.Agent` is the Python API.)"""
 
     loops: ClassVar[bool]
     """Its model <-> tools loop runs in the graph's execute step: it has `start` and
@@ -112,12 +113,12 @@ class Agent(Protocol):
     def run(self, request: AgentRequest, session: Session) -> AgentResult: ...
 
 
-AgentFactory = Callable[["ResolvedAgent"], Agent]
+AgentFactory = Callable[["ResolvedAgent"], AgentBackend]
 _AGENTS: dict[str, AgentFactory] = {}
 
 
 def register(name: str) -> Callable[[AgentFactory], AgentFactory]:
-    """Register an agent factory `(resolved agent) -> Agent` under `name`."""
+    """Register an agent factory `(resolved agent) -> AgentBackend` under `name`."""
 
     def add(factory: AgentFactory) -> AgentFactory:
         _AGENTS[name] = factory
@@ -142,7 +143,7 @@ class ResolvedAgent:
     own (`agent:NAME`, codur.config.agents.ollama_profile); None for a CLI agent."""
     config: AgentConfig | None
 
-    def build(self) -> Agent:
+    def build(self) -> AgentBackend:
         return registered()[self.kind](self)
 
 
@@ -198,7 +199,7 @@ def resolve(ref: str, cfg: CodurConfig) -> ResolvedAgent:
 
 def can_sample(ref: str, cfg: CodurConfig) -> bool:
     """Whether the agent can propose replies without writing them (sampling and the
-    cross-check need it): what it declares (`Agent.proposes`)."""
+    cross-check need it): what it declares (`AgentBackend.proposes`)."""
     return resolve(ref, cfg).build().proposes
 
 
