@@ -176,7 +176,7 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     from codur.graph.checkpoint import run_graph
     from codur.scope import decide_scope
     from codur.task import file_refs
-    from codur.verify.generate import derived_checks
+    from codur.verify.derived_checks import derived_checks
     from codur.verify.preflight import planned_check, require_pytest
 
     cfg = session.config

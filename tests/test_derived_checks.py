@@ -431,7 +431,7 @@ def test_input_output_pairs_that_claim_nothing(source: str) -> None:
 def test_only_files_that_may_define_a_named_function_are_parsed() -> None:
     """A scan for `def`/`class` lines picks the files worth parsing: a large module that
     defines nothing the task names is left unparsed (it took 20 s at 2.4 MB)."""
-    from codur.verify.generate import _defs, _may_matter
+    from codur.verify.derived_checks import _defs, _may_matter
 
     sources = {
         "gen.py": "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200)),

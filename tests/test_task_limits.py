@@ -41,7 +41,7 @@ from pathlib import Path
 from codur.config import load_config
 from codur.scope import decide_scope
 from codur.task import code_mentions, file_mentions, file_refs, mentioned
-from codur.verify.generate import derived_checks
+from codur.verify.derived_checks import derived_checks
 from codur.workspace import Workspace
 root, task = Path(sys.argv[1]), sys.stdin.read()
 cfg = load_config(root, environ={}, user_file=root / "none").config

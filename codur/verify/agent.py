@@ -7,7 +7,7 @@ checks through the registry's tools, and returns a typed verdict.
   changed code, the whole suite (verify/tests_check.py)
 - both -> hybrid (both must pass)
 - neither -> checks derived from the task (a stated output, claims about calls) and from
-  docstring examples (generate.py); none of those either -> static: syntax, imports of
+  docstring examples (derived_checks.py); none of those either -> static: syntax, imports of
   library modules, the configured linter
 Nothing is assumed: the entry point comes from config, the task's references, the
 folder's conventional or only script, or `discover_entry_points`.
@@ -27,8 +27,8 @@ from codur.scope.support import closure
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify import detect
+from codur.verify.derived_checks import derived_checks
 from codur.verify.evidence import Evidence
-from codur.verify.generate import derived_checks
 from codur.verify.oracle import OracleCheck
 from codur.verify.plan import (
     Check,

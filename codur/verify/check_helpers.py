@@ -1,4 +1,4 @@
-"""The helpers of generated derived tests (codur/verify/generate.py). Their source is
+"""The helpers of generated derived tests (codur/verify/derived_checks.py). Their source is
 copied at the top of every generated test file, so the file alone is the check: this
 module imports nothing from codur and runs on the project's Python with pytest.
 
