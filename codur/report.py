@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from codur.config.sections import DisplayConfig
 from codur.result import RunResult
-from codur.ui import IO, cut_lines
+from codur.terminal_text import cut_lines
+from codur.ui import IO
 
 if TYPE_CHECKING:
     from codur.ask.run import AskResult

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.ui import clean
+from codur.terminal_text import clean
 
 WAIT_S = 120
 """How long a step may take before the test gives up (a hang guard, not a measurement)."""
