@@ -58,7 +58,8 @@ def test_the_embedded_model_calls_a_tool_in_the_agent_loop(tmp_path: Path) -> No
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
-    from codur.tools.registry import TaskType, langchain_tools
+    from codur.tools.offered import langchain_tools
+    from codur.tools.registry import TaskType
     from codur.workspace import Workspace
 
     (tmp_path / "word.txt").write_text("pumpernickel\n")

@@ -9,14 +9,8 @@ import pytest
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from codur.config.schema import ToolsConfig
-from codur.tools.registry import (
-    TaskType,
-    all_tools,
-    invoke,
-    langchain_tools,
-    list_tools_for_tasks,
-    prompt_section,
-)
+from codur.tools.offered import langchain_tools, prompt_section
+from codur.tools.registry import TaskType, all_tools, invoke, list_tools_for_tasks
 
 SEED_TOOLS = {
     "read_file", "write_file", "append_file", "delete_file", "copy_file", "move_file",

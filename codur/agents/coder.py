@@ -49,7 +49,8 @@ class CoderAgent:
         """The attempt's turn. `sample`: the k-th differently sampled reply (None: the
         run's next call decides)."""
         from codur.agents.turn import Turn
-        from codur.tools.registry import TaskType, langchain_tools, list_tools_for_tasks
+        from codur.tools.offered import langchain_tools
+        from codur.tools.registry import TaskType, list_tools_for_tasks
 
         client = session.client(self.profile)
         wanted = self.config.tools if self.config and client.profile.agent_tools else []
@@ -68,7 +69,7 @@ class CoderAgent:
         if request.context:
             system += "\n\n" + request.context
         if names and not native:
-            from codur.tools.registry import prompt_section
+            from codur.tools.offered import prompt_section
 
             calls = session.prompts.render("tool_text_calls")
             system += "\n\n" + prompt_section(task_types) + "\n\n" + calls

@@ -21,7 +21,8 @@ from codur.tools.todo import TodoItem, announce
 def agent_tools(state: AgentState, session: Session) -> str:
     """What the planner is told about the agent's tools (the coder's choice: its
     configured task types, when its profile offers agents tools)."""
-    from codur.tools.registry import TaskType, prompt_section
+    from codur.tools.offered import prompt_section
+    from codur.tools.registry import TaskType
 
     cfg = session.config
     agent = resolve(state.get("agent") or cfg.agents.preferences.default_agent, cfg)

@@ -1,4 +1,5 @@
-"""The tool registry: typed functions, their task types, prompts and dispatch.
+"""The tool registry: typed functions, their task types, and dispatch (how a model is
+offered them: `codur.tools.offered`).
 
 A tool is a function `name(ctx, arg: type, ...) -> value` with a Google-style docstring
 and one `@register_tool(TaskType...)` line; its schema is derived from the signature by
@@ -27,7 +28,7 @@ from codur.errors import ApprovalRequired, CodurError
 from codur.tools.context import ToolContext
 
 if TYPE_CHECKING:
-    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.tools import StructuredTool
     from pydantic import BaseModel
 
 
@@ -174,43 +175,6 @@ def list_tools_for_tasks(task_types: Iterable[TaskType] | None = None) -> list[T
         (t for t in all_tools().values() if wanted.intersection(t.task_types)),
         key=lambda t: t.name,
     )
-
-
-def prompt_section(task_types: Iterable[TaskType] | None = None) -> str:
-    """The markdown tool list for a system prompt, grouped by task type."""
-    order = list(task_types) if task_types is not None else list(TaskType)
-    groups: dict[TaskType, list[ToolSpec]] = {t: [] for t in order}
-    for spec in list_tools_for_tasks(order):
-        groups[next(t for t in order if t in spec.task_types)].append(spec)
-    lines = ["## Available tools"]
-    for task_type, specs in groups.items():
-        if specs:
-            lines += ["", f"### {task_type.title}"]
-            lines += [f"- {s.usage}: {s.description}" for s in specs]
-    return "\n".join(lines)
-
-
-def langchain_tools(
-    task_types: Iterable[TaskType] | None = None, ctx: ToolContext | None = None
-) -> list[BaseTool]:
-    """langchain-core tools for `bind_tools`. With `ctx`, calling one runs `invoke`."""
-    specs = list_tools_for_tasks(task_types)
-    if ctx is None:
-        return [s.structured_tool for s in specs]
-    from langchain_core.tools import StructuredTool
-
-    def bound(spec: ToolSpec) -> StructuredTool:
-        def run(**kwargs: Any) -> str:
-            return invoke(spec.name, kwargs, ctx).output
-
-        return StructuredTool(
-            name=spec.name,
-            description=spec.structured_tool.description,
-            args_schema=spec.schema,
-            func=run,
-        )
-
-    return [bound(s) for s in specs]
 
 
 def invoke(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> ToolResult:

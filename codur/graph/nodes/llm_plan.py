@@ -76,7 +76,8 @@ def parse_decision(text: str, session: Session) -> PlanDecision:
 
 
 def _system(session: Session) -> str:
-    from codur.tools.registry import TaskType, prompt_section
+    from codur.tools.offered import prompt_section
+    from codur.tools.registry import TaskType
 
     agents = "\n".join(
         f"- {ref}: {cfg.description}"
