@@ -123,7 +123,7 @@ def run(
 ) -> int:
     """Run TASK in the current folder (the default command)."""
     from codur.config.sections import CODEX_APPROVAL
-    from codur.run import run_command
+    from codur.run import task_command
 
     if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
         raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
@@ -138,7 +138,7 @@ def run(
         "--sandbox": ("sandbox.confine", sandbox),
     }
     loaded = _load(directory, config, overrides, flags)
-    return run_command(
+    return task_command(
         loaded,
         directory.resolve(),
         task,

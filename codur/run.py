@@ -1,4 +1,4 @@
-"""Running a task or a question: `run_command` (`codur run`) and `ask_command` (`codur
+"""Running a task or a question: `task_command` (`codur run`) and `ask_command` (`codur
 ask`) hand their work to `codur.command.wired` (config, events, the debug log, the
 terminal): `run_task` invokes the agent graph with the run's session and sums up the
 outcome (a RunResult); `codur.ask.run.ask_question` invokes the ask graph (an AskResult).
@@ -33,10 +33,10 @@ if TYPE_CHECKING:
     from codur.graph.checkpoint import Saved
     from codur.verify.strength import Strength
 
-__all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_command", "run_task"]
+__all__ = ["EXIT_CODES", "InternalError", "RunResult", "ask_command", "run_task", "task_command"]
 
 
-def run_command(
+def task_command(
     loaded: LoadedConfig,
     workdir: Path,
     task: str,

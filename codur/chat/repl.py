@@ -1,5 +1,5 @@
 """`codur chat`: a prompt with history where each line is a task, run as `codur "TASK"`
-runs it (`codur.run.run_command`), with the session's memory carried from one to the next
+runs it (`codur.run.task_command`), with the session's memory carried from one to the next
 (the files read, the last exchanges) and its models loaded once.
 
 Slash commands: /undo, /diff (the last run, as `codur undo` / `codur diff`), /memory
@@ -117,9 +117,9 @@ class Chat:
             else:
                 command(self, rest.strip())
             return
-        from codur.run import run_command
+        from codur.run import task_command
 
-        run_command(
+        task_command(
             self.loaded,
             self.root,
             line,

@@ -46,7 +46,7 @@ from langgraph.graph.state import CompiledStateGraph
 from codur.agents.loop import add_loop
 from codur.ask.build import build_ask_graph
 from codur.graph.node_names import END, Node, Target
-from codur.graph.nodes.command import run_command
+from codur.graph.nodes.command import run_planned_command
 from codur.graph.nodes.crosscheck import crosscheck
 from codur.graph.nodes.delegate import delegate
 from codur.graph.nodes.execute import finish, prepare
@@ -86,7 +86,7 @@ def _steps() -> dict[Node, Any]:
         "llm_plan": llm_plan,
         "tool": tool,
         "explain": explain_with(build_ask_graph()),
-        "run_command": run_command,
+        "run_command": run_planned_command,
         "delegate": delegate,
         "execute": build_execute(),
         "verify": verify,

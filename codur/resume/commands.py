@@ -36,7 +36,7 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
 
 
 def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io: IO) -> int:
-    from codur.run import run_command
+    from codur.run import task_command
 
     if record.undo_of:
         raise UsageError(f"run {record.run_id} is an undo (of {record.undo_of}), not a task")
@@ -71,7 +71,7 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io
     if not json_mode:
         task = short(record.task, TASK_CHARS)
         io.info(f"resuming run {record.run_id} ({status(record)}): {task}")
-    return run_command(
+    return task_command(
         loaded,
         ws.root,
         record.task,

@@ -15,7 +15,7 @@ from codur.session import Session
 
 
 @traced("run_command")
-def run_command(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
+def run_planned_command(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     from codur.tools.python import RunReport
     from codur.tools.registry import invoke
 
