@@ -1,5 +1,5 @@
-"""How the git store runs git (confined like the run's programs, bounded in time) and
-seeds a private index from the user's."""
+"""How the git store runs git (confined like the run's programs, bounded in time, with
+Codur's settings and identity) and seeds a private index from the user's."""
 
 from __future__ import annotations
 
@@ -16,6 +16,25 @@ from codur.sandbox.private import hide_codur, without_inspection
 from codur.sandbox.reaper import kill_tree
 from codur.undo.store import SnapshotError
 from codur.workspace import open_regular
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Codur",
+    "GIT_AUTHOR_EMAIL": "codur@localhost",
+    "GIT_COMMITTER_NAME": "Codur",
+    "GIT_COMMITTER_EMAIL": "codur@localhost",
+}
+"""Who Codur's snapshot commits are by."""
+SETTINGS = (
+    "core.fileMode=true",  # record the executable bit even where the repo ignores it
+    "core.hooksPath=/dev/null",  # no user hook runs for Codur's private commits and refs
+    "core.fsmonitor=false",  # nor a file-system monitor program
+    "commit.gpgSign=false",  # nor a signing program
+    "advice.addEmbeddedRepo=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+)
+"""What every git command of the store runs with (`-c`): no hook, monitor or signing
+program of the repository's, no automatic maintenance."""
 
 
 def run_git(

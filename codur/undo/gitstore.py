@@ -21,7 +21,7 @@ from pathlib import Path
 
 from codur.sandbox import Sandbox
 from codur.sandbox.repository import Repository, repository
-from codur.undo.gitrun import copy_new, run_git, worth_copying
+from codur.undo.gitrun import IDENTITY, SETTINGS, copy_new, run_git, worth_copying
 from codur.undo.nofollow import Refused, plain_parts
 from codur.undo.store import SnapshotError
 from codur.undo.tree import FOLDER, Entry, Excluded, Taken, Tree, empty_folders, over_cap
@@ -29,21 +29,6 @@ from codur.undo.tree import FOLDER, Entry, Excluded, Taken, Tree, empty_folders,
 REF = "refs/codur/runs/"
 FOLDERS = "Codur-Empty-Folders: "
 """The line of a snapshot commit's message naming its empty folders (a JSON list)."""
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Codur",
-    "GIT_AUTHOR_EMAIL": "codur@localhost",
-    "GIT_COMMITTER_NAME": "Codur",
-    "GIT_COMMITTER_EMAIL": "codur@localhost",
-}
-SETTINGS = (
-    "core.fileMode=true",  # record the executable bit even where the repo ignores it
-    "core.hooksPath=/dev/null",  # no user hook runs for Codur's private commits and refs
-    "core.fsmonitor=false",  # nor a file-system monitor program
-    "commit.gpgSign=false",  # nor a signing program
-    "advice.addEmbeddedRepo=false",
-    "gc.auto=0",
-    "maintenance.auto=false",
-)
 
 
 def _glob_escape(text: str) -> str:
