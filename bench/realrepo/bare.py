@@ -28,6 +28,9 @@ ASK = (
     "Fix the bug in the package's code (the tests are right). Reply with every function "
     "you change, complete, in one ```python block."
 )
+FIRST_ASKED = "A test of this Python project failed; I showed you the code and the output."
+"""What the retry keeps of the first question (its code and output are replaced by the
+new ones): the conversation must fit the model's context window."""
 RETRY = (
     "After your change the tests still fail:\n```\n{output}\n```\n\n{where}:\n"
     "```python\n{code}\n```\nFix it. Reply with every function you change, complete, in "
@@ -151,7 +154,10 @@ def run_bare(
     seed: int,
     timeout_s: float,
 ) -> dict:
-    """Two turns at most; returns the figures the journal records."""
+    """Two turns at most; returns the figures the journal records (a model error ends
+    the run, recorded as its `error`)."""
+    from codur.models.local_actions import LlamaRuntimeError
+
     statement = ""
     messages: list[tuple[str, str]] = [("system", SYSTEM)]
     tokens = [0, 0]
@@ -170,19 +176,27 @@ def run_bare(
         code, window = shown(text, line)
         where = f"File {rel}{window}"
         prompt = (ASK if turn == 0 else RETRY).format(output=output, where=where, code=code)
+        if turn:
+            messages[1] = ("user", FIRST_ASKED)
         messages.append(("user", prompt))
-        reply, usage = model.ask(messages, seed)
+        try:
+            reply, usage = model.ask(messages, seed)
+        except LlamaRuntimeError as exc:  # e.g. a prompt longer than the context window
+            error = f"{type(exc).__name__}: {exc}"
+            return {**figures(calls, tokens, rel), "status": "error", "error": error}
         messages.append(("assistant", reply))
         calls += 1
         tokens[0] += int(usage.get("input_tokens", 0))
         tokens[1] += int(usage.get("output_tokens", 0))
         new, _ = merge(text, first_block(reply), line)
         (repo / rel).write_text(new, encoding="utf-8")
+    return {**figures(calls, tokens, rel), "status": "", "error": ""}
+
+
+def figures(calls: int, tokens: list[int], shown_file: str) -> dict:
     return {
-        "status": "",
         "model_calls": calls,
         "prompt_tokens": tokens[0],
         "completion_tokens": tokens[1],
-        "shown_file": rel,
-        "error": "",
+        "shown_file": shown_file,
     }

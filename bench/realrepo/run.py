@@ -129,13 +129,23 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
 
 
 def per_package(bugs: list[dict], n: int) -> list[dict]:
-    """The first n bugs of each package, in the file's order."""
-    seen: dict[str, int] = {}
-    kept = []
-    for bug in bugs:
-        seen[bug["package"]] = seen.get(bug["package"], 0) + 1
-        if seen[bug["package"]] <= n:
-            kept.append(bug)
+    """n bugs of each package, in the file's order within a style, the styles taking
+    turns (named, symptom, ...) and each package starting with the style the one before
+    it did not, so that even n=1 names the failing test in half the tasks."""
+    packages = list(dict.fromkeys(b["package"] for b in bugs))
+    styles = sorted({b["task_style"] for b in bugs})
+    kept: list[dict] = []
+    for k, name in enumerate(packages):
+        queues = {
+            s: [b for b in bugs if b["package"] == name and b["task_style"] == s] for s in styles
+        }
+        order = styles[k % len(styles) :] + styles[: k % len(styles)]
+        picked: list[dict] = []
+        while len(picked) < n and any(queues.values()):
+            for style in order:
+                if queues[style] and len(picked) < n:
+                    picked.append(queues[style].pop(0))
+        kept += sorted(picked, key=bugs.index)
     return kept
 
 
