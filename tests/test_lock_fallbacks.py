@@ -146,8 +146,8 @@ def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
     marker_program(tmp_path / "bin" / "claude", marker)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     root = buggy_folder(tmp_path / "w")
-    pre_plan = '{"kind": "code_change", "confidence": 0.6}'  # the planner is asked
-    replies = [pre_plan, delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
+    # the task names main.py: a code task, so no classification call; the planner is asked
+    replies = [delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
     result, events, _ = run_in_process(
         root, replies, task="fix the sum in main.py", overrides=["planning.max_retry_attempts=0"]
     )

@@ -62,7 +62,7 @@ def test_a_projects_custom_prompts_reach_the_model(tmp_path: Path) -> None:
     )
     script = [PRE_PLAN_UNSURE, DELEGATE, whole_file("main.py", FIXED)]
     flags = [*scripted_profile(tmp_path, script), "--json", "-o", "log.enabled=false"]
-    done = run_cli([*flags, "make main.py print the sum of the list"], root)
+    done = run_cli([*flags, "make the program print the sum of the list"], root)
     assert done.returncode == 0, done.stderr
     pre_plan, plan, coder = requests(done.stdout)
     assert pre_plan[0] == {"role": "system", "content": 'Classify. {"kind": "..."}'}
