@@ -17,7 +17,8 @@ from codur.approval import Ask, Gate
 from codur.config import CodurConfig
 from codur.errors import Cancelled
 from codur.events import EventBus
-from codur.models.client import ModelClient, Usage
+from codur.models.client import ModelClient
+from codur.models.usage import Usage
 from codur.promptbook import PromptBook
 from codur.redaction import Redactor, dotenv_secrets, remember, secret_values
 from codur.sandbox import Sandbox
@@ -37,11 +38,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Ledger:
-    """What a run's session has spent and changed so far. Every node of the run graph
-    writes it into the state (`codur.trace.traced`), so each checkpoint holds it and
-    a resumed run's session goes on from it (`Session.restore`)."""
+    """What a run's session has changed so far. Every node of the run graph writes it
+    into the state (`codur.trace.traced`), so each checkpoint holds it and a resumed
+    run's session goes on from it (`Session.restore`)."""
 
-    usage: Usage
     written: dict[str, bool]
     """Paths Codur changed -> whether they existed before the run (RunSnapshot.saved)."""
     scope: EditScope | None
@@ -60,6 +60,9 @@ class Session:
     """Asks the user a yes/no question, showing a diff first (None: nobody to ask, so an
     action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
+    """The run's live meter of model calls and tokens (every client of the run counts
+    into it; runtime.max_llm_calls is checked against it). The graph's state keeps what
+    each step spent (`codur.graph.metered`); a resumed run's meter goes on from that."""
     redact: Redactor | None = None
     """Keeps secrets out of what the run writes (the recording); None: a Redactor of the
     process's secrets, to which the session adds those of every profile's `api_key_env`
@@ -259,16 +262,12 @@ class Session:
         return self.client(replacement)
 
     def ledger(self) -> Ledger:
-        """What the run has spent and changed so far (a copy: the session goes on)."""
-        usage = replace(self.usage, by_profile=dict(self.usage.by_profile))
+        """What the run has changed so far (a copy: the session goes on)."""
         written = dict(self.snapshot.saved) if self.snapshot is not None else {}
-        return Ledger(usage, written, copy.deepcopy(self.scope))
+        return Ledger(written, copy.deepcopy(self.scope))
 
     def restore(self, ledger: Ledger) -> None:
-        """Go on from a checkpoint's ledger (a resumed run, before any model is built)."""
-        for name in ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens"):
-            setattr(self.usage, name, getattr(ledger.usage, name))
-        self.usage.by_profile = dict(ledger.usage.by_profile)
+        """Go on from a checkpoint's ledger (a resumed run)."""
         if self.snapshot is not None:
             self.snapshot.saved.update(ledger.written)
         if ledger.scope is not None:

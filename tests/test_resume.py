@@ -153,6 +153,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     from codur.graph.build import build_graph
     from codur.graph.checkpoint import last_checkpoint, open_saver, serializer, thread
     from codur.graph.outcome import Outcome
+    from codur.models.usage import Spent, total
     from codur.session import Ledger
     from codur.verify.evidence import Evidence
     from codur.verify.result import VerificationResult
@@ -178,8 +179,10 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     verdict = values["verification"]
     assert isinstance(verdict, VerificationResult) and not verdict.passed
     assert verdict.strategy == "output" and isinstance(verdict.evidence[0], Evidence)
+    assert all(isinstance(spent, Spent) for spent in values["usage"].values())
+    assert total(values["usage"]).calls == 1
     ledger = values["ledger"]
-    assert isinstance(ledger, Ledger) and ledger.usage.calls == 1
+    assert isinstance(ledger, Ledger)
     assert ledger.written == {"main.py": True} and ledger.scope.targets == ("main.py",)
     assert ledger.scope.oracle == {"expected.txt": b"10\n"}
     # every type in the state is known to the serde: nothing was blocked or guessed

@@ -7,6 +7,20 @@ pure function such as `codur.graph.decide.decide`); every other edge is fixed in
 
 from __future__ import annotations
 
-from codur.trace import traced  # node.start / node.end; below the graphs, the ask graph's too
+from collections.abc import Callable
+
+from codur import trace
+from codur.graph.metered import Node, metered
+
+
+def traced(name: str, **tags: str) -> Callable[[Node], Node]:
+    """A run graph node: node.start / node.end around it (`codur.trace.traced`), and its
+    model spend returned in its update (`codur.graph.metered`)."""
+
+    def wrap(func: Node) -> Node:
+        return trace.traced(name, **tags)(metered(name)(func))
+
+    return wrap
+
 
 __all__ = ["traced"]
