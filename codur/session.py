@@ -38,12 +38,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Ledger:
-    """What a run's session has changed so far. Every node of the run graph writes it
-    into the state (`codur.trace.traced`), so each checkpoint holds it and a resumed
-    run's session goes on from it (`Session.restore`)."""
+    """The run's edit scope as it stands. Every node of the run graph writes it into the
+    state (`codur.trace.traced`), so each checkpoint holds it and a resumed run's
+    session goes on from it (`Session.restore`)."""
 
-    written: dict[str, bool]
-    """Paths Codur changed -> whether they existed before the run (RunSnapshot.saved)."""
     scope: EditScope | None
     """The edit scope as it stands (widened files, the model's test)."""
 
@@ -62,7 +60,7 @@ class Session:
     usage: Usage = field(default_factory=Usage)
     """The run's live meter of model calls and tokens (every client of the run counts
     into it; runtime.max_llm_calls is checked against it). The graph's state keeps what
-    each step spent (`codur.graph.metered`); a resumed run's meter goes on from that."""
+    each step spent (`codur.graph.learned`); a resumed run's meter goes on from that."""
     redact: Redactor | None = None
     """Keeps secrets out of what the run writes (the recording); None: a Redactor of the
     process's secrets, to which the session adds those of every profile's `api_key_env`
@@ -262,13 +260,10 @@ class Session:
         return self.client(replacement)
 
     def ledger(self) -> Ledger:
-        """What the run has changed so far (a copy: the session goes on)."""
-        written = dict(self.snapshot.saved) if self.snapshot is not None else {}
-        return Ledger(written, copy.deepcopy(self.scope))
+        """The run's edit scope as it stands (a copy: the session goes on)."""
+        return Ledger(copy.deepcopy(self.scope))
 
     def restore(self, ledger: Ledger) -> None:
         """Go on from a checkpoint's ledger (a resumed run)."""
-        if self.snapshot is not None:
-            self.snapshot.saved.update(ledger.written)
         if ledger.scope is not None:
             self.scope = ledger.scope

@@ -336,14 +336,16 @@ def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
     assert run.result.status == "verified" and not run.kinds("plan.invalid")
 
 
-def test_each_step_s_model_spend_is_a_record_in_the_state_and_counts_once(
+def test_each_step_s_model_spend_and_files_written_are_records_in_the_state(
     tmp_path: Path,
 ) -> None:
     """The plan's call is llm_plan's record; the coder's reply, made in the execute step's
     agent loop (a graph inside a node, which gives the state back whole), is finish's,
-    counted once: the state's records add up to the meter."""
+    counted once: the state's records add up to the meter. The file it changed is in the
+    state's `written`."""
     from codur.graph.checkpoint import run_graph
     from codur.models.usage import total
+    from codur.undo.snapshot import begin
 
     root = tmp_path / "work"
     root.mkdir()
@@ -363,9 +365,11 @@ def test_each_step_s_model_spend_is_a_record_in_the_state_and_counts_once(
     session = Session(
         load_config(root, overrides=flags, environ={}).config, Workspace(root), EventBus()
     )
+    session.snapshot = begin(session.ws, session.config, session.run_id, "fix", session.bus)
     *_, state = run_graph(session, "fix @main.py", None)
     assert state["status"] == "verified"
     spent = state["usage"]
     assert sorted(key.split("/")[0] for key in spent) == ["finish", "llm_plan"]
     assert total(spent).calls == 2 == session.usage.calls
     assert total(spent).by_profile == {"s": 2}
+    assert state["written"] == {"main.py": True}  # the coder's edit: the file existed

@@ -183,7 +183,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     assert total(values["usage"]).calls == 1
     ledger = values["ledger"]
     assert isinstance(ledger, Ledger)
-    assert ledger.written == {"main.py": True} and ledger.scope.targets == ("main.py",)
+    assert values["written"] == {"main.py": True} and ledger.scope.targets == ("main.py",)
     assert ledger.scope.oracle == {"expected.txt": b"10\n"}
     # every type in the state is known to the serde: nothing was blocked or guessed
     assert not [r for r in caplog.records if r.name.startswith("langgraph")]

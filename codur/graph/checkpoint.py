@@ -6,13 +6,13 @@ After every step the graph's state is saved synchronously (`durability="sync"`),
 run killed at any point (Ctrl-C, SIGKILL, a crash, a model server gone) can continue
 from its last completed step. The state holds only data: the session (config, workspace,
 models, events) travels as the runtime context; what each step spent on the model is in
-the state's `usage`, the files changed and the edit scope in its `ledger`. Graphs run
-inside a node (the execute step's agent loop, sampling's) keep no checkpoints: their
-state holds a `Turn`, whose agent and bound tools are no data, so a resumed run starts
-such a step again from its top. State values are serialised by LangGraph's
-JsonPlusSerializer, which revives only the types listed in `STATE_TYPES` (and
-LangChain's messages): a new type in the state must be added there, or its checkpoint
-cannot be read back (tests check it)."""
+the state's `usage`, the files Codur changed in its `written`, the edit scope in its
+`ledger`. Graphs run inside a node (the execute step's agent loop, sampling's) keep no
+checkpoints: their state holds a `Turn`, whose agent and bound tools are no data, so a
+resumed run starts such a step again from its top. State values are serialised by
+LangGraph's JsonPlusSerializer, which revives only the types listed in `STATE_TYPES`
+(and LangChain's messages): a new type in the state must be added there, or its
+checkpoint cannot be read back (tests check it)."""
 
 from __future__ import annotations
 
@@ -229,9 +229,10 @@ def keep_only(root: Path, run_ids: list[str]) -> None:
 
 
 def take_up(session: Session, record: RunRecord) -> Saved | None:
-    """Take up `record`'s run in `session`: its snapshots and record again, the session as
-    its last checkpoint left it (`Session.restore`), and the meter going on from the
-    spend the checkpoint holds (before any model is built: a replay, a recording and the
+    """Take up `record`'s run in `session`: its snapshots and record again (knowing the
+    files Codur changed as the checkpoint's `written` says), the session's scope as the
+    checkpoint left it (`Session.restore`), and the meter going on from the spend the
+    checkpoint holds (before any model is built: a replay, a recording and the
     scripted model go on from its count). Returns that checkpoint (None: the run had
     none, so it starts again from the task)."""
     from codur.models.usage import total
@@ -242,6 +243,7 @@ def take_up(session: Session, record: RunRecord) -> Saved | None:
     if saved is not None and "ledger" in saved.values:
         session.restore(saved.values["ledger"])
     if saved is not None:
+        session.snapshot.saved.update(saved.values.get("written") or {})
         session.usage.go_on_from(total(saved.values.get("usage")))
     session.bus.emit(
         "run.resume",

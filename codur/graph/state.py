@@ -29,6 +29,12 @@ derived from the task, the docstrings or the model did: codur/verify/strength.py
 passes; done changed nothing; the rest are not (docs/verification.md)."""
 
 
+def first_written(left: dict[str, bool], right: dict[str, bool]) -> dict[str, bool]:
+    """The reducer of `written`: a path's first record stands (it says whether the path
+    existed before the run), so the same records given back count once."""
+    return {**right, **left}
+
+
 @dataclass(frozen=True)
 class ToolRun:
     """A planned tool call and its result, shown to planning in its next step."""
@@ -112,8 +118,12 @@ class AgentState(TypedDict, total=False):
     llm_calls: int
     """Model calls so far in the run (all nodes)."""
     usage: Annotated[dict[str, Spent], add_spent]
-    """What each step spent on the model (`codur.graph.metered`), by a key of the step's
+    """What each step spent on the model (`codur.graph.learned`), by a key of the step's
     own: the run's spend is their sum (`codur.models.usage.total`)."""
+    written: Annotated[dict[str, bool], first_written]
+    """Paths Codur changed in the run -> whether they existed before it, as the step that
+    changed each returned it (`codur.graph.learned`); a resumed run's snapshot goes on
+    from them."""
     error_fingerprints: list[str]
     attempts: list[Attempt]
     verification: VerificationResult | None

@@ -1,6 +1,6 @@
 """What model calls cost: `Usage`, the run's live meter (every model client of the run
 counts into it, and the call budget is checked against it), and `Spent`, what one step
-of the run graph spent, the record the graph's state keeps (`codur.graph.metered`).
+of the run graph spent, the record the graph's state keeps (`codur.graph.learned`).
 
 The state holds a step's records by a key of their own and merges them by key
 (`add_spent`), so a graph run inside a node, whose result carries the records it was

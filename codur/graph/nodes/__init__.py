@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codur import trace
-from codur.graph.metered import Node, metered
+from codur.graph.learned import Node, learned
 
 
 def traced(name: str, **tags: str) -> Callable[[Node], Node]:
-    """A run graph node: node.start / node.end around it (`codur.trace.traced`), and its
-    model spend returned in its update (`codur.graph.metered`)."""
+    """A run graph node: node.start / node.end around it (`codur.trace.traced`), and what
+    it learned (model spend, files written) returned in its update (`codur.graph.learned`)."""
 
     def wrap(func: Node) -> Node:
-        return trace.traced(name, **tags)(metered(name)(func))
+        return trace.traced(name, **tags)(learned(name)(func))
 
     return wrap
 
