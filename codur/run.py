@@ -97,7 +97,7 @@ def changes(session: Session) -> tuple[list[str], str]:
     """Files Codur changed in the run and their unified diff, against the snapshot taken
     before the run."""
     paths, parts = [], []
-    for path in session.written():
+    for path in session.changes.written():
         before = session.snapshot.original(path) if session.snapshot else None
         target = session.ws.resolve(path)
         after = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else None

@@ -9,23 +9,23 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from codur.approval import Action, Ask, Gate
+from codur.approval import Ask, Gate
 from codur.config import CodurConfig
-from codur.errors import Cancelled, EditDeclined, WorkspaceError
+from codur.errors import Cancelled
 from codur.events import EventBus
-from codur.models.client import ModelClient, Usage
+from codur.models.client import ModelClient
+from codur.models.usage import Usage
 from codur.promptbook import PromptBook
 from codur.redaction import Redactor, dotenv_secrets, remember, secret_values
 from codur.sandbox import Sandbox
-from codur.scope import EditScope, ScopeError
-from codur.undo.diff import text_diff
+from codur.scope import EditScope
 from codur.undo.records import new_run_id
 from codur.workspace import Workspace
+from codur.writes import Changes
 
 if TYPE_CHECKING:
     from codur.memory.persistent import Memory
@@ -38,13 +38,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Ledger:
-    """What a run's session has spent and changed so far. Every node of the run graph
-    writes it into the state (`codur.trace.traced`), so each checkpoint holds it and
-    a resumed run's session goes on from it (`Session.restore`)."""
+    """The run's edit scope as it stands. Every node of the run graph writes it into the
+    state (`codur.trace.traced`), so each checkpoint holds it and a resumed run's
+    session goes on from it (`Session.restore`)."""
 
-    usage: Usage
-    written: dict[str, bool]
-    """Paths Codur changed -> whether they existed before the run (RunSnapshot.saved)."""
     scope: EditScope | None
     """The edit scope as it stands (widened files, the model's test)."""
 
@@ -61,15 +58,13 @@ class Session:
     """Asks the user a yes/no question, showing a diff first (None: nobody to ask, so an
     action the approval mode asks about stops the run)."""
     usage: Usage = field(default_factory=Usage)
+    """The run's live meter of model calls and tokens (every client of the run counts
+    into it; runtime.max_llm_calls is checked against it). The graph's state keeps what
+    each step spent (`codur.graph.learned`); a resumed run's meter goes on from that."""
     redact: Redactor | None = None
     """Keeps secrets out of what the run writes (the recording); None: a Redactor of the
     process's secrets, to which the session adds those of every profile's `api_key_env`
     and of the workspace's `.env` files (`codur.redaction`)."""
-    snapshot: RunSnapshot | None = None
-    """The workspace before the run, and what Codur changed since (set by run_task before
-    anything runs; None in a session made by hand)."""
-    scope: EditScope | None = None
-    """What the run may change (decided at its start; None: no limits, as in unit tests)."""
     memory: Memory | None = None
     """Persistent memory (preferences, the answer cache, the node log); None: none is
     kept (memory.enabled off, or a session made by hand)."""
@@ -91,6 +86,9 @@ class Session:
     under way is cut (`ModelClient.cancel`)."""
     gate: Gate = field(init=False)
     """Which actions need the user's yes (approval.mode), shared with the tool context."""
+    changes: Changes = field(init=False)
+    """The one way the run changes a user's file (`codur.writes`): agent edits and tools
+    alike; it holds the run's edit scope and snapshot."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _down: dict[str, str] = field(default_factory=dict)
     """Profiles whose model could not be reached or loaded in this run -> the profile
@@ -109,6 +107,7 @@ class Session:
         if self.redact is None:
             self.redact = Redactor()
         self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
+        self.changes = Changes(self.ws, self.bus, self.gate)
         if self.prompts is None:
             self.prompts = PromptBook(self.config.prompts)
 
@@ -185,99 +184,28 @@ class Session:
         if path not in self.files_read:
             self.files_read.append(path)
 
-    def guard(self, path: str, new: str | None = None) -> None:
-        """Before `path` changes: refuse it (ScopeError) if it leaves the edit scope. `new`
-        is the text about to be written (None: the file is removed, or replaced by a
-        copy or a move)."""
-        if self.scope is None:
-            return
-        path = self._relative(path)
-        try:
-            if new is None:
-                reason = self.scope.why_not(path)
-                if reason is not None:
-                    raise ScopeError(reason)
-            else:
-                self.scope.check_write(path, self._current(path), new)
-        except ScopeError as exc:
-            self.bus.emit("scope.refused", path=path, reason=str(exc))
-            raise
+    @property
+    def snapshot(self) -> RunSnapshot | None:
+        """The workspace before the run, and what Codur changed since (set by run_task
+        before anything runs; None in a session made by hand)."""
+        return self.changes.snapshot
 
-    def note_change(self, path: str) -> None:
-        """`path` is about to be changed by Codur: the run's record of its edits
-        (`changes_made` follows once it is)."""
-        if self.snapshot is not None:
-            self.snapshot.note(self._relative(path))
+    @snapshot.setter
+    def snapshot(self, snapshot: RunSnapshot | None) -> None:
+        self.changes.snapshot = snapshot
 
-    def changes_made(self) -> None:
-        """Codur's changes noted so far are made: the run knows the files as they are now
-        as its own (a later change by someone else is told apart: RunSnapshot.wrote)."""
-        if self.snapshot is not None:
-            self.snapshot.wrote()
+    @property
+    def scope(self) -> EditScope | None:
+        """What the run may change (decided at its start; None: no limits)."""
+        return self.changes.scope
 
-    def program(self, folder: Path) -> AbstractContextManager[None]:
-        """Around one of the run's programs running in `folder`: what changes in the
-        workspace meanwhile is the run's (a scratch copy's programs are not watched)."""
-        if self.snapshot is None or folder.resolve() != self.ws.root:
-            return nullcontext()
-        return self.snapshot.program()
-
-    def written(self) -> list[str]:
-        """The paths Codur changed in this run (by edits or tools), sorted."""
-        return sorted(self.snapshot.saved) if self.snapshot is not None else []
-
-    def made_in_run(
-        self, path: str, created_only: bool = False
-    ) -> Literal["created", "changed"] | None:
-        """Whether `path` was created or changed during this run, by anyone
-        (`created_only`: only whether it was created, which reads no file)."""
-        return self.snapshot.made(path, created_only) if self.snapshot is not None else None
-
-    def _relative(self, path: str) -> str:
-        """`path` as the workspace-relative path the scope and the snapshot know
-        (an absolute path inside the workspace is fine; outside: WorkspaceError), so a
-        snapshot backup always lands inside the snapshot folder."""
-        return self.ws.relative(self.ws.resolve(path))
+    @scope.setter
+    def scope(self, scope: EditScope | None) -> None:
+        self.changes.scope = scope
 
     def text_of(self, path: str) -> str | None:
         """The file's text now (None: there is no such file; WorkspaceError: not text)."""
         return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
-
-    def _current(self, path: str) -> str | None:
-        try:
-            return self.text_of(path)
-        except WorkspaceError:
-            return None  # not text: no harness to compare
-
-    def write_file(self, path: str, text: str, by: str) -> str:
-        """Change a user's file: admitted by the edit scope (a change to a program's
-        harness is left out, the rest kept: see EditScope.admit), approved (in suggest
-        mode the user sees the diff; EditDeclined if they say no), recorded, written
-        atomically and announced as a `file.write` event (`by`: the agent or the
-        repair). Returns the text written."""
-        path = self._relative(path)
-        current = self._current(path)
-        if self.scope is not None:
-            try:
-                admitted = self.scope.admit(path, current, text)
-            except ScopeError as exc:
-                self.bus.emit("scope.refused", path=path, reason=str(exc))
-                raise
-            if admitted != text:
-                harness = self.scope.harness(path)
-                kept = harness.describe() if harness else "the harness"
-                self.bus.emit("scope.kept_harness", path=path, kept=kept, by=by)
-            text = admitted
-        shown = lambda: text_diff(path, current, text)  # noqa: E731  made only when asking
-        if not self.gate.approve(Action.EDIT, f"write {path}", shown):
-            raise EditDeclined(path)
-        self.note_change(path)
-        try:
-            self.ws.write_text(path, text)
-        finally:
-            self.changes_made()
-        self.bus.emit("file.write", path=path, lines=text.count("\n") + 1, by=by)
-        return text
 
     def close(self) -> None:
         """Release what the run opened (MCP servers)."""
@@ -332,17 +260,10 @@ class Session:
         return self.client(replacement)
 
     def ledger(self) -> Ledger:
-        """What the run has spent and changed so far (a copy: the session goes on)."""
-        usage = replace(self.usage, by_profile=dict(self.usage.by_profile))
-        written = dict(self.snapshot.saved) if self.snapshot is not None else {}
-        return Ledger(usage, written, copy.deepcopy(self.scope))
+        """The run's edit scope as it stands (a copy: the session goes on)."""
+        return Ledger(copy.deepcopy(self.scope))
 
     def restore(self, ledger: Ledger) -> None:
-        """Go on from a checkpoint's ledger (a resumed run, before any model is built)."""
-        for name in ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens"):
-            setattr(self.usage, name, getattr(ledger.usage, name))
-        self.usage.by_profile = dict(ledger.usage.by_profile)
-        if self.snapshot is not None:
-            self.snapshot.saved.update(ledger.written)
+        """Go on from a checkpoint's ledger (a resumed run)."""
         if ledger.scope is not None:
             self.scope = ledger.scope

@@ -23,7 +23,7 @@ Node = Callable[[Any, "Runtime[Session]"], Any]
 def traced(name: str, **tags: str) -> Callable[[Node], Node]:
     """Emit node.start / node.end (with duration, or the error) around a node; `tags` go
     into both events (e.g. graph="ask" for the ask graph's nodes). The node's update gets
-    the session's `ledger` (model calls, tokens, files changed, the edit scope), so every
+    the session's `ledger` (the edit scope), so every
     checkpoint of the run graph holds what a resumed run needs (a graph whose state has
     no `ledger` key, such as ask's, ignores it: LangGraph drops unknown keys)."""
     from langgraph.types import Command

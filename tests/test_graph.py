@@ -364,3 +364,42 @@ def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
     plan = json.dumps({"action": "delegate", "agent": "coder"})
     run = Run(tmp_path, [plan, whole_file("main.py", FIXED)])
     assert run.result.status == "verified" and not run.kinds("plan.invalid")
+
+
+def test_each_step_s_model_spend_and_files_written_are_records_in_the_state(
+    tmp_path: Path,
+) -> None:
+    """The plan's call is llm_plan's record; the coder's reply, made in the execute step's
+    agent loop (a graph inside a node, which gives the state back whole), is finish's,
+    counted once: the state's records add up to the meter. The file it changed is in the
+    state's `written`."""
+    from codur.graph.checkpoint import run_graph
+    from codur.models.usage import total
+    from codur.undo.snapshot import begin
+
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([PLAN, whole_file("main.py", FIXED)]))
+    flags = [
+        "llm.profiles.s.provider=scripted",
+        f"llm.profiles.s.script={script}",
+        "llm.default_profile=s",
+        "agents.configs.reviewer.description=Reviews code",  # two agents: planning chooses
+        "repair.enabled=false",
+        "sampling.candidates=0",
+        "crosscheck.candidates=0",
+    ]
+    session = Session(
+        load_config(root, overrides=flags, environ={}).config, Workspace(root), EventBus()
+    )
+    session.snapshot = begin(session.ws, session.config, session.run_id, "fix", session.bus)
+    *_, state = run_graph(session, "fix @main.py", None)
+    assert state["status"] == "verified"
+    spent = state["usage"]
+    assert sorted(key.split("/")[0] for key in spent) == ["finish", "llm_plan"]
+    assert total(spent).calls == 2 == session.usage.calls
+    assert total(spent).by_profile == {"s": 2}
+    assert state["written"] == {"main.py": True}  # the coder's edit: the file existed

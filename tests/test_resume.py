@@ -153,6 +153,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     from codur.graph.build import build_graph
     from codur.graph.checkpoint import last_checkpoint, open_saver, serializer, thread
     from codur.graph.outcome import Outcome
+    from codur.models.usage import Spent, total
     from codur.session import Ledger
     from codur.verify.evidence import Evidence
     from codur.verify.result import VerificationResult
@@ -178,9 +179,11 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     verdict = values["verification"]
     assert isinstance(verdict, VerificationResult) and not verdict.passed
     assert verdict.strategy == "output" and isinstance(verdict.evidence[0], Evidence)
+    assert all(isinstance(spent, Spent) for spent in values["usage"].values())
+    assert total(values["usage"]).calls == 1
     ledger = values["ledger"]
-    assert isinstance(ledger, Ledger) and ledger.usage.calls == 1
-    assert ledger.written == {"main.py": True} and ledger.scope.targets == ("main.py",)
+    assert isinstance(ledger, Ledger)
+    assert values["written"] == {"main.py": True} and ledger.scope.targets == ("main.py",)
     assert ledger.scope.oracle == {"expected.txt": b"10\n"}
     # every type in the state is known to the serde: nothing was blocked or guessed
     assert not [r for r in caplog.records if r.name.startswith("langgraph")]
@@ -326,3 +329,36 @@ def test_a_resumed_run_killed_again_is_not_compared_with_its_first_end(tmp_path:
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming run {run_id} (killed)" in resumed.stdout
     assert (work / "main.py").read_text() == FIXED
+
+
+@pytest.mark.slow
+def test_a_run_stopped_after_widening_its_scope_resumes_with_the_widening_and_its_calls(
+    tmp_path: Path,
+) -> None:
+    """The check's traceback ends in a file the task did not name (the scope widens to
+    it), then the model goes away; the resumed run may edit that file, and counts the
+    calls of both processes."""
+    from test_graph import PLAN
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text("from helper import half\n\nprint(half(10))\n")
+    (work / "helper.py").write_text("def half(x):\n    return x / zero\n")
+    (work / "expected.txt").write_text("5.0\n")
+    flags = scripted_profile(tmp_path, [PLAN])
+    gone = run_cli([*flags, "fix @main.py"], cwd=work)
+    assert gone.returncode == ExitCode.MODEL_UNREACHABLE, gone.stdout + gone.stderr
+    first = records(work)
+    assert [r["path"] for r in first if r["event"] == "scope.widen"] == ["helper.py"]
+    run_id = first[0]["run"]
+
+    fixed = "def half(x):\n    return x / 2\n"
+    script = Path(next(f.split("=", 1)[1] for f in flags if f.startswith("llm.profiles.s.script")))
+    script.write_text(yaml.safe_dump([PLAN, whole_file("helper.py", fixed)]))
+    resumed = run_cli(["resume", run_id], cwd=work)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert (work / "helper.py").read_text() == fixed
+    after = records(work)[len(first) :]
+    assert not [r for r in after if r["event"] == "scope.refused"]
+    end = after[-1]
+    assert end["status"] == "verified" and end["model_calls"] == 2, end

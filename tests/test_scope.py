@@ -179,16 +179,7 @@ def test_tools_refuse_the_oracle_with_a_message_for_the_model(tmp_path: Path) ->
 
     scope = scope_for(tmp_path, "fix @main.py", {"main.py": "print(1)\n", "expected.txt": "2\n"})
     ctx, _ = watched_context(tmp_path)
-
-    def guard(path: str, new: str | None) -> None:
-        if new is None:
-            reason = scope.why_not(path)
-            if reason:
-                raise ScopeError(reason)
-        else:
-            scope.check_write(path, None, new)
-
-    ctx.check_change = guard
+    ctx.changes.scope = scope
     result = invoke("write_file", {"path": "expected.txt", "content": "1\n"}, ctx)
     assert not result.ok and "part of the check" in result.output
     assert (tmp_path / "expected.txt").read_text() == "2\n"

@@ -159,14 +159,19 @@ def test_move_file_and_folder(call, tool_ctx, tool_ws) -> None:
     assert "workspace itself" in call("move_file", source=".", destination="y").output
 
 
-def test_changes_are_announced_before_they_happen(call, tool_ctx, tool_ws) -> None:
-    seen: list[tuple[str, bool]] = []
-    tool_ctx.before_change = lambda rel: seen.append((rel, (tool_ws / rel).exists()))
+def test_changes_are_recorded_before_they_happen(call, tool_ctx, tool_ws) -> None:
+    from codur.config import load_config
+    from codur.undo.snapshot import begin
+
     (tool_ws / "a.txt").write_text("a")
+    config = load_config(tool_ws).config
+    tool_ctx.changes.snapshot = begin(tool_ctx.ws, config, "run-1", "a task", tool_ctx.bus)
     call("write_file", path="a.txt", content="b")
     call("write_file", path="new.txt", content="n")
     call("delete_file", path="a.txt")
-    assert seen == [("a.txt", True), ("new.txt", False), ("a.txt", True)]
+    snapshot = tool_ctx.changes.snapshot
+    assert snapshot.saved == {"a.txt": True, "new.txt": False}  # as each was before
+    assert snapshot.original("a.txt") == "a"
 
 
 def test_listing_and_tree_respect_gitignore(call, tool_ctx, tool_ws) -> None:

@@ -175,5 +175,6 @@ def test_context_from_a_session_uses_its_config_gate_and_snapshot(tmp_path) -> N
     assert invoke("write_file", {"path": "a.txt", "content": "after"}, ctx).ok
     assert invoke("write_file", {"path": "b.txt", "content": "new"}, ctx).ok
     assert session.snapshot.saved == {"a.txt": True, "b.txt": False}
-    assert session.written() == ["a.txt", "b.txt"] and session.made_in_run("b.txt") == "created"
+    changes = session.changes
+    assert changes.written() == ["a.txt", "b.txt"] and changes.made_in_run("b.txt") == "created"
     assert session.snapshot.original("a.txt") == "before"

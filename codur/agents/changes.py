@@ -1,5 +1,5 @@
 """What an agent that edits the files itself (a CLI agent) changed, and holding it to the
-run's rules afterwards, since its edits never pass through `Session.write_file`.
+run's rules afterwards, since its edits never pass through the write path (`codur.writes.Changes`).
 
 `state(session)` records every file of the workspace (mode, size, modification time)
 without reading it, the way snapshots see the workspace (`tools.ignore`, Codur's debug
@@ -62,7 +62,7 @@ def settle(
     kept, notes = [], []
     try:
         for path in changed(before, after):
-            session.note_change(path)
+            session.changes.record(path)
             note, restored = _admit(session, path, path in before, by)
             if note:
                 notes.append(note)
@@ -73,7 +73,7 @@ def settle(
             if now is not None:
                 session.bus.emit("file.write", path=path, lines=now.count("\n") + 1, by=by)
     finally:
-        session.changes_made()  # what was put back or cut is as Codur left it
+        session.changes.made()  # what was put back or cut is as Codur left it
     return kept, notes
 
 

@@ -101,7 +101,7 @@ class CoderAgent:
             detect_from_text=session.config.runtime.detect_tool_calls_from_text,
             request=request,
             edit_format=shape.edit_format,
-            written_before=frozenset(session.written()),
+            written_before=frozenset(session.changes.written()),
             owner=self,
             completion=completion,
         )
@@ -125,7 +125,7 @@ class CoderAgent:
             result.notes += declined
             if declined and not result.files_changed:
                 result.error = "; ".join(declined)
-        after = set(session.written())
+        after = set(session.changes.written())
         result.files_changed = sorted(set(result.files_changed) | (after - turn.written_before))
         return result
 
@@ -137,7 +137,7 @@ class CoderAgent:
 
         text = completion(turns)
         result = AgentResult(text or "", messages=model_view(turns, turn.native), completion=text)
-        result.files_changed = sorted(set(session.written()) - turn.written_before)
+        result.files_changed = sorted(set(session.changes.written()) - turn.written_before)
         if text is None:
             session.bus.emit("agent.tool_limit", rounds=turn.max_rounds)
             result.notes.append(f"no attempt_completion in {turn.max_rounds} rounds")

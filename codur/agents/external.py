@@ -117,7 +117,7 @@ class CliAgent:
         before = changes.state(session)
         gits = gitguard.entries(session.ws.root)
         with session.bus.span("agent.run", agent=self.reference, command=shown, prompt=text) as end:
-            with session.program(session.ws.root):
+            with session.changes.program(session.ws.root):
                 result = run_process(
                     argv,
                     session.ws.root,

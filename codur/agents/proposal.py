@@ -156,7 +156,7 @@ def write(proposal: Proposal, session: Session) -> tuple[list[str], list[str]]:
     written, declined = [], []
     for path, text in proposal.sources.items():
         try:
-            session.write_file(path, text, by="coder")
+            session.changes.write(path, text, by="coder")
         except EditDeclined as exc:
             declined.append(str(exc))
             continue

@@ -3,16 +3,16 @@ folder where the workspace's run records live (`codur.undo.records.History.folde
 LangGraph thread per run (thread id = the run id).
 
 After every step the graph's state is saved synchronously (`durability="sync"`), so a
-run killed at any point (Ctrl-C, SIGKILL, a crash, a model server gone) can continue from
-its last completed step. The state holds only data: the session (config, workspace,
-models, events) travels as the runtime context, and the session's own progress is the
-state's `ledger`. Graphs run inside a node (the execute step's agent loop, sampling's)
-keep no checkpoints: their state holds a `Turn`, whose agent and bound tools are no
-data, so a resumed run starts such a step again from its top. State values are
-serialised by LangGraph's JsonPlusSerializer, which revives only the types listed in
-`STATE_TYPES` (and LangChain's messages): a new type in the state must be added there,
-or its checkpoint cannot be read back (tests check it).
-"""
+run killed at any point (Ctrl-C, SIGKILL, a crash, a model server gone) can continue
+from its last completed step. The state holds only data: the session (config, workspace,
+models, events) travels as the runtime context; what each step spent on the model is in
+the state's `usage`, the files Codur changed in its `written`, the edit scope in its
+`ledger`. Graphs run inside a node (the execute step's agent loop, sampling's) keep no
+checkpoints: their state holds a `Turn`, whose agent and bound tools are no data, so a
+resumed run starts such a step again from its top. State values are serialised by
+LangGraph's JsonPlusSerializer, which revives only the types listed in `STATE_TYPES`
+(and LangChain's messages): a new type in the state must be added there, or its
+checkpoint cannot be read back (tests check it)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.graph.state", "NodeFailure"),
     ("codur.graph.state", "StandingPreference"),
     ("codur.session", "Ledger"),
-    ("codur.models.client", "Usage"),
+    ("codur.models.usage", "Spent"),
     ("codur.scope.policy", "EditScope"),
     ("codur.scope.harness", "Harness"),
     ("codur.scope.test_uses", "TestUses"),
@@ -229,15 +229,22 @@ def keep_only(root: Path, run_ids: list[str]) -> None:
 
 
 def take_up(session: Session, record: RunRecord) -> Saved | None:
-    """Take up `record`'s run in `session`: its snapshots and record again, and the
-    session as its last checkpoint left it (`Session.restore`). Returns that checkpoint
-    (None: the run had none, so it starts again from the task)."""
+    """Take up `record`'s run in `session`: its snapshots and record again (knowing the
+    files Codur changed as the checkpoint's `written` says), the session's scope as the
+    checkpoint left it (`Session.restore`), and the meter going on from the spend the
+    checkpoint holds (before any model is built: a replay, a recording and the
+    scripted model go on from its count). Returns that checkpoint (None: the run had
+    none, so it starts again from the task)."""
+    from codur.models.usage import total
     from codur.undo.snapshot import reopen
 
     saved = last_checkpoint(session.ws.root, record.run_id)
     session.snapshot = reopen(session.ws, session.config, record, session.bus, session.sandbox)
     if saved is not None and "ledger" in saved.values:
         session.restore(saved.values["ledger"])
+    if saved is not None:
+        session.snapshot.saved.update(saved.values.get("written") or {})
+        session.usage.go_on_from(total(saved.values.get("usage")))
     session.bus.emit(
         "run.resume",
         run_id=record.run_id,

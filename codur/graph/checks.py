@@ -63,7 +63,7 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
     a program changed, and open a file the task did not name to edits when the failure
     happens there."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
-    changed = session.written()
+    changed = session.changes.written()
     scope = session.scope
     oracle = scope.oracle if scope else None
     earlier = [state.get("first_verification"), state.get("verification")]

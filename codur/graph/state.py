@@ -15,6 +15,7 @@ from langgraph.graph.message import add_messages
 from codur.agents.loop import LoopState
 from codur.agents.registry import AgentResult
 from codur.graph.outcome import Outcome
+from codur.models.usage import Spent, add_spent
 from codur.planning.calls import ToolCallSpec
 from codur.planning.verdict import VerifierVerdict
 from codur.repair.searched import Searched
@@ -26,6 +27,12 @@ Status = Literal["verified", "checked", "unverified", "stuck", "limit", "done", 
 """How a run ended: verified (the project's own check passed) and checked (only a check
 derived from the task, the docstrings or the model did: codur/verify/strength.py) are
 passes; done changed nothing; the rest are not (docs/verification.md)."""
+
+
+def first_written(left: dict[str, bool], right: dict[str, bool]) -> dict[str, bool]:
+    """The reducer of `written`: a path's first record stands (it says whether the path
+    existed before the run), so the same records given back count once."""
+    return {**right, **left}
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,13 @@ class AgentState(TypedDict, total=False):
     """Phase 1 classified the task as a code change, above planning.pre_plan_confidence."""
     llm_calls: int
     """Model calls so far in the run (all nodes)."""
+    usage: Annotated[dict[str, Spent], add_spent]
+    """What each step spent on the model (`codur.graph.learned`), by a key of the step's
+    own: the run's spend is their sum (`codur.models.usage.total`)."""
+    written: Annotated[dict[str, bool], first_written]
+    """Paths Codur changed in the run -> whether they existed before it, as the step that
+    changed each returned it (`codur.graph.learned`); a resumed run's snapshot goes on
+    from them."""
     error_fingerprints: list[str]
     attempts: list[Attempt]
     verification: VerificationResult | None
@@ -146,8 +160,8 @@ class AgentState(TypedDict, total=False):
     """The task states a standing preference (the planner's `preference` action): the
     run ends without running an agent, and run_task keeps it in memory."""
     ledger: Ledger
-    """The session's model calls, tokens, files changed and edit scope after the last
-    step (written by every node): a resumed run's session goes on from it."""
+    """The session's files changed and edit scope after the last step (written by every
+    node): a resumed run's session goes on from it."""
     plan: list[str]
     """plan_verify mode: the step plan the agent works through (the planner's, then
     replan's)."""

@@ -94,7 +94,7 @@ def plan_lines(state: AgentState) -> list[str]:
 def diff_text(session: Session, limit: int) -> str:
     """The run's changes to files, as a unified diff cut to `limit` characters."""
     parts = []
-    for path in session.written():
+    for path in session.changes.written():
         before = session.snapshot.original(path) if session.snapshot else None
         target = session.ws.resolve(path)
         after = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else None

@@ -27,6 +27,7 @@ from codur.models.finish import finish_reason
 from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
 from codur.models.retry import Transient, retrying
+from codur.models.usage import Usage
 from codur.redaction import redact
 
 if TYPE_CHECKING:
@@ -46,20 +47,6 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 }
 """Where each per-call setting lives on the chat models; a model without the field (the
 scripted one) ignores the setting."""
-
-
-@dataclass
-class Usage:
-    """Model calls and tokens spent so far in a run (shared by every client of the run)."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    """Of `prompt_tokens`, those the provider did not evaluate again (a cached prefix)."""
-    max_calls: int | None = None
-    by_profile: dict[str, int] = field(default_factory=dict)
-    """Calls per profile (a resumed run's scripted model goes on from its count)."""
 
 
 @dataclass

@@ -55,9 +55,9 @@ def model_calls(root: Path, record: RunRecord) -> int:
     if record.status != "running":
         return record.model_calls
     from codur.graph.checkpoint import last_values
+    from codur.models.usage import total
 
-    ledger = last_values(root, record.run_id).get("ledger")
-    return ledger.usage.calls if ledger is not None else 0
+    return total(last_values(root, record.run_id).get("usage")).calls
 
 
 def as_json(root: Path, record: RunRecord) -> dict[str, Any]:

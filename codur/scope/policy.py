@@ -39,6 +39,11 @@ from codur.task import code_mentions
 class ScopeError(ValueError):
     """An edit outside the run's edit scope; the message goes back to the model."""
 
+    def __init__(self, reason: str, path: str = "") -> None:
+        super().__init__(reason)
+        self.path = path
+        """The workspace-relative path refused (empty: not said)."""
+
 
 @dataclass
 class EditScope:

@@ -20,12 +20,13 @@ from langchain_core.tools import InjectedToolArg
 
 from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
-from codur.errors import CodurError
+from codur.errors import CodurError, EditDeclined
 from codur.events import EventBus, Ticker
 from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
-from codur.undo.diff import text_diff
+from codur.scope import ScopeError
 from codur.workspace import Workspace, in_git_folder
+from codur.writes import Changes
 
 if TYPE_CHECKING:
     from codur.process import ProcessResult
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from codur.session import Session
     from codur.tools.mcp import McpClients
     from codur.tools.todo import TodoItem
-    from codur.undo.snapshot import RunSnapshot
 
 
 class ToolError(CodurError):
@@ -56,29 +56,14 @@ class ToolContext:
     """This context runs the check itself (the verifier's): its programs run without
     asking, unless the program was created in this run."""
     mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
-    check_change: Callable[[str, str | None], None] | None = None
-    """Called with a workspace-relative path (and the new text, when a tool writes text)
-    before a tool changes or removes it: the run's edit scope may refuse it (ScopeError)."""
-    before_change: Callable[[str], None] | None = None
-    """Called with a workspace-relative path once a tool's change to it is approved, just
-    before it happens: the run records what Codur changed."""
-    after_change: Callable[[], None] | None = None
-    """Called once the changes `before_change` heard of are made: the run records the
-    files as Codur left them (someone else's later change is told apart)."""
-    program_in: Callable[[Path], AbstractContextManager[None]] | None = None
-    """Brackets a program running in a folder: in the run's workspace, what changes
-    meanwhile is the run's (`Session.program`)."""
-    made_in_run: Callable[[str, bool], str | None] | None = None
-    """Whether a workspace-relative path was "created" or "changed" during this run
-    (with True: only whether it was "created")."""
+    changes: Changes = None  # type: ignore[assignment]  # set in __post_init__ when not given
+    """The run's write path (edit scope, approval, snapshot: `codur.writes`), the one
+    agent edits take too. Unset: one with no scope and no snapshot (a context made by
+    hand); a copy of the context for another folder gets the scope alone."""
     on_read: Callable[[str], None] | None = None
     """Called with the workspace-relative path of a file a tool read into the
     conversation (read_file, read_json, ...): the run counts it among the files it read
     (`Session.note_read`)."""
-    written: Callable[[], list[str]] | None = None
-    """The workspace-relative paths Codur changed in this run."""
-    snapshot: Callable[[], RunSnapshot | None] | None = None
-    """The run's snapshots (what the files were when it started), if it keeps any."""
     prompts: PromptBook = field(default_factory=PromptBook)
     """The run's prompts (the Session's), for what a check tells the model: the report of
     a failed check. A context made by hand: the shipped ones."""
@@ -115,6 +100,10 @@ class ToolContext:
             self.gate = Gate("full-auto", bus=self.bus)
         if self.config.allow_outside_workspace and not self.ws.allow_outside:
             self.ws = dataclasses.replace(self.ws, allow_outside=True)
+        if self.changes is None:
+            self.changes = Changes(self.ws, self.bus, self.gate)
+        elif self.changes.ws.root != self.ws.root:  # a scratch copy: nothing of it is the run's
+            self.changes = Changes(self.ws, self.bus, self.gate, scope=self.changes.scope)
 
     @classmethod
     def from_session(cls, session: Session) -> ToolContext:
@@ -126,14 +115,8 @@ class ToolContext:
             bus=session.bus,
             gate=session.gate,
             mcp_servers=session.config.mcp_servers,
-            check_change=session.guard,
-            before_change=session.note_change,
-            after_change=session.changes_made,
-            program_in=session.program,
-            made_in_run=session.made_in_run,
+            changes=session.changes,
             on_read=session.note_read,
-            written=session.written,
-            snapshot=lambda: session.snapshot,
             prompts=session.prompts,
             sandbox=session.sandbox,
             interpreter=lambda: session.interpreter,
@@ -190,49 +173,39 @@ class ToolContext:
         *,
         action: str | None = None,
         destructive: bool = False,
-    ) -> None:
-        """Before a tool changes `targets` (to the text `new`) or removes them: the edit
-        scope may refuse it, the approval mode may ask (a destructive `action` outside
-        full-auto, any change in suggest mode, with the diff), and the run records it.
-        A refusal becomes a ToolError for the model to read."""
-        from codur.scope import ScopeError
-
+    ) -> str | None:
+        """Before a tool changes `targets` (to the text `new`) or removes them: the run's
+        write path guards, approves and records it (`Changes.prepare`). Returns the text
+        to write (a program's harness kept as it was); a refusal becomes a ToolError for
+        the model to read."""
         paths = [targets] if isinstance(targets, Path) else targets
-        inside = [self.rel(p) for p in paths if self.ws.contains(p)]
-        for rel in inside if self.check_change is not None else []:
-            try:
-                self.check_change(rel, new)  # type: ignore[misc]
-            except ScopeError as exc:
-                raise ToolError(f"refused to change {rel}: {exc}") from None
         what = action or f"write {self.rel(paths[0])}"
-        kind = Action.DESTRUCTIVE if destructive else Action.EDIT
-        detail = ""
-        if new is not None:
-            target = paths[0]
-            detail = lambda: text_diff(self.rel(target), text_or_none(target), new)  # noqa: E731
-        if not self.gate.approve(kind, what, detail):
-            raise ToolError(f"the user declined this edit: {what}")
-        for rel in inside if self.before_change is not None else []:
-            self.before_change(rel)  # type: ignore[misc]
-
-    def write(self, target: Path, text: str) -> None:
-        """Write a tool's new text for `target` (scope, approval, recorded, atomic)."""
-        self.changing(target, text)
         try:
-            self.ws.write_text(target, text)
-        finally:
-            self.changed()
+            return self.changes.prepare(
+                paths, new, what=what, destructive=destructive, by="tool", gate=self.gate
+            )
+        except ScopeError as exc:
+            raise ToolError(f"refused to change {exc.path}: {exc}") from None
+        except EditDeclined:
+            raise ToolError(f"the user declined this edit: {what}") from None
+
+    def write(self, target: Path, text: str) -> str:
+        """Write a tool's new text for `target` through the run's write path (scope,
+        approval, recorded, atomic, `file.write`); returns the text written."""
+        try:
+            return self.changes.write(target, text, by="tool", gate=self.gate)
+        except ScopeError as exc:
+            raise ToolError(f"refused to change {exc.path}: {exc}") from None
+        except EditDeclined:
+            raise ToolError(f"the user declined this edit: write {self.rel(target)}") from None
 
     def changed(self) -> None:
         """The changes `changing` announced are made (every writing tool ends with it)."""
-        if self.after_change is not None:
-            self.after_change()
+        self.changes.made()
 
     def running(self) -> AbstractContextManager[None]:
         """Around a program (or an MCP tool) acting in this context's folder."""
-        if self.program_in is None:
-            return nullcontext()
-        return self.program_in(self.ws.root)
+        return self.changes.program(self.ws.root)
 
     def run(
         self,
@@ -290,10 +263,10 @@ class ToolContext:
         check itself runs freely, unless its program was created in this run; a `shell`
         command is never the check."""
         rel = self.rel(program) if program is not None and self.ws.contains(program) else None
-        made = self.made_in_run(rel, self.checking) if rel and self.made_in_run else None
+        made = self.changes.made_in_run(rel, self.checking) if rel else None
         if self.checking and not shell and made != "created":
             return
-        code = [p for p in self.written() if p.endswith(".py")] if self.written else []
+        code = [p for p in self.changes.written() if p.endswith(".py")]
         if made:
             action += f" ({rel}: {'written' if made == 'created' else 'changed'} in this run)"
         elif code:
@@ -329,14 +302,6 @@ class ToolContext:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def text_or_none(path: Path) -> str | None:
-    """A file's text, to show what an edit changes (None: absent, or not UTF-8 text)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 Ctx = Annotated[ToolContext, InjectedToolArg]

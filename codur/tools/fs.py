@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
 
-from codur.tools.context import Ctx, ToolContext, ToolError, text_or_none
+from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
+from codur.writes import text_or_none
 
 SNIFF = 8192
 
@@ -117,9 +118,10 @@ def write_file(ctx: Ctx, path: str, content: str) -> str:
     """
     target = ctx.path(path)
     existed = target.exists()
-    ctx.write(target, content)
+    written = ctx.write(target, content)
     verb = "Overwrote" if existed else "Created"
-    return f"{verb} {ctx.rel(target)} ({content.count(chr(10)) + bool(content)} lines)"
+    lines = written.count(chr(10)) + bool(written)
+    return f"{verb} {ctx.rel(target)} ({lines} lines){_kept(written, content)}"
 
 
 @register_tool(TaskType.FILE_OPERATION, TaskType.CODE_EDIT, writes=True)
@@ -132,8 +134,9 @@ def append_file(ctx: Ctx, path: str, content: str) -> str:
     """
     target = ctx.path(path)
     before = read_text(ctx, path)[1] if target.exists() else ""
-    ctx.write(target, before + content)
-    return f"Appended {len(content)} characters to {ctx.rel(target)}"
+    wanted = before + content
+    written = ctx.write(target, wanted)
+    return f"Appended {len(content)} characters to {ctx.rel(target)}{_kept(written, wanted)}"
 
 
 @register_tool(TaskType.FILE_OPERATION, writes=True)
@@ -158,6 +161,17 @@ def _destination(ctx: ToolContext, source: Path, destination: str) -> Path:
     if target.is_dir():
         raise ToolError(f"{ctx.rel(target)} is an existing folder")
     return target
+
+
+def _kept(written: str, wanted: str) -> str:
+    """What the tool's result adds when the edit scope kept a program's harness out of
+    the text (`Changes.guard`)."""
+    if written == wanted:
+        return ""
+    return (
+        "; only the code under test was changed: the changes to its harness (the code "
+        "that sets up inputs and checks results) were left out"
+    )
 
 
 def _action(ctx: ToolContext, verb: str, src: Path, dst: Path) -> str:
@@ -228,8 +242,9 @@ def replace_in_file(ctx: Ctx, path: str, old: str, new: str, replace_all: bool =
         raise ToolError(f"the text to replace was not found in {path}{hint}")
     if count > 1 and not replace_all:
         raise ToolError(f"the text occurs {count} times in {path}: add context or replace_all")
-    ctx.write(target, text.replace(old, new.replace("\r\n", "\n")))
-    return f"Replaced {count} occurrence(s) in {ctx.rel(target)}"
+    wanted = text.replace(old, new.replace("\r\n", "\n"))
+    written = ctx.write(target, wanted)
+    return f"Replaced {count} occurrence(s) in {ctx.rel(target)}{_kept(written, wanted)}"
 
 
 @register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)

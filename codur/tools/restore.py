@@ -24,7 +24,7 @@ def restore_file(ctx: Ctx, path: str) -> str:
     Args:
         path: File path, relative to the workspace root.
     """
-    snapshot = ctx.snapshot() if ctx.snapshot is not None else None
+    snapshot = ctx.changes.snapshot
     if snapshot is None or snapshot.ws.root != ctx.ws.root:  # not a scratch copy's
         raise ToolError("this run keeps no snapshot of the files, so there is nothing to restore")
     target, rel = _itself(ctx, path)

@@ -7,6 +7,20 @@ pure function such as `codur.graph.decide.decide`); every other edge is fixed in
 
 from __future__ import annotations
 
-from codur.trace import traced  # node.start / node.end; below the graphs, the ask graph's too
+from collections.abc import Callable
+
+from codur import trace
+from codur.graph.learned import Node, learned
+
+
+def traced(name: str, **tags: str) -> Callable[[Node], Node]:
+    """A run graph node: node.start / node.end around it (`codur.trace.traced`), and what
+    it learned (model spend, files written) returned in its update (`codur.graph.learned`)."""
+
+    def wrap(func: Node) -> Node:
+        return trace.traced(name, **tags)(learned(name)(func))
+
+    return wrap
+
 
 __all__ = ["traced"]

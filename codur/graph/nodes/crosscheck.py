@@ -88,7 +88,7 @@ def put_back(state: AgentState, session: Session) -> Command[Literal["verify", "
                 session.tool_context().changing(session.ws.resolve(path), action=f"delete {path}")
                 session.ws.resolve(path).unlink(missing_ok=True)
             else:
-                session.write_file(path, text, by="crosscheck")
+                session.changes.write(path, text, by="crosscheck")
         except (EditDeclined, ToolError) as exc:
             line = f"{state['crosscheck']}; its reply failed on the real files, not undone: {exc}"
             return Command(update={"crosscheck": line, "crosscheck_kept": {}}, goto="review")

@@ -69,7 +69,7 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
     written = []
     for path, text in result.sources.items():
         try:
-            session.write_file(path, text, by="repair")  # the scope allowed it: see `allows`
+            session.changes.write(path, text, by="repair")  # the scope allowed it: see `allows`
         except EditDeclined:
             continue  # suggest mode, and the user said no (the gate's event records it)
         except ScopeError:

@@ -1,0 +1,164 @@
+"""`Changes`: the one way Codur changes a user's file, for agent edits and tools alike:
+guard (the edit scope may refuse a change, or keep a program's harness out of it),
+approve (the approval mode may ask, showing the diff), record (the run's snapshot notes
+the file before it changes) and write (atomically, announced as a `file.write` event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from codur.approval import Action, Gate
+from codur.errors import EditDeclined, WorkspaceError
+from codur.events import EventBus
+from codur.scope import EditScope, ScopeError
+from codur.undo.diff import text_diff
+from codur.workspace import Workspace
+
+if TYPE_CHECKING:
+    from codur.undo.snapshot import RunSnapshot
+
+
+@dataclass
+class Changes:
+    """A run's write path. `scope` and `snapshot` are the run's (set by `run_task` before
+    anything runs); None: no limits, nothing recorded (a context made by hand)."""
+
+    ws: Workspace
+    bus: EventBus
+    gate: Gate
+    scope: EditScope | None = None
+    """What the run may change (decided at its start)."""
+    snapshot: RunSnapshot | None = None
+    """The workspace before the run, and what Codur changed since."""
+
+    def guard(
+        self, path: str, new: str | None = None, by: str = "", cut: bool = False
+    ) -> str | None:
+        """The text to write at workspace-relative `path`: `new` itself or, when `cut`
+        (the caller writes what is returned), `new` with its changes to a program's
+        harness left out (`scope.kept_harness`); `new` None (a removal or a move):
+        whether the scope allows the path at all. ScopeError (announced as
+        `scope.refused`) when the scope refuses it."""
+        if self.scope is None:
+            return new
+        try:
+            if new is None:
+                reason = self.scope.why_not(path)
+                if reason is not None:
+                    raise ScopeError(reason)
+                return None
+            old = self._current(path)
+            if not cut:
+                self.scope.check_write(path, old, new)
+                return new
+            admitted = self.scope.admit(path, old, new)
+        except ScopeError as exc:
+            self.bus.emit("scope.refused", path=path, reason=str(exc))
+            raise ScopeError(str(exc), path) from None
+        if admitted != new:
+            harness = self.scope.harness(path)
+            kept = harness.describe() if harness else "the harness"
+            self.bus.emit("scope.kept_harness", path=path, kept=kept, by=by)
+        return admitted
+
+    def approve(
+        self, what: str, target: Path, new: str | None, destructive: bool, gate: Gate | None = None
+    ) -> None:
+        """Ask the approval mode (`gate`, else the run's) about the change `what` (with
+        the diff of `target` to `new` when it is a text write); EditDeclined when the user
+        says no."""
+        shown = self.ws.relative(target)
+        detail = ""
+        if new is not None:
+            detail = lambda: text_diff(shown, text_or_none(target), new)  # noqa: E731
+        kind = Action.DESTRUCTIVE if destructive else Action.EDIT
+        if not (gate or self.gate).approve(kind, what, detail):
+            raise EditDeclined(shown)
+
+    def record(self, path: str) -> None:
+        """`path` (workspace-relative) is about to change: the run's snapshot keeps it as
+        it was (`made` follows once it is changed)."""
+        if self.snapshot is not None:
+            self.snapshot.note(path)
+
+    def made(self) -> None:
+        """The recorded changes are made: the run knows the files as they are now as its
+        own (a later change by someone else is told apart: RunSnapshot.wrote)."""
+        if self.snapshot is not None:
+            self.snapshot.wrote()
+
+    def prepare(
+        self,
+        targets: Sequence[Path],
+        new: str | None = None,
+        *,
+        what: str,
+        destructive: bool = False,
+        by: str = "",
+        cut: bool = False,
+        gate: Gate | None = None,
+    ) -> str | None:
+        """Guard, approve and record a change of `targets` (absolute; those outside the
+        workspace are only approved) to the text `new`, or their removal (`new` None).
+        Returns the text to write (`cut`: the harness may be kept, see `guard`). Call
+        `made` once the change is made."""
+        inside = [self.ws.relative(t) for t in targets if self.ws.contains(t.resolve())]
+        admitted = new
+        for rel in inside:
+            admitted = self.guard(rel, new, by, cut)
+        self.approve(what, targets[0], admitted, destructive, gate)
+        for rel in inside:
+            self.record(rel)
+        return admitted
+
+    def write(self, path: str | Path, text: str, by: str, gate: Gate | None = None) -> str:
+        """Change a file through every step (`by`: the coder, the repair, a tool): the
+        text written is announced as `file.write` and returned."""
+        target = self.ws.resolve(path)
+        rel = self.ws.relative(target)
+        what = f"write {rel}"
+        text = self.prepare([target], text, what=what, by=by, cut=True, gate=gate) or ""
+        try:
+            self.ws.write_text(target, text)
+        finally:
+            self.made()
+        self.bus.emit("file.write", path=rel, lines=text.count("\n") + 1, by=by)
+        return text
+
+    def program(self, folder: Path) -> AbstractContextManager[None]:
+        """Around one of the run's programs running in `folder`: what changes in the
+        workspace meanwhile is the run's (a scratch copy's programs are not watched)."""
+        if self.snapshot is None or folder.resolve() != self.ws.root:
+            return nullcontext()
+        return self.snapshot.program()
+
+    def written(self) -> list[str]:
+        """The paths Codur changed in this run (by edits or tools), sorted."""
+        return sorted(self.snapshot.saved) if self.snapshot is not None else []
+
+    def made_in_run(
+        self, path: str, created_only: bool = False
+    ) -> Literal["created", "changed"] | None:
+        """Whether `path` was created or changed during this run, by anyone
+        (`created_only`: only whether it was created, which reads no file)."""
+        return self.snapshot.made(path, created_only) if self.snapshot is not None else None
+
+    def _current(self, path: str) -> str | None:
+        """The file's text now (None: absent, or not text: no harness to compare)."""
+        try:
+            return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
+        except WorkspaceError:
+            return None
+
+
+def text_or_none(path: Path) -> str | None:
+    """A file's text, to show what an edit changes (None: absent, or not UTF-8 text)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
