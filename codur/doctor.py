@@ -138,7 +138,8 @@ def measure_speed(name: str, config: CodurConfig) -> dict[str, float]:
     SPEED_MAX_TOKENS out); also used by bench/latency.py. CodurError: it cannot load."""
     from langchain_core.messages import HumanMessage
 
-    from codur.models.client import ModelClient, Usage
+    from codur.models.client import ModelClient
+    from codur.models.usage import Usage
     from codur.promptbook import PromptBook
 
     _, prof = config.profile(name)
