@@ -1,5 +1,5 @@
 """The run context handed to everything a run does: config, workspace, events, models,
-and the one place every change of Codur's passes (edit scope, approval, snapshots).
+the sandbox, the approval gate and the run's write path (`codur.writes.Changes`).
 
 (This is what the LangGraph runtime context will carry; nothing reads globals.)
 """

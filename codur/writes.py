@@ -35,6 +35,9 @@ class Changes:
     """What the run may change (decided at its start)."""
     snapshot: RunSnapshot | None = None
     """The workspace before the run, and what Codur changed since."""
+    run: Changes | None = None
+    """A scratch copy's: the run's own write path, which still says what the run wrote
+    and made (a program created in this run asks before it runs, in the copy too)."""
 
     def guard(
         self, path: str, new: str | None = None, by: str = "", cut: bool = False
@@ -67,12 +70,19 @@ class Changes:
         return admitted
 
     def approve(
-        self, what: str, target: Path, new: str | None, destructive: bool, gate: Gate | None = None
+        self,
+        what: str,
+        target: Path,
+        new: str | None,
+        destructive: bool,
+        gate: Gate | None = None,
+        ws: Workspace | None = None,
     ) -> None:
         """Ask the approval mode (`gate`, else the run's) about the change `what` (with
         the diff of `target` to `new` when it is a text write); EditDeclined when the user
-        says no."""
-        shown = self.ws.relative(target)
+        says no. `ws`: the workspace the target is shown relative to (a tool's may reach
+        outside, `tools.allow_outside_workspace`)."""
+        shown = (ws or self.ws).relative(target)
         detail = ""
         if new is not None:
             detail = lambda: text_diff(shown, text_or_none(target), new)  # noqa: E731
@@ -102,6 +112,7 @@ class Changes:
         by: str = "",
         cut: bool = False,
         gate: Gate | None = None,
+        ws: Workspace | None = None,
     ) -> str | None:
         """Guard, approve and record a change of `targets` (absolute; those outside the
         workspace are only approved) to the text `new`, or their removal (`new` None).
@@ -111,20 +122,30 @@ class Changes:
         admitted = new
         for rel in inside:
             admitted = self.guard(rel, new, by, cut)
-        self.approve(what, targets[0], admitted, destructive, gate)
+        self.approve(what, targets[0], admitted, destructive, gate, ws)
         for rel in inside:
             self.record(rel)
         return admitted
 
-    def write(self, path: str | Path, text: str, by: str, gate: Gate | None = None) -> str:
+    def write(
+        self,
+        path: str | Path,
+        text: str,
+        by: str,
+        gate: Gate | None = None,
+        ws: Workspace | None = None,
+    ) -> str:
         """Change a file through every step (`by`: the coder, the repair, a tool): the
-        text written is announced as `file.write` and returned."""
-        target = self.ws.resolve(path)
-        rel = self.ws.relative(target)
+        text written is announced as `file.write` and returned. `ws`: the workspace
+        `path` is resolved in (a tool's may reach outside: `tools.allow_outside_workspace`;
+        a path outside is approved, never guarded or recorded)."""
+        ws = ws or self.ws
+        target = ws.resolve(path)
+        rel = ws.relative(target)
         what = f"write {rel}"
-        text = self.prepare([target], text, what=what, by=by, cut=True, gate=gate) or ""
+        text = self.prepare([target], text, what=what, by=by, cut=True, gate=gate, ws=ws) or ""
         try:
-            self.ws.write_text(target, text)
+            ws.write_text(target, text)
         finally:
             self.made()
         self.bus.emit("file.write", path=rel, lines=text.count("\n") + 1, by=by)
@@ -139,14 +160,18 @@ class Changes:
 
     def written(self) -> list[str]:
         """The paths Codur changed in this run (by edits or tools), sorted."""
-        return sorted(self.snapshot.saved) if self.snapshot is not None else []
+        if self.snapshot is None:
+            return self.run.written() if self.run is not None else []
+        return sorted(self.snapshot.saved)
 
     def made_in_run(
         self, path: str, created_only: bool = False
     ) -> Literal["created", "changed"] | None:
         """Whether `path` was created or changed during this run, by anyone
         (`created_only`: only whether it was created, which reads no file)."""
-        return self.snapshot.made(path, created_only) if self.snapshot is not None else None
+        if self.snapshot is None:
+            return self.run.made_in_run(path, created_only) if self.run is not None else None
+        return self.snapshot.made(path, created_only)
 
     def _current(self, path: str) -> str | None:
         """The file's text now (None: absent, or not text: no harness to compare)."""

@@ -54,7 +54,8 @@ def test_the_embedded_model_calls_a_tool_in_the_agent_loop(tmp_path: Path) -> No
     (its reply forced into one JSON action), read the result, then answer with it."""
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-    from codur.agents.loop import Turn, run_loop
+    from codur.agents.loop import run_loop
+    from codur.agents.turn import Turn
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session

@@ -362,3 +362,47 @@ def test_a_run_stopped_after_widening_its_scope_resumes_with_the_widening_and_it
     assert not [r for r in after if r["event"] == "scope.refused"]
     end = after[-1]
     assert end["status"] == "verified" and end["model_calls"] == 2, end
+
+
+@pytest.mark.slow
+def test_a_checkpoint_from_an_older_codur_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A run checkpointed by a Codur whose ledger this one cannot read (it comes back as
+    a plain dict) is not resumed half-blind: one line says so and how to start again,
+    exit code 2, nothing changed."""
+    import sqlite3
+
+    from codur.graph.checkpoint import db_path, serializer
+
+    work = folder(tmp_path / "work")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", WRONG)])
+    gone = run_cli([*flags, "fix @main.py"], cwd=work)
+    assert gone.returncode == ExitCode.MODEL_UNREACHABLE, gone.stdout + gone.stderr
+    run_id = records(work)[0]["run"]
+    serde = serializer()
+    with sqlite3.connect(db_path(work)) as db:  # the ledger as an older Codur wrote it
+        rows = db.execute("SELECT rowid, type, value FROM writes WHERE channel = 'ledger'")
+        for rowid, kind, value in rows.fetchall():
+            old = {"usage": {"calls": 1}, "written": {"main.py": True}, "scope": None}
+            kind, value = serde.dumps_typed(old)
+            db.execute(
+                "UPDATE writes SET type = ?, value = ? WHERE rowid = ?", (kind, value, rowid)
+            )
+        rows = db.execute("SELECT rowid, type, checkpoint FROM checkpoints").fetchall()
+        for rowid, kind, blob in rows:
+            checkpoint = serde.loads_typed((kind, blob))
+            if "ledger" in checkpoint.get("channel_values", {}):
+                checkpoint["channel_values"]["ledger"] = {"scope": None, "usage": {"calls": 1}}
+                kind, blob = serde.dumps_typed(checkpoint)
+                db.execute(
+                    "UPDATE checkpoints SET type = ?, checkpoint = ? WHERE rowid = ?",
+                    (kind, blob, rowid),
+                )
+    before = (work / "main.py").read_text()
+
+    again = run_cli(["resume", run_id], cwd=work)
+
+    assert again.returncode == ExitCode.USAGE, again.stdout + again.stderr
+    lines = again.stderr.strip().splitlines()
+    assert len(lines) == 1 and "older Codur" in lines[0] and f"codur undo {run_id}" in lines[0]
+    assert "Traceback" not in again.stdout + again.stderr
+    assert (work / "main.py").read_text() == before

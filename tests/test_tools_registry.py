@@ -178,3 +178,39 @@ def test_context_from_a_session_uses_its_config_gate_and_snapshot(tmp_path) -> N
     changes = session.changes
     assert changes.written() == ["a.txt", "b.txt"] and changes.made_in_run("b.txt") == "created"
     assert session.snapshot.original("a.txt") == "before"
+
+
+def test_a_scratch_copy_still_asks_before_running_a_program_made_in_the_run(tmp_path) -> None:
+    """A sampled candidate's or the repair's scratch copy of the workspace keeps the
+    run's facts: a check program the run created asks before it runs there too (and
+    code the run changed makes any program a destructive action)."""
+    import dataclasses
+    import shutil
+
+    import pytest
+
+    from codur.config import load_config
+    from codur.errors import ApprovalRequired
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.tools.context import ToolContext
+    from codur.undo.snapshot import begin
+    from codur.workspace import Workspace
+
+    ws = tmp_path / "proj"
+    ws.mkdir()
+    (ws / "main.py").write_text("print(1)\n")
+    config = load_config(ws, overrides=["approval.mode=auto-edit"]).config
+    session = Session(config, Workspace(ws), EventBus())
+    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    ctx = ToolContext.from_session(session)
+    session.changes.write("check.py", "print('ok')\n", by="coder")
+    scratch = tmp_path / "scratch"
+    shutil.copytree(ws, scratch)
+    for where in (ws, scratch):
+        checking = dataclasses.replace(ctx, ws=Workspace(where), checking=True)
+        with pytest.raises(ApprovalRequired, match="written in this run"):
+            checking.approve_run("run python check.py", where / "check.py")
+        other = dataclasses.replace(ctx, ws=Workspace(where))
+        with pytest.raises(ApprovalRequired, match="code changed in this run: check.py"):
+            other.approve_run("run python main.py", where / "main.py")

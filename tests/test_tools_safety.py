@@ -16,11 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from codur.approval import Gate
 from codur.config.schema import ToolsConfig
 from codur.events import EventBus
 from codur.tools.context import ToolContext
 from codur.tools.registry import ToolResult, all_tools, invoke
 from codur.workspace import Workspace
+from codur.writes import Changes
 
 MARKER = "OUTSIDE-MARKER-7f3a"
 EXAMPLES = 500
@@ -253,6 +255,16 @@ def test_outside_access_only_when_config_allows_it(arena) -> None:
     free = ToolContext(Workspace(ws), ToolsConfig(allow_outside_workspace=True), EventBus())
     assert invoke("read_file", {"path": "link_out"}, free).output == f"{MARKER}\n"
     assert invoke("read_file", {"path": str(outside / "sub/x.txt")}, free).ok
+    # a run's context: its write path (the session's, inside the workspace only) writes
+    # a tool's file outside where the tools config allows it
+    bus = EventBus()
+    run = Changes(Workspace(ws), bus, Gate("full-auto", bus=bus))
+    config = ToolsConfig(allow_outside_workspace=True)
+    ran = ToolContext(Workspace(ws), config, bus, gate=run.gate, changes=run)
+    target = outside / "sub" / "new.txt"
+    written = invoke("write_file", {"path": str(target), "content": "hello\n"}, ran)
+    assert written.ok, written.output
+    assert target.read_text() == "hello\n"
 
 
 @pytest.mark.parametrize(

@@ -235,13 +235,22 @@ def take_up(session: Session, record: RunRecord) -> Saved | None:
     checkpoint holds (before any model is built: a replay, a recording and the
     scripted model go on from its count). Returns that checkpoint (None: the run had
     none, so it starts again from the task)."""
+    from codur.errors import UsageError
     from codur.models.usage import total
+    from codur.session import Ledger
     from codur.undo.snapshot import reopen
 
     saved = last_checkpoint(session.ws.root, record.run_id)
+    ledger = saved.values.get("ledger") if saved is not None else None
+    if ledger is not None and not isinstance(ledger, Ledger):
+        raise UsageError(
+            f"run {record.run_id} was checkpointed by an older Codur, whose record of what "
+            f"it spent and changed this one cannot read: run the task again "
+            f"(`codur undo {record.run_id}` first puts its files back)"
+        )
     session.snapshot = reopen(session.ws, session.config, record, session.bus, session.sandbox)
-    if saved is not None and "ledger" in saved.values:
-        session.restore(saved.values["ledger"])
+    if ledger is not None:
+        session.restore(ledger)
     if saved is not None:
         session.snapshot.saved.update(saved.values.get("written") or {})
         session.usage.go_on_from(total(saved.values.get("usage")))

@@ -160,8 +160,8 @@ class AgentState(TypedDict, total=False):
     """The task states a standing preference (the planner's `preference` action): the
     run ends without running an agent, and run_task keeps it in memory."""
     ledger: Ledger
-    """The session's files changed and edit scope after the last step (written by every
-    node): a resumed run's session goes on from it."""
+    """The run's edit scope after the last step (written by every node): a resumed
+    run's session goes on from it."""
     plan: list[str]
     """plan_verify mode: the step plan the agent works through (the planner's, then
     replan's)."""

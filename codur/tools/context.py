@@ -103,7 +103,8 @@ class ToolContext:
         if self.changes is None:
             self.changes = Changes(self.ws, self.bus, self.gate)
         elif self.changes.ws.root != self.ws.root:  # a scratch copy: nothing of it is the run's
-            self.changes = Changes(self.ws, self.bus, self.gate, scope=self.changes.scope)
+            run = self.changes.run or self.changes
+            self.changes = Changes(self.ws, self.bus, self.gate, scope=run.scope, run=run)
 
     @classmethod
     def from_session(cls, session: Session) -> ToolContext:
@@ -175,14 +176,20 @@ class ToolContext:
         destructive: bool = False,
     ) -> str | None:
         """Before a tool changes `targets` (to the text `new`) or removes them: the run's
-        write path guards, approves and records it (`Changes.prepare`). Returns the text
-        to write (a program's harness kept as it was); a refusal becomes a ToolError for
-        the model to read."""
+        write path guards, approves and records it (`Changes.prepare`). Returns `new`
+        (a change to a program's harness is refused whole here: only `write` can keep the
+        harness out); a refusal becomes a ToolError for the model to read."""
         paths = [targets] if isinstance(targets, Path) else targets
         what = action or f"write {self.rel(paths[0])}"
         try:
             return self.changes.prepare(
-                paths, new, what=what, destructive=destructive, by="tool", gate=self.gate
+                paths,
+                new,
+                what=what,
+                destructive=destructive,
+                by="tool",
+                gate=self.gate,
+                ws=self.ws,
             )
         except ScopeError as exc:
             raise ToolError(f"refused to change {exc.path}: {exc}") from None
@@ -193,7 +200,7 @@ class ToolContext:
         """Write a tool's new text for `target` through the run's write path (scope,
         approval, recorded, atomic, `file.write`); returns the text written."""
         try:
-            return self.changes.write(target, text, by="tool", gate=self.gate)
+            return self.changes.write(target, text, by="tool", gate=self.gate, ws=self.ws)
         except ScopeError as exc:
             raise ToolError(f"refused to change {exc.path}: {exc}") from None
         except EditDeclined:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codur.verify.derive import DocExample, doctest_examples
+from codur.verify.statements import DocExample, doctest_examples
 
 
 def example_args(prompt: str, entry: str) -> list[tuple]:

@@ -20,8 +20,8 @@ from codur.graph.attempts import fresh_request
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
 from codur.graph.state import AgentState
+from codur.scope import ScopeError
 from codur.session import Session
-from codur.tools.context import ToolError
 
 NOTHING_AFRESH = "no cross-check: the files as the run found them are not known"
 
@@ -85,11 +85,15 @@ def put_back(state: AgentState, session: Session) -> Command[Literal["verify", "
     for path, text in kept.items():
         try:
             if text is None:
-                session.tool_context().changing(session.ws.resolve(path), action=f"delete {path}")
-                session.ws.resolve(path).unlink(missing_ok=True)
+                target = session.ws.resolve(path)
+                session.changes.prepare([target], None, what=f"delete {path}", by="crosscheck")
+                try:
+                    target.unlink(missing_ok=True)
+                finally:
+                    session.changes.made()
             else:
                 session.changes.write(path, text, by="crosscheck")
-        except (EditDeclined, ToolError) as exc:
+        except (EditDeclined, ScopeError) as exc:
             line = f"{state['crosscheck']}; its reply failed on the real files, not undone: {exc}"
             return Command(update={"crosscheck": line, "crosscheck_kept": {}}, goto="review")
         written.append(path)
