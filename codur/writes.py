@@ -145,7 +145,7 @@ class Changes:
         what = f"write {rel}"
         text = self.prepare([target], text, what=what, by=by, cut=True, gate=gate, ws=ws) or ""
         try:
-            ws.write_text(target, text)
+            ws.write_text(rel, text)  # named as the user knows it in any error
         finally:
             self.made()
         self.bus.emit("file.write", path=rel, lines=text.count("\n") + 1, by=by)

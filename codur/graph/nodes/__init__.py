@@ -18,7 +18,12 @@ def traced(name: str, **tags: str) -> Callable[[Node], Node]:
     it learned (model spend, files written) returned in its update (`codur.graph.learned`)."""
 
     def wrap(func: Node) -> Node:
-        return trace.traced(name, **tags)(learned(name)(func))
+        node = trace.traced(name, **tags)(learned(name)(func))
+        # introspection sees the node function itself, one level down: LangGraph finds
+        # a subgraph a node runs (explain's ask graph, drawn by `codur graph`) among the
+        # closure variables of `__wrapped__`, and follows no further
+        node.__wrapped__ = func  # type: ignore[attr-defined]
+        return node
 
     return wrap
 
