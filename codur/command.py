@@ -155,9 +155,8 @@ def _wired(
         redact=redact,
         prompts=how.prompts,  # type: ignore[arg-type] - None: built from the config
         cancel=how.cancel if how.cancel is not None else threading.Event(),
+        **({"run_id": how.run_id} if how.run_id is not None else {}),
     )
-    if how.run_id is not None:
-        session.run_id = how.run_id
     log = None
     if cfg.log.enabled:
         log = JsonlLog(

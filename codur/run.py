@@ -160,7 +160,7 @@ def _open(session: Session, task: str, resume: RunRecord | None) -> Saved | None
     session.sandbox  # noqa: B018 - decided (or refused) before anything runs, and logged
     saved = take_up(session, resume) if resume is not None else None
     if session.snapshot is None:  # before anything of the run can change a file
-        session.snapshot = begin(
+        session.changes.snapshot = begin(
             session.ws, cfg, session.run_id, task, session.bus, profile=session.profile,
             box=session.sandbox,
         )  # fmt: skip
@@ -181,9 +181,10 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
 
     cfg = session.config
     session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
-    if session.scope is None:  # decided once (a resumed run has its checkpoint's)
+    first: dict = {}
+    if saved is None:  # decided once (a resumed run has its checkpoint's)
         ignore = set(cfg.tools.ignore)
-        session.scope = decide_scope(
+        session.changes.scope = decide_scope(
             task,
             session.ws.root,
             cfg.verify.expected_file,
@@ -191,14 +192,18 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
             cfg.verify.allow_edit,
             cfg.verify.test_command or (),
         )
-        session.scope.derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         session.scope.watch_site(session.interpreter.site_packages)
-    check = planned_check(session.tool_context(), cfg.verify, task, session.scope.derived)
+        derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
+        first = {"scope": session.scope, "derived": derived}
+    derived = first["derived"] if saved is None else saved.values.get("derived")
+    check = planned_check(session.tool_context(), cfg.verify, task, derived)
     require_pytest(check, session.interpreter)  # before any program or model call
-    session.bus.emit("scope", **session.scope.summary())
-    for path in session.scope.locked:
-        session.bus.emit("scope.locked", path=path)
-    yield from run_graph(session, task, saved)
+    if session.scope is not None:
+        shown = {"derived": derived[1] if derived else ""}
+        session.bus.emit("scope", **session.scope.summary(), **shown)
+        for path in session.scope.locked:
+            session.bus.emit("scope.locked", path=path)
+    yield from run_graph(session, task, saved, first)
 
 
 def _stopped(exc: Exception, recursion_limit: int) -> tuple[str, str]:
@@ -265,7 +270,7 @@ def _result(
         ),
         run_id=session.run_id,
         run_changes=touched,
-        model_test=(session.scope.model_test or "") if session.scope else "",
+        model_test=written.test if (written := state.get("model_test")) else "",
         cached_prompt_tokens=session.usage.cached_prompt_tokens,
         files_read=list(dict.fromkeys([*state.get("context_files", {}), *session.files_read])),
         last_error=working.last_error,

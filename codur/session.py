@@ -1,12 +1,14 @@
 """The run context handed to everything a run does: config, workspace, events, models,
 the sandbox, the approval gate and the run's write path (`codur.writes.Changes`).
 
-(This is what the LangGraph runtime context will carry; nothing reads globals.)
+A frozen bundle of services (the LangGraph runtime context; nothing reads globals):
+what a run learns lives in the graph's state, returned by the nodes that learn it. Some
+services are built on first use (the sandbox, the project's Python, the tool context,
+each profile's model client) and kept for the run.
 """
 
 from __future__ import annotations
 
-import copy
 import os
 import threading
 from dataclasses import dataclass, field, replace
@@ -29,24 +31,12 @@ from codur.writes import Changes
 
 if TYPE_CHECKING:
     from codur.memory.persistent import Memory
-    from codur.models.recording import Recorder
-    from codur.models.replay import Replay
     from codur.project.interpreter import Interpreter
     from codur.tools.context import ToolContext
     from codur.undo.snapshot import RunSnapshot
 
 
 @dataclass(frozen=True)
-class Ledger:
-    """The run's edit scope as it stands. Every node of the run graph writes it into the
-    state (`codur.trace.traced`), so each checkpoint holds it and a resumed run's
-    session goes on from it (`Session.restore`)."""
-
-    scope: EditScope | None
-    """The edit scope as it stands (widened files, the model's test)."""
-
-
-@dataclass
 class Session:
     config: CodurConfig
     ws: Workspace
@@ -93,23 +83,21 @@ class Session:
     _down: dict[str, str] = field(default_factory=dict)
     """Profiles whose model could not be reached or loaded in this run -> the profile
     answering instead (llm.fallback_order)."""
-    _tools: ToolContext | None = None
-    _sandbox: Sandbox | None = None
-    _interpreter: Interpreter | None = None
-    _recorder: Recorder | None = None
-    _replay: Replay | None = None
+    _built: dict[str, Any] = field(default_factory=dict)
+    """The services built on first use, by name (sandbox, interpreter, tools, recorder,
+    replay)."""
 
     def __post_init__(self) -> None:
         self.usage.max_calls = self.config.runtime.max_llm_calls
         keys = [p.api_key_env for p in self.config.llm.profiles.values() if p.api_key_env]
         remember(secret_values(os.environ, keys))
         remember(dotenv_secrets(self.ws.root))
-        if self.redact is None:
-            self.redact = Redactor()
-        self.gate = Gate(self.config.approval.mode, self.confirm, self.bus)
-        self.changes = Changes(self.ws, self.bus, self.gate)
-        if self.prompts is None:
-            self.prompts = PromptBook(self.config.prompts)
+        gate = Gate(self.config.approval.mode, self.confirm, self.bus)
+        built = {"gate": gate, "changes": Changes(self.ws, self.bus, gate)}
+        built["redact"] = self.redact if self.redact is not None else Redactor()
+        built["prompts"] = self.prompts or PromptBook(self.config.prompts)
+        for name, value in built.items():  # frozen: set once, here
+            object.__setattr__(self, name, value)
 
     @property
     def model_allowed(self) -> bool:
@@ -120,7 +108,7 @@ class Session:
     def sandbox(self) -> Sandbox:
         """How the run's programs are contained (decided once, from the config; the
         `sandbox` event says how, or why they are not confined)."""
-        if self._sandbox is None:
+        if "sandbox" not in self._built:
             from codur.sandbox.gitro import protect_git
             from codur.sandbox.repository import lookup
 
@@ -134,7 +122,7 @@ class Session:
                 timeout = self.config.tools.run_timeout_s
                 switch = self.config.sandbox.confine == "auto"
                 box, unprotected = protect_git(box, self.ws.root, timeout, switch)
-            self._sandbox = box
+            self._built["sandbox"] = box
             self.bus.emit(
                 "sandbox",
                 confine=box.method,
@@ -142,23 +130,23 @@ class Session:
                 read_only=[str(p) for p in box.read_only],
                 git_writable=unprotected,
             )
-        return self._sandbox
+        return self._built["sandbox"]
 
     @property
     def interpreter(self) -> Interpreter:
         """The project's Python, which runs the run's programs and tests (found and probed
         once, in the run's sandbox; the `interpreter` event says which, a warning when it
         is Codur's own). ConfigError when `tools.python` names none."""
-        if self._interpreter is None:
+        if "interpreter" not in self._built:
             from codur.project.interpreter import find_interpreter
 
             tools = self.config.tools
             found = find_interpreter(self.ws.root, tools.python, self.sandbox, tools.run_timeout_s)
-            self._interpreter = found
+            self._built["interpreter"] = found
             if found.warning:
                 self.bus.emit("warning", message=found.warning)
             self.bus.emit("interpreter", **found.as_dict())
-        return self._interpreter
+        return self._built["interpreter"]
 
     def check_cancelled(self) -> None:
         """Raise Cancelled if the run was asked to stop (`cancel`)."""
@@ -173,11 +161,11 @@ class Session:
 
     def tool_context(self) -> ToolContext:
         """The run's tool context (one per run: it owns the MCP server connections)."""
-        if self._tools is None:
+        if "tools" not in self._built:
             from codur.tools.context import ToolContext
 
-            self._tools = ToolContext.from_session(self)
-        return self._tools
+            self._built["tools"] = ToolContext.from_session(self)
+        return self._built["tools"]
 
     def note_read(self, path: str) -> None:
         """A tool read the workspace file `path` into the conversation."""
@@ -186,22 +174,15 @@ class Session:
 
     @property
     def snapshot(self) -> RunSnapshot | None:
-        """The workspace before the run, and what Codur changed since (set by run_task
-        before anything runs; None in a session made by hand)."""
+        """The workspace before the run, and what Codur changed since (the write path's:
+        run_task begins it before anything runs; None in a session made by hand)."""
         return self.changes.snapshot
-
-    @snapshot.setter
-    def snapshot(self, snapshot: RunSnapshot | None) -> None:
-        self.changes.snapshot = snapshot
 
     @property
     def scope(self) -> EditScope | None:
-        """What the run may change (decided at its start; None: no limits)."""
+        """What the run may change (decided at its start, knowing what the run learned
+        since: the write path's; None: no limits)."""
         return self.changes.scope
-
-    @scope.setter
-    def scope(self, scope: EditScope | None) -> None:
-        self.changes.scope = scope
 
     def text_of(self, path: str) -> str | None:
         """The file's text now (None: there is no such file; WorkspaceError: not text)."""
@@ -209,8 +190,8 @@ class Session:
 
     def close(self) -> None:
         """Release what the run opened (MCP servers)."""
-        if self._tools is not None:
-            self._tools.close()
+        if "tools" in self._built:
+            self._built["tools"].close()
 
     def client(self, profile: str | None = None) -> ModelClient:
         """The model client for `profile` (default: --profile, else llm.default_profile),
@@ -221,22 +202,22 @@ class Session:
             name, prof = self.config.profile(self._down[name])
         if name not in self._clients:
             runs = self.config.runs
-            if runs.replay and self._replay is None:
+            if runs.replay and "replay" not in self._built:
                 from codur.models.replay import Recording, Replay
 
-                self._replay = Replay(Recording.load(Path(runs.replay), self.usage.calls))
-            if runs.record and self._recorder is None:
+                self._built["replay"] = Replay(Recording.load(Path(runs.replay), self.usage.calls))
+            if runs.record and "recorder" not in self._built:
                 from codur.models.recording import Recorder
 
-                self._recorder = Recorder(Path(runs.record), self.redact, self.usage.calls)
+                self._built["recorder"] = Recorder(Path(runs.record), self.redact, self.usage.calls)
             self._clients[name] = ModelClient(
                 name,
                 prof,
                 self.bus,
                 self.usage,
                 built=self.models,
-                replay=self._replay,
-                recorder=self._recorder,
+                replay=self._built.get("replay"),
+                recorder=self._built.get("recorder"),
                 fallback=self._fall_back,
                 cancel=self.cancel,
                 prompts=self.prompts,
@@ -258,12 +239,3 @@ class Session:
         self._down[name] = replacement
         self.bus.emit("model.fallback", profile=name, to=replacement, error=str(error))
         return self.client(replacement)
-
-    def ledger(self) -> Ledger:
-        """The run's edit scope as it stands (a copy: the session goes on)."""
-        return Ledger(copy.deepcopy(self.scope))
-
-    def restore(self, ledger: Ledger) -> None:
-        """Go on from a checkpoint's ledger (a resumed run)."""
-        if ledger.scope is not None:
-            self.scope = ledger.scope

@@ -7,7 +7,6 @@ graph's explain route); a node never prints, its events go on the session's bus.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -22,10 +21,7 @@ Node = Callable[[Any, "Runtime[Session]"], Any]
 
 def traced(name: str, **tags: str) -> Callable[[Node], Node]:
     """Emit node.start / node.end (with duration, or the error) around a node; `tags` go
-    into both events (e.g. graph="ask" for the ask graph's nodes). The node's update gets
-    the session's `ledger` (the edit scope), so every
-    checkpoint of the run graph holds what a resumed run needs (a graph whose state has
-    no `ledger` key, such as ask's, ignores it: LangGraph drops unknown keys)."""
+    into both events (e.g. graph="ask" for the ask graph's nodes)."""
     from langgraph.types import Command
 
     def wrap(func: Node) -> Node:
@@ -36,11 +32,9 @@ def traced(name: str, **tags: str) -> Callable[[Node], Node]:
                 "node", node=name, iteration=state.get("iterations", 0), **tags
             ) as out:
                 update = func(state, runtime)
-                ledger = {"ledger": runtime.context.ledger()}
                 if isinstance(update, Command):
                     out["goto"] = update.goto
-                    return dataclasses.replace(update, update={**(update.update or {}), **ledger})
-                return {**(update or {}), **ledger}
+                return update
 
         return node
 

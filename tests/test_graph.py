@@ -395,7 +395,7 @@ def test_each_step_s_model_spend_and_files_written_are_records_in_the_state(
     session = Session(
         load_config(root, overrides=flags, environ={}).config, Workspace(root), EventBus()
     )
-    session.snapshot = begin(session.ws, session.config, session.run_id, "fix", session.bus)
+    session.changes.snapshot = begin(session.ws, session.config, session.run_id, "fix", session.bus)
     *_, state = run_graph(session, "fix @main.py", None)
     assert state["status"] == "verified"
     spent = state["usage"]

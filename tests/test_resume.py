@@ -154,7 +154,7 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     from codur.graph.checkpoint import last_checkpoint, open_saver, serializer, thread
     from codur.graph.outcome import Outcome
     from codur.models.usage import Spent, total
-    from codur.session import Ledger
+    from codur.scope import EditScope
     from codur.verify.evidence import Evidence
     from codur.verify.result import VerificationResult
 
@@ -181,10 +181,10 @@ def test_a_run_whose_model_went_away_resumes_once_it_is_back(
     assert verdict.strategy == "output" and isinstance(verdict.evidence[0], Evidence)
     assert all(isinstance(spent, Spent) for spent in values["usage"].values())
     assert total(values["usage"]).calls == 1
-    ledger = values["ledger"]
-    assert isinstance(ledger, Ledger)
-    assert values["written"] == {"main.py": True} and ledger.scope.targets == ("main.py",)
-    assert ledger.scope.oracle == {"expected.txt": b"10\n"}
+    scope = values["scope"]  # decided once, at the start: the checkpoint holds it whole
+    assert isinstance(scope, EditScope) and "ledger" not in values
+    assert values["written"] == {"main.py": True} and scope.targets == ("main.py",)
+    assert scope.oracle == {"expected.txt": b"10\n"}
     # every type in the state is known to the serde: nothing was blocked or guessed
     assert not [r for r in caplog.records if r.name.startswith("langgraph")]
     assert "langgraph" not in gone.stderr
@@ -366,8 +366,8 @@ def test_a_run_stopped_after_widening_its_scope_resumes_with_the_widening_and_it
 
 @pytest.mark.slow
 def test_a_checkpoint_from_an_older_codur_is_refused_in_one_line(tmp_path: Path) -> None:
-    """A run checkpointed by a Codur whose ledger this one cannot read (it comes back as
-    a plain dict) is not resumed half-blind: one line says so and how to start again,
+    """A run checkpointed by a Codur whose edit scope this one cannot read (it comes back
+    as a plain dict) is not resumed half-blind: one line says so and how to start again,
     exit code 2, nothing changed."""
     import sqlite3
 
@@ -379,10 +379,10 @@ def test_a_checkpoint_from_an_older_codur_is_refused_in_one_line(tmp_path: Path)
     assert gone.returncode == ExitCode.MODEL_UNREACHABLE, gone.stdout + gone.stderr
     run_id = records(work)[0]["run"]
     serde = serializer()
-    with sqlite3.connect(db_path(work)) as db:  # the ledger as an older Codur wrote it
-        rows = db.execute("SELECT rowid, type, value FROM writes WHERE channel = 'ledger'")
+    with sqlite3.connect(db_path(work)) as db:  # the scope as an older Codur wrote it
+        rows = db.execute("SELECT rowid, type, value FROM writes WHERE channel = 'scope'")
         for rowid, kind, value in rows.fetchall():
-            old = {"usage": {"calls": 1}, "written": {"main.py": True}, "scope": None}
+            old = {"targets": ["main.py"], "oracle": {}, "model_test": None}
             kind, value = serde.dumps_typed(old)
             db.execute(
                 "UPDATE writes SET type = ?, value = ? WHERE rowid = ?", (kind, value, rowid)
@@ -390,8 +390,8 @@ def test_a_checkpoint_from_an_older_codur_is_refused_in_one_line(tmp_path: Path)
         rows = db.execute("SELECT rowid, type, checkpoint FROM checkpoints").fetchall()
         for rowid, kind, blob in rows:
             checkpoint = serde.loads_typed((kind, blob))
-            if "ledger" in checkpoint.get("channel_values", {}):
-                checkpoint["channel_values"]["ledger"] = {"scope": None, "usage": {"calls": 1}}
+            if "scope" in checkpoint.get("channel_values", {}):
+                checkpoint["channel_values"]["scope"] = {"targets": ["main.py"], "oracle": {}}
                 kind, blob = serde.dumps_typed(checkpoint)
                 db.execute(
                     "UPDATE checkpoints SET type = ?, checkpoint = ? WHERE rowid = ?",

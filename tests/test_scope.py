@@ -132,8 +132,10 @@ def test_named_files_are_the_targets_and_the_rest_is_context(tmp_path: Path) -> 
     assert "part of the check" in (scope.why_not("expected.txt") or "")
     assert scope.why_not("helpers.py") is None  # a new file
     assert "part of the check" in (scope.why_not("conftest.py") or "")
-    assert scope.widen("main.py", "the traceback ends there")
-    assert scope.why_not("main.py") is None
+    widened = scope.widening("main.py", "the traceback ends there")
+    assert widened is not None and "read-only context" in (scope.why_not("main.py") or "")
+    assert scope.knowing(widened).why_not("main.py") is None  # what the run learned
+    assert scope.knowing(widened).widening("main.py", "again") is None
 
 
 def test_bare_file_names_are_targets_but_not_commands(tmp_path: Path) -> None:

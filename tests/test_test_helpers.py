@@ -125,9 +125,13 @@ def test_a_function_the_failing_test_called_that_raised_is_no_helper(tmp_path: P
     line = CYCLIC.splitlines().index("    groups = [s[i : i + 3] for i in range(0, len(s), 3)]")
     assert not scope.allows_lines("cyclic.py", line + 1, line + 1)
     frames = [Location(path="test_cyclic.py", line=12), Location(path="cyclic.py", line=line + 1)]
-    assert scope.note_failure(frames) == {"cyclic.py": ["encode_cyclic"]}
+    found = scope.failing_found(frames)
+    assert found.failing_calls == {"cyclic.py": ["encode_cyclic"]}
+    assert not scope.allows_lines("cyclic.py", line + 1, line + 1)  # not learned yet
+    scope = scope.knowing(found)
     assert scope.allows_lines("cyclic.py", line + 1, line + 1)
     assert scope.summary()["test_helpers"] == {}
+    assert scope.failing_found(frames).failing_calls == {}  # nothing new
 
 
 def test_model_edits_of_a_helper_are_refused_or_trimmed(tmp_path: Path) -> None:

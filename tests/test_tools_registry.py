@@ -168,7 +168,7 @@ def test_context_from_a_session_uses_its_config_gate_and_snapshot(tmp_path) -> N
     flags = ["approval.mode=full-auto", "mcp_servers.srv.command=srv-binary"]
     config = load_config(ws, overrides=flags).config
     session = Session(config, Workspace(ws), EventBus())
-    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    session.changes.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
     ctx = ToolContext.from_session(session)
     assert ctx.config is config.tools and ctx.gate is session.gate and ctx.bus is session.bus
     assert ctx.gate.mode == "full-auto" and ctx.mcp_servers["srv"].command == "srv-binary"
@@ -202,7 +202,7 @@ def test_a_scratch_copy_still_asks_before_running_a_program_made_in_the_run(tmp_
     (ws / "main.py").write_text("print(1)\n")
     config = load_config(ws, overrides=["approval.mode=auto-edit"]).config
     session = Session(config, Workspace(ws), EventBus())
-    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    session.changes.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
     ctx = ToolContext.from_session(session)
     session.changes.write("check.py", "print('ok')\n", by="coder")
     scratch = tmp_path / "scratch"

@@ -22,7 +22,7 @@ from codur.workspace import Workspace
 def _session(root: Path, mode: str = "full-auto") -> Session:
     config = load_config(root, overrides=[f"approval.mode={mode}"], environ={}).config
     session = Session(config, Workspace(root), EventBus())
-    session.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    session.changes.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
     return session
 
 

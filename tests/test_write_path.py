@@ -30,8 +30,8 @@ def session_on(root: Path) -> tuple[Session, list, list[str]]:
     bus = EventBus()
     bus.subscribe(events.append)
     session = Session(config, Workspace(root), bus, confirm=lambda q, d: asked.append(q) or True)
-    session.scope = decide_scope("fix @main.py", root, "expected.txt", set())
-    session.snapshot = begin(session.ws, config, session.run_id, "fix @main.py", bus)
+    session.changes.scope = decide_scope("fix @main.py", root, "expected.txt", set())
+    session.changes.snapshot = begin(session.ws, config, session.run_id, "fix @main.py", bus)
     return session, events, asked
 
 
@@ -62,7 +62,7 @@ def test_an_agent_edit_and_a_tool_write_keep_the_harness_alike(tmp_path: Path) -
 def test_an_agent_edit_and_a_tool_write_are_refused_alike(tmp_path: Path) -> None:
     agent, agent_events, _ = session_on(tmp_path)
     (tmp_path / "expected.txt").write_text("10\n")
-    agent.scope = decide_scope("fix @main.py", tmp_path, "expected.txt", set())
+    agent.changes.scope = decide_scope("fix @main.py", tmp_path, "expected.txt", set())
     with pytest.raises(ScopeError) as refused_edit:
         agent.changes.write("expected.txt", "9\n", by="coder")
     refusal = str(refused_edit.value)

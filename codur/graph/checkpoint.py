@@ -6,13 +6,14 @@ After every step the graph's state is saved synchronously (`durability="sync"`),
 run killed at any point (Ctrl-C, SIGKILL, a crash, a model server gone) can continue
 from its last completed step. The state holds only data: the session (config, workspace,
 models, events) travels as the runtime context; what each step spent on the model is in
-the state's `usage`, the files Codur changed in its `written`, the edit scope in its
-`ledger`. Graphs run inside a node (the execute step's agent loop, sampling's) keep no
-checkpoints: their state holds a `Turn`, whose agent and bound tools are no data, so a
-resumed run starts such a step again from its top. State values are serialised by
-LangGraph's JsonPlusSerializer, which revives only the types listed in `STATE_TYPES`
-(and LangChain's messages): a new type in the state must be added there, or its
-checkpoint cannot be read back (tests check it)."""
+the state's `usage`, the files Codur changed in its `written`, the edit scope decided at
+the start in its `scope` and what the run learned of it in `scope_learned`. Graphs run
+inside a node (the execute step's agent loop, sampling's) keep no checkpoints: their
+state holds a `Turn`, whose agent and bound tools are no data, so a resumed run starts
+such a step again from its top. State values are serialised by LangGraph's
+JsonPlusSerializer, which revives only the types listed in `STATE_TYPES` (and
+LangChain's messages): a new type in the state must be added there, or its checkpoint
+cannot be read back (tests check it)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.graph.state", "ToolRun"),
     ("codur.graph.state", "NodeFailure"),
     ("codur.graph.state", "StandingPreference"),
-    ("codur.session", "Ledger"),
+    ("codur.graph.state", "ModelTest"),
+    ("codur.scope.learned", "ScopeLearned"),
     ("codur.models.usage", "Spent"),
     ("codur.scope.policy", "EditScope"),
     ("codur.scope.harness", "Harness"),
@@ -126,10 +128,13 @@ def _failed(path: Path, exc: BaseException) -> str:
     return f"checkpoints ({path}): {exc} (runs.checkpoints=false runs without them)"
 
 
-def run_graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict[str, Any]]:
-    """The run graph's states, step by step, from the task or (`saved`) from that
-    checkpoint; each step saved before the next starts unless `runs.checkpoints` is off.
-    The recursion limit counts the steps a resumed run had taken."""
+def run_graph(
+    session: Session, task: str, saved: Saved | None, first: dict[str, Any] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The run graph's states, step by step, from the task (and `first`: what the run
+    decided before its graph, e.g. its edit scope) or (`saved`) from that checkpoint;
+    each step saved before the next starts unless `runs.checkpoints` is off. The
+    recursion limit counts the steps a resumed run had taken."""
     from langchain_core.messages import HumanMessage
 
     from codur.graph.build import build_graph
@@ -143,7 +148,7 @@ def run_graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict
         "recursion_limit": max(1, steps),
         **(saved.config if saved else thread(session.run_id)),
     }
-    first = {"task": task, "messages": [HumanMessage(task)], "iterations": 0}
+    first = {**(first or {}), "task": task, "messages": [HumanMessage(task)], "iterations": 0}
     with ExitStack() as stack:
         saver = (
             stack.enter_context(open_saver(session.ws.root, cfg.runs.checkpoint_wait_s))
@@ -230,30 +235,38 @@ def keep_only(root: Path, run_ids: list[str]) -> None:
 
 def take_up(session: Session, record: RunRecord) -> Saved | None:
     """Take up `record`'s run in `session`: its snapshots and record again (knowing the
-    files Codur changed as the checkpoint's `written` says), the session's scope as the
-    checkpoint left it (`Session.restore`), and the meter going on from the spend the
-    checkpoint holds (before any model is built: a replay, a recording and the
-    scripted model go on from its count). Returns that checkpoint (None: the run had
-    none, so it starts again from the task)."""
+    files Codur changed as the checkpoint's `written` says), the write path's edit scope
+    as the checkpoint holds it (with what the run learned of it), and the meter going on
+    from the spend the checkpoint holds (before any model is built: a replay, a
+    recording and the scripted model go on from its count). Returns that checkpoint
+    (None: the run had none, so it starts again from the task)."""
     from codur.errors import UsageError
     from codur.models.usage import total
-    from codur.session import Ledger
+    from codur.scope import EditScope
+    from codur.scope.learned import ScopeLearned
     from codur.undo.snapshot import reopen
 
     saved = last_checkpoint(session.ws.root, record.run_id)
-    ledger = saved.values.get("ledger") if saved is not None else None
-    if ledger is not None and not isinstance(ledger, Ledger):
+    values = saved.values if saved is not None else {}
+    scope, learned = values.get("scope"), values.get("scope_learned") or ScopeLearned()
+    if saved is not None and (
+        "ledger" in values
+        or not isinstance(scope, EditScope | None)
+        or not isinstance(learned, ScopeLearned)
+    ):
         raise UsageError(
             f"run {record.run_id} was checkpointed by an older Codur, whose record of what "
             f"it spent and changed this one cannot read: run the task again "
             f"(`codur undo {record.run_id}` first puts its files back)"
         )
-    session.snapshot = reopen(session.ws, session.config, record, session.bus, session.sandbox)
-    if ledger is not None:
-        session.restore(ledger)
+    session.changes.snapshot = reopen(
+        session.ws, session.config, record, session.bus, session.sandbox
+    )
+    if scope is not None:
+        session.changes.scope = scope.knowing(learned)
     if saved is not None:
-        session.snapshot.saved.update(saved.values.get("written") or {})
-        session.usage.go_on_from(total(saved.values.get("usage")))
+        session.snapshot.saved.update(values.get("written") or {})
+        session.usage.go_on_from(total(values.get("usage")))
     session.bus.emit(
         "run.resume",
         run_id=record.run_id,

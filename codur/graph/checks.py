@@ -1,43 +1,42 @@
-"""Verification as the graph uses it: the verification agent on this task's files."""
+"""Verification as the graph uses it: the verification agent on this task's files, and
+what the run learns from it (a test the model wrote, files the failure happens in)."""
 
 from __future__ import annotations
 
-from codur.graph.state import AgentState
+from typing import TYPE_CHECKING, Any
+
+from codur.graph.state import AgentState, ModelTest
+from codur.scope.learned import ScopeLearned, learn
 from codur.session import Session
 from codur.task import file_refs
 from codur.verify.agent import verify_task
 from codur.verify.result import VerificationResult
 
+if TYPE_CHECKING:
+    from codur.verify.derived import DerivedCheck
+
+MODEL_TEST = "no expected output, no tests, nothing stated: a test the model wrote"
+"""What the model's test, as the run's derived check, came from."""
+
 
 def _needs_model_test(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
     """Nothing checks behaviour (no expected output, tests, or derivable claims) in a run
     that is to change code, with a model at hand, and no test was asked for yet."""
-    scope = session.scope
     return (
-        scope is not None
-        and scope.model_test is None
+        session.scope is not None
+        and state.get("model_test") is None
         and verdict.strategy in ("static", "none")
         and session.model_allowed
     )
 
 
-def _add_model_test(state: AgentState, session: Session, refs: list[str]) -> bool:
+def _write_test(state: AgentState, session: Session, refs: list[str]) -> DerivedCheck | None:
+    """The test the model writes for this run (None: no usable test came back)."""
     from codur.verify.model_test import write_test
     from codur.verify.target import python_files
 
-    scope = session.scope
-    assert scope is not None
     files = [r for r in refs if r.endswith(".py")] or sorted(python_files(session.ws.root))[:5]
-    scope.model_test = ""  # asked once per run, whatever comes back
-    check = write_test(session, state["task"], files)
-    if check is None:
-        return False
-    scope.model_test = check.test
-    scope.derived = (
-        [check],
-        "no expected output, no tests, nothing stated: a test the model wrote",
-    )
-    return True
+    return write_test(session, state["task"], files)
 
 
 def _broken_test(verdict: VerificationResult) -> str:
@@ -50,34 +49,32 @@ def _broken_test(verdict: VerificationResult) -> str:
     return ""
 
 
-def _drop_model_test(session: Session, reason: str) -> None:
-    scope = session.scope
-    assert scope is not None
-    session.bus.emit("verify.model_test_rejected", reason=reason, test=scope.model_test)
-    scope.model_test, scope.derived = "", None
+def _derived(found: Any) -> tuple[list, str] | None:
+    """The state's derived checks as a pair (a checkpoint revives tuples as lists)."""
+    return (list(found[0]), found[1]) if found else None
 
 
-def verify_now(state: AgentState, session: Session) -> VerificationResult:
+def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult, dict[str, Any]]:
     """Decide how to verify (from what is in the folder, never by keywords) and run it,
     the tests that failed in the run's first and last checks first; put back oracle files
-    a program changed, and open a file the task did not name to edits when the failure
-    happens there."""
+    a program changed. Returns the verdict and what the run learned, as the state's
+    update: a test the model wrote (when nothing else checks behaviour), a file the task
+    did not name opened to edits when the failure happens there."""
     refs = file_refs(state["task"]) or list(state.get("context_files", {}))
     changed = session.changes.written()
     scope = session.scope
-    oracle = scope.oracle if scope else None
     earlier = [state.get("first_verification"), state.get("verification")]
     failing = [t for v in earlier if v is not None for e in v.evidence for t in e.failing_tests]
+    update: dict[str, Any] = {}
 
-    def run() -> VerificationResult:
-        derived = scope.derived if scope else None
+    def run(derived: tuple[list, str] | None) -> VerificationResult:
         return verify_task(
             session.tool_context(),
             session.config.verify,
             refs,
             changed,
             state["task"],
-            oracle,
+            scope.oracle if scope else None,
             derived,
             scope.oracle_editable if scope else (),
             scope.present or () if scope else (),
@@ -86,20 +83,34 @@ def verify_now(state: AgentState, session: Session) -> VerificationResult:
             failing,
         )
 
-    verdict = run()
-    if _needs_model_test(verdict, state, session) and _add_model_test(state, session, refs):
-        first = run()
-        if broken := _broken_test(first):
-            _drop_model_test(session, broken)  # back to the static check: no check
-        else:
+    verdict = run(_derived(state.get("derived")))
+    if _needs_model_test(verdict, state, session):
+        update["model_test"] = ModelTest("")  # asked once per run, whatever comes back
+        check = _write_test(state, session, refs)
+        mine = ([check], MODEL_TEST) if check is not None else None
+        first = run(mine) if mine is not None else None
+        if first is not None and (broken := _broken_test(first)):
+            session.bus.emit("verify.model_test_rejected", reason=broken, test=check.test)
+            update["derived"] = None  # back to the static check: no check
+        elif first is not None and check is not None:
             verdict = first
-            if scope is not None and scope.model_test_failed_first is None:
-                scope.model_test_failed_first = not verdict.passed
+            update["model_test"] = ModelTest(check.test, failed_first=not verdict.passed)
+            update["derived"] = mine
     if scope is not None:
         if restored := scope.restore_oracle():
             session.bus.emit("scope.restored", files=restored, reason="changed by a program run")
         for loc in verdict.locations[-1:] if not verdict.passed else []:
             why = f"the failing run's traceback ends there (line {loc.line})"
-            if scope.widen(loc.path, why):  # the failure happens in a file not named
+            if widened := scope.widening(loc.path, why):  # the failure is in a file not named
                 session.bus.emit("scope.widen", path=loc.path, reason=why)
-    return verdict
+                update |= knowing(session, widened)
+    return verdict, update
+
+
+def knowing(session: Session, learned: ScopeLearned) -> dict[str, Any]:
+    """The run's write path learns `learned` now (the next step's edits are judged with
+    it); returned as the state's update, which holds it for a resumed run."""
+    if session.scope is None or not learned:
+        return {}
+    session.changes.scope = session.scope.knowing(learn(session.scope.learned, learned))
+    return {"scope_learned": learned}

@@ -19,7 +19,8 @@ from codur.models.usage import Spent, add_spent
 from codur.planning.calls import ToolCallSpec
 from codur.planning.verdict import VerifierVerdict
 from codur.repair.searched import Searched
-from codur.session import Ledger
+from codur.scope import EditScope
+from codur.scope.learned import ScopeLearned, learn
 from codur.tools.todo import TodoItem
 from codur.verify.result import VerificationResult
 
@@ -33,6 +34,16 @@ def first_written(left: dict[str, bool], right: dict[str, bool]) -> dict[str, bo
     """The reducer of `written`: a path's first record stands (it says whether the path
     existed before the run), so the same records given back count once."""
     return {**right, **left}
+
+
+@dataclass(frozen=True)
+class ModelTest:
+    """The test the model wrote when nothing else checks behaviour (verify/model_test.py)."""
+
+    test: str
+    """Its text (empty: asked once, none came back or it was no check)."""
+    failed_first: bool | None = None
+    """Whether it failed on the files as the run found them (it must, to show a fix)."""
 
 
 @dataclass(frozen=True)
@@ -159,9 +170,17 @@ class AgentState(TypedDict, total=False):
     preference: StandingPreference | None
     """The task states a standing preference (the planner's `preference` action): the
     run ends without running an agent, and run_task keeps it in memory."""
-    ledger: Ledger
-    """The run's edit scope after the last step (written by every node): a resumed
-    run's session goes on from it."""
+    scope: EditScope | None
+    """The edit scope decided at the run's start, with the oracle as it was then (None:
+    no limits); no node changes it, so a resumed run's write path is this one."""
+    scope_learned: Annotated[ScopeLearned, learn]
+    """What the run learned of its edit scope since (the verify node): the run's write
+    path knows it (`EditScope.knowing`)."""
+    derived: tuple[list, str] | None
+    """The checks derived from the task and the docstrings (used when the folder has no
+    expected output and no tests), or a test the model wrote, and what they came from."""
+    model_test: ModelTest | None
+    """The test the model was asked to write for this run (None: not asked)."""
     plan: list[str]
     """plan_verify mode: the step plan the agent works through (the planner's, then
     replan's)."""

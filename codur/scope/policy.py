@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from codur.scope import site_hooks
 from codur.scope.compiled import planted, stamps
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
+from codur.scope.learned import ScopeLearned
 from codur.scope.modules import names_in
 from codur.scope.oracle import created, judges, loaded_files, looks_like_oracle
 from codur.scope.support import shadows
@@ -65,19 +66,10 @@ class EditScope:
     """The compiled modules in `__pycache__` when the run started (`scope.compiled`;
     None: found now): one created or changed since was planted, and is removed."""
     task: str = ""
-    widened: dict[str, str] = field(default_factory=dict)
-    """Context files made editable during the run, and why."""
     reasons: list[str] = field(default_factory=list)
-    derived: tuple[list, str] | None = None
-    """Checks derived from the task and the docstrings as the run found them (used when
-    the folder has no expected output and no tests), and what they came from."""
-    model_test: str | None = None
-    """The test the model wrote for this run, when it came to that (see model_test.py)."""
-    model_test_failed_first: bool | None = None
-    """Whether that test failed on the files as the run found them (it must, to show a fix)."""
-    failing_calls: dict[str, list[str]] = field(default_factory=dict)
-    """Functions a failing test called directly that raised (the first check's
-    traceback), by file: the task is about them, so they are no test helpers."""
+    learned: ScopeLearned = field(default_factory=ScopeLearned)
+    """What the run learned since (files made editable, functions seen failing): the
+    graph state's record, which `knowing` gives a scope."""
     site_dirs: tuple[str, ...] = ()
     """The site-packages folders of the project's Python (`watch_site`)."""
     site_hooks: dict[str, bytes] = field(default_factory=dict)
@@ -91,8 +83,28 @@ class EditScope:
         self.locked = tuple(self.locked)
         self.present = tuple(loaded_files(self.root) if self.present is None else self.present)
         self.compiled = stamps(self.root) if self.compiled is None else dict(self.compiled)
-        if self.derived is not None:  # a checkpoint revives tuples as lists
-            self.derived = (list(self.derived[0]), self.derived[1])
+
+    @property
+    def widened(self) -> dict[str, str]:
+        """Context files made editable during the run, and why."""
+        return self.learned.widened
+
+    @property
+    def failing_calls(self) -> dict[str, list[str]]:
+        """Functions a failing test called directly that raised, by file."""
+        return self.learned.failing_calls
+
+    def knowing(self, learned: ScopeLearned) -> EditScope:
+        """This scope with what the run learned (itself when that is nothing new); what it
+        found of each file is kept, but for the files with new failing functions."""
+        if learned == self.learned:
+            return self
+        found = {
+            p: h
+            for p, h in self._harness.items()
+            if learned.failing_calls.get(p) == self.failing_calls.get(p)
+        }
+        return replace(self, learned=learned, _harness=found)
 
     @property
     def judges(self) -> list[str]:
@@ -167,19 +179,15 @@ class EditScope:
             self._uses = test_uses(self.root, test_files([*self.oracle, *self.oracle_editable]))
         return self._uses
 
-    def note_failure(self, locations: Sequence[Frame]) -> dict[str, list[str]]:
-        """Note the functions a failing test called directly that raised (the first
-        check's traceback): the task is about them. Returns the new ones, by file."""
+    def failing_found(self, locations: Sequence[Frame]) -> ScopeLearned:
+        """The functions a failing test called directly that raised (the first check's
+        traceback) and that the run did not know of: the task is about them."""
         called = failing_calls(locations, self._original_text, self.protected_oracle)
         new = {
             p: [n for n in names if n not in self.failing_calls.get(p, [])]
             for p, names in called.items()
         }
-        for path, names in new.items():
-            if names:
-                self.failing_calls.setdefault(path, []).extend(names)
-                self._harness.pop(path, None)  # found again with them as code under test
-        return {p: names for p, names in new.items() if names}
+        return ScopeLearned(failing_calls={p: names for p, names in new.items() if names})
 
     def allows_lines(self, path: str, first: int, last: int) -> bool:
         """May the repair search change lines first..last of `path`?"""
@@ -223,14 +231,14 @@ class EditScope:
                 raise
             return kept
 
-    def widen(self, path: str, why: str) -> bool:
-        """Make a context file editable (returns whether anything changed)."""
+    def widening(self, path: str, why: str) -> ScopeLearned | None:
+        """Making the context file `path` editable, as what the run learned (None: it is
+        editable already, or may never be)."""
         if path in self.widened or not self.targets or path in self.targets:
-            return False
+            return None
         if self.protected_oracle(path) or not (self.root / path).is_file():
-            return False
-        self.widened[path] = why
-        return True
+            return None
+        return ScopeLearned(widened={path: why})
 
     # --- the captured oracle -------------------------------------------------------
 
@@ -340,7 +348,6 @@ class EditScope:
             "oracle": sorted(self.oracle),
             "oracle_editable": list(self.oracle_editable),
             "locked": list(self.locked),
-            "derived": self.derived[1] if self.derived else "",
             "test_helpers": {
                 p: list(h) for p in sorted(self.test_uses()) if (h := self._helpers_of(p))
             },

@@ -84,7 +84,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         new_failures=any(f not in seen for f in failures),
         repeats_rejected=any(a.get("outcome") == "rejected" for a in earlier),
         repeats=sum(a.get("outcome") == "duplicate" for a in attempts) + 1,
-        unshown_fix=verdict is not None and _unshown_fix(session, verdict),
+        unshown_fix=verdict is not None and _unshown_fix(state, verdict),
         iterations=state.get("iterations", 0),
         max_iterations=cfg.runtime.max_iterations,
         sampling=cfg.sampling.candidates > 0 and samples,
@@ -215,11 +215,11 @@ def _level(verdict: VerificationResult | None) -> Level | None:
     return found.level if found is not None else None
 
 
-def _unshown_fix(session: Session, verdict: VerificationResult) -> bool:
+def _unshown_fix(state: AgentState, verdict: VerificationResult) -> bool:
     """The only behavioural check is a model-written test that already passed on the
     files as the run found them."""
-    scope = session.scope
-    if scope is None or not scope.model_test or scope.model_test_failed_first is not False:
+    written = state.get("model_test")
+    if written is None or not written.test or written.failed_first is not False:
         return False
     return all(e.check in ("derived", "oracle") for e in verdict.evidence)
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from codur.graph.checks import verify_now
+from codur.graph.checks import knowing, verify_now
 from codur.graph.nodes import traced
 from codur.graph.state import AgentState
+from codur.scope.learned import learn
 from codur.session import Session
 
 
@@ -20,11 +21,14 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     outcome = state.get("outcome")
     if outcome is not None and not outcome.applied:
         return {}  # nothing was applied: the last verdict still describes the files
-    verdict = verify_now(state, runtime.context)
+    session = runtime.context
+    verdict, learned = verify_now(state, session)
     if outcome is None and "first_verification" not in state:  # the files as found
-        scope = runtime.context.scope
+        scope = session.scope
         if scope is not None and not verdict.passed:  # the functions the tests saw fail
-            for path, names in scope.note_failure(verdict.locations).items():
-                runtime.context.bus.emit("scope.failing_calls", path=path, functions=names)
-        return {"verification": verdict, "first_verification": verdict}
-    return {"verification": verdict}
+            found = scope.failing_found(verdict.locations)
+            for path, names in found.failing_calls.items():
+                session.bus.emit("scope.failing_calls", path=path, functions=names)
+            learned |= knowing(session, learn(learned.get("scope_learned"), found))
+        return {**learned, "verification": verdict, "first_verification": verdict}
+    return {**learned, "verification": verdict}
