@@ -166,3 +166,64 @@ def test_the_repair_search_leaves_the_tests_helper_alone(tmp_path: Path) -> None
     assert end["status"] == "verified" and end["model_calls"] == 1, {
         k: end.get(k) for k in ("status", "message", "reason", "error")
     }
+
+
+LIBRARY = (
+    "import re\n\nPATTERN = re.compile(r'{(\\w*)}')\n\n\n"
+    "class Parser:\n"
+    "    def __init__(self, fmt):\n        self.names = PATTERN.findall(fmt)\n\n"
+    "    def parse(self, text):\n        return dict(zip(self.names, text.split()))\n\n\n"
+    "def compile(fmt):\n    return Parser(fmt.strip())\n\n\n"
+    "def names_of(parser):\n    return parser.names\n\n\n"
+    "def parse(fmt, text):\n    return compile(fmt).parse(text)\n"
+)
+"""A small library: the bug (`\\w` leaves out `-`) is in what `parse` calls."""
+LIBRARY_TESTS = (
+    "import library\n\n\n"
+    "def test_names():\n"
+    "    assert library.names_of(library.compile('{a} {b}')) == ['a', 'b']\n\n\n"
+    "class TestHyphens:\n"
+    "    def test_hyphen(self):\n"
+    "        assert library.parse('{a-b}', '1') == {'a-b': '1'}\n"
+)
+
+
+def test_the_helpers_that_judge_a_task_are_those_of_the_tests_that_fail(tmp_path: Path) -> None:
+    """A package's suite uses most of the package (here `compile`, which builds another
+    test's input): once the first check names the failing tests, what those use is
+    what stays as it is, so the bug in what `parse` calls is within reach; a round trip's
+    input builder stays protected when its own test is the one failing."""
+    from codur.scope.learned import ScopeLearned
+
+    write_files(tmp_path, {"library.py": LIBRARY, "tests/test_library.py": LIBRARY_TESTS})
+    scope = decide_scope("tests/test_library.py fails: fix the bug", tmp_path, "expected.txt")
+    assert scope.summary()["test_helpers"] == {"library.py": ["compile"]}
+    failing = ("tests/test_library.py::TestHyphens::test_hyphen",)
+    focused = scope.knowing(ScopeLearned(failing_tests=failing))
+    assert focused.summary()["test_helpers"] == {}
+    line = LIBRARY.splitlines().index("def compile(fmt):") + 2
+    assert focused.allows_lines("library.py", line, line)
+    assert not scope.allows_lines("library.py", line, line)  # the whole suite's helpers
+
+    write_files(tmp_path / "rt", cyclic("cyclic"))
+    round_trip = decide_scope("Fix the bug in @cyclic.py", tmp_path / "rt", "expected.txt")
+    ids = ("test_cyclic.py::test_round_trip",)
+    assert round_trip.knowing(ScopeLearned(failing_tests=ids)).summary()["test_helpers"] == {
+        "cyclic.py": ["encode_cyclic"]
+    }
+
+
+def test_failing_test_ids_name_their_functions_in_pytest_and_unittest_spelling() -> None:
+    from codur.scope.test_focus import named
+
+    tests = ["tests/test_a.py", "tests/sub/test_b.py"]
+    ids = [
+        "tests/test_a.py::test_one[1-2]",
+        "tests/test_a.py::TestC::test_two",
+        "tests.sub.test_b.TestD.test_three",
+        "tests/test_other.py::test_four",  # not one of the tests: left out
+    ]
+    assert named(ids, tests) == {
+        "tests/test_a.py": {("test_one",), ("TestC", "test_two")},
+        "tests/sub/test_b.py": {("TestD", "test_three")},
+    }

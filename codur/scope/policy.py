@@ -19,18 +19,17 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from codur.scope import site_hooks
-from codur.scope.compiled import planted, stamps
+from codur.scope.captured import CapturedOracle
+from codur.scope.compiled import stamps
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
 from codur.scope.learned import ScopeLearned
 from codur.scope.modules import names_in
-from codur.scope.oracle import created, judges, loaded_files, looks_like_oracle
+from codur.scope.oracle import judges, loaded_files, looks_like_oracle
 from codur.scope.support import shadows
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, test_uses
@@ -47,7 +46,7 @@ class ScopeError(ValueError):
 
 
 @dataclass
-class EditScope:
+class EditScope(CapturedOracle):
     root: Path
     expected_name: str
     targets: tuple[str, ...] = ()
@@ -99,6 +98,8 @@ class EditScope:
         found of each file is kept, but for the files with new failing functions."""
         if learned == self.learned:
             return self
+        if learned.failing_tests != self.learned.failing_tests:  # what the tests use, again
+            return replace(self, learned=learned, _harness={}, _uses=None)
         found = {
             p: h
             for p, h in self._harness.items()
@@ -174,9 +175,11 @@ class EditScope:
         return test_helpers(path, source, self.test_uses().get(path), named, failing)
 
     def test_uses(self) -> dict[str, TestUses]:
-        """What the tests use and judge of each file of the code (read once)."""
+        """What the tests use and judge of each file of the code (read once): the tests
+        that failed first, once the run knows them; else the whole suite."""
         if self._uses is None:
-            self._uses = test_uses(self.root, test_files([*self.oracle, *self.oracle_editable]))
+            tests = test_files([*self.oracle, *self.oracle_editable])
+            self._uses = test_uses(self.root, tests, self.learned.failing_tests)
         return self._uses
 
     def failing_found(self, locations: Sequence[Frame]) -> ScopeLearned:
@@ -239,85 +242,6 @@ class EditScope:
         if self.protected_oracle(path) or not (self.root / path).is_file():
             return None
         return ScopeLearned(widened={path: why})
-
-    # --- the captured oracle -------------------------------------------------------
-
-    def watch_site(self, folders: Sequence[str]) -> None:
-        """Record the site hooks of the project's Python (`codur.scope.site_hooks`) as they
-        are now: one created, changed or deleted later is tampering."""
-        self.site_dirs = tuple(folders)
-        self.site_hooks = site_hooks.record(folders)
-
-    @property
-    def site_digests(self) -> dict[str, str]:
-        """The recorded site hooks' sha256, by path (for the oracle check)."""
-        return site_hooks.digests(self.site_hooks)
-
-    def site_changes(self) -> dict[str, str]:
-        """Site hooks created, changed or deleted since `watch_site` (path -> how)."""
-        return site_hooks.changes(self.site_digests, self.site_dirs)
-
-    def tampered(self) -> list[str]:
-        """Oracle files that differ from their captured copy (changed or deleted), files
-        pytest loads by name that were created (see `codur.scope.support`), and site hooks
-        of the project's Python created, changed or deleted (absolute paths)."""
-        site = [f"{path} ({how})" for path, how in self.site_changes().items()]
-        return self._tampered_files() + site
-
-    def _tampered_files(self) -> list[str]:
-        known = [*(self.present or ()), *self.oracle, *self.oracle_editable]
-        changed = [f"{path} (created)" for path in created(self.root, known)]
-        changed += [f"{path} (created)" for path in planted(self.root, self.compiled or {})]
-        for path, data in self.oracle.items():
-            target = self.root / path
-            if not target.is_file():
-                changed.append(f"{path} (deleted)")
-            elif data is not None and target.read_bytes() != data:
-                changed.append(f"{path} (changed)")
-        return changed
-
-    def restore_oracle(self) -> list[str]:
-        """Put back oracle files that a program changed or deleted during the run (from
-        the captured copies, atomically) and remove the configuration, plugin or site hook
-        files it created (never one there at the start); returns what was restored or
-        removed."""
-        restored = self._restore_site()
-        for entry in self._tampered_files():
-            path, what = entry[:-1].rsplit(" (", 1)
-            if what == "created":  # the folder as it was: without it
-                (self.root / path).unlink(missing_ok=True)
-                restored.append(path)
-                continue
-            data = self.oracle.get(path)
-            if data is None:
-                continue  # too large to have been captured: reported, not restored
-            target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.codur-restore")
-            tmp.write_bytes(data)
-            os.replace(tmp, target)
-            restored.append(path)
-        return restored
-
-    def _restore_site(self) -> list[str]:
-        """Put back the site hooks in the workspace (a project's `.venv`) as they were:
-        remove a created one, rewrite a changed or deleted one. One outside the workspace
-        is left as it is (the oracle check reports it)."""
-        restored = []
-        top = self.root.resolve()
-        for path, how in self.site_changes().items():
-            target = Path(path)
-            real = target.resolve()
-            if top not in real.parents:
-                continue
-            if how == "created":
-                target.unlink(missing_ok=True)
-            else:
-                tmp = target.with_name(f".{target.name}.codur-restore")
-                tmp.write_bytes(self.site_hooks[path])
-                os.replace(tmp, target)
-            restored.append(real.relative_to(top).as_posix())
-        return restored
 
     def _helpers_of(self, path: str) -> dict[str, str]:
         source = self._original_text(path)

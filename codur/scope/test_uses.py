@@ -15,11 +15,12 @@ calls of its parameter.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.scope.modules import OnDisk, module_file, read_tree, top_level_names
+from codur.scope.test_focus import focused, named
 
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex", "warns", "assertWarns")
 
@@ -80,9 +81,11 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _scopes(tree: ast.Module) -> Iterator[tuple[ast.AST, list[str]]]:
-    """The module and every function in it, with the function's parameter names."""
-    yield tree, []
+def _scopes(tree: ast.AST) -> Iterator[tuple[ast.AST, list[str]]]:
+    """The module (or function) and every function in it, with the function's parameter
+    names."""
+    if isinstance(tree, ast.Module):
+        yield tree, []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             a = node.args
@@ -228,32 +231,37 @@ def _top_level(root: Path, path: str) -> list[str]:
     return list(top_level_names(tree)) if tree is not None else []
 
 
-def test_uses(root: Path, tests: list[str]) -> dict[str, TestUses]:
-    """For each file of the code the `tests` import, what they use and judge of it."""
+def test_uses(root: Path, tests: list[str], focus: Collection[str] = ()) -> dict[str, TestUses]:
+    """For each file of the code the `tests` import, what they use and judge of it.
+    `focus`: the ids of the tests that failed; when they name test functions, what those
+    use and judge (`codur.scope.test_focus`), not what the whole suite does."""
+    wanted = named(focus, tests)
     uses: dict[str, TestUses] = {}
-    for test in tests:
+    for test in list(wanted) if wanted else tests:
         tree = read_tree(root, test)
         if tree is None:
             continue
+        parts: list[ast.AST] = focused(tree, wanted[test]) if wanted else [tree]
         imports = _Imports(root, test, tree)
-        for node in ast.walk(tree):
+        for node in (n for part in parts for n in ast.walk(part)):
             target = imports.resolve(node) if isinstance(node, ast.Name | ast.Attribute) else None
             if target is not None:
                 uses.setdefault(target[0], TestUses()).used.add(target[1])
         local = {}
-        for scope, params in _scopes(tree):
+        for scope, params in (s for part in parts for s in _scopes(part)):
             judge = _Judge(imports, scope, params)
             judge.scan(scope)
             for file, name in judge.judged:
                 uses.setdefault(file, TestUses()).judged.add(name)
             if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
                 local[scope.name] = (params, judge.judged_params)
-        _judged_through_helpers(tree, imports, local, uses)
+        for part in parts:
+            _judged_through_helpers(part, imports, local, uses)
     return uses
 
 
 def _judged_through_helpers(
-    tree: ast.Module,
+    tree: ast.AST,
     imports: _Imports,
     local: dict[str, tuple[list[str], set[str]]],
     uses: dict[str, TestUses],

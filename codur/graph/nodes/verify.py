@@ -5,6 +5,7 @@ after every attempt that may have changed files (execute, repair, sample)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -26,9 +27,13 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if outcome is None and "first_verification" not in state:  # the files as found
         scope = session.scope
         if scope is not None and not verdict.passed:  # the functions the tests saw fail
-            found = scope.failing_found(verdict.locations)
+            ids = tuple(t for e in verdict.evidence for t in e.failing_tests)
+            found = replace(scope.failing_found(verdict.locations), failing_tests=ids)
             for path, names in found.failing_calls.items():
                 session.bus.emit("scope.failing_calls", path=path, functions=names)
             learned |= knowing(session, learn(learned.get("scope_learned"), found))
+            if ids and session.scope is not None:  # the failing tests' helpers, from now on
+                helpers = session.scope.summary()["test_helpers"]
+                session.bus.emit("scope.helpers", tests=list(ids), test_helpers=helpers)
         return {**learned, "verification": verdict, "first_verification": verdict}
     return {**learned, "verification": verdict}
