@@ -39,6 +39,31 @@ def test_a_big_file_named_with_at_is_shown_as_the_function_that_matters(tmp_path
 
 
 @pytest.mark.slow
+def test_a_reply_that_copies_the_file_as_shown_is_stopped_and_asked_again(
+    tmp_path: Path,
+) -> None:
+    """A small model asked for the changed functions of a file shown in part often copies
+    the view, left-out-lines lines and all, for thousands of tokens: the call stops at the
+    first such line, nothing is applied, and the next attempt is told why."""
+    root = bigrepo.write(tmp_path / "repo")
+    files = bigrepo.files()
+    head = files["ledger/rates.py"].split("\n")[:2]
+    copied = "I fix it.\n\nledger/rates.py\n```python\n" + "\n".join(head) + "\n# ... lines 3-40"
+    task = f"fix @ledger/rates.py: {bigrepo.FAILING} fails"
+    overrides = [*SLOW, "sampling.candidates=0", "repair.enabled=false"]
+    overrides.append("llm.profiles.s.agent_tools=false")  # as the embedded model: no tools
+    result, events, _ = run_in_process(root, [copied, FIX], task=task, overrides=overrides)
+    assert result.status == "verified", result.message
+    first, second = [e.data for e in events if e.kind == "model.request"]
+    assert " not shown ..." in first["stop"]
+    assert [e.kind for e in events].count("agent.copied_view") == 1
+    said = "\n".join(str(m["content"]) for m in second["messages"])
+    assert "began to copy the file as it was shown" in said
+    after = (root / "ledger/rates.py").read_text()
+    assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
+
+
+@pytest.mark.slow
 def test_a_task_that_names_no_file_finds_the_code_and_keeps_the_tests(tmp_path: Path) -> None:
     """`codur "tests/...::test_y fails, fix it"`: the failing test's calls lead to
     `late_fee` in the big module; the reply's change to the test is refused."""

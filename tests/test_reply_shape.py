@@ -12,6 +12,7 @@ from faults import codur, ended, openai_profile, records, workdir
 from helpers import BUGGY, FIXED, scripted_profile, whole_file
 
 from codur.agents.reply_shape import (
+    COPIED,
     FENCE_END,
     PROSE_TOKENS,
     choose_format,
@@ -64,11 +65,15 @@ def test_a_tiny_file_is_asked_whole_a_big_one_by_its_changed_functions() -> None
 
 
 def test_a_stop_sequence_only_where_the_reply_is_one_block() -> None:
-    assert stop_sequences({"main.py": BUGGY}, "whole_file", False) == (FENCE_END,)
-    assert stop_sequences({"main.py": BUGGY}, "functions", True) == ()  # may add SEARCH/REPLACE
-    assert stop_sequences({"a.py": BUGGY, "b.py": BUGGY}, "whole_file", False) == ()
-    assert stop_sequences({"main.py": BUGGY}, "search_replace", False) == ()
-    assert stop_sequences({"doc.py": 'X = """\n```\n\nY\n```\n"""\n'}, "whole_file", False) == ()
+    assert stop_sequences({"main.py": BUGGY}, "whole_file", False, {}) == (FENCE_END,)
+    # a file shown in part: the reply stops where it begins to copy a left-out-lines line
+    assert stop_sequences({"main.py": BUGGY}, "functions", True, {}) == (COPIED,)
+    held = {"n.py": "# 3 lines not shown ...\n"}
+    assert stop_sequences(held, "functions", True, held) == ()
+    assert stop_sequences({"a.py": BUGGY, "b.py": BUGGY}, "whole_file", False, {}) == ()
+    assert stop_sequences({"main.py": BUGGY}, "search_replace", False, {}) == ()
+    fenced = {"doc.py": 'X = """\n```\n\nY\n```\n"""\n'}
+    assert stop_sequences(fenced, "whole_file", False, {}) == ()
     cut = "Fixed.\nmain.py\n```python\nprint(1)\n"
     assert close_fence(cut) == cut + "```\n"
     assert close_fence(cut + "```\n") == cut + "```\n"

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from codur.agents.prompting import build_messages
-from codur.agents.proposal import Proposal, read_reply, write
+from codur.agents.proposal import Proposal, copying, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
-from codur.agents.reply_shape import block_done, close_fence
+from codur.agents.reply_shape import COPIED, block_done, close_fence, copied_view
 from codur.errors import ConfigError
 from codur.memory import preferences_section
 from codur.models.finish import finish_reason, truncated
@@ -165,6 +165,9 @@ class CoderAgent:
         reply = last_reply(turns) or AIMessage("")
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         cut = truncated(reply)
+        if COPIED in turn.stop and finish_reason(reply) == "stop" and copied_view(text):
+            session.bus.emit("agent.copied_view", tokens=turn.budget)
+            return copying(text), [*model_view(turns[:-1], turn.native), AIMessage(text)]
         if turn.stop and finish_reason(reply) == "stop":  # the server dropped the fence
             text = close_fence(text)
         elif turn.stop and cut and block_done(text):

@@ -170,5 +170,6 @@ def build_messages(
     if fitted.partial_files and edit_format == "whole_file":
         edit_format = "functions"
         budget = min(budget, reply_budget(request.files, edit_format))
-    stop = () if rules is not None else stop_sequences(views, edit_format, fitted.partial_files)
+    partial = fitted.partial_files
+    stop = () if rules is not None else stop_sequences(views, edit_format, partial, request.files)
     return render(fitted), ReplyShape(edit_format, budget, stop)

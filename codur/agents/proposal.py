@@ -58,6 +58,20 @@ def digest(text: str) -> str:
     return hashlib.sha256(normal.encode()).hexdigest()[:16]
 
 
+COPYING = (
+    "your reply began to copy the file as it was shown (its `# ... not shown ...` lines), "
+    "so it was stopped and nothing of it was applied; give only the function(s) you "
+    "change, each complete"
+)
+"""Why a reply stopped at `reply_shape.COPIED` is not applied."""
+
+
+def copying(text: str) -> Proposal:
+    """The proposal of a reply stopped as it began to copy a file shown in part whole
+    (`reply_shape.COPIED`): nothing of it is applied, as with a reply cut at its limit."""
+    return Proposal(text, digest=digest(text), truncated=True, error=COPYING)
+
+
 def read_reply(
     text: str, files: dict[str, str], edit_format: str, session: Session, truncated: bool
 ) -> Proposal:

@@ -16,6 +16,7 @@ applied).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from codur.edits.spans import DEFINITIONS, parse, qualified, span
@@ -33,6 +34,12 @@ WHOLE_FILE_SLACK = 300
 """... or at most this many characters (~100 tokens) more."""
 CHANGED_UNITS = 2
 """Functions a fix is expected to touch in a file."""
+COPIED = " not shown ..."
+"""The end of the line that stands for left-out lines in a file shown in part
+(`codur.edits.excerpt`): a reply that reaches one is copying the file as shown, which
+the reply format forbids, so the call stops there (minutes of a small model's time)."""
+ELIDED_START = re.compile(r"^\s*# \.\.\. lines? \d+(-\d+)?$")
+"""The last line of a reply stopped at COPIED: a left-out-lines line without its end."""
 FENCE_END = "```\n\n"
 """The end of a one-block reply: its closing fence and the blank line before the prose
 that small models add after the code."""
@@ -97,14 +104,25 @@ def reply_budget(files: dict[str, str], edit_format: str) -> int:
     return PROSE_TOKENS + int(code * GROWTH / CHARS_PER_TOKEN)
 
 
-def stop_sequences(files: dict[str, str], edit_format: str, partial: bool) -> tuple[str, ...]:
+def stop_sequences(
+    files: dict[str, str], edit_format: str, partial: bool, originals: dict[str, str]
+) -> tuple[str, ...]:
     """FENCE_END where the reply is one fenced block (one file, the whole of it or its
-    changed functions) and the code it copies cannot hold that text; else none (several
-    blocks, SEARCH/REPLACE blocks after a block for a file shown in part)."""
-    if len(files) != 1 or edit_format not in ("whole_file", "functions") or partial:
+    changed functions) and the code it copies cannot hold that text; COPIED where a file
+    is shown in part (and none of the `originals`, the files' own texts, holds that
+    text); else none (several blocks). `files`: the files as shown."""
+    if partial:
+        return () if any(COPIED in text for text in originals.values()) else (COPIED,)
+    if len(files) != 1 or edit_format not in ("whole_file", "functions"):
         return ()
     (text,) = files.values()
     return () if "```" in text or text.startswith("\n") else (FENCE_END,)
+
+
+def copied_view(reply: str) -> bool:
+    """The reply stopped where it began to copy a left-out-lines line (COPIED)."""
+    lines = reply.rstrip("\n").split("\n")
+    return bool(lines) and ELIDED_START.match(lines[-1]) is not None
 
 
 def _fences(reply: str) -> int:

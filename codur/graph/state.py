@@ -126,8 +126,6 @@ class AgentState(TypedDict, total=False):
     """Files read into context before any model call (`@file` references)."""
     code_task: bool
     """Phase 1 classified the task as a code change, above planning.pre_plan_confidence."""
-    llm_calls: int
-    """Model calls so far in the run (all nodes)."""
     usage: Annotated[dict[str, Spent], add_spent]
     """What each step spent on the model (`codur.graph.learned`), by a key of the step's
     own: the run's spend is their sum (`codur.models.usage.total`)."""

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from codur.agents.proposal import COPYING
 from codur.agents.registry import can_sample
 from codur.agents.registry import fallback as next_agent
 from codur.eventlines import short
@@ -35,9 +36,7 @@ from codur.verify.strength import Level, strength
 def review(state: AgentState, runtime: Runtime[Session]) -> Command[Goto]:
     session = runtime.context
     decision = decide(facts(state, session))
-    update = apply(decision, state, session)
-    update["llm_calls"] = session.usage.calls
-    return Command(update=update, goto=decision.goto)
+    return Command(update=apply(decision, state, session), goto=decision.goto)
 
 
 def _failed_agents(state: AgentState) -> list[str]:
@@ -171,6 +170,8 @@ def _record(
         return None
     if decision.record == "cut":
         summary = "the reply was cut off at the length limit; nothing of it was applied"
+        if outcome.error == COPYING:
+            summary = "the reply began to copy the file as it was shown; it was stopped there"
         return attempt(state, "cut", summary)
     if decision.record == "duplicate":
         return attempt(state, "duplicate", "repeated an earlier reply word for word")
