@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The real-repository benchmark's figures from a run.py journal, one row a mode and seed.
 
-    .venv/bin/python bench/realrepo/report.py [--out DIR]
+    .venv/bin/python bench/realrepo/report.py [--out DIR] [--common]
+
+`--common`: only the bugs every mode in the journal ran (the rows side by side on the
+same bugs, e.g. while a run is under way or when one mode ran on a sample).
 
 fixed/total as the judge says (full suite passes, no test file changed); false verified:
 Codur ended `verified` and the judge failed; wall time (total and median) and tokens
@@ -61,11 +64,16 @@ def table(summary: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("realrepo-results"))
+    parser.add_argument("--common", action="store_true", help="the bugs every mode ran")
     args = parser.parse_args(argv)
     journal = args.out / "runs.jsonl"
     if not journal.is_file():
         raise SystemExit(f"no journal at {journal}: run bench/realrepo/run.py first")
     records = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+    if args.common:
+        ran = [{r["id"] for r in records if r["mode"] == m} for m in {r["mode"] for r in records}]
+        both = set.intersection(*ran) if ran else set()
+        records = [r for r in records if r["id"] in both]
     print(table(rows(records)))
     ids = sorted({r["id"] for r in records})
     for bug in ids:
