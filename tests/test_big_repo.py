@@ -48,14 +48,15 @@ def test_a_reply_that_copies_the_file_as_shown_is_stopped_and_asked_again(
     root = bigrepo.write(tmp_path / "repo")
     files = bigrepo.files()
     head = files["ledger/rates.py"].split("\n")[:2]
-    copied = "I fix it.\n\nledger/rates.py\n```python\n" + "\n".join(head) + "\n# ... lines 3-40"
+    # as the server gives it back: stopped at (and without) the first left-out-lines line
+    copied = "I fix it.\n\nledger/rates.py\n```python\n" + "\n".join(head)
     task = f"fix @ledger/rates.py: {bigrepo.FAILING} fails"
     overrides = [*SLOW, "sampling.candidates=0", "repair.enabled=false"]
     overrides.append("llm.profiles.s.agent_tools=false")  # as the embedded model: no tools
     result, events, _ = run_in_process(root, [copied, FIX], task=task, overrides=overrides)
     assert result.status == "verified", result.message
     first, second = [e.data for e in events if e.kind == "model.request"]
-    assert " not shown ..." in first["stop"]
+    assert "\n# ... line" in first["stop"]
     assert [e.kind for e in events].count("agent.copied_view") == 1
     said = "\n".join(str(m["content"]) for m in second["messages"])
     assert "began to copy the file as it was shown" in said

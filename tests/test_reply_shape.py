@@ -68,7 +68,7 @@ def test_a_stop_sequence_only_where_the_reply_is_one_block() -> None:
     assert stop_sequences({"main.py": BUGGY}, "whole_file", False, {}) == (FENCE_END,)
     # a file shown in part: the reply stops where it begins to copy a left-out-lines line
     assert stop_sequences({"main.py": BUGGY}, "functions", True, {}) == (COPIED,)
-    held = {"n.py": "# 3 lines not shown ...\n"}
+    held = {"n.py": "X = 1\n# ... lines 3-4 not shown ...\n"}
     assert stop_sequences(held, "functions", True, held) == ()
     assert stop_sequences({"a.py": BUGGY, "b.py": BUGGY}, "whole_file", False, {}) == ()
     assert stop_sequences({"main.py": BUGGY}, "search_replace", False, {}) == ()
@@ -166,3 +166,16 @@ def test_a_cut_echo_in_the_middle_of_its_block_is_not_applied(tmp_path: Path) ->
     assert asked == [reply_budget({"main.py": big_program()}, "functions")] * 2
     assert (root / "main.py").read_text() == big_program(fixed=True)
     assert result.status == "verified"
+
+
+def test_a_reply_that_stopped_inside_its_block_copied_the_view() -> None:
+    """The stop sequence ends a reply at a top-level left-out-lines line, inside its code
+    block; a class shown as the methods that matter may be copied with its indented
+    left-out-lines lines (a changed method goes inside its class line)."""
+    from codur.agents.reply_shape import copied_view
+
+    assert copied_view("Fix.\nparse.py\n```python\nimport re\n")  # stopped in the block
+    assert copied_view("Fix.\nparse.py\n```python\nimport re\n# ... lines 3-9")  # kept
+    shell = "Fix.\nparse.py\n```python\nclass P:\n    # ... lines 7-9 not shown ...\n"
+    assert not copied_view(shell + "    def f(self):\n        return 1\n```\n")
+    assert not copied_view("Fix.\nmain.py\n```python\nprint(1)\n```\n")

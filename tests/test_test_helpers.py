@@ -221,9 +221,58 @@ def test_failing_test_ids_name_their_functions_in_pytest_and_unittest_spelling()
         "tests/test_a.py::test_one[1-2]",
         "tests/test_a.py::TestC::test_two",
         "tests.sub.test_b.TestD.test_three",
-        "tests/test_other.py::test_four",  # not one of the tests: left out
     ]
     assert named(ids, tests) == {
         "tests/test_a.py": {("test_one",), ("TestC", "test_two")},
         "tests/sub/test_b.py": {("TestD", "test_three")},
     }
+    # one id that names no test of these files: nothing is focused (the whole suite)
+    assert named([*ids, "tests/test_other.py::test_four"], tests) == {}
+
+
+SORTS = (
+    "def reference_sort(xs):\n    return sorted(xs)\n\n\n"
+    "def build(n):\n    return list(range(n, 0, -1))\n\n\n"
+    "def my_sort(xs):\n    return list(xs)\n"
+)
+SORT_TESTS = (
+    "import lib\n\nEXPECTED = lib.reference_sort([3, 1, 2])\n\n\n"
+    "def test_sort():\n    assert lib.my_sort([3, 1, 2]) == EXPECTED\n\n\n"
+    "class Base:\n    def setup_method(self):\n        self.xs = lib.build(3)\n\n\n"
+    "class TestB(Base):\n    def test_x(self):\n        assert lib.my_sort(self.xs) == [1, 2, 3]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("failing", "kept"),
+    [
+        ("tests/test_lib.py::test_sort", ["reference_sort"]),
+        ("tests/test_lib.py::TestB::test_x", ["build", "reference_sort"]),
+        ("tests/test_lib.py::test_sort[a::b c]", ["reference_sort"]),
+    ],
+)
+def test_the_failing_tests_data_setup_and_base_classes_keep_their_helpers(
+    tmp_path: Path, failing: str, kept: list[str]
+) -> None:
+    """What a failing test relies on beyond its body is read too: module-level data
+    built with the code, its class's setup and base classes; an id with odd parameters
+    names its function."""
+    from codur.scope.learned import ScopeLearned
+
+    write_files(tmp_path, {"lib.py": SORTS, "tests/test_lib.py": SORT_TESTS})
+    scope = decide_scope("tests/test_lib.py fails: fix the bug", tmp_path, "expected.txt")
+    assert scope.summary()["test_helpers"] == {"lib.py": ["build", "reference_sort"]}
+    focused = scope.knowing(ScopeLearned(failing_tests=(failing,)))
+    assert focused.summary()["test_helpers"] == {"lib.py": kept}
+
+
+def test_an_id_that_names_no_test_focuses_nothing(tmp_path: Path) -> None:
+    from codur.scope.learned import ScopeLearned
+
+    write_files(tmp_path, {"lib.py": SORTS, "tests/test_lib.py": SORT_TESTS})
+    scope = decide_scope("tests/test_lib.py fails: fix the bug", tmp_path, "expected.txt")
+    for ids in [("tests/test_lib.py",), ("tests/test_lib.py::test_gone",), ("other.py::t",)]:
+        learned = ScopeLearned(failing_tests=ids)
+        assert scope.knowing(learned).summary()["test_helpers"] == {
+            "lib.py": ["build", "reference_sort"]
+        }

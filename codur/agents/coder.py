@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, copying, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
-from codur.agents.reply_shape import COPIED, block_done, close_fence, copied_view
+from codur.agents.reply_shape import COPIED, FENCE_END, block_done, close_fence, copied_view
 from codur.errors import ConfigError
 from codur.memory import preferences_section
 from codur.models.finish import finish_reason, truncated
@@ -168,9 +168,10 @@ class CoderAgent:
         if COPIED in turn.stop and finish_reason(reply) == "stop" and copied_view(text):
             session.bus.emit("agent.copied_view", tokens=turn.budget)
             return copying(text), [*model_view(turns[:-1], turn.native), AIMessage(text)]
-        if turn.stop and finish_reason(reply) == "stop":  # the server dropped the fence
+        one_block = FENCE_END in turn.stop
+        if one_block and finish_reason(reply) == "stop":  # the server dropped the fence
             text = close_fence(text)
-        elif turn.stop and cut and block_done(text):
+        elif one_block and cut and block_done(text):
             cut = False
             session.bus.emit("agent.prose_cut", tokens=turn.budget)
         proposal = read_reply(text, turn.request.files, turn.edit_format, session, cut)

@@ -34,12 +34,14 @@ WHOLE_FILE_SLACK = 300
 """... or at most this many characters (~100 tokens) more."""
 CHANGED_UNITS = 2
 """Functions a fix is expected to touch in a file."""
-COPIED = " not shown ..."
-"""The end of the line that stands for left-out lines in a file shown in part
-(`codur.edits.excerpt`): a reply that reaches one is copying the file as shown, which
-the reply format forbids, so the call stops there (minutes of a small model's time)."""
-ELIDED_START = re.compile(r"^\s*# \.\.\. lines? \d+(-\d+)?$")
-"""The last line of a reply stopped at COPIED: a left-out-lines line without its end."""
+COPIED = "\n# ... line"
+"""The start of a top-level line that stands for left-out lines of a file shown in part
+(`codur.edits.excerpt`: `# ... lines 12-40 not shown ...`): a reply that reaches one is
+copying the file as shown, which the reply format forbids, so the call stops there
+(minutes of a small model's time). An indented one (a class shown as the methods that
+matter) may be copied: a changed method goes inside its class line."""
+ELIDED_START = re.compile(r"^# \.\.\. lines?( \d+(-\d+)?)?$")
+"""A reply's last line when the server kept the stop sequence."""
 FENCE_END = "```\n\n"
 """The end of a one-block reply: its closing fence and the blank line before the prose
 that small models add after the code."""
@@ -120,9 +122,10 @@ def stop_sequences(
 
 
 def copied_view(reply: str) -> bool:
-    """The reply stopped where it began to copy a left-out-lines line (COPIED)."""
+    """A reply of a call with the COPIED stop that ended inside a code block: it stopped
+    where it began to copy a left-out-lines line (or the server kept that line's start)."""
     lines = reply.rstrip("\n").split("\n")
-    return bool(lines) and ELIDED_START.match(lines[-1]) is not None
+    return _fences(reply) % 2 == 1 or ELIDED_START.match(lines[-1]) is not None
 
 
 def _fences(reply: str) -> int:

@@ -251,7 +251,7 @@ def take_up(session: Session, record: RunRecord) -> Saved | None:
     scope, learned = values.get("scope"), values.get("scope_learned") or ScopeLearned()
     if saved is not None and (
         "ledger" in values
-        or not isinstance(scope, EditScope | None)
+        or not isinstance(scope, EditScope)
         or not isinstance(learned, ScopeLearned)
     ):
         raise UsageError(
@@ -262,7 +262,7 @@ def take_up(session: Session, record: RunRecord) -> Saved | None:
     session.changes.snapshot = reopen(
         session.ws, session.config, record, session.bus, session.sandbox
     )
-    if scope is not None:
+    if isinstance(scope, EditScope):
         session.changes.scope = scope.knowing(learned)
     if saved is not None:
         session.snapshot.saved.update(values.get("written") or {})

@@ -21,6 +21,9 @@ class ScopeLearned:
     """The tests that failed in the run's first check (their ids): the helpers that judge
     the task are theirs (`codur.scope.test_focus`)."""
 
+    def __post_init__(self) -> None:  # a checkpoint revives tuples as lists
+        object.__setattr__(self, "failing_tests", tuple(self.failing_tests))
+
     def __bool__(self) -> bool:
         return bool(self.widened or self.failing_calls or self.failing_tests)
 

@@ -8,7 +8,7 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
   and the scope's reasons say how to unlock it.
 - When the task names files to fix (`@file`, or a bare `in utils.py`), those are the
   targets; other existing files are read-only context, unless a failing run's traceback
-  shows the failure happening in one of them (`widen`, logged).
+  shows the failure happening in one of them (`widening`, logged).
 - In any Python file with a harness (`codur.scope.harness`), the harness is out of bounds:
   the repair search makes no mutation there, and a model edit that changes it is refused.
   The functions, classes and constants the tests use, other than the ones the task is

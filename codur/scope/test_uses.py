@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from codur.scope.modules import OnDisk, module_file, read_tree, top_level_names
 from codur.scope.test_focus import focused, named
@@ -236,12 +236,13 @@ def test_uses(root: Path, tests: list[str], focus: Collection[str] = ()) -> dict
     `focus`: the ids of the tests that failed; when they name test functions, what those
     use and judge (`codur.scope.test_focus`), not what the whole suite does."""
     wanted = named(focus, tests)
+    conftest = [t for t in tests if PurePosixPath(t).name == "conftest.py"]
     uses: dict[str, TestUses] = {}
-    for test in list(wanted) if wanted else tests:
+    for test in [t for t in tests if t in wanted or t in conftest] if wanted else tests:
         tree = read_tree(root, test)
         if tree is None:
             continue
-        parts: list[ast.AST] = focused(tree, wanted[test]) if wanted else [tree]
+        parts: list[ast.AST] = (focused(tree, wanted[test]) if test in wanted else None) or [tree]
         imports = _Imports(root, test, tree)
         for node in (n for part in parts for n in ast.walk(part)):
             target = imports.resolve(node) if isinstance(node, ast.Name | ast.Attribute) else None

@@ -27,7 +27,10 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     if outcome is None and "first_verification" not in state:  # the files as found
         scope = session.scope
         if scope is not None and not verdict.passed:  # the functions the tests saw fail
-            ids = tuple(t for e in verdict.evidence for t in e.failing_tests)
+            # the failing tests focus the tests' helpers, unless the check was cut short
+            # (then some failing tests were never seen: the whole suite's helpers stay)
+            whole = not any(e.timed_out for e in verdict.evidence)
+            ids = tuple(t for e in verdict.evidence for t in e.failing_tests) if whole else ()
             found = replace(scope.failing_found(verdict.locations), failing_tests=ids)
             for path, names in found.failing_calls.items():
                 session.bus.emit("scope.failing_calls", path=path, functions=names)
