@@ -87,15 +87,16 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
     if _needs_model_test(verdict, state, session):
         update["model_test"] = ModelTest("")  # asked once per run, whatever comes back
         check = _write_test(state, session, refs)
-        mine = ([check], MODEL_TEST) if check is not None else None
-        first = run(mine) if mine is not None else None
-        if first is not None and (broken := _broken_test(first)):
-            session.bus.emit("verify.model_test_rejected", reason=broken, test=check.test)
-            update["derived"] = None  # back to the static check: no check
-        elif first is not None and check is not None:
-            verdict = first
-            update["model_test"] = ModelTest(check.test, failed_first=not verdict.passed)
-            update["derived"] = mine
+        if check is not None:
+            mine = ([check], MODEL_TEST)
+            first = run(mine)
+            if broken := _broken_test(first):
+                session.bus.emit("verify.model_test_rejected", reason=broken, test=check.test)
+                update["derived"] = None  # back to the static check: no check
+            else:
+                verdict = first
+                update["model_test"] = ModelTest(check.test, failed_first=not verdict.passed)
+                update["derived"] = mine
     if scope is not None:
         if restored := scope.restore_oracle():
             session.bus.emit("scope.restored", files=restored, reason="changed by a program run")
