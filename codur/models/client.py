@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 from codur.errors import Cancelled, CodurError, LimitReached, ModelError, ModelUnreachable
 from codur.events import EventBus
 from codur.models import provider
+from codur.models.call_log import counted, error_line, rendered, response_fields
 from codur.models.cancel import cancelling
-from codur.models.finish import finish_reason
+from codur.models.per_call import configured
 from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
 from codur.models.retry import Transient, retrying
 from codur.models.usage import Usage
-from codur.redaction import redact
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -38,15 +38,6 @@ if TYPE_CHECKING:
     from codur.models.base import Provider
     from codur.models.recording import Recorder
     from codur.promptbook import PromptBook
-
-
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "temperature": ("temperature",),
-    "seed": ("seed",),
-    "max_tokens": ("max_tokens", "num_predict"),  # OpenAI and local; Ollama
-}
-"""Where each per-call setting lives on the chat models; a model without the field (the
-scripted one) ignores the setting."""
 
 
 @dataclass
@@ -130,7 +121,8 @@ class ModelClient:
         if self._instead is not None:
             return self._instead.count_tokens(messages, tools)
         try:
-            count = self.backend.count_tokens(lambda: self._configured({}), messages, tools)
+            model = lambda: configured(self.model, self.prompts, {})  # noqa: E731
+            count = self.backend.count_tokens(model, messages, tools)
         except (ModelUnreachable, ModelError) as exc:  # the embedded model did not load
             other = self._switch(exc)
             if other is None:
@@ -205,7 +197,7 @@ class ModelClient:
         }
         if self.max_context_tokens is not None:
             messages, settings["max_tokens"] = self._bounded(messages, tools, settings)
-        model = self._configured(settings)
+        model = configured(self.model, self.prompts, settings)
         model = model.bind_tools(list(tools)) if tools else model
         prov = self.backend
         self.usage.calls += 1
@@ -215,7 +207,7 @@ class ModelClient:
             profile=self.name,
             call=self.usage.calls,
             **settings,
-            messages=[_render(m) for m in messages],
+            messages=[rendered(m) for m in messages],
             tools=tool_names(tools),
             stop=list(stop),
         )
@@ -229,28 +221,9 @@ class ModelClient:
                 f"{where}: {exc.reason} (gave up after {attempts} attempts)"
             ) from exc.__cause__
         self._check_cancelled()  # cancelled while the model answered: the answer is dropped
-        usage = getattr(reply, "usage_metadata", None) or {}
-        prompt_tokens = int(usage.get("input_tokens", 0))
-        completion_tokens = int(usage.get("output_tokens", 0))
-        cached_tokens = int((usage.get("input_token_details") or {}).get("cache_read", 0))
-        self.usage.prompt_tokens += prompt_tokens
-        self.usage.completion_tokens += completion_tokens
-        self.usage.cached_prompt_tokens += cached_tokens
-        self.bus.emit(
-            "model.response",
-            profile=self.name,
-            call=self.usage.calls,
-            content=reply.content,
-            tool_calls=[{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            cached_tokens=cached_tokens,
-            finish_reason=finish_reason(reply),
-            duration_s=round(duration_s, 3),
-            # where a backend measures them: seconds waiting for the model, evaluating the
-            # prompt and generating (the embedded model's, codur.models.local_decoding)
-            timings=(getattr(reply, "response_metadata", None) or {}).get("timings", {}),
-        )
+        tokens = counted(reply, self.usage)
+        fields = response_fields(reply, tokens, duration_s)
+        self.bus.emit("model.response", profile=self.name, call=self.usage.calls, **fields)
         if self.recorder is not None:
             self.recorder.call(self.name, messages, tool_names(tools), settings, reply)
         return reply
@@ -302,7 +275,7 @@ class ModelClient:
         except Exception as exc:  # classified below; anything unknown re-raises
             self._check_cancelled()  # the call was cut by the cancel: no retry
             kind = self.backend.classify(exc)
-            reason = _reason(exc)
+            reason = error_line(exc)
             if kind is None:
                 raise
             if kind == "fatal":
@@ -325,29 +298,3 @@ class ModelClient:
     def _check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
-
-    def _configured(self, settings: dict[str, Any]) -> BaseChatModel:
-        """The profile's model with `settings` (and the run's prompts) applied to the
-        fields it has."""
-        fields = type(self.model).model_fields
-        update: dict[str, Any] = {}
-        if "prompts" in fields and self.prompts not in (None, getattr(self.model, "prompts", None)):
-            update["prompts"] = self.prompts
-        for name, value in settings.items():
-            field_name = next((f for f in _FIELDS[name] if f in fields), None)
-            if field_name and getattr(self.model, field_name) != value:
-                update[field_name] = value
-        return self.model.model_copy(update=update) if update else self.model
-
-
-def _render(message: BaseMessage) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": message.type, "content": message.content}
-    if getattr(message, "tool_calls", None):
-        out["tool_calls"] = [{"name": c["name"], "args": c["args"]} for c in message.tool_calls]
-    return out
-
-
-def _reason(exc: BaseException) -> str:
-    """The provider's error in one line, without a secret (a 401 may echo the key)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return redact(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
