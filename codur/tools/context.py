@@ -25,6 +25,7 @@ from codur.events import EventBus, Ticker
 from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
 from codur.scope import ScopeError
+from codur.tools.mcp_slot import McpSlot
 from codur.workspace import Workspace, in_git_folder
 from codur.writes import Changes
 
@@ -85,8 +86,7 @@ class ToolContext:
     code_index: CodeIndex | None = field(default=None, init=False, repr=False)
     """The code search index, loaded and brought up to date on the first search of the
     run (`codur.tools.code`)."""
-    _mcp: McpClients | None = field(default=None, init=False, repr=False)
-    _mcp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _mcp: McpSlot = field(default_factory=McpSlot, init=False, repr=False)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: object, handler: object) -> object:
@@ -161,11 +161,8 @@ class ToolContext:
         """Whether `path` matches one of `tools.secret_patterns`."""
         name = path.name.lower()
         rel = self.rel(path).lower() if path.is_absolute() else path.as_posix().lower()
-        for pattern in self.config.secret_patterns:
-            pat = pattern.lower()
-            if fnmatch.fnmatchcase(rel if "/" in pat else name, pat):
-                return True
-        return False
+        patterns = (p.lower() for p in self.config.secret_patterns)
+        return any(fnmatch.fnmatchcase(rel if "/" in pat else name, pat) for pat in patterns)
 
     def changing(
         self,
@@ -282,27 +279,14 @@ class ToolContext:
         if not self.gate.approve(kind, action):
             raise ToolError(f"the user declined: {action}")
 
-    # --- MCP clients, started on first use --------------------------------------------
-
     @property
     def mcp(self) -> McpClients:
-        with self._mcp_lock:
-            wanted = (dict(self.mcp_servers), self.config.mcp_timeout_s)
-            if self._mcp is not None and (self._mcp.servers, self._mcp.timeout_s) != wanted:
-                self._mcp.close()  # the configuration changed under us
-                self._mcp = None
-            if self._mcp is None:
-                from codur.tools.mcp import McpClients
-
-                self._mcp = McpClients(self.mcp_servers, self.config.mcp_timeout_s, self.ws.root)
-            return self._mcp
+        """The MCP servers' clients, started on first use."""
+        return self._mcp.get(self.mcp_servers, self.config.mcp_timeout_s, self.ws.root)
 
     def close(self) -> None:
         """Stop the MCP servers this context started."""
-        with self._mcp_lock:
-            if self._mcp is not None:
-                self._mcp.close()
-                self._mcp = None
+        self._mcp.close()
 
     def __enter__(self) -> ToolContext:
         return self
