@@ -1,10 +1,9 @@
 """What a hostile repository could do with each config key in its `./codur.yaml`, and
 what Codur does about it: the registry docs/safety.md's table is rendered from
-(`table()`). Every key of the schema has a row (a test walks the
-schema); `protected` rows are those `trust.PROTECTED` strips from an untrusted file,
-`user only` rows `trust.USER_ONLY`, and `clamped` rows are enforced by
-`codur.config.clamp` from the rule here. A rule and the rules many keys share are in
-`codur.config.rule`.
+(`table()`). Every key of the schema has a row (a test walks the schema); `protected`
+rows are those `trust.PROTECTED` strips from an untrusted file, `user only` rows
+`trust.USER_ONLY`, and `clamped` rows are enforced by `codur.config.clamp` from the rule
+here. A rule and the rules many keys share are in `codur.config.rule`.
 """
 
 from __future__ import annotations
