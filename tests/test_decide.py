@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 
 from codur.graph.decide import decide
-from codur.graph.decision import MAX_REPEATS, Decision, Facts, Goto
+from codur.graph.decision import MAX_REPEATS, Decision, Facts, Goto, PlanFacts
 from codur.graph.node_names import END, NODES
 from codur.graph.on_error import MAX_NODE_RETRIES, ErrorFacts, on_error
 from codur.planning.verdict import Verdict, VerifierVerdict
@@ -18,6 +18,11 @@ from codur.planning.verdict import Verdict, VerifierVerdict
 def verdict(word: Verdict, *reasons: str) -> VerifierVerdict:
     """The model verifier's judgement of the first plan's completion."""
     return VerifierVerdict(word, reasons, 1)
+
+
+def plan(iteration: int, **facts: object) -> PlanFacts:
+    """Plan mode's facts while the agent works on plan `iteration`."""
+    return PlanFacts(iteration, **facts)  # type: ignore[arg-type]
 
 
 FAILING = {"strategy": "output", "passed": False}
@@ -135,49 +140,51 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "model": False}, (END, "unverified", None, False, False)),
     # ... then the agent's completion: the checks first, the model verifier after
     ("the loop ended without attempt_completion", {"kind": "no_completion",
-     "plan_iteration": 1}, (END, "limit", None, False, False)),
+     "plan": plan(1)}, (END, "limit", None, False, False)),
     ("completed, a check fails, plans left: replan", {"kind": "completed", **FAILING,
-     "plan_iteration": 1, "check_failure": "Expected 10, got 6"},
+     "plan": plan(1, check_failure="Expected 10, got 6")},
      ("replan", None, "completed", False, False)),
     ("completed, a check fails at the cap", {"kind": "completed", **FAILING,
-     "plan_iteration": 3, "max_plan_iterations": 3}, (END, "unverified", "completed",
+     "plan": plan(2, max_iterations=2)}, (END, "unverified", "completed",
      False, True)),
     ("the model's VERIFIED never passes a failing check", {"kind": "completed", **FAILING,
-     "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("VERIFIED")},
+     "plan": plan(2, max_iterations=2, judged=verdict("VERIFIED"))},
      (END, "unverified", "completed", False, True)),
     ("completed, a static check fails: replan", {"kind": "completed", "strategy": "static",
-     "passed": False, "plan_iteration": 1}, ("replan", None, "completed", False, False)),
+     "passed": False, "plan": plan(1)}, ("replan", None, "completed", False, False)),
     ("completed, not judged yet: verifier", {"kind": "completed", "strategy": "static",
-     "passed": True, "plan_iteration": 1}, ("verifier", None, None, False, False)),
+     "passed": True, "plan": plan(1)}, ("verifier", None, None, False, False)),
     ("NOT_VERIFIED, plans left: replan", {"kind": "completed", "strategy": "none",
-     "plan_iteration": 2, "judged": verdict("NOT_VERIFIED", "no docstring")},
+     "plan": plan(2, judged=verdict("NOT_VERIFIED", "no docstring"))},
      ("replan", None, "completed", False, False)),
     ("NOT_VERIFIED at the cap", {"kind": "completed", "strategy": "none",
-     "plan_iteration": 3, "max_plan_iterations": 3, "judged": verdict("NOT_VERIFIED")},
+     "plan": plan(2, max_iterations=2, judged=verdict("NOT_VERIFIED"))},
      (END, "unverified", "completed", False, True)),
     ("VERIFIED, and a behavioural check passed", {"kind": "completed", **PASSING,
-     "plan_iteration": 1, "judged": verdict("VERIFIED")}, (END, "verified", "completed", False,
+     "plan": plan(1, judged=verdict("VERIFIED"))}, (END, "verified", "completed", False,
      True)),
     ("VERIFIED, and only a derived check passed: checked", {"kind": "completed", **EXAMPLES,
-     "plan_iteration": 1, "judged": verdict("VERIFIED")}, (END, "checked", "completed", False,
+     "plan": plan(1, judged=verdict("VERIFIED"))}, (END, "checked", "completed", False,
      True)),
     ("VERIFIED, only the model judged: done", {"kind": "completed", "strategy": "static",
-     "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
+     "passed": True, "plan": plan(1, judged=verdict("VERIFIED"))},
      (END, "done", "completed", False, True)),
     ("VERIFIED, only the model judged changed code: unverified", {"kind": "completed",
-     "strategy": "static", "passed": True, "plan_iteration": 1, "judged": verdict("VERIFIED"),
+     "strategy": "static", "passed": True, "plan": plan(1, judged=verdict("VERIFIED")),
      "run_changes": ("util.py",)}, (END, "unverified", "completed", False, True)),
     ("expected output that never ran outranks VERIFIED: replan", {"kind": "completed",
-     "strategy": "none", "oracle": True, "plan_iteration": 1, "judged": verdict("VERIFIED")},
+     "strategy": "none", "oracle": True, "plan": plan(1, judged=verdict("VERIFIED"))},
      ("replan", None, "completed", False, False)),
     ("expected output that never ran, at the cap: unverified", {"kind": "completed",
-     "strategy": "none", "oracle": True, "plan_iteration": 3, "max_plan_iterations": 3,
-     "judged": verdict("VERIFIED")}, (END, "unverified", "completed", False, True)),
+     "strategy": "none", "oracle": True, "plan": plan(2, max_iterations=2,
+     judged=verdict("VERIFIED"))}, (END, "unverified", "completed", False, True)),
+    ("a completion outside plan mode: the checks judge it", {"kind": "completed", **PASSING},
+     (END, "verified", "applied", False, False)),
     ("a retry with replan_on_retry plans again", {"kind": "edited", **FAILING,
      "changed_files": True, "replan_on_retry": True}, ("llm_plan", None, "applied", True,
      False)),
     ("plan mode retries a rejected reply without sampling", {"kind": "rejected", **FAILING,
-     "sampling": True, "model_failed_before": True, "plan_iteration": 1},
+     "sampling": True, "model_failed_before": True, "plan": plan(1)},
      ("delegate", None, "rejected", True, False)),
 ]  # fmt: skip
 
@@ -206,17 +213,19 @@ def test_messages_say_why() -> None:
     assert failed.message == "agent:codex timed out"
     changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))
     assert changed.message.endswith("changed a.py, b.py")
-    plan = {"kind": "completed", "strategy": "none", "plan_iteration": 1}
-    judged = decide(Facts(**plan, judged=verdict("VERIFIED", "adds the docstring")))
-    assert judged.message == "model verifier: VERIFIED — adds the docstring"
-    refused = decide(Facts(**plan, judged=verdict("NOT_VERIFIED", "a", "b")))
-    assert refused.reasons == ("a", "b")
-    capped = decide(
-        Facts(**{**plan, "plan_iteration": 3}, judged=verdict("NOT_VERIFIED", "a", "b"))
+    plan = {"kind": "completed", "strategy": "none"}
+    judged = decide(
+        Facts(**plan, plan=PlanFacts(1, judged=verdict("VERIFIED", "adds the docstring")))
     )
+    assert judged.message == "model verifier: VERIFIED — adds the docstring"
+    refused = decide(Facts(**plan, plan=PlanFacts(1, judged=verdict("NOT_VERIFIED", "a", "b"))))
+    assert refused.reasons == ("a", "b")
+    capped = decide(Facts(**plan, plan=PlanFacts(3, judged=verdict("NOT_VERIFIED", "a", "b"))))
     assert capped.message == "model verifier: NOT_VERIFIED — a; b"
-    failing = decide(Facts("completed", **FAILING, plan_iteration=1, check_failure="got 6"))
+    failing = decide(Facts("completed", **FAILING, plan=PlanFacts(1, check_failure="got 6")))
     assert failing.reasons == ("got 6",)
+    cap = decide(Facts("completed", **FAILING, plan=PlanFacts(3, check_failure="got 6")))
+    assert cap.message == "the check still fails after 3 plan(s): got 6"
     checked = decide(Facts("crosschecked", **PASSING, crosschecked="cross-checked: kept"))
     assert checked.message == "python main.py: same output; cross-checked: kept"
 
@@ -227,6 +236,11 @@ def test_every_goto_and_every_fact_is_exercised() -> None:
     assert gotos == set(get_args(Goto)) and gotos <= {*NODES, END}  # each a node (or the end)
     used = {key for _, given, _ in ROWS for key in given} | {"kind"}
     assert {f.name for f in fields(Facts)} - used == set()
+    plans = [given["plan"] for _, given, _ in ROWS if "plan" in given]
+    set_in_plans = {
+        f.name for p in plans for f in fields(PlanFacts) if getattr(p, f.name) != f.default
+    }
+    assert set_in_plans == {f.name for f in fields(PlanFacts)}
     assert {f.name for f in fields(Decision)} >= {"goto", "status", "record", "feedback"}
 
 

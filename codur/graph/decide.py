@@ -17,7 +17,8 @@ exception a node raised is `on_error`).
 | the agent failed, a fallback agent left            | delegate (handoff; record          |
 |                                                    |   "agent_failed")                  |
 | the agent failed, and its changes do not pass      | end failed                         |
-| plan mode: the agent's completion (or none)        | plan mode's table (decide_plan.py) |
+| the agent's loop ended without a completion        | end limit                          |
+| plan mode: the agent's completion                  | plan mode's table (decide_plan.py) |
 | reply cut at the token limit                       | again (record "cut")               |
 | duplicate of a rejected reply                      | end stuck                          |
 | duplicate, MAX_REPEATS reached                     | end stuck                          |
@@ -66,8 +67,10 @@ def decide(f: Facts) -> Decision:
         if f.fallback:
             return Decision("delegate", record="agent_failed", handoff=True)
         return end("failed", f.agent_error, "agent_failed")
-    if f.kind in ("completed", "no_completion"):
-        return completed(f)
+    if f.kind == "no_completion":
+        return end("limit", "the agent did not call attempt_completion (planning.max_agent_rounds)")
+    if f.kind == "completed" and f.plan is not None:
+        return completed(f, f.plan)
     if f.kind == "cut":
         return again(f, "cut")
     if f.kind == "duplicate":
@@ -125,7 +128,7 @@ def again(f: Facts, record: Record | None, feedback: bool = False) -> Decision:
         return _no_model(f, record)
     if f.iterations + 1 >= f.max_iterations:
         return end("unverified", f"no verification passed in {f.max_iterations} iterations", record)
-    sample = f.sampling and f.model_failed_before and not f.plan_iteration
+    sample = f.sampling and f.model_failed_before and f.plan is None
     goto: Goto = "sample" if sample else "llm_plan" if f.replan_on_retry else "delegate"
     return Decision(goto, record=record, feedback=feedback)
 

@@ -5,7 +5,6 @@ Rows, first match wins:
 
 | facts                                              | decision                           |
 | -------------------------------------------------- | ---------------------------------- |
-| the loop ended without a completion                | end limit                          |
 | a check fails (or expected output or tests never   |                                    |
 |   ran), plans left                                 | replan (the failure as reasons)    |
 | a check fails                                      | end unverified                     |
@@ -25,28 +24,26 @@ verifier (docs/verification.md).
 
 from __future__ import annotations
 
-from codur.graph.decision import Decision, Facts, behavioural, end
+from codur.graph.decision import Decision, Facts, PlanFacts, behavioural, end
 from codur.verify.strength import status_of
 
 
-def completed(f: Facts) -> Decision:
-    """The agent's completion, judged by the checks first, then by the model."""
-    if f.kind == "no_completion":
-        return end("limit", "the agent did not call attempt_completion (planning.max_agent_rounds)")
-    left = f.plan_iteration < f.max_plan_iterations
+def completed(f: Facts, plan: PlanFacts) -> Decision:
+    """The agent's completion of `plan`, judged by the checks first, then by the model."""
+    left = plan.iteration < plan.max_iterations
     unmet = f.oracle and not behavioural(f)  # expected output or tests that never ran
     if (f.strategy not in (None, "none") and not f.passed) or unmet:
-        why = f.check_failure or f.checks or "the expected output or tests were never run"
+        why = plan.check_failure or f.checks or "the expected output or tests were never run"
         if left:
             return Decision("replan", record="completed", reasons=(why,))
-        message = f"the check still fails after {f.plan_iteration} plan(s): {why}"
+        message = f"the check still fails after {plan.iteration} plan(s): {why}"
         return end("unverified", message, "completed", answer=True)
-    if f.judged is None:
+    if plan.judged is None:
         return Decision("verifier")
-    line = f.judged.line()
-    if not f.judged.verified:
+    line = plan.judged.line()
+    if not plan.judged.verified:
         if left:
-            return Decision("replan", record="completed", reasons=f.judged.reasons)
+            return Decision("replan", record="completed", reasons=plan.judged.reasons)
         return end("unverified", line, "completed", answer=True)
     if behavioural(f):
         return end(status_of(f.evidence), f.checks, "completed", answer=True)

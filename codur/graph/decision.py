@@ -1,6 +1,7 @@
-"""What review's decision table reads and returns: the `Facts` of one round and the
-`Decision` (where the run goes, by node name, and what review records). The table is
-codur/graph/decide.py (plan mode's rows: codur/graph/decide_plan.py)."""
+"""What review's decision table reads and returns: the `Facts` of one round (with plan
+mode's own, `PlanFacts`) and the `Decision` (where the run goes, by node name, and what
+review records). The table is codur/graph/decide.py (plan mode's rows:
+codur/graph/decide_plan.py)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,21 @@ Record = Literal["cut", "duplicate", "rejected", "applied", "agent_failed", "com
 Mode = Literal["auto", "check", "plan_verify"]
 BEHAVIOURAL = ("output", "tests", "hybrid")
 """Strategies that check what the program does (static checks and none do not)."""
+
+
+@dataclass(frozen=True)
+class PlanFacts:
+    """What plan mode's table (decide_plan.py) reads besides the round's `Facts`."""
+
+    iteration: int = 1
+    """The plan the agent works on (1: the first)."""
+    max_iterations: int = 3
+    """planning.max_plan_iterations."""
+    judged: VerifierVerdict | None = None
+    """The model verifier's judgement of this completion (its verdict and reasons);
+    None: not judged yet."""
+    check_failure: str = ""
+    """How the check fails (its feedback): what a replan is told."""
 
 
 @dataclass(frozen=True)
@@ -93,14 +109,8 @@ class Facts:
     mode: Mode = "check"
     """planning.mode: check, plan_verify, or auto (plan_verify when nothing checks
     behaviour)."""
-    plan_iteration: int = 0
-    """The plan the agent works on (plan mode); 0: the run is not in plan mode."""
-    max_plan_iterations: int = 3
-    judged: VerifierVerdict | None = None
-    """The model verifier's judgement of this completion (its verdict and reasons);
-    None: not judged yet."""
-    check_failure: str = ""
-    """How the check fails (its feedback): what a replan is told."""
+    plan: PlanFacts | None = None
+    """Plan mode's own facts; None: the run is not in plan mode."""
     oracle: bool = False
     """The folder holds expected output or tests (the edit scope's `judges`), even where
     they cannot run yet (expected.txt beside no program): auto keeps the check-driven

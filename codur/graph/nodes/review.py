@@ -19,7 +19,7 @@ from codur.agents.registry import fallback as next_agent
 from codur.eventlines import short
 from codur.graph.attempts import attempt, examples_only, failure_line
 from codur.graph.decide import decide
-from codur.graph.decision import Decision, Facts, Goto
+from codur.graph.decision import Decision, Facts, Goto, PlanFacts
 from codur.graph.node_names import END
 from codur.graph.nodes import traced
 from codur.graph.outcome import Outcome
@@ -63,9 +63,6 @@ def facts(state: AgentState, session: Session) -> Facts:
     model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
     agent = state.get("agent")
     samples = agent is None or can_sample(agent, cfg)
-    plan_iteration = state.get("plan_iteration", 0)
-    judgement = state.get("verifier_verdict")
-    judged = judgement if judgement and judgement.plan_iteration == plan_iteration else None
     return Facts(
         kind=outcome.kind if outcome else None,
         first=not attempts,
@@ -93,16 +90,26 @@ def facts(state: AgentState, session: Session) -> Facts:
         agent_error=outcome.error if outcome else "",
         replan_on_retry=cfg.planning.replan_on_retry or not agent,
         mode=cfg.planning.mode,
-        plan_iteration=plan_iteration,
-        max_plan_iterations=cfg.planning.max_plan_iterations,
-        judged=judged,
-        check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
+        plan=_plan(state, session) if state.get("plan_iteration", 0) else None,
         oracle=bool(session.scope is not None and session.scope.judges),
         examples_only=verdict is not None and examples_only(verdict),
         crosscheck=cfg.crosscheck.candidates > 0 and samples,
         crosschecked=state.get("crosscheck", ""),
         put_back=bool(state.get("crosscheck_kept")),
         repair_doubt=state.get("repair_doubt", ""),
+    )
+
+
+def _plan(state: AgentState, session: Session) -> PlanFacts:
+    """Plan mode's facts: the plan the agent works on, and the judgements of its work."""
+    iteration = state["plan_iteration"]
+    verdict = state.get("verification")
+    judgement = state.get("verifier_verdict")
+    return PlanFacts(
+        iteration=iteration,
+        max_iterations=session.config.planning.max_plan_iterations,
+        judged=judgement if judgement and judgement.plan_iteration == iteration else None,
+        check_failure=verdict.feedback if verdict is not None and not verdict.passed else "",
     )
 
 
