@@ -20,12 +20,13 @@ from langchain_core.tools import InjectedToolArg
 
 from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
-from codur.errors import CodurError, EditDeclined
+from codur.errors import EditDeclined
 from codur.events import EventBus, Ticker
 from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
 from codur.scope import ScopeError
 from codur.tools.mcp_slot import McpSlot
+from codur.tools.tool_error import ToolError
 from codur.workspace import Workspace, in_git_folder
 from codur.writes import Changes
 
@@ -34,12 +35,8 @@ if TYPE_CHECKING:
     from codur.project.interpreter import Interpreter
     from codur.search.index import CodeIndex
     from codur.session import Session
-    from codur.tools.mcp import McpClients
+    from codur.tools.mcp_clients import McpClients
     from codur.tools.todo import TodoItem
-
-
-class ToolError(CodurError):
-    """A tool could not do what was asked; the message goes back to the model."""
 
 
 @dataclass

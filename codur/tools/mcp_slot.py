@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from codur.config.schema import McpServerConfig
-    from codur.tools.mcp import McpClients
+    from codur.tools.mcp_clients import McpClients
 
 
 @dataclass
@@ -32,7 +32,7 @@ class McpSlot:
                 self.clients.close()  # the configuration changed under us
                 self.clients = None
             if self.clients is None:
-                from codur.tools.mcp import McpClients
+                from codur.tools.mcp_clients import McpClients
 
                 self.clients = McpClients(servers, timeout_s, root)
             return self.clients
