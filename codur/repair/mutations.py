@@ -10,34 +10,17 @@ from __future__ import annotations
 
 import ast
 import bisect
-import dataclasses
-import functools
 import keyword
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
+# importing the operators registers them in OPERATORS
+from codur.repair import operators as _operators  # noqa: F401
+from codur.repair import operators_scope as _operators_scope  # noqa: F401
+from codur.repair.registry import OPERATORS, operator
 from codur.repair.source import Mutation, Source, apply_mutations, clip, overlaps
 
 __all__ = ["Mutation", "Source", "apply_mutations", "clip", "mutations", "operator", "overlaps"]
-
-
-Operator = Callable[[ast.Module, Source], Iterator[Mutation]]
-OPERATORS: dict[str, Operator] = {}
-
-
-def operator(name: str) -> Callable[[Operator], Operator]:
-    """Register a mutation operator under `name`; its edits are stamped with that name."""
-
-    def register(fn: Operator) -> Operator:
-        @functools.wraps(fn)
-        def named(tree: ast.Module, src: Source) -> Iterator[Mutation]:
-            for edit in fn(tree, src):
-                yield dataclasses.replace(edit, operator=name)
-
-        OPERATORS[name] = named
-        return named
-
-    return register
 
 
 def _parse(source: str, path: str) -> ast.Module | None:
@@ -165,8 +148,3 @@ def mutations(
             else:
                 rejected.add(new)
     return list(kept.values())
-
-
-# The operators register themselves in OPERATORS on import (they need the classes above).
-from codur.repair import operators as _operators  # noqa: E402, F401
-from codur.repair import operators_scope as _operators_scope  # noqa: E402, F401

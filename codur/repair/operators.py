@@ -9,7 +9,8 @@ import ast
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
 
-from codur.repair.mutations import Mutation, Source, operator
+from codur.repair.registry import operator
+from codur.repair.source import Mutation, Source
 from codur.repair.syntax import (
     ARITH_SWAPS,
     BINOP,

@@ -10,7 +10,8 @@ import tokenize
 from collections.abc import Iterator
 from itertools import pairwise
 
-from codur.repair.mutations import Mutation, Source, clip, operator
+from codur.repair.registry import operator
+from codur.repair.source import Mutation, Source, clip
 from codur.repair.syntax import (
     BINOP,
     BUILTINS,

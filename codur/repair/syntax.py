@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from codur.repair.mutations import Mutation, Source
+from codur.repair.source import Mutation, Source
 
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 BINOP = {
