@@ -195,3 +195,22 @@ def test_the_oracle_is_captured_and_tampering_is_seen(tmp_path: Path) -> None:
     assert scope.tampered() == []
     (tmp_path / "test_calc.py").write_text("")
     assert scope.tampered() == ["test_calc.py (changed)"]
+
+
+def test_a_module_the_tests_import_and_name_is_code_not_a_fixture(tmp_path: Path) -> None:
+    """A test that runs the package's module as a script names its path in a string; the
+    tests import it too, so it is code under test (with --doctest-modules in tox.ini
+    tabulate's whole package was oracle); a file they only name stays a fixture."""
+    write_files(
+        tmp_path,
+        {
+            "tab/__init__.py": "def table(rows):\n    return rows\n",
+            "sample.py": "print('data, read by the test')\n",
+            "test/test_cli.py": (
+                "import subprocess, sys\nfrom tab import table\n\n"
+                "def test_cli():\n    subprocess.run([sys.executable, 'tab/__init__.py'])\n"
+                "    assert open('sample.py').read()\n"
+            ),
+        },
+    )
+    assert find_oracle(tmp_path, "expected.txt", set()) == ["sample.py", "test/test_cli.py"]

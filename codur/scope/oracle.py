@@ -8,7 +8,8 @@ never edited unless the task explicitly asks for it (or the user allows it).
   (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
   (`sitecustomize.py`, `usercustomize.py`, `*.pth`), the plugins the configuration names
   and the helper modules the tests import that are not code under test;
-- the fixtures tests read: files a test file names in a string literal;
+- the fixtures tests read: files a test file names in a string literal, unless the
+  tests import them (`python pkg/cli.py` run by a test names code under test);
 - the folder's files the configured test command names (`python run_tests.py`: the
   script), `command_files`.
 """
@@ -20,7 +21,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from codur.scope.support import helpers, loaded_by_name, plugins, shadows
+from codur.scope.support import closure, helpers, loaded_by_name, plugins, shadows
 from codur.workspace import project_tree
 
 MAX_CAPTURE_BYTES = 5_000_000
@@ -109,8 +110,9 @@ def find_oracle(
     chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])
+    imported = closure(root, tests, present)  # the code they run (or their helpers, above)
     for test in tests:
-        chosen |= _fixtures(root, test, present)
+        chosen |= _fixtures(root, test, present) - imported
     return sorted(chosen)
 
 
