@@ -101,3 +101,58 @@ def test_progress_dots_run_into_a_path_are_read_as_the_path(tmp_path: Path) -> N
     dots = "." * 300 + "EFE" + "." * 300
     text = f"{dots}{tmp_path}/pkg/mod.py:1: in f\n{dots}long.py:3: in g\n"
     assert [(loc.path, loc.line) for loc in locations(text, tmp_path)] == [("pkg/mod.py", 1)]
+
+
+def _failing(tests: list[str], feedback: str = "") -> VerificationResult:
+    evidence = Evidence(
+        check="tests", passed=False, command="tests", summary="", feedback=feedback,
+        failing_tests=tests,
+    )  # fmt: skip
+    return VerificationResult(
+        passed=False, strategy="tests", evidence=[evidence], plan=VerificationPlan()
+    )
+
+
+def test_the_failing_tests_own_words_do_not_crowd_the_code_out(tmp_path: Path) -> None:
+    """The search reads the failing tests' source, which the tests' own code (never a
+    result) matches best: the code is still found past the first SEARCH_DEPTH chunks."""
+    (tmp_path / "billing").mkdir()
+    (tmp_path / "billing/__init__.py").write_text("")
+    (tmp_path / "billing/invoice.py").write_text(
+        "def invoice_total(lines, discount):\n"
+        '    """The sum of the lines less the discount, never below zero."""\n'
+        "    total = sum(line.price * line.count for line in lines)\n"
+        "    return max(0, total - discount)\n"
+    )
+    (tmp_path / "tests").mkdir()
+    body = "    assert invoice_total([1, 2], discount) == invoice_total([2, 1], discount)\n"
+    cases = "".join(f"def test_total_{n}(discount=0):\n{body * 3}\n" for n in range(60))
+    (tmp_path / "tests/test_invoice.py").write_text(
+        f"from billing.invoice import invoice_total\n\n{cases}"
+    )
+    verdict = _failing(["tests/test_invoice.py::test_total_0"])
+    found = Locator(_index(tmp_path), is_test).searched("invoice_total discount items\n" + body * 3)
+    assert [(f.path, f.name) for f in found] == [("billing/invoice.py", "invoice_total")]
+    ranked = Locator(_index(tmp_path), is_test).rank("the invoice total is wrong", verdict)
+    assert ("billing/invoice.py", "invoice_total") in [(f.path, f.name) for f in ranked]
+
+
+def test_a_unittest_id_names_the_failing_test(tmp_path: Path) -> None:
+    """unittest's ids (tests.test_calc.CalcTest.test_add) lead through the test's calls
+    like pytest's do."""
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/__init__.py").write_text("")
+    (tmp_path / "tests/test_calc.py").write_text(
+        "import unittest\n\nimport calc\n\n\nclass CalcTest(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(calc.add(2, 2), 4)\n"
+    )
+    locator = Locator(_index(tmp_path), is_test)
+    verdict = _failing(["tests.test_calc.CalcTest.test_add"])
+    assert locator.failing_tests(verdict) == ["tests.test_calc.CalcTest.test_add"]
+    found = locator.rank("the sums are wrong", verdict)
+    assert (found[0].path, found[0].name, found[0].why) == (
+        "calc.py",
+        "add",
+        "the failing test calls it",
+    )

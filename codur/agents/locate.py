@@ -118,6 +118,8 @@ class Locator:
             path, _, rest = test.partition("::")
             if rest:
                 out.append(f"{module_name(path)}.{rest.split('[')[0].replace('::', '.')}")
+            elif "/" not in test and not test.endswith(".py"):  # unittest: tests.test_x.T.test_y
+                out.append(test)
         for loc in verdict.locations:  # the test frames of a traceback
             if self.is_check(loc.path) and loc.function and loc.function != "<module>":
                 owner = self.index.files.get(loc.path)
@@ -172,10 +174,14 @@ class Locator:
         return found
 
     def searched(self, query: str) -> list[Found]:
-        """The code's functions BM25 ranks for `query`."""
-        hits = self.index.search(query, SEARCH_DEPTH, mode="bm25") if query.strip() else []
+        """The code's functions BM25 ranks for `query`, the best SEARCH_DEPTH. Every chunk
+        is ranked: the failing tests' own source is part of the query, so the tests' code
+        (never a result) fills the first places."""
+        everything = len(self.index.chunks)
+        hits = self.index.search(query, everything, mode="bm25") if query.strip() else []
         units = [self.units.get((h.chunk.path, h.chunk.name)) for h in hits]
-        return [self._found(u, "its words are the failure's") for u in units if u is not None]
+        found = [self._found(u, "its words are the failure's") for u in units if u is not None]
+        return found[:SEARCH_DEPTH]
 
     def _unit_of(self, target: Definition) -> Chunk | None:
         """The function or method chunk a definition is (a class: its `__init__`; a
