@@ -17,7 +17,7 @@ one that is only either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from codur.search.calls import Definition
@@ -216,8 +216,3 @@ def error_lines(verdict: VerificationResult | None) -> list[str]:
         return []
     lines = [ln for e in verdict.failed for ln in e.feedback.splitlines()]
     return [ln for ln in lines if ln.startswith("E ") or _RAISED.match(ln)]
-
-
-def in_files(found: Iterable[Found], paths: Iterable[str]) -> list[Found]:
-    wanted = set(paths)
-    return [f for f in found if f.path in wanted]

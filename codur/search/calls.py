@@ -137,7 +137,6 @@ class _Visitor(ast.NodeVisitor):
             if base:
                 return f"{base}.{rest}.{attr}"
         return f"*.{attr}"
-        return f"*.{attr}"
 
 
 def _dotted(node: ast.expr) -> str | None:
