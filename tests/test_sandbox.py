@@ -167,6 +167,13 @@ try:
     results["signal"] = "ok"
 except OSError as exc:
     results["signal"] = type(exc).__name__
+try:  # a test suite's local server: bind, listen, connect on 127.0.0.1
+    import socket
+    server = socket.create_server(("127.0.0.1", 0))
+    socket.create_connection(server.getsockname(), timeout=5).close()
+    results["localhost"] = "ok"
+except OSError as exc:
+    results["localhost"] = type(exc).__name__
 print(__import__("json").dumps(results))
 """
 
@@ -193,6 +200,7 @@ def test_landlock_confines_writes_and_signals(tmp_path: Path) -> None:
         "outside": "PermissionError",
         "devnull": "ok",
         "signal": "PermissionError",  # Codur is outside the program's domain
+        "localhost": "ok",  # writes are confined, not the network
     }
 
 
@@ -202,6 +210,7 @@ def test_bubblewrap_confines_writes(tmp_path: Path) -> None:
     assert results["own"] == results["temp"] == results["devnull"] == "ok"
     assert results["outside"] in ("PermissionError", "OSError")  # a read-only file system
     assert results["signal"] == "ProcessLookupError"  # Codur is not in its PID namespace
+    assert results["localhost"] == "ok"
 
 
 KEEPER = """

@@ -7,9 +7,11 @@ stays open.
   built in Codur and enforced in the child between fork and exec, so it holds for the
   program and every descendant. Handled: every kind of write (write, truncate, create,
   remove, rename, link); also, where the kernel offers it, signals to processes outside
-  the program (it cannot kill Codur). Writable besides the folders: /dev/null, /dev/zero,
-  /dev/full and /dev/shm (POSIX semaphores). Not covered by Landlock: chmod, chown, utime.
-  Read-only paths: bound read-only in a mount namespace of the child's own (`readonly`).
+  the program (it cannot kill Codur). The network is not confined (TCP bind and connect
+  stay open, as under bubblewrap: a project's tests run local servers). Writable besides
+  the folders: /dev/null, /dev/zero, /dev/full and /dev/shm (POSIX semaphores). Not
+  covered by Landlock: chmod, chown, utime. Read-only paths: bound read-only in a mount
+  namespace of the child's own (`readonly`).
 - bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, the
   read-only paths bound read-only over them, a fresh /dev and /proc, and a PID namespace
   (every descendant dies with the program; Codur's processes are not in it); run as
@@ -67,14 +69,16 @@ class Landlock:
     def prepare(
         self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
     ) -> Prepared:
-        from landlockpy import AccessFS, Ruleset, Scope
+        from landlockpy import AccessFS, AccessNet, Ruleset, Scope
 
         file_writes = AccessFS.WRITE_FILE | AccessFS.TRUNCATE
         writes = file_writes | AccessFS.REMOVE_DIR | AccessFS.REMOVE_FILE | AccessFS.REFER
         writes |= AccessFS.MAKE_CHAR | AccessFS.MAKE_DIR | AccessFS.MAKE_REG
         writes |= AccessFS.MAKE_SOCK | AccessFS.MAKE_FIFO | AccessFS.MAKE_BLOCK
         writes |= AccessFS.MAKE_SYM
-        ruleset = Ruleset(handled_fs=writes, scoped=Scope.SIGNAL)
+        # the network is not confined (as under bubblewrap): left unset, landlockpy would
+        # handle every TCP bind and connect, and a project's tests on 127.0.0.1 would fail
+        ruleset = Ruleset(handled_fs=writes, handled_net=AccessNet.NONE, scoped=Scope.SIGNAL)
         try:
             for path in [*writable, *_existing([SHARED_MEMORY])]:
                 ruleset.allow_path(path, writes if Path(path).is_dir() else file_writes)
