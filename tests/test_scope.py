@@ -197,20 +197,24 @@ def test_the_oracle_is_captured_and_tampering_is_seen(tmp_path: Path) -> None:
     assert scope.tampered() == ["test_calc.py (changed)"]
 
 
-def test_a_module_the_tests_import_and_name_is_code_not_a_fixture(tmp_path: Path) -> None:
-    """A test that runs the package's module as a script names its path in a string; the
-    tests import it too, so it is code under test (with --doctest-modules in tox.ini
-    tabulate's whole package was oracle); a file they only name stays a fixture."""
+def test_a_module_a_test_runs_as_a_script_is_code_not_a_fixture(tmp_path: Path) -> None:
+    """tabulate's test_cli runs `[sys.executable, "tabulate/__init__.py"]`: a module the
+    tests import and only run is code under test (the whole package was oracle). One they
+    read as text stays a fixture, imported or not (a generated table checked against its
+    generator), and so does a file they only name."""
     write_files(
         tmp_path,
         {
-            "tab/__init__.py": "def table(rows):\n    return rows\n",
+            "tab/__init__.py": "from tab._table import ROWS\n\ndef table():\n    return ROWS\n",
+            "tab/_table.py": "ROWS = [1, 2]\n",
             "sample.py": "print('data, read by the test')\n",
             "test/test_cli.py": (
                 "import subprocess, sys\nfrom tab import table\n\n"
                 "def test_cli():\n    subprocess.run([sys.executable, 'tab/__init__.py'])\n"
                 "    assert open('sample.py').read()\n"
+                "    assert str(table()) in open('tab/_table.py').read()\n"
             ),
         },
     )
-    assert find_oracle(tmp_path, "expected.txt", set()) == ["sample.py", "test/test_cli.py"]
+    oracle = find_oracle(tmp_path, "expected.txt", set())
+    assert oracle == ["sample.py", "tab/_table.py", "test/test_cli.py"]

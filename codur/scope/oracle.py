@@ -8,8 +8,9 @@ never edited unless the task explicitly asks for it (or the user allows it).
   (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
   (`sitecustomize.py`, `usercustomize.py`, `*.pth`), the plugins the configuration names
   and the helper modules the tests import that are not code under test;
-- the fixtures tests read: files a test file names in a string literal, unless the
-  tests import them (`python pkg/cli.py` run by a test names code under test);
+- the fixtures tests read: files a test file names in a string literal; a module the
+  tests import and a test only runs as a program (`[sys.executable, "pkg/cli.py"]`) is
+  code under test;
 - the folder's files the configured test command names (`python run_tests.py`: the
   script), `command_files`.
 """
@@ -75,15 +76,19 @@ def _own_file(top: Path, path: Path) -> bool:
     return (real == top or top in real.parents) and real.is_file()
 
 
-def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
+def _fixtures(root: Path, test: str, files: set[str]) -> tuple[set[str], set[str]]:
     """Workspace files a test file names in a string literal (relative to the root or to
-    the test's folder)."""
+    the test's folder): (those it may read, those it only runs as a program: a string in
+    a list beside `sys.executable`, or an argument of `subprocess.*`, `os.system`,
+    `runpy.run_path`)."""
     try:
         tree = ast.parse((root / test).read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError, OSError):
-        return set()
+        return set(), set()
     here = PurePosixPath(test).parent
-    named = set()
+    running = {id(c) for node in ast.walk(tree) for c in _program_strings(node)}
+    read: set[str] = set()
+    run: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
             text = node.value.strip()
@@ -91,8 +96,23 @@ def _fixtures(root: Path, test: str, files: set[str]) -> set[str]:
                 continue
             for candidate in (PurePosixPath(text), here / text):
                 if candidate.as_posix() in files:
-                    named.add(candidate.as_posix())
-    return named
+                    (run if id(node) in running else read).add(candidate.as_posix())
+    return read, run
+
+
+RUNNERS = ("subprocess.", "os.system", "os.spawn", "os.exec", "runpy.run_path")
+"""Calls whose string arguments name a program to run, not a file to read."""
+
+
+def _program_strings(node: ast.AST) -> list[ast.AST]:
+    """The string constants `node` gives as a program to run: the items of a command list
+    holding `sys.executable`, the arguments of a call to one of RUNNERS."""
+    listed = isinstance(node, ast.List | ast.Tuple)
+    if listed and any(ast.unparse(e) == "sys.executable" for e in node.elts):
+        return list(node.elts)
+    if isinstance(node, ast.Call) and ast.unparse(node.func).startswith(RUNNERS):
+        return [c for arg in node.args for c in ast.walk(arg) if isinstance(c, ast.Constant)]
+    return []
 
 
 def find_oracle(
@@ -110,9 +130,10 @@ def find_oracle(
     chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])
-    imported = closure(root, tests, present)  # the code they run (or their helpers, above)
+    imported = closure(root, tests, present)  # code under test (or helpers, added above)
     for test in tests:
-        chosen |= _fixtures(root, test, present) - imported
+        read, run = _fixtures(root, test, present)
+        chosen |= read | (run - imported)
     return sorted(chosen)
 
 
