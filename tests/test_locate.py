@@ -150,6 +150,10 @@ def test_a_unittest_id_names_the_failing_test(tmp_path: Path) -> None:
     locator = Locator(_index(tmp_path), is_test)
     verdict = _failing(["tests.test_calc.CalcTest.test_add"])
     assert locator.failing_tests(verdict) == ["tests.test_calc.CalcTest.test_add"]
+    relative = ["test_calc.CalcTest.test_add"]  # `-s tests` without `-t .`
+    assert "calc.add(2, 2)" in locator.sources(locator.failing_tests(_failing(relative)))[0]
+    stray = _failing(["add", "calc"])  # words a program printed after FAILED / ERROR
+    assert locator.failing_tests(stray) == []
     found = locator.rank("the sums are wrong", verdict)
     assert (found[0].path, found[0].name, found[0].why) == (
         "calc.py",

@@ -6,8 +6,9 @@
 
 For each bug of bugs.yaml: its buggy repository (as run.py builds it), one Codur run with
 a scripted model that routes the task to the coder and whose replies change nothing (so
-the run gets as far as the coder's first prompt, then ends), and where the definitions the bug's patch touched stand in that
-prompt, read from the debug log's `context.located` event:
+the run gets as far as the coder's first prompt, then ends), and where the definitions
+the bug's patch touched stand in that prompt, read from the debug log's
+`context.located` event:
 - `whole`: among the functions shown whole (or in a file shown whole);
 - `absent`: the prompt shows none of them (a file the task does not lead to, or a big
   file shown in part without them).
@@ -37,7 +38,7 @@ from run import LOG, buggy_repo, per_package  # noqa: E402
 
 from codur.edits.spans import parse, qualified, span  # noqa: E402
 
-HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NOTHING = "I found nothing to change.\n"
 ROUTE = json.dumps(
     {"kind": "code_change", "confidence": 0.95, "action": "delegate", "agent": "coder"}
@@ -49,21 +50,39 @@ object: whichever of them the run asks first (a task naming a file skips the fir
 
 def touched_lines(patch: str) -> dict[str, set[int]]:
     """Path -> the lines of the buggy file (the patch's new side) that the patch wrote, or
-    beside which it deleted."""
+    where it deleted lines: where lines replace them, else (a statement dropped) the line
+    before for an indented one (the end of its block) and the line after for the rest."""
     out: dict[str, set[int]] = {}
-    path, line = "", 0
+    path, line, old_left, new_left, dropped = "", 0, 0, 0, None
+
+    def settle(replaced: bool) -> None:
+        nonlocal dropped
+        if dropped is not None:
+            out.setdefault(path, set()).add(line if replaced or not dropped else line - 1)
+        dropped = None
+
     for text in patch.splitlines():
-        if text.startswith("+++ "):
-            path = text[4:].removeprefix("b/")
-        elif m := HUNK.match(text):
-            line = int(m.group(1))
-        elif text.startswith("+") and path:
+        if old_left == new_left == 0:  # between hunks: file headers and hunk headers
+            settle(False)
+            if text.startswith("+++ "):
+                path = text[4:].removeprefix("b/")
+            elif m := HUNK.match(text):
+                old_left, new_left = int(m.group(1) or 1), int(m.group(3) or 1)
+                line = int(m.group(2))
+            continue
+        if text.startswith("\\"):  # "\ No newline at end of file"
+            continue
+        if text.startswith("+"):
+            settle(True)
             out.setdefault(path, set()).add(line)
-            line += 1
-        elif text.startswith("-") and path and not text.startswith("---"):
-            out.setdefault(path, set()).add(line)
-        elif path and line:
-            line += 1
+            line, new_left = line + 1, new_left - 1
+        elif text.startswith("-"):
+            dropped = (dropped or False) or text[1:2].isspace()
+            old_left -= 1
+        else:
+            settle(False)
+            line, old_left, new_left = line + 1, old_left - 1, new_left - 1
+    settle(False)
     return out
 
 
@@ -94,7 +113,8 @@ def where(bug_defs: set[tuple[str, str]], event: dict | None) -> str:
     if event is None:
         return "no_prompt"
     found = {(f["path"], f["name"]) for f in event["found"]}
-    whole_files = {f["path"] for f in event["found"]} - set(event["parts"])
+    files = event.get("files") or [f["path"] for f in event["found"]]
+    whole_files = set(files) - set(event["parts"])
     for path, name in bug_defs:
         shown = (path, name) in found or any(
             p == path and name.startswith(n + ".") for p, n in found

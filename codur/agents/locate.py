@@ -118,7 +118,7 @@ class Locator:
             path, _, rest = test.partition("::")
             if rest:
                 out.append(f"{module_name(path)}.{rest.split('[')[0].replace('::', '.')}")
-            elif "/" not in test and not test.endswith(".py"):  # unittest: tests.test_x.T.test_y
+            elif self._is_test(test):  # unittest's id: tests.test_x.T.test_y
                 out.append(test)
         for loc in verdict.locations:  # the test frames of a traceback
             if self.is_check(loc.path) and loc.function and loc.function != "<module>":
@@ -128,13 +128,18 @@ class Locator:
                         out.append(d.qualname)
         return list(dict.fromkeys(out))
 
+    def _is_test(self, name: str) -> bool:
+        """A dotted name that is a test of the check's (not a word a program printed
+        after FAILED)."""
+        return "." in name and any(self.is_check(d.path) for d in self.index.definitions(name))
+
     def sources(self, tests: list[str]) -> list[str]:
         """The source of the failing tests (for the search)."""
         out = []
         for qualname in tests:
             for d in self.index.definitions(qualname):
                 entry = self.index.files.get(d.path)
-                name = qualname.removeprefix(module_name(d.path) + ".")
+                name = d.qualname.removeprefix(module_name(d.path) + ".")
                 out += [c.text for c in entry.chunks if c.name == name] if entry else []
         return out
 
@@ -174,14 +179,19 @@ class Locator:
         return found
 
     def searched(self, query: str) -> list[Found]:
-        """The code's functions BM25 ranks for `query`, the best SEARCH_DEPTH. Every chunk
-        is ranked: the failing tests' own source is part of the query, so the tests' code
-        (never a result) fills the first places."""
-        everything = len(self.index.chunks)
-        hits = self.index.search(query, everything, mode="bm25") if query.strip() else []
-        units = [self.units.get((h.chunk.path, h.chunk.name)) for h in hits]
-        found = [self._found(u, "its words are the failure's") for u in units if u is not None]
-        return found[:SEARCH_DEPTH]
+        """The code's functions BM25 ranks for `query`, the best SEARCH_DEPTH. The search
+        reads deeper until it has them: the failing tests' own source is part of the
+        query, so the tests' code (never a result) fills the first places."""
+        if not query.strip():
+            return []
+        depth, everything = SEARCH_DEPTH, len(self.index.chunks)
+        while True:
+            hits = self.index.search(query, depth, mode="bm25")
+            units = [u for h in hits if (u := self.units.get((h.chunk.path, h.chunk.name)))]
+            if len(units) >= SEARCH_DEPTH or depth >= everything or len(hits) < depth:
+                break
+            depth *= 4
+        return [self._found(u, "its words are the failure's") for u in units[:SEARCH_DEPTH]]
 
     def _unit_of(self, target: Definition) -> Chunk | None:
         """The function or method chunk a definition is (a class: its `__init__`; a

@@ -84,6 +84,7 @@ def build_request(
         session.bus.emit(
             "context.located",
             found=[asdict(f) for f in view.located],
+            files=sorted(view.files),
             parts=sorted(view.parts),
             related=len(view.related),
         )
