@@ -4,7 +4,15 @@ for the tokenizer)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codur.agents.fit import MIN_REPLY, Prompt, clip_lines, fit
+from codur.agents.prompting import build_messages
+from codur.agents.registry import AgentRequest
+from codur.config.schema import LLMProfile
+from codur.events import EventBus
+from codur.models.client import ModelClient
+from codur.promptbook import PromptBook
 
 
 def render(prompt: Prompt) -> list[str]:
@@ -53,3 +61,30 @@ def test_the_reply_budget_shrinks_last_and_never_below_the_minimum() -> None:
 def test_clip_lines_keeps_short_text() -> None:
     assert clip_lines("a\nb", 5) == "a\nb"
     assert clip_lines("\n".join("abcdefgh"), 4) == "a\nb\n... (4 lines not shown) ...\ng\nh"
+
+
+def test_a_file_shown_in_part_loses_its_last_ranked_functions_until_it_fits(
+    tmp_path: Path,
+) -> None:
+    """tabulate's excerpt of six located functions (its 600-line `tabulate` among them)
+    was 14,188 tokens for an 8,192 window, and the call failed. The excerpt keeps the
+    best-ranked functions that fit, dropping the last-ranked first."""
+    big = "\n".join(f"    total += {n}" for n in range(400))
+    small = "def first(x):\n    return x + 1\n"
+    helpers = [f"\n\ndef helper_{k}(total):\n{big}\n    return total\n" for k in range(4)]
+    unrelated = "\n\ndef unrelated():\n    return 0\n"  # not shown: the file is in part
+    text = small + "".join(helpers) + unrelated
+    request = AgentRequest(
+        task="fix first",
+        files={"pkg/mod.py": text},
+        parts={"pkg/mod.py": ("first", "helper_0", "helper_1", "helper_2", "helper_3")},
+    )
+    script = tmp_path / "script.yaml"
+    script.write_text("- unused\n")
+    profile = LLMProfile(provider="scripted", script=str(script), max_tokens=256)
+    client = ModelClient("s", profile, EventBus(), max_context_tokens=6000)
+    messages, shape = build_messages(request, client, "system", PromptBook())
+    prompt = messages[-1].content
+    assert client.count_tokens(messages) + shape.budget <= 6000
+    assert "def first(x)" in prompt and "def helper_0" in prompt
+    assert "def helper_3" not in prompt

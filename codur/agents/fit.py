@@ -6,7 +6,9 @@ first differing lines, and "where to look"); the list of earlier attempts (newes
 the map of related code not shown; then the files (not those already shown in part),
 whose middle parts far from the failure are elided (the model is then
 asked for changed functions only, which are merged by name, so a partial view is safe).
-A prompt that still does not fit goes out as it is; the provider's error is then real.
+A file already shown in part then loses its last-ranked functions, one at a time
+(`codur.agents.prompting.build_messages`). A prompt that still does not fit goes out as
+it is; the provider's error is then real.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ replay of earlier replies a small model would copy.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from codur.agents.fit import Prompt, fit
+from codur.agents.fit import MARGIN, Prompt, fit
 from codur.agents.reply_shape import ReplyShape, choose_format, reply_budget, stop_sequences
 from codur.edits.excerpt import excerpt
 
@@ -140,7 +141,30 @@ def build_messages(
     the edit format asked for (codur.agents.reply_shape: the one that costs the fewest
     tokens for the files shown; changed functions when a file is shown in part), its
     token budget and stop sequence. `rules`: what the answer is instead of the edit
-    format's rules (an agent that ends with attempt_completion)."""
+    format's rules (an agent that ends with attempt_completion). Where a file shown in
+    part still does not fit, its last-ranked functions are left out, one at a time."""
+    while True:
+        messages, shape, fits = _messages(request, client, system, book, rules)
+        fewer = _fewer_functions(request.parts)
+        if fits or fewer is None:
+            return messages, shape
+        request = replace(request, parts=fewer)
+
+
+def _fewer_functions(parts: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]] | None:
+    """`parts` without the last function of the file shown with the most (None: each
+    file shows one at most)."""
+    path = max(parts, key=lambda p: len(parts[p]), default=None)
+    if path is None or len(parts[path]) <= 1:
+        return None
+    return {**parts, path: parts[path][:-1]}
+
+
+def _messages(
+    request: AgentRequest, client: ModelClient, system: str, book: PromptBook, rules: str | None
+) -> tuple[list[BaseMessage], ReplyShape, bool]:
+    """build_messages for these parts, and whether the prompt fits the window with the
+    reply's budget."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     views, notes = in_part(request, book)
@@ -172,4 +196,7 @@ def build_messages(
         budget = min(budget, reply_budget(request.files, edit_format))
     partial = fitted.partial_files
     stop = () if rules is not None else stop_sequences(views, edit_format, partial, request.files)
-    return render(fitted), ReplyShape(edit_format, budget, stop)
+    messages = render(fitted)
+    window = client.context_window
+    fits = window is None or client.count_tokens(messages) + budget + MARGIN <= window
+    return messages, ReplyShape(edit_format, budget, stop), fits
