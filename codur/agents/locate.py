@@ -16,7 +16,9 @@ one that is only either.
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,11 +34,14 @@ CALL_DEPTH = 3
 SEARCH_DEPTH = 40
 """BM25 results read (the code's functions among them are ranked)."""
 AMBIGUOUS = 3
+MRO_DEPTH = 5
+"""Base classes followed from a class when looking up a method it inherits."""
 """A call on an object of unknown type (`x.rate()`) is followed only to at most this
 many methods of that name."""
 UNITS = ("function", "method")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.]*")
 _RAISED = re.compile(r"^[\w.]*(?:Error|Exception)\b")
+_SELF_ATTR = re.compile(r"\bself\.(\w+)")
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ class Locator:
         traced = self.traceback(verdict) if verdict is not None else []
         named = self.mentioned(task)
         tests = self.failing_tests(verdict) if verdict is not None else []
-        called = self.called_by(tests)
+        called = self.called_by(tests, self.failing_lines(verdict))
         query = "\n".join([task, *self.sources(tests), *error_lines(verdict)])
         query = _NUMBER.sub(" ", query)  # 100.25 in a failure is no word of the code
         searched = self.searched(query)
@@ -93,6 +98,26 @@ class Locator:
             if unit is not None:
                 why = f"the failing run's traceback (line {frames[n].line})"
                 out.append(self._found(unit, why))
+                if n in ends:
+                    out += self.writers(unit, frames[n].line)
+        return out
+
+    def writers(self, method: Chunk, line: int) -> list[Found]:
+        """The methods of `method`'s class that set an attribute its line `line` reads
+        (`self.first(x)` raised: where `self.first` is set)."""
+        text = method.text.splitlines()
+        if method.kind != "method" or not 0 <= line - method.start < len(text):
+            return []
+        read = set(_SELF_ATTR.findall(text[line - method.start]))
+        cls = method.name.split(".")[0]
+        out = []
+        for (path, name), chunk in self.units.items():
+            if path != method.path or not name.startswith(cls + ".") or chunk == method:
+                continue
+            written = _self_writes(chunk.text) & read
+            if written:
+                why = f"it sets self.{min(written)}, which the failing line reads"
+                out.append(self._found(chunk, why))
         return out
 
     def unit_at(self, path: str, line: int) -> Chunk | None:
@@ -143,15 +168,22 @@ class Locator:
                 out += [c.text for c in entry.chunks if c.name == name] if entry else []
         return out
 
-    def called_by(self, tests: list[str]) -> list[Found]:
-        """The code the failing tests call, breadth first through the call graph."""
+    def failing_lines(self, verdict: VerificationResult | None) -> set[tuple[str, int]]:
+        """Where the failing tests stopped: the check's own lines in the tracebacks."""
+        locations = verdict.locations if verdict is not None else []
+        return {(loc.path, loc.line) for loc in locations if self.is_check(loc.path)}
+
+    def called_by(self, tests: list[str], failing: set[tuple[str, int]]) -> list[Found]:
+        """The code the failing tests call, breadth first through the call graph; what
+        a test calls on the line it failed at (`failing`) comes first."""
         out: list[Found] = []
         seen: set[str] = set(tests)
         frontier = list(tests)
         for depth in range(1, CALL_DEPTH + 1):
             reached = []
             for caller in frontier:
-                for call in self.index.callees(caller):
+                calls = self.index.callees(caller)
+                for call in sorted(calls, key=lambda c: (c.path, c.line) not in failing):
                     for target in self.targets(call.callee):
                         if target.qualname in seen:
                             continue
@@ -172,11 +204,34 @@ class Locator:
             found = [d for d in self.index.definitions(callee[2:]) if "." in d.qualname]
             return found if len(found) <= AMBIGUOUS else []
         found = [d for d in self.index.definitions(callee) if d.qualname == callee]
+        owner, _, attr = callee.rpartition(".")
+        if not found and owner and (classes := self._classes(owner)):
+            return self._method(classes, attr)
         if not found and "." in callee:
             package, short = callee.split(".", 1)[0], callee.rsplit(".", 1)[-1]
             found = self.index.definitions(short)
             found = [d for d in found if d.qualname.startswith(package + ".")]
         return found
+
+    def _classes(self, name: str) -> list[Definition]:
+        found = [d for d in self.index.definitions(name) if d.qualname == name]
+        if not found and "." in name:  # a class a package re-exports
+            package, short = name.split(".", 1)[0], name.rsplit(".", 1)[-1]
+            found = [d for d in self.index.definitions(short) if d.qualname.startswith(package)]
+        return [d for d in found if d.kind == "class"]
+
+    def _method(self, classes: list[Definition], attr: str, depth: int = 0) -> list[Definition]:
+        """`attr` as the classes define it or inherit it from their bases in the code (a
+        base outside it, `dict`, defines nothing here)."""
+        out = []
+        for cls in classes:
+            name = f"{cls.qualname}.{attr}"
+            own = [d for d in self.index.definitions(name) if d.qualname == name]
+            if not own and depth < MRO_DEPTH:
+                bases = [b for n in cls.bases for b in self._classes(n)]
+                own = self._method(bases, attr, depth + 1)
+            out += own
+        return out
 
     def searched(self, query: str) -> list[Found]:
         """The code's functions BM25 ranks for `query`, the best SEARCH_DEPTH. The search
@@ -226,3 +281,20 @@ def error_lines(verdict: VerificationResult | None) -> list[str]:
         return []
     lines = [ln for e in verdict.failed for ln in e.feedback.splitlines()]
     return [ln for ln in lines if ln.startswith("E ") or _RAISED.match(ln)]
+
+
+def _self_writes(method: str) -> set[str]:
+    """The attributes of `self` a method's source assigns (`self.a = `, `self.a += `,
+    `self.a, self.b = `)."""
+    try:
+        tree = ast.parse(textwrap.dedent(method))
+    except SyntaxError:  # a method cut at the chunk's size
+        return set()
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }

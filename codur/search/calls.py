@@ -1,25 +1,45 @@
 """A static call graph from the Python AST: who calls what, as far as static analysis
 tells. Names are resolved through the module's imports (absolute and relative), its own
-top-level definitions, `self.`/`cls.` methods of the enclosing class and `Class.attr`;
-a call on any other object is kept by its attribute name alone (`*.name`), since the
-object's type is unknown without running the code."""
+top-level definitions, `self.`/`cls.` methods of the enclosing class and `Class.attr`.
+A local name assigned a class's instance (`cache = LRUCache(2)`, a CapWords call) has
+that type in its function: its method calls are `Class.method`, and what Python calls
+implicitly on it is recorded too (`cache[k]` -> `__getitem__`, `len(cache)` ->
+`__len__`, `for x in cache` -> `__iter__`, ...). A call on any other object is kept by
+its attribute name alone (`*.name`), since its type is unknown without running the
+code."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from codur.search.chunks import module_name
+
+IMPLICIT = {
+    "len": "__len__",
+    **dict.fromkeys(("iter", "list", "set", "frozenset", "tuple", "sorted", "dict"), "__iter__"),
+    "reversed": "__reversed__",
+    "bool": "__bool__",
+}
+"""Builtins called with an object, and the method of the object's class Python calls."""
+SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 
 
 @dataclass(frozen=True)
 class Definition:
-    """A function, method or class: `qualname` is `module.Class.method`."""
+    """A function, method or class: `qualname` is `module.Class.method`; a class's
+    `bases` as its module resolves them."""
 
     qualname: str
     path: str
     line: int
+    kind: Literal["def", "class"] = "def"
+    bases: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Definition:
+        return cls(**{**data, "bases": tuple(data.get("bases", ()))})
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,6 +78,8 @@ class _Visitor(ast.NodeVisitor):
         self.calls: list[Call] = []
         self.scope: list[str] = []
         self.classes: list[str] = []
+        self.types: list[dict[str, str]] = [{}]
+        """Per function being visited: local name -> the class it holds an instance of."""
 
     def run(self, tree: ast.Module) -> None:
         for node in tree.body:
@@ -89,24 +111,71 @@ class _Visitor(ast.NodeVisitor):
 
     def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         qualname = ".".join([self.module, *self.scope, node.name])
-        self.defs.append(Definition(qualname, self.path, node.lineno))
-        self.scope.append(node.name)
         is_class = isinstance(node, ast.ClassDef)
+        bases = tuple(b for e in node.bases if (b := self._name(e))) if is_class else ()
+        kind = "class" if is_class else "def"
+        self.defs.append(Definition(qualname, self.path, node.lineno, kind, bases))
+        self.scope.append(node.name)
+        self.types.append({})
         if is_class:
             self.classes.append(node.name)
         self.generic_visit(node)
         if is_class:
             self.classes.pop()
+        self.types.pop()
         self.scope.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _define  # noqa: N815
 
+    def _call(self, callee: str, line: int) -> None:
+        caller = ".".join([self.module, *self.scope])
+        self.calls.append(Call(caller, callee, self.path, line))
+
     def visit_Call(self, node: ast.Call) -> None:
         callee = self._name(node.func)
         if callee:
-            caller = ".".join([self.module, *self.scope])
-            self.calls.append(Call(caller, callee, self.path, node.lineno))
+            self._call(callee, node.lineno)
+        if isinstance(node.func, ast.Name) and node.func.id in IMPLICIT and node.args:
+            self._implicit(node.args[0], IMPLICIT[node.func.id])
         self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """`x = Class(...)`: `x` holds a `Class` in this function (any other value: not)."""
+        self.generic_visit(node)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                cls = self._constructed(node.value)
+                if cls:
+                    self.types[-1][target.id] = cls
+                else:
+                    self.types[-1].pop(target.id, None)
+
+    def _constructed(self, value: ast.expr) -> str | None:
+        if isinstance(value, ast.Call) and (callee := self._name(value.func)):
+            last = callee.rsplit(".", 1)[-1]
+            if not callee.startswith("*.") and last[:1].isupper():
+                return callee
+        return None
+
+    def _implicit(self, obj: ast.expr, method: str) -> None:
+        if isinstance(obj, ast.Name) and (cls := self.types[-1].get(obj.id)):
+            self._call(f"{cls}.{method}", obj.lineno)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._implicit(node.value, SUBSCRIPT[type(node.ctx)])
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            if isinstance(op, ast.In | ast.NotIn):
+                self._implicit(right, "__contains__")
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For | ast.comprehension) -> None:
+        self._implicit(node.iter, "__iter__")
+        self.generic_visit(node)
+
+    visit_comprehension = visit_For
 
     def _local(self, name: str) -> str | None:
         if name in self.imports:
@@ -122,6 +191,8 @@ class _Visitor(ast.NodeVisitor):
             return None
         attr, value = func.attr, func.value
         if isinstance(value, ast.Name):
+            if cls := self.types[-1].get(value.id):
+                return f"{cls}.{attr}"
             if value.id in ("self", "cls") and self.classes:
                 cls = self.classes[-1]
                 if attr in self.methods.get(cls, ()):

@@ -45,8 +45,10 @@ class Chunk:
 
 
 def module_name(path: str) -> str:
-    """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`."""
+    """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`. In the `src`
+    layout the package is imported from inside `src/`: `src/pkg/mod.py` -> `pkg.mod`."""
     parts = path.removesuffix(".py").split("/")
+    parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
     if parts[-1] == "__init__" and len(parts) > 1:
         parts = parts[:-1]
     return ".".join(parts)

@@ -22,7 +22,7 @@ from codur.search.rank import BM25Ranker, Coverage, NameRanker, Ranker, chunk_do
 from codur.search.vectors import SemanticIndex
 from codur.workspace import open_regular
 
-FORMAT = 1
+FORMAT = 2
 """The index file's format; another number means: build it again."""
 INDEX_FILE = "code_index.json"
 MAX_FILE_BYTES = 1_000_000
@@ -62,7 +62,7 @@ class FileEntry:
             data["size"],
             data["mtime_ns"],
             [Chunk.from_json(c) for c in data["chunks"]],
-            [Definition(**d) for d in data["defs"]],
+            [Definition.from_json(d) for d in data["defs"]],
             [Call(**c) for c in data["calls"]],
         )
 

@@ -1,0 +1,152 @@
+"""What the failing tests call, as the locator follows it (codur/agents/locate.py over
+codur/search/calls.py): a package in the `src` layout, a local holding an instance and
+the methods Python calls implicitly on it, inherited methods, and the methods that set
+what a failing line reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codur.agents.locate import Locator
+from codur.search.calls import python_calls
+from codur.search.index import CodeIndex
+from codur.verify.evidence import Evidence, Location
+from codur.verify.plan import VerificationPlan
+from codur.verify.result import VerificationResult
+from codur.verify.target import is_test
+
+CART = """class Base:
+    def __len__(self):
+        return len(self.items)
+
+
+class Cart(Base):
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __getitem__(self, n):
+        return self.items[n]
+
+    def __contains__(self, item):
+        return item in self.items
+
+
+class Unrelated:
+    def __iter__(self):
+        return iter(())
+"""
+TEST = """from shop import Cart
+
+
+def test_cart():
+    cart = Cart()
+    cart.add(1)
+    assert cart[0] == 1
+    assert 1 in cart
+    assert len(cart) == 1
+    assert list(cart) == [1]
+"""
+
+
+def _index(root: Path) -> CodeIndex:
+    index = CodeIndex(None)
+    index.update((p.relative_to(root).as_posix(), p) for p in sorted(root.rglob("*.py")))
+    return index
+
+
+def _verdict(tests: list[str], frames: list[Location]) -> VerificationResult:
+    evidence = Evidence(
+        check="tests", passed=False, command="tests", summary="", feedback="",
+        failing_tests=tests, locations=frames,
+    )  # fmt: skip
+    return VerificationResult(
+        passed=False, strategy="tests", evidence=[evidence], plan=VerificationPlan()
+    )
+
+
+def _shop(root: Path) -> Path:
+    (root / "src/shop").mkdir(parents=True)
+    (root / "src/shop/__init__.py").write_text("from shop.cart import Cart\n")
+    (root / "src/shop/cart.py").write_text(CART)
+    (root / "tests").mkdir()
+    (root / "tests/test_cart.py").write_text(TEST)
+    return root
+
+
+def test_a_src_layout_package_and_the_methods_called_on_an_instance(tmp_path: Path) -> None:
+    locator = Locator(_index(_shop(tmp_path)), is_test)
+    found = locator.rank("the cart is wrong", _verdict(["tests/test_cart.py::test_cart"], []))
+    called = {f.name for f in found if f.why == "the failing test calls it"}
+    # the class's __init__, a method, the subscript, `in`, `len()` (inherited), list()
+    assert called == {
+        "Cart.__init__", "Cart.add", "Cart.__getitem__", "Cart.__contains__", "Base.__len__",
+        "Cart.__iter__",
+    }  # fmt: skip
+    assert all(f.path == "src/shop/cart.py" for f in found)
+
+
+def test_only_a_local_known_to_hold_an_instance_gets_implicit_calls() -> None:
+    source = (
+        "def f(data, make):\n    x = make()\n    len(data), len(x)\n    for _ in data: pass\n"
+        "    y = Point(1, 2)\n    y = data\n    y[0]\n"
+    )
+    _, calls = python_calls("m.py", source)
+    assert [c.callee for c in calls] == ["make", "len", "len", "Point"]
+    _, calls = python_calls("m.py", "def f():\n    p = Point(1)\n    p[0] = 2\n    del p[1]\n")
+    assert [c.callee for c in calls] == ["Point", "Point.__setitem__", "Point.__delitem__"]
+
+
+COMPOSE = """class Compose:
+    def __init__(self, funcs):
+        funcs = tuple(reversed(funcs))
+        self.first = funcs[0]
+        self.funcs = funcs[1:]
+
+    def __call__(self, *args):
+        ret = self.first(*args)
+        for f in self.funcs:
+            ret = f(ret)
+        return ret
+
+    def __setstate__(self, state):
+        self.first, self.funcs = state
+
+    def __repr__(self):
+        return "Compose"
+"""
+
+
+def test_where_what_the_failing_line_reads_is_set_comes_next(tmp_path: Path) -> None:
+    (tmp_path / "fn.py").write_text(COMPOSE)
+    (tmp_path / "test_fn.py").write_text(
+        "from fn import Compose\n\n\ndef test_it():\n    assert Compose([str, int])('1') == '1'\n"
+    )
+    raised = [Location(path="test_fn.py", line=5), Location(path="fn.py", line=8)]
+    verdict = _verdict(["test_fn.py::test_it"], raised)
+    found = Locator(_index(tmp_path), is_test).rank("composition fails", verdict)
+    assert [(f.name, f.why) for f in found[:2]] == [
+        ("Compose.__call__", "the failing run's traceback (line 8)"),
+        ("Compose.__init__", "it sets self.first, which the failing line reads"),
+    ]
+    setters = [f.name for f in found if f.why.startswith("it sets")]
+    assert setters == ["Compose.__init__", "Compose.__setstate__"]  # not __repr__
+
+
+def test_what_the_failing_line_calls_comes_first(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+    )
+    (tmp_path / "test_calc.py").write_text(
+        "import calc\n\n\ndef test_calc():\n"
+        "    assert calc.add(1, 1) == 2\n    assert calc.sub(1, 1) == 0\n"
+    )
+    locator = Locator(_index(tmp_path), is_test)
+    tests = ["test_calc.test_calc"]
+    assert [f.name for f in locator.called_by(tests, set())] == ["add", "sub"]
+    assert [f.name for f in locator.called_by(tests, {("test_calc.py", 6)})] == ["sub", "add"]
