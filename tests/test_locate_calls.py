@@ -150,3 +150,16 @@ def test_what_the_failing_line_calls_comes_first(tmp_path: Path) -> None:
     tests = ["test_calc.test_calc"]
     assert [f.name for f in locator.called_by(tests, set())] == ["add", "sub"]
     assert [f.name for f in locator.called_by(tests, {("test_calc.py", 6)})] == ["sub", "add"]
+
+
+def test_a_method_name_many_classes_share_is_no_mention(tmp_path: Path) -> None:
+    """`doc.render()` in a task names none of six `render` methods (it would fill the
+    prompt with them); a name only one function has still counts."""
+    classes = "".join(
+        f"class K{n}:\n    def render(self):\n        return {n}\n\n\n" for n in range(6)
+    )
+    (tmp_path / "doc.py").write_text(classes + "def total(xs):\n    return sum(xs)\n")
+    locator = Locator(_index(tmp_path), is_test)
+    named = locator.mentioned("`doc.render()` and `total()` are wrong")
+    assert [f.name for f in named] == ["total"]
+    assert [f.name for f in locator.mentioned("`K3.render()` is wrong")] == ["K3.render"]

@@ -3,10 +3,10 @@
 The functions and methods of the workspace's code (not the check's files) are ranked
 from four kinds of evidence, read from the code index (`codur.search`):
 - the failing run's traceback: the definitions its frames in the code ran, the innermost
-  (where it raised) first;
+  (where it raised) first, followed by the methods that set what its raising line reads;
 - the task: the definitions it names as code (`late_fee`, `RateTable.rate()`);
-- the failing tests' calls: what each failing test calls, then what those call, through
-  the static call graph (breadth first, three calls deep);
+- the failing tests' calls: what each failing test calls (on the line it failed at
+  first), then what those call, through the static call graph, three calls deep;
 - BM25 over the code, queried with the task, the failing tests' source and the error
   lines of the failure.
 The first two are direct evidence and come first; the last two are fused by reciprocal
@@ -127,12 +127,13 @@ class Locator:
         return min(inside, key=lambda c: c.end - c.start) if inside else None
 
     def mentioned(self, task: str) -> list[Found]:
-        """The functions the task names as code (by name, or `Class.method`)."""
+        """The functions the task names as code (by name, or `Class.method`); a name
+        more than AMBIGUOUS methods share (`doc.as_string()`) names none of them."""
         by_name: dict[str, list[Chunk]] = {}
         for (_, name), chunk in self.units.items():
-            by_name.setdefault(name, []).append(chunk)
-            by_name.setdefault(name.rsplit(".", 1)[-1], []).append(chunk)
-        names = code_mentions(task, sorted(by_name))
+            for key in {name, name.rsplit(".", 1)[-1]}:
+                by_name.setdefault(key, []).append(chunk)
+        names = [n for n in code_mentions(task, sorted(by_name)) if len(by_name[n]) <= AMBIGUOUS]
         return [self._found(c, "the task names it") for n in names for c in by_name[n]]
 
     def failing_tests(self, verdict: VerificationResult) -> list[str]:
