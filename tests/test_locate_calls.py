@@ -163,3 +163,30 @@ def test_a_method_name_many_classes_share_is_no_mention(tmp_path: Path) -> None:
     named = locator.mentioned("`doc.render()` and `total()` are wrong")
     assert [f.name for f in named] == ["total"]
     assert [f.name for f in locator.mentioned("`K3.render()` is wrong")] == ["K3.render"]
+
+
+def test_src_as_a_package_star_imports_rebinding_and_a_cycle_of_bases(tmp_path: Path) -> None:
+    """Review cases: a project whose package is named `src` (`from src.calc import add`);
+    a class a star import brings; a name rebound by `for` holds no instance any more;
+    classes that are each other's base are looked up once each."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/__init__.py").write_text("")
+    (tmp_path / "src/calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "shop.py").write_text(
+        "class Cart:\n    def add(self, x):\n        pass\n\n\nclass Item:\n"
+        "    def price(self):\n        return 1\n\n\nclass A(B):\n    pass\n\n\n"
+        "class B(A):\n    pass\n"
+    )
+    (tmp_path / "test_all.py").write_text(
+        "from src.calc import add\nfrom shop import *\n\n\ndef test_add():\n"
+        "    assert add(1, 1) == 2\n\n\ndef test_cart(items):\n    c = Cart()\n    c.add(1)\n"
+        "    for c in items:\n        c.price()\n\n\ndef test_cycle():\n    A().missing()\n"
+    )
+    locator = Locator(_index(tmp_path), is_test)
+
+    def called(test: str) -> list[str]:
+        return [f.name for f in locator.called_by([f"test_all.{test}"], set())]
+
+    assert called("test_add") == ["add"]
+    assert called("test_cart") == ["Cart.add", "Item.price"]  # `c.price()`: *.price
+    assert called("test_cycle") == []

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from codur.search.calls import Definition
 from codur.search.chunks import Chunk, module_name
 from codur.search.index import CodeIndex
 from codur.search.rank import fuse
+from codur.search.resolve import AMBIGUOUS, Resolver
 from codur.task import code_mentions
 from codur.verify.result import VerificationResult
 
@@ -33,11 +33,6 @@ CALL_DEPTH = 3
 """Calls followed from a failing test: its own, theirs, and theirs."""
 SEARCH_DEPTH = 40
 """BM25 results read (the code's functions among them are ranked)."""
-AMBIGUOUS = 3
-MRO_DEPTH = 5
-"""Base classes followed from a class when looking up a method it inherits."""
-"""A call on an object of unknown type (`x.rate()`) is followed only to at most this
-many methods of that name."""
 UNITS = ("function", "method")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.]*")
 _RAISED = re.compile(r"^[\w.]*(?:Error|Exception)\b")
@@ -62,6 +57,7 @@ class Locator:
 
     def __init__(self, index: CodeIndex, is_check: Callable[[str], bool]) -> None:
         self.index, self.is_check = index, is_check
+        self.resolver = Resolver(index)
         self.units: dict[tuple[str, str], Chunk] = {
             (c.path, c.name): c
             for entry in index.files.values()
@@ -128,12 +124,12 @@ class Locator:
 
     def mentioned(self, task: str) -> list[Found]:
         """The functions the task names as code (by name, or `Class.method`); a name
-        more than AMBIGUOUS methods share (`doc.as_string()`) names none of them."""
+        that more than AMBIGUOUS methods share (`doc.as_string()`) names none of them."""
         by_name: dict[str, list[Chunk]] = {}
         for (_, name), chunk in self.units.items():
             for key in {name, name.rsplit(".", 1)[-1]}:
                 by_name.setdefault(key, []).append(chunk)
-        names = [n for n in code_mentions(task, sorted(by_name)) if len(by_name[n]) <= AMBIGUOUS]
+        names = [n for n in code_mentions(task, sorted(by_name)) if not _shared(by_name[n])]
         return [self._found(c, "the task names it") for n in names for c in by_name[n]]
 
     def failing_tests(self, verdict: VerificationResult) -> list[str]:
@@ -185,7 +181,7 @@ class Locator:
             for caller in frontier:
                 calls = self.index.callees(caller)
                 for call in sorted(calls, key=lambda c: (c.path, c.line) not in failing):
-                    for target in self.targets(call.callee):
+                    for target in self.resolver.targets(call.callee):
                         if target.qualname in seen:
                             continue
                         seen.add(target.qualname)
@@ -195,43 +191,6 @@ class Locator:
                         if unit is not None:
                             out.append(self._found(unit, why))
             frontier = reached
-        return out
-
-    def targets(self, callee: str) -> list[Definition]:
-        """The definitions a call's target may be: itself; a name re-exported by a
-        package (`pkg.f` defined in `pkg.mod.f`); the few methods of an unknown object's
-        attribute. The check's own (a test helper) are followed, never shown."""
-        if callee.startswith("*."):
-            found = [d for d in self.index.definitions(callee[2:]) if "." in d.qualname]
-            return found if len(found) <= AMBIGUOUS else []
-        found = [d for d in self.index.definitions(callee) if d.qualname == callee]
-        owner, _, attr = callee.rpartition(".")
-        if not found and owner and (classes := self._classes(owner)):
-            return self._method(classes, attr)
-        if not found and "." in callee:
-            package, short = callee.split(".", 1)[0], callee.rsplit(".", 1)[-1]
-            found = self.index.definitions(short)
-            found = [d for d in found if d.qualname.startswith(package + ".")]
-        return found
-
-    def _classes(self, name: str) -> list[Definition]:
-        found = [d for d in self.index.definitions(name) if d.qualname == name]
-        if not found and "." in name:  # a class a package re-exports
-            package, short = name.split(".", 1)[0], name.rsplit(".", 1)[-1]
-            found = [d for d in self.index.definitions(short) if d.qualname.startswith(package)]
-        return [d for d in found if d.kind == "class"]
-
-    def _method(self, classes: list[Definition], attr: str, depth: int = 0) -> list[Definition]:
-        """`attr` as the classes define it or inherit it from their bases in the code (a
-        base outside it, `dict`, defines nothing here)."""
-        out = []
-        for cls in classes:
-            name = f"{cls.qualname}.{attr}"
-            own = [d for d in self.index.definitions(name) if d.qualname == name]
-            if not own and depth < MRO_DEPTH:
-                bases = [b for n in cls.bases for b in self._classes(n)]
-                own = self._method(bases, attr, depth + 1)
-            out += own
         return out
 
     def searched(self, query: str) -> list[Found]:
@@ -287,8 +246,8 @@ def error_lines(verdict: VerificationResult | None) -> list[str]:
 def _self_writes(method: str) -> set[str]:
     """The attributes of `self` a method's source assigns (`self.a = `, `self.a += `,
     `self.a, self.b = `)."""
-    try:
-        tree = ast.parse(textwrap.dedent(method))
+    try:  # a method's lines are indented: a block under `if 1:` (a string may not be)
+        tree = ast.parse("if 1:\n" + method)
     except SyntaxError:  # a method cut at the chunk's size
         return set()
     return {
@@ -299,3 +258,8 @@ def _self_writes(method: str) -> set[str]:
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     }
+
+
+def _shared(chunks: list[Chunk]) -> bool:
+    """Whether a name is a method name more than AMBIGUOUS methods share."""
+    return len(chunks) > AMBIGUOUS and all(c.kind == "method" for c in chunks)

@@ -150,6 +150,12 @@ class _Visitor(ast.NodeVisitor):
                 else:
                     self.types[-1].pop(target.id, None)
 
+    def visit_Name(self, node: ast.Name) -> None:
+        """A name bound or deleted any other way (`for`, `with`, unpacking) holds no
+        known instance any more."""
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self.types[-1].pop(node.id, None)
+
     def _constructed(self, value: ast.expr) -> str | None:
         if isinstance(value, ast.Call) and (callee := self._name(value.func)):
             last = callee.rsplit(".", 1)[-1]

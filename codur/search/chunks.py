@@ -48,7 +48,7 @@ def module_name(path: str) -> str:
     """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`. In the `src`
     layout the package is imported from inside `src/`: `src/pkg/mod.py` -> `pkg.mod`."""
     parts = path.removesuffix(".py").split("/")
-    parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
+    parts = parts[1:] if parts[0] == "src" and parts[1:2] not in ([], ["__init__"]) else parts
     if parts[-1] == "__init__" and len(parts) > 1:
         parts = parts[:-1]
     return ".".join(parts)
