@@ -5,6 +5,7 @@ interpreter's site-packages (pytest), as the cached package venvs see their own.
 from __future__ import annotations
 
 import ast
+import difflib
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ sys.path[:0] = [str(REALREPO), str(REALREPO.parent)]
 
 from mutate import candidates  # noqa: E402
 from packages import Package, copy_sources, layered_env, site_packages  # noqa: E402
-from suite import hash_tests, judge  # noqa: E402
+from suite import clean_failing, hash_tests, judge  # noqa: E402
 from validate import Workbench  # noqa: E402
 
 CORE = """\
@@ -184,3 +185,51 @@ def test_the_judge_passes_the_clean_copy_and_fails_a_bug_or_a_changed_test(
     test_file.write_text(TESTS.replace('== "close"', '== "near"'))
     changed = judge(python, package, copy, before, 300)
     assert not changed.passed and changed.changed_tests == ("tests/test_core.py",)
+
+
+@pytest.mark.slow
+def test_a_test_failing_on_the_clean_sources_in_the_same_folder_is_not_counted(
+    tiny, tmp_path: Path
+) -> None:
+    """A test that depends on the folder (it fails wherever the copy lies here) fails with
+    or without the bug: the judge does not blame the run for it, and still counts the
+    bug's own failing test."""
+    package, cache = tiny
+    buggy_core = CORE.replace('label = "close"', 'label = "near"')
+    bug = "".join(
+        difflib.unified_diff(
+            CORE.splitlines(True), buggy_core.splitlines(True), "a/tiny/core.py", "b/tiny/core.py"
+        )
+    )
+    where = "import os\n\n\ndef test_where():\n    assert 'repo' not in os.getcwd()\n"
+
+    def buggy(name: str) -> tuple[Path, Path]:
+        copy = copy_sources(package, cache, tmp_path / name / "repo")
+        (copy / "tests" / "test_where.py").write_text(where)
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost"]
+        subprocess.run([*git, "init", "-q"], cwd=copy, check=True)
+        subprocess.run([*git, "apply", "-"], cwd=copy, input=bug, text=True, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=copy, check=True)
+        subprocess.run([*git, "commit", "-qm", "bug"], cwd=copy, check=True)
+        return copy, layered_env(package, cache, copy, tmp_path / name / "env")
+
+    copy, python = buggy("a")
+    before = hash_tests(copy, package)
+    unfixed = judge(python, package, copy, before, 300)
+    assert set(unfixed.failing) == {
+        "tests/test_core.py::test_close",
+        "tests/test_where.py::test_where",
+    }
+    clean = clean_failing(python, package, copy, bug, unfixed.failing, 300)
+    assert clean == {"tests/test_where.py::test_where"}
+    counted = unfixed.excusing(clean)
+    assert not counted.passed and counted.failing == ("tests/test_core.py::test_close",)
+    assert counted.excused == ("tests/test_where.py::test_where",)
+
+    copy, python = buggy("b")
+    before = hash_tests(copy, package)
+    (copy / "tiny" / "core.py").write_text(CORE)  # the fix
+    fixed = judge(python, package, copy, before, 300)
+    assert not fixed.passed and fixed.failing == ("tests/test_where.py::test_where",)
+    clean = clean_failing(python, package, copy, bug, fixed.failing, 300)
+    assert fixed.excusing(clean).passed

@@ -17,7 +17,8 @@ layered on the package's venv imports the package from that copy. Then one mode:
   names, one call, one retry.
 
 The judge (suite.judge), never Codur's verdict: the package's full suite passes in that
-venv and no test file changed. Runs are appended to OUT/runs.jsonl as they finish; a
+venv and no test file changed; a test that fails on the clean sources in the same folder
+too is not counted (suite.clean_failing). Runs are appended to OUT/runs.jsonl as they finish; a
 rerun with the same --out skips them. Print the figures with report.py.
 """
 
@@ -40,7 +41,7 @@ from humaneval_codur import NO_MEMORY, run_end  # noqa: E402
 from humaneval_judge import run as run_command  # noqa: E402
 from journal import Journal  # noqa: E402
 from packages import copy_sources, default_cache, layered_env, load_packages  # noqa: E402
-from suite import hash_tests, judge  # noqa: E402
+from suite import clean_failing, hash_tests, judge  # noqa: E402
 
 from codur.config.schema import LogConfig  # noqa: E402
 
@@ -113,6 +114,11 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
         (keep / "diff.patch").write_text(git(repo, "diff"), encoding="utf-8")
         if (repo / LOG).is_file():
             (keep / KEPT_LOG).write_bytes((repo / LOG).read_bytes())
+        if verdict.failing:  # last: it puts the clean sources in place of the run's
+            clean = clean_failing(
+                python, package, repo, bug["patch"], verdict.failing, args.judge_timeout
+            )
+            verdict = verdict.excusing(clean)
     return {
         "id": bug["id"],
         "package": bug["package"],
@@ -122,6 +128,7 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
         "seed": seed,
         "passed": verdict.passed,
         "reason": verdict.reason,
+        "excused": list(verdict.excused),
         **figures,
         "wall_s": wall,
         "kept": str(keep),
