@@ -190,3 +190,18 @@ def test_src_as_a_package_star_imports_rebinding_and_a_cycle_of_bases(tmp_path: 
     assert called("test_add") == ["add"]
     assert called("test_cart") == ["Cart.add", "Item.price"]  # `c.price()`: *.price
     assert called("test_cycle") == []
+
+
+def test_a_function_passed_as_a_value_counts_as_called() -> None:
+    """`partial(convert, ...)` and `key=rank` call the function later, where static
+    analysis cannot see it; a call is recorded once, a parameter is no function."""
+    source = (
+        "from functools import partial\n\n\ndef convert(x):\n    return x\n\n\n"
+        "def rank(x):\n    return x\n\n\ndef f(items, x):\n    rank(1)\n"
+        "    g = partial(convert, 2)\n    return sorted(items, key=rank), x\n"
+    )
+    _, calls = python_calls("m.py", source)
+    assert [(c.callee, c.line) for c in calls] == [
+        ("m.rank", 13), ("functools.partial", 14), ("m.convert", 14), ("sorted", 15),
+        ("m.rank", 15),
+    ]  # fmt: skip

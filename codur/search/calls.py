@@ -73,18 +73,23 @@ class _Visitor(ast.NodeVisitor):
         self.is_package = path.endswith("__init__.py")
         self.imports: dict[str, str] = {}
         self.top: set[str] = set()
+        self.functions: set[str] = set()
+        """The module's top-level functions (a reference to one stands for a call)."""
         self.methods: dict[str, set[str]] = {}
         self.defs: list[Definition] = []
         self.calls: list[Call] = []
         self.scope: list[str] = []
         self.classes: list[str] = []
         self.types: list[dict[str, str]] = [{}]
+        self.called: ast.expr | None = None
         """Per function being visited: local name -> the class it holds an instance of."""
 
     def run(self, tree: ast.Module) -> None:
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 self.top.add(node.name)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.add(node.name)
             if isinstance(node, ast.ClassDef):
                 self.methods[node.name] = {
                     n.name
@@ -132,6 +137,7 @@ class _Visitor(ast.NodeVisitor):
         self.calls.append(Call(caller, callee, self.path, line))
 
     def visit_Call(self, node: ast.Call) -> None:
+        self.called = node.func  # a call's own name is no reference (recorded here)
         callee = self._name(node.func)
         if callee:
             self._call(callee, node.lineno)
@@ -152,9 +158,13 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         """A name bound or deleted any other way (`for`, `with`, unpacking) holds no
-        known instance any more."""
+        known instance any more. A function of the module passed or stored as a value
+        (`partial(convert, ...)`, `key=rank`) is called by whoever receives it, which
+        static analysis does not see: the reference stands for the call."""
         if isinstance(node.ctx, ast.Store | ast.Del):
             self.types[-1].pop(node.id, None)
+        elif node.id in self.functions and node is not self.called:
+            self._call(f"{self.module}.{node.id}", node.lineno)
 
     def _constructed(self, value: ast.expr) -> str | None:
         if isinstance(value, ast.Call) and (callee := self._name(value.func)):
