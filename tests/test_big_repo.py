@@ -57,7 +57,8 @@ def test_a_reply_that_copies_the_file_as_shown_is_stopped_and_asked_again(
     assert result.status == "verified", result.message
     first, second = [e.data for e in events if e.kind == "model.request"]
     assert "\n# ... line" in first["stop"]
-    assert [e.kind for e in events].count("agent.copied_view") == 1
+    (copy_event,) = [e.data for e in events if e.kind == "agent.copied_view"]
+    assert copy_event["budget"] > copy_event["tokens"] > 0  # the reply's own length
     said = "\n".join(str(m["content"]) for m in second["messages"])
     assert "began to copy the file as it was shown" in said
     after = (root / "ledger/rates.py").read_text()

@@ -166,7 +166,10 @@ class CoderAgent:
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         cut = truncated(reply)
         if COPIED in turn.stop and finish_reason(reply) == "stop" and copied_view(text):
-            session.bus.emit("agent.copied_view", tokens=turn.budget)
+            usage = reply.usage_metadata or {}
+            session.bus.emit(
+                "agent.copied_view", tokens=usage.get("output_tokens"), budget=turn.budget
+            )
             return copying(text), [*model_view(turns[:-1], turn.native), AIMessage(text)]
         one_block = FENCE_END in turn.stop
         if one_block and finish_reason(reply) == "stop":  # the server dropped the fence
