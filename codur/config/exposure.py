@@ -3,8 +3,7 @@ what Codur does about it: the registry docs/safety.md's table is rendered from
 (`table()`). Every key of the schema has a row (a test walks the schema); `protected`
 rows are those `trust.PROTECTED` strips from an untrusted file, `user only` rows
 `trust.USER_ONLY`, and `clamped` rows are enforced by `codur.config.clamp` from the rule
-here. A rule and the rules many keys share are in `codur.config.rule`.
-"""
+here. A rule and the rules many keys share are in `codur.config.rule`."""
 
 from __future__ import annotations
 
@@ -63,6 +62,7 @@ RULES: dict[str, Rule] = {
     "llm.profiles.*.n_threads": allowed("oversubscribe the CPU", "bounded by the cores"),
     "llm.profiles.*.draft": TUNING,
     "llm.profiles.*.draft_tokens": TUNING,
+    "llm.profiles.*.repeat_stop": TUNING,
     "llm.profiles.*.prefix_cache_mb": SIZE,
     "llm.profiles.*.seed": TUNING,
     "llm.profiles.*.context_window": allowed(

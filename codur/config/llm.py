@@ -66,6 +66,10 @@ class LLMProfile(_Section):
     draft_tokens: int = Field(10, gt=0, le=64)
     """local: tokens drafted at a time (prompt_lookup): more gains more when the draft
     holds, and costs more when it does not."""
+    repeat_stop: int = Field(3, ge=0)
+    """local: a reply that ends in the same block of 24-256 tokens this many times in a
+    row is caught in a loop: it stops there and counts as cut at its output cap. 0: never
+    (a reply runs to max_tokens)."""
     prefix_cache_mb: int = Field(512, ge=0)
     """local: disk space (MB, in the user cache folder) for the KV states of recent
     prompts, kept across runs: a call whose prompt starts like a saved one loads that

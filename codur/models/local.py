@@ -42,6 +42,7 @@ from codur.models.local_llama import (
 )
 from codur.models.local_prefix import MIN_GAIN, PrefixStore, store_folder
 from codur.models.progress import CallProgress, current_progress
+from codur.models.repetition import Repeating
 from codur.promptbook import PromptBook
 
 __all__ = ["LocalChatModel", "close_all", "load_llama"]
@@ -60,6 +61,8 @@ class LocalChatModel(BaseChatModel):
     draft: str = "none"
     """Speculative decoding: none or prompt_lookup (LLMProfile.draft)."""
     draft_tokens: int = 10
+    repeat_stop: int = 3
+    """A reply ending in the same block this many times stops (LLMProfile.repeat_stop)."""
     prefix_cache_mb: int = 512
     """Disk space for saved prompt states (LLMProfile.prefix_cache_mb); 0: none."""
     prompts: PromptBook | None = None
@@ -122,13 +125,15 @@ class LocalChatModel(BaseChatModel):
         on_decode = _reporter(progress) if progress is not None else None
         # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates
         store, kept = self.prefix_store, {}
-        with generating(llama, current_cancel(), draft, on_decode):
+        with generating(llama, current_cancel(), draft, on_decode, self.repeat_stop):
             if store is not None:
                 kept = keep_prefix(store, llama, request["messages"], before=True)
             try:
                 out = llama.create_chat_completion(**request)
             except (RuntimeError, ValueError) as exc:
                 raise LlamaRuntimeError(f"llama.cpp: {exc}") from exc
+            except Repeating as loop:  # read as a reply cut at its cap
+                out = _cut(llama, loop)
             if store is not None and llama.decoding.prompt_todo >= MIN_GAIN:
                 kept |= keep_prefix(store, llama, request["messages"], before=False)
             # the prompt's tokens in the KV cache before its first decode were not evaluated
@@ -143,6 +148,7 @@ class LocalChatModel(BaseChatModel):
             "finish_reason": choice.get("finish_reason"),
             "timings": timings,
             **kept,
+            **({"repeated": out["repeated"]} if "repeated" in out else {}),
         }
         message = self._reply(text, tools if "response_format" in request else None, meta)
         prompt = int(usage.get("prompt_tokens", 0))
@@ -248,6 +254,7 @@ def build(name: str, profile: LLMProfile) -> LocalChatModel:
         seed=profile.seed,
         draft=profile.draft,
         draft_tokens=profile.draft_tokens,
+        repeat_stop=profile.repeat_stop,
         prefix_cache_mb=profile.prefix_cache_mb,
     )
     _ = model.llama  # load now, so a bad file fails here as ModelUnreachable
@@ -270,3 +277,14 @@ def count_tokens(
     model: Callable[[], Any], messages: Sequence[BaseMessage], tools: Sequence[Any]
 ) -> int:
     return int(model().count_tokens(messages, tools))
+
+
+def _cut(llama: Any, loop: Repeating) -> dict[str, Any]:
+    """A completion as llama-cpp-python gives one, for a reply stopped in a loop: its
+    text so far, finish reason "length" (it did not end by itself)."""
+    text = llama.detokenize(loop.tokens).decode("utf-8", errors="replace")
+    prompt = llama.decoding.prompt
+    usage = {"prompt_tokens": prompt, "completion_tokens": len(loop.tokens)}
+    usage["total_tokens"] = prompt + len(loop.tokens)
+    choice = {"message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+    return {"choices": [choice], "usage": usage, "repeated": loop.period}

@@ -24,6 +24,9 @@ Llama is built without a draft model, which would make it keep every token's log
 (a prompt's worth of vocabulary rows, and the output layer run for every prompt token);
 `eval` asks llama.cpp for every token's logits in the batches that check a draft only.
 
+A reply that ends in the same block `repeats` times in a row is stopped before its next
+decode with Repeating (codur.models.repetition), which holds the reply's tokens.
+
 `decoding` records what the generation under way has decoded (the prompt's cached prefix,
 the prompt evaluated, the reply's confirmed tokens), and `on_decode` is called after each
 decode, for the live progress.
@@ -40,6 +43,7 @@ from llama_cpp import Llama
 
 from codur.errors import Cancelled
 from codur.models.local_decoding import Decoding
+from codur.models.repetition import CHECK_EVERY, Repeating, period
 
 
 class CancellableLlama(Llama):  # type: ignore[misc]
@@ -52,6 +56,8 @@ class CancellableLlama(Llama):  # type: ignore[misc]
     """The generation under way (a new one per generation: `local_llama.generating`)."""
     on_decode: Callable[[CancellableLlama], None] | None = None
     """Called after each decode of the generation under way."""
+    repeats: int = 0
+    """A reply ending in the same block this many times is stopped (0: never)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -68,6 +74,7 @@ class CancellableLlama(Llama):  # type: ignore[misc]
             record.cached, record.prompt_todo = self.n_tokens, len(tokens)
         else:
             record.confirmed = self.n_tokens + 1  # the sampled token; the rest is a draft
+            self._check_loop(tokens[0])
         all_logits = not prompt and self.draft_model is not None
         self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
         for start in range(0, max(len(tokens), 1), self.n_batch):
@@ -88,3 +95,12 @@ class CancellableLlama(Llama):  # type: ignore[misc]
                 record.prompt_s = time.perf_counter() - record.started
             if self.on_decode is not None:
                 self.on_decode(self)
+
+    def _check_loop(self, sampled: int) -> None:
+        """Raise Repeating when the reply, with the token just sampled, ends in a loop
+        (`repeats` blocks in a row; codur.models.repetition)."""
+        reply = self.n_tokens + 1 - self.decoding.prompt
+        if self.repeats and reply % CHECK_EVERY == 0:
+            tokens = [*self.input_ids[self.decoding.prompt : self.n_tokens].tolist(), sampled]
+            if found := period(tokens, self.repeats):
+                raise Repeating(tokens, found)

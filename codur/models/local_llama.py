@@ -67,11 +67,13 @@ def generating(
     cancel: threading.Event | None,
     draft: Any = None,
     on_decode: Callable[[Any], None] | None = None,
+    repeats: int = 0,
 ) -> Iterator[None]:
     """Hold `llama` for one generation (GENERATE_LOCK); while it runs, `cancel` set stops
     it before its next decode with Cancelled, `draft` (a llama-cpp-python draft model, or
-    None) drafts its tokens, and `on_decode` is called after each decode
-    (codur.models.local_cancel). A call still waiting for another run's generation is
+    None) drafts its tokens, `on_decode` is called after each decode, and a reply ending
+    in the same block `repeats` times stops (codur.models.local_cancel). A call still
+    waiting for another run's generation is
     cancelled while it waits."""
     while not GENERATE_LOCK.acquire(timeout=LOCK_POLL_SECONDS):
         if cancel is not None and cancel.is_set():
@@ -80,11 +82,12 @@ def generating(
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         llama.cancel, llama.draft_model, llama.on_decode = cancel, draft, on_decode
-        llama.decoding = Decoding()
+        llama.decoding, llama.repeats = Decoding(), repeats
         try:
             yield
         finally:
             llama.cancel, llama.draft_model, llama.on_decode = None, None, None
+            llama.repeats = 0
     finally:
         GENERATE_LOCK.release()
 
