@@ -37,3 +37,14 @@ def test_the_embedded_model_writing_one_line_over_and_over_is_stopped() -> None:
     assert reply.usage_metadata is not None
     assert reply.usage_metadata["output_tokens"] < 200  # the 40 lines are ~360 tokens
     assert reply.content.count("hello from the loop") >= 4
+
+
+def test_the_model_response_event_keeps_the_block_a_looping_reply_repeated() -> None:
+    from langchain_core.messages import AIMessage
+
+    from codur.models.call_log import response_fields
+
+    reply = AIMessage("x", response_metadata={"finish_reason": "length", "repeated": 30})
+    fields = response_fields(reply, {"prompt_tokens": 1, "completion_tokens": 90}, 1.0)
+    assert (fields["finish_reason"], fields["repeated"]) == ("length", 30)
+    assert "repeated" not in response_fields(AIMessage("x"), {}, 1.0)

@@ -49,7 +49,14 @@ def response_fields(reply: AIMessage, tokens: dict[str, int], duration_s: float)
         # where a backend measures them: seconds waiting for the model, evaluating the
         # prompt and generating (the embedded model's, codur.models.local_decoding)
         "timings": (getattr(reply, "response_metadata", None) or {}).get("timings", {}),
+        **{k: v for k, v in (reply.response_metadata or {}).items() if k in NOTES},
     }
+
+
+NOTES = ("prefix_restored", "prefix_cache_error", "repeated")
+"""What the embedded model notes about a call, kept in its `model.response` event: prompt
+tokens loaded from a saved state, why one could not be, the block a looping reply
+repeated (codur.models.local)."""
 
 
 def error_line(exc: BaseException) -> str:
