@@ -97,7 +97,7 @@ def test_only_a_local_known_to_hold_an_instance_gets_implicit_calls() -> None:
         "    y = Point(1, 2)\n    y = data\n    y[0]\n"
     )
     _, calls = python_calls("m.py", source)
-    assert [c.callee for c in calls] == ["make", "len", "len", "Point"]
+    assert [c.callee for c in calls] == ["make", "len", "Point"]  # one `len` a line
     _, calls = python_calls("m.py", "def f():\n    p = Point(1)\n    p[0] = 2\n    del p[1]\n")
     assert [c.callee for c in calls] == ["Point", "Point.__setitem__", "Point.__delitem__"]
 
@@ -205,3 +205,21 @@ def test_a_function_passed_as_a_value_counts_as_called() -> None:
         ("m.rank", 13), ("functools.partial", 14), ("m.convert", 14), ("sorted", 15),
         ("m.rank", 15),
     ]  # fmt: skip
+
+
+def test_a_local_named_like_a_module_function_is_no_reference_to_it() -> None:
+    """Review cases: a loop variable, a parameter, a comprehension's and a lambda's names
+    that shadow the module's functions are no calls of them; `f(f)` is one call."""
+    source = (
+        "def index():\n    pass\n\n\ndef key():\n    pass\n\n\n"
+        "def find(items):\n    for index, item in enumerate(items):\n        pass\n"
+        "    return index\n\n\n"
+        "def sort_by(rows, key=None):\n    key()\n    return sorted(rows, key=key)\n\n\n"
+        "def pick(rows):\n    return [index * 2 for index in rows], (lambda key: key[1])\n\n\n"
+        "def both():\n    return index(index)\n"
+    )
+    _, calls = python_calls("m.py", source)
+    pairs = [(c.caller, c.callee) for c in calls]
+    assert ("m.find", "m.index") not in pairs and ("m.pick", "m.index") not in pairs
+    assert ("m.sort_by", "m.key") not in pairs and ("m.pick", "m.key") not in pairs
+    assert pairs.count(("m.both", "m.index")) == 1

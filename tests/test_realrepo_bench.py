@@ -8,6 +8,7 @@ import ast
 import difflib
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -220,7 +221,8 @@ def test_a_test_failing_on_the_clean_sources_in_the_same_folder_is_not_counted(
         "tests/test_core.py::test_close",
         "tests/test_where.py::test_where",
     }
-    clean = clean_failing(python, package, copy, bug, unfixed.failing, 300)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=copy, capture_output=True, text=True)
+    clean = clean_failing(python, package, copy, head.stdout.strip(), bug, unfixed.failing, 300)
     assert clean == {"tests/test_where.py::test_where"}
     counted = unfixed.excusing(clean)
     assert not counted.passed and counted.failing == ("tests/test_core.py::test_close",)
@@ -231,5 +233,9 @@ def test_a_test_failing_on_the_clean_sources_in_the_same_folder_is_not_counted(
     (copy / "tiny" / "core.py").write_text(CORE)  # the fix
     fixed = judge(python, package, copy, before, 300)
     assert not fixed.passed and fixed.failing == ("tests/test_where.py::test_where",)
-    clean = clean_failing(python, package, copy, bug, fixed.failing, 300)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=copy, capture_output=True, text=True)
+    clean = clean_failing(python, package, copy, head.stdout.strip(), bug, fixed.failing, 300)
     assert fixed.excusing(clean).passed
+    # the bug's own failing tests are never excused; nor is a suite that ran nothing
+    assert not fixed.excusing(clean, never=fixed.failing).passed
+    assert not replace(fixed, ran=False).excusing(clean).passed

@@ -102,6 +102,7 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
         repo = buggy_repo(bug, package, args.cache, Path(tmp) / "repo")
         python = layered_env(package, args.cache, repo, Path(tmp) / "env")
         before = hash_tests(repo, package)
+        commit = git(repo, "rev-parse", "HEAD").strip()
         start = time.perf_counter()
         if mode == "bare":
             figures = run_bare(bare, package, repo, python, bug, seed, args.judge_timeout)
@@ -114,11 +115,11 @@ def run_one(bug: dict, mode: str, seed: int, args, bare: BareModel | None) -> di
         (keep / "diff.patch").write_text(git(repo, "diff"), encoding="utf-8")
         if (repo / LOG).is_file():
             (keep / KEPT_LOG).write_bytes((repo / LOG).read_bytes())
-        if verdict.failing:  # last: it puts the clean sources in place of the run's
+        if verdict.failing and verdict.ran:  # last: the clean sources replace the run's
             clean = clean_failing(
-                python, package, repo, bug["patch"], verdict.failing, args.judge_timeout
+                python, package, repo, commit, bug["patch"], verdict.failing, args.judge_timeout
             )
-            verdict = verdict.excusing(clean)
+            verdict = verdict.excusing(clean, never=tuple(bug.get("failing", ())))
     return {
         "id": bug["id"],
         "package": bug["package"],

@@ -132,11 +132,14 @@ class Verdict:
     changed_tests: tuple[str, ...] = ()
     excused: tuple[str, ...] = ()
     """Failing tests that fail on the clean sources at the same path too (not counted)."""
+    ran: bool = False
+    """The suite ran to its end, some test passed and no other condition failed it."""
 
-    def excusing(self, clean_failing: set[str]) -> Verdict:
-        """This verdict with the tests that fail on the clean sources too not counted."""
-        excused = tuple(t for t in self.failing if t in clean_failing)
-        if not excused:
+    def excusing(self, clean_failing: set[str], never: tuple[str, ...] = ()) -> Verdict:
+        """This verdict with the tests that fail on the clean sources too not counted,
+        except those of `never` (the bug's own failing tests)."""
+        excused = tuple(t for t in self.failing if t in clean_failing and t not in never)
+        if not excused or not self.ran:
             return self
         left = tuple(t for t in self.failing if t not in clean_failing)
         note = f"; {len(excused)} failing on the clean sources here too, not counted"
@@ -161,24 +164,32 @@ def judge(
     failing = tuple(sorted(run.failing()))
     if failing or run.exit_code != 0 or not run.passing():
         reason = f"{len(failing)} failing" if failing else f"pytest exit {run.exit_code}"
-        return Verdict(False, reason, failing)
+        return Verdict(False, reason, failing, ran=bool(failing and run.passing()))
     return Verdict(True, f"{len(run.passing())} passed")
 
 
 def clean_failing(
-    python: Path, package: Package, copy: Path, patch: str, tests: tuple[str, ...], timeout_s: float
+    python: Path,
+    package: Package,
+    copy: Path,
+    commit: str,
+    patch: str,
+    tests: tuple[str, ...],
+    timeout_s: float,
 ) -> set[str]:
     """Which of `tests` fail on the package's clean sources in the same place. Some tests
     depend on the folder the copy lies in (boltons' test_iter_find_files strips the path
     with `str.lstrip`, which reads it as a set of characters: it fails in about one random
-    temporary folder in five); a run is not blamed for them. The copy's changes are
-    discarded and the bug's patch reversed in place: call this last."""
+    temporary folder in five); a run is not blamed for them. The copy goes back to
+    `commit` (the bug's, as the run began: the run may have committed) and the bug's
+    patch is reversed in place: call this last. The tests run by themselves (one that
+    fails only after others would pass here)."""
 
     def git(*args: str, stdin: str | None = None) -> None:
         subprocess.run(["git", *args], cwd=copy, input=stdin, text=True, check=True,
                        capture_output=True)  # fmt: skip
 
-    git("reset", "--hard", "-q")
+    git("reset", "--hard", "-q", commit)
     git("clean", "-fdq")
     git("apply", "-R", "-", stdin=patch)
     return run_suite(python, package, copy, timeout_s, list(tests)).failing() & set(tests)

@@ -70,8 +70,9 @@ class CancellableLlama(Llama):  # type: ignore[misc]
         the sampled token and its draft, and gets every token's logits."""
         record = self.decoding
         prompt = record.cached is None
-        if prompt:
+        if prompt:  # a prompt cached whole comes as no tokens: the reply starts here
             record.cached, record.prompt_todo = self.n_tokens, len(tokens)
+            record.prompt = record.confirmed = self.n_tokens
         else:
             record.confirmed = self.n_tokens + 1  # the sampled token; the rest is a draft
             self._check_loop(tokens[0])
@@ -99,8 +100,10 @@ class CancellableLlama(Llama):  # type: ignore[misc]
     def _check_loop(self, sampled: int) -> None:
         """Raise Repeating when the reply, with the token just sampled, ends in a loop
         (`repeats` blocks in a row; codur.models.repetition)."""
-        reply = self.n_tokens + 1 - self.decoding.prompt
-        if self.repeats and reply % CHECK_EVERY == 0:
-            tokens = [*self.input_ids[self.decoding.prompt : self.n_tokens].tolist(), sampled]
+        record = self.decoding
+        reply = self.n_tokens + 1 - record.prompt  # a draft may have added several
+        if self.repeats and reply - record.loop_checked >= CHECK_EVERY:
+            record.loop_checked = reply
+            tokens = [*self.input_ids[record.prompt : self.n_tokens].tolist(), sampled]
             if found := period(tokens, self.repeats):
                 raise Repeating(tokens, found)

@@ -21,6 +21,8 @@ class Decoding:
     """Where the reply's confirmed tokens end (a draft's tokens are not, until sampled)."""
     started: float = field(default_factory=time.perf_counter)
     """When the generation began (`time.perf_counter`), once it held the model."""
+    loop_checked: int = 0
+    """The reply's length when it was last checked for a loop (codur.models.repetition)."""
     prompt_s: float = 0.0
     """Seconds the prompt took to evaluate (set when its last batch is decoded)."""
 

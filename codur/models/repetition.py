@@ -5,8 +5,9 @@ that could only fail. A generation whose reply ends in the same block several ti
 row is stopped there (`codur.models.local_cancel` checks before each decode) and read as
 a reply cut at its cap.
 
-A block is 24 to 256 tokens: shorter repeats are ordinary in code (`0, 0, 0,`, closing
-brackets), and three identical blocks of 24 tokens or more in a row are not."""
+A block is 24 to 256 tokens and its copies span at least 256 tokens: rows repeated in
+ordinary code (an 8x8 board of zeros, 209 tokens; a table of bytes) stay under that, a
+loop runs past it on its way to the cap."""
 
 from __future__ import annotations
 
@@ -14,18 +15,22 @@ from collections.abc import Sequence
 
 MIN_PERIOD = 24
 MAX_PERIOD = 256
+MIN_SPAN = 256
+"""Tokens the repeated copies take at the least."""
 CHECK_EVERY = 8
 """Tokens generated between two checks."""
 
 
 def period(tokens: Sequence[int], copies: int) -> int:
-    """The length of the shortest block (MIN_PERIOD to MAX_PERIOD tokens) that the end of
-    `tokens` holds `copies` times in a row, or 0 (also for `copies` below 2)."""
+    """The length of the shortest block (MIN_PERIOD to MAX_PERIOD tokens, its `copies`
+    at least MIN_SPAN) that the end of `tokens` holds `copies` times in a row, or 0 (also
+    for `copies` below 2)."""
     tokens = list(tokens)
     n = len(tokens)
     if copies < 2:
         return 0
-    for p in range(MIN_PERIOD, min(MAX_PERIOD, n // copies) + 1):
+    shortest = max(MIN_PERIOD, -(-MIN_SPAN // copies))
+    for p in range(shortest, min(MAX_PERIOD, n // copies) + 1):
         tail = tokens[n - p :]
         if all(tokens[n - (k + 1) * p : n - k * p] == tail for k in range(1, copies)):
             return p

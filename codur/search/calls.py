@@ -81,8 +81,12 @@ class _Visitor(ast.NodeVisitor):
         self.scope: list[str] = []
         self.classes: list[str] = []
         self.types: list[dict[str, str]] = [{}]
-        self.called: ast.expr | None = None
         """Per function being visited: local name -> the class it holds an instance of."""
+        self.bound: list[set[str]] = [set()]
+        """Per function being visited: the names its code (or an enclosing function's)
+        binds, which are not the module's functions there."""
+        self.called: ast.expr | None = None
+        self.seen: set[Call] = set()
 
     def run(self, tree: ast.Module) -> None:
         for node in tree.body:
@@ -122,19 +126,23 @@ class _Visitor(ast.NodeVisitor):
         self.defs.append(Definition(qualname, self.path, node.lineno, kind, bases))
         self.scope.append(node.name)
         self.types.append({})
+        self.bound.append(self.bound[-1] | (set() if is_class else _binds(node)))
         if is_class:
             self.classes.append(node.name)
         self.generic_visit(node)
         if is_class:
             self.classes.pop()
         self.types.pop()
+        self.bound.pop()
         self.scope.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _define  # noqa: N815
 
     def _call(self, callee: str, line: int) -> None:
-        caller = ".".join([self.module, *self.scope])
-        self.calls.append(Call(caller, callee, self.path, line))
+        call = Call(".".join([self.module, *self.scope]), callee, self.path, line)
+        if call not in self.seen:  # `f(f)`: one call of f on that line
+            self.seen.add(call)
+            self.calls.append(call)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called = node.func  # a call's own name is no reference (recorded here)
@@ -163,7 +171,7 @@ class _Visitor(ast.NodeVisitor):
         static analysis does not see: the reference stands for the call."""
         if isinstance(node.ctx, ast.Store | ast.Del):
             self.types[-1].pop(node.id, None)
-        elif node.id in self.functions and node is not self.called:
+        elif node.id in self.functions and node is not self.called and self._local(node.id):
             self._call(f"{self.module}.{node.id}", node.lineno)
 
     def _constructed(self, value: ast.expr) -> str | None:
@@ -194,6 +202,9 @@ class _Visitor(ast.NodeVisitor):
     visit_comprehension = visit_For
 
     def _local(self, name: str) -> str | None:
+        """What a name of the module is (None: a local of the function, or unknown)."""
+        if name in self.bound[-1]:
+            return None
         if name in self.imports:
             return self.imports[name]
         if name in self.top:
@@ -224,6 +235,18 @@ class _Visitor(ast.NodeVisitor):
             if base:
                 return f"{base}.{rest}.{attr}"
         return f"*.{attr}"
+
+
+def _binds(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function's code binds: parameters (its own, a lambda's, a nested
+    function's), assignment, loop, `with` and comprehension targets."""
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
 
 
 def _dotted(node: ast.expr) -> str | None:
