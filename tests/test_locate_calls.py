@@ -223,3 +223,11 @@ def test_a_local_named_like_a_module_function_is_no_reference_to_it() -> None:
     assert ("m.find", "m.index") not in pairs and ("m.pick", "m.index") not in pairs
     assert ("m.sort_by", "m.key") not in pairs and ("m.pick", "m.key") not in pairs
     assert pairs.count(("m.both", "m.index")) == 1
+
+
+def test_the_failing_tests_the_task_names_lead() -> None:
+    from codur.agents.locate import named_first
+
+    failing = ["tests.test_a.test_wanted", "tests.test_files.test_iter_find_files"]
+    assert named_first(failing, "tests/test_a.py::test_wanted fails: fix it") == failing[:1]
+    assert named_first(failing, "the totals are wrong") == failing  # none named: all

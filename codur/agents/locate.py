@@ -70,7 +70,7 @@ class Locator:
         most likely first."""
         traced = self.traceback(verdict) if verdict is not None else []
         named = self.mentioned(task)
-        tests = self.failing_tests(verdict) if verdict is not None else []
+        tests = named_first(self.failing_tests(verdict) if verdict is not None else [], task)
         called = self.called_by(tests, self.failing_lines(verdict))
         query = "\n".join([task, *self.sources(tests), *error_lines(verdict)])
         query = _NUMBER.sub(" ", query)  # 100.25 in a failure is no word of the code
@@ -263,3 +263,11 @@ def _self_writes(method: str) -> set[str]:
 def _shared(chunks: list[Chunk]) -> bool:
     """Whether a name is a method name more than AMBIGUOUS methods share."""
     return len(chunks) > AMBIGUOUS and all(c.kind == "method" for c in chunks)
+
+
+def named_first(tests: list[str], task: str) -> list[str]:
+    """The failing tests the task names (`tests/test_x.py::test_y fails`), if it names
+    any: another test failing beside them (a flaky one) is not what it is about."""
+    words = set(re.findall(r"\w+", task))
+    named = [t for t in tests if t.rsplit(".", 1)[-1] in words]
+    return named or tests
