@@ -88,3 +88,27 @@ def test_a_file_shown_in_part_loses_its_last_ranked_functions_until_it_fits(
     assert client.count_tokens(messages) + shape.budget <= 6000
     assert "def first(x)" in prompt and "def helper_0" in prompt
     assert "def helper_3" not in prompt
+
+
+def test_a_file_whose_one_function_does_not_fit_is_left_out(tmp_path: Path) -> None:
+    """tabulate-01 (86315fb): the first-ranked function of `tabulate/__init__.py`, the
+    600-line `tabulate()`, made an 11,752-token prompt for the 8,192 window even alone,
+    and the run ended in a model error. A file whose one function still does not fit
+    leaves the prompt; the other files stay."""
+    huge = "def huge(total):\n" + "\n".join(f"    total += {n}" for n in range(900)) + "\n"
+    request = AgentRequest(
+        task="fix first",
+        files={
+            "pkg/big.py": huge + "\n\ndef other():\n    return 0\n",
+            "pkg/small.py": "def first(x):\n    return x + 1\n",
+        },
+        parts={"pkg/big.py": ("huge",)},
+    )
+    script = tmp_path / "script.yaml"
+    script.write_text("- unused\n")
+    profile = LLMProfile(provider="scripted", script=str(script), max_tokens=256)
+    client = ModelClient("s", profile, EventBus(), max_context_tokens=3000)
+    messages, shape = build_messages(request, client, "system", PromptBook())
+    prompt = messages[-1].content
+    assert client.count_tokens(messages) + shape.budget <= 3000
+    assert "def first(x)" in prompt and "def huge" not in prompt

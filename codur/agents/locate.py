@@ -42,12 +42,14 @@ _SELF_ATTR = re.compile(r"\bself\.(\w+)")
 @dataclass(frozen=True)
 class Found:
     """A function or method of the code: `name` is qualified within its file (`f`,
-    `Class.method`), `line` is where it starts, `why` the first evidence for it."""
+    `Class.method`), `line` and `end` where it starts and ends, `why` the first evidence
+    for it."""
 
     path: str
     name: str
     line: int
     why: str
+    end: int = 0
 
 
 class Locator:
@@ -223,7 +225,7 @@ class Locator:
 
     @staticmethod
     def _found(chunk: Chunk, why: str) -> Found:
-        return Found(chunk.path, chunk.name, chunk.start, why)
+        return Found(chunk.path, chunk.name, chunk.start, why, chunk.end)
 
 
 def _fused(called: list[Found], searched: list[Found]) -> list[list[Found]]:

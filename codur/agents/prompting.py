@@ -142,22 +142,34 @@ def build_messages(
     tokens for the files shown; changed functions when a file is shown in part), its
     token budget and stop sequence. `rules`: what the answer is instead of the edit
     format's rules (an agent that ends with attempt_completion). Where a file shown in
-    part still does not fit, its last-ranked functions are left out, one at a time."""
+    part still does not fit, its last-ranked functions are left out, one at a time, and
+    then such a file whose one function is still too long."""
     while True:
         messages, shape, fits = _messages(request, client, system, book, rules)
-        fewer = _fewer_functions(request.parts)
+        fewer = _fewer(request)
         if fits or fewer is None:
             return messages, shape
-        request = replace(request, parts=fewer)
+        request = fewer
 
 
-def _fewer_functions(parts: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]] | None:
-    """`parts` without the last function of the file shown with the most (None: each
-    file shows one at most)."""
+def _fewer(request: AgentRequest) -> AgentRequest | None:
+    """`request` without the last function of the file shown in part with the most; once
+    each shows one, without the file whose function is longest (None: no file is shown in
+    part any more)."""
+    parts = request.parts
     path = max(parts, key=lambda p: len(parts[p]), default=None)
-    if path is None or len(parts[path]) <= 1:
+    if path is None:
         return None
-    return {**parts, path: parts[path][:-1]}
+    if len(parts[path]) > 1:
+        return replace(request, parts={**parts, path: parts[path][:-1]})
+    path = max(parts, key=lambda p: _shown_size(request, p))
+    files = {p: text for p, text in request.files.items() if p != path}
+    return replace(request, files=files, parts={p: n for p, n in parts.items() if p != path})
+
+
+def _shown_size(request: AgentRequest, path: str) -> int:
+    shown = excerpt(request.files[path], request.parts[path]) if path in request.files else None
+    return len(shown.text) if shown is not None else 0
 
 
 def _messages(

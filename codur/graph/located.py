@@ -5,8 +5,10 @@ Files the task names are shown; a task that names none (`codur "test_x fails: fi
 gets the files of the code found for it (`codur.agents.locate`), at most
 `context.max_files`. A Python file of more than `context.whole_file_lines` lines is
 shown in part when code is found in it: the `context.max_functions` best found
-functions, with what surrounds them (`codur.edits.excerpt`). The next-ranked ones are
-listed by signature, `path:line def name(args)`, at most `context.map_entries`.
+functions, with what surrounds them (`codur.edits.excerpt`); a function itself longer
+than `context.whole_file_lines` is not shown whole. The next-ranked ones (and such a
+function) are listed by signature, `path:line def name(args)`, at most
+`context.map_entries`.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def assemble(
                 continue
             if (text := read(found.path)) is not None:
                 shown.files[found.path] = text
-    chosen = [f for f in ranked if f.path in shown.files][: config.max_functions]
+    fits = [f for f in ranked if f.end - f.line < config.whole_file_lines]  # else: the map
+    chosen = [f for f in fits if f.path in shown.files][: config.max_functions]
     big = _big(shown.files, config.whole_file_lines)
     for path in big:
         names = tuple(f.name for f in chosen if f.path == path)
