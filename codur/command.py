@@ -39,6 +39,7 @@ from codur.ui import IO
 from codur.workspace import Workspace, hold_workspace
 
 if TYPE_CHECKING:
+    from codur.models.usage import Usage
     from codur.promptbook import PromptBook
 
 
@@ -181,7 +182,7 @@ def _wired(
         try:
             result = work(session, task)
         except CodurError as exc:
-            _end_despite(bus, end, exc)
+            _end_despite(bus, end, exc, spent(session.usage))
             raise
         except Interrupted as exc:
             bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
@@ -191,7 +192,7 @@ def _wired(
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
             if (machine := cannot_write(exc)) is not None:  # no bug: a full disk, ...
-                _end_despite(bus, end, machine)
+                _end_despite(bus, end, machine, spent(session.usage))
                 raise machine from exc
             error = f"internal error: {type(exc).__name__}: {exc}"
             bus.emit(
@@ -200,6 +201,7 @@ def _wired(
                 error=error,
                 traceback=traceback.format_exc(),
                 exit_code=int(ExitCode.ERROR),
+                **spent(session.usage),
             )
             where = f"; the traceback is in {log.path}" if log else ""
             raise InternalError(f"{error} (a bug: please report it{where})") from exc
@@ -211,11 +213,21 @@ def _wired(
     return result.exit_code
 
 
-def _end_despite(bus: EventBus, end: str, exc: CodurError) -> None:
+def spent(usage: Usage) -> dict[str, int]:
+    """What a run that ended in an error had spent on the model (its end record's)."""
+    return {
+        "model_calls": usage.calls,
+        "prompt_tokens": usage.prompt_tokens,
+        "cached_prompt_tokens": usage.cached_prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+    }
+
+
+def _end_despite(bus: EventBus, end: str, exc: CodurError, used: dict[str, int]) -> None:
     """The end record of a command that failed with `exc`; when the debug log cannot take
     it either (the disk that stopped the run is full), the error `exc` still says why."""
     try:
-        bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code))
+        bus.emit(end, status="error", error=str(exc), exit_code=int(exc.exit_code), **used)
     except OSError as failed:
         if cannot_write(failed) is None:
             raise

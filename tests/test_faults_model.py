@@ -30,6 +30,7 @@ def test_a_malformed_answer_is_exit_3(tmp_path: Path, openai_server, answer: str
     end = ended(result, work, 3, error=f"profile 'srv' at {openai_server.base_url}")
     assert end["status"] == "error" and (work / "main.py").read_text() == BUGGY
     assert len(openai_server.requests) <= 2  # one retry at most
+    assert end["model_calls"] == 1 and end["completion_tokens"] == 0  # what it spent
 
 
 @pytest.mark.parametrize("fault", ["500", "stall", "trickle"])
