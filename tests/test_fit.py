@@ -79,13 +79,7 @@ def test_a_file_shown_in_part_loses_its_last_ranked_functions_until_it_fits(
         files={"pkg/mod.py": text},
         parts={"pkg/mod.py": ("first", "helper_0", "helper_1", "helper_2", "helper_3")},
     )
-    script = tmp_path / "script.yaml"
-    script.write_text("- unused\n")
-    profile = LLMProfile(provider="scripted", script=str(script), max_tokens=256)
-    client = ModelClient("s", profile, EventBus(), max_context_tokens=6000)
-    messages, shape = build_messages(request, client, "system", PromptBook())
-    prompt = messages[-1].content
-    assert client.count_tokens(messages) + shape.budget <= 6000
+    prompt = _fitted(tmp_path, request, window=6000)
     assert "def first(x)" in prompt and "def helper_0" in prompt
     assert "def helper_3" not in prompt
 
@@ -104,11 +98,17 @@ def test_a_file_whose_one_function_does_not_fit_is_left_out(tmp_path: Path) -> N
         },
         parts={"pkg/big.py": ("huge",)},
     )
+    prompt = _fitted(tmp_path, request, window=3000)
+    assert "def first(x)" in prompt and "def huge" not in prompt
+
+
+def _fitted(tmp_path: Path, request: AgentRequest, window: int) -> str:
+    """The user turn build_messages makes for `request` with a `window`-token model (the
+    prompt and the reply's budget within it)."""
     script = tmp_path / "script.yaml"
     script.write_text("- unused\n")
     profile = LLMProfile(provider="scripted", script=str(script), max_tokens=256)
-    client = ModelClient("s", profile, EventBus(), max_context_tokens=3000)
+    client = ModelClient("s", profile, EventBus(), max_context_tokens=window)
     messages, shape = build_messages(request, client, "system", PromptBook())
-    prompt = messages[-1].content
-    assert client.count_tokens(messages) + shape.budget <= 3000
-    assert "def first(x)" in prompt and "def huge" not in prompt
+    assert client.count_tokens(messages) + shape.budget <= window
+    return str(messages[-1].content)
