@@ -112,3 +112,24 @@ def test_a_reply_for_a_file_not_shown_merges_into_it(tmp_path: Path) -> None:
     assert proposal.error is None
     original = bigrepo.files()["ledger/rates.py"]
     assert proposal.sources == {"ledger/rates.py": original.replace(bigrepo.BUGGY, bigrepo.FIXED)}
+
+
+@pytest.mark.slow
+def test_a_named_big_file_whose_found_function_is_too_long_is_still_shown_in_part(
+    tmp_path: Path,
+) -> None:
+    """A function longer than context.whole_file_lines is not shown whole among the found
+    ones; where it is all that was found in a file the task names, the file is shown in
+    part with it (the prompt builder leaves the file out if even that does not fit), not
+    whole."""
+    files = bigrepo.files()
+    root = bigrepo.write(tmp_path / "repo")
+    task = f"fix @ledger/rates.py: {bigrepo.FAILING} fails"
+    overrides = [*SLOW, "context.whole_file_lines=4"]  # late_fee is longer than 4 lines
+    result, events, _ = run_in_process(root, [FIX], task=task, overrides=overrides)
+    assert result.status == "verified", result.message
+    (request,) = [e.data for e in events if e.kind == "model.request"]
+    prompt = request["messages"][-1]["content"]
+    assert bigrepo.BUGGY.strip() in prompt and "ledger/rates.py is shown in part" in prompt
+    assert "fixed = 1.00 * count" not in prompt  # wire_basic_fee's body: not the whole file
+    assert len(prompt) < len(files["ledger/rates.py"]) / 2

@@ -59,17 +59,20 @@ def assemble(
     if not _big(shown.files, config.whole_file_lines) and not (add_files and failing):
         return shown
     ranked = _locator(session).rank(task, verdict if failing else None)
+    fits = [f for f in ranked if f.end - f.line < config.whole_file_lines]  # else: the map
     if add_files and failing:
-        for found in ranked[: config.max_functions]:
+        for found in fits[: config.max_functions]:
             if found.path in shown.files or len(shown.files) >= config.max_files:
                 continue
             if (text := read(found.path)) is not None:
                 shown.files[found.path] = text
-    fits = [f for f in ranked if f.end - f.line < config.whole_file_lines]  # else: the map
     chosen = [f for f in fits if f.path in shown.files][: config.max_functions]
     big = _big(shown.files, config.whole_file_lines)
     for path in big:
         names = tuple(f.name for f in chosen if f.path == path)
+        # a named file where only a function too long to show was found: that one, in
+        # part (build_messages leaves the file out if it does not fit), not all of it
+        names = names or tuple(f.name for f in ranked if f.path == path)[:1]
         if names:
             shown.parts[path] = names
     whole = set(shown.files) - set(shown.parts)
