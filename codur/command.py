@@ -182,7 +182,7 @@ def _wired(
         try:
             result = work(session, task)
         except CodurError as exc:
-            _end_despite(bus, end, exc, spent(session.usage))
+            _end_despite(bus, end, exc, end_usage(session.usage))
             raise
         except Interrupted as exc:
             bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
@@ -192,7 +192,7 @@ def _wired(
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: recorded, then a one-line error
             if (machine := cannot_write(exc)) is not None:  # no bug: a full disk, ...
-                _end_despite(bus, end, machine, spent(session.usage))
+                _end_despite(bus, end, machine, end_usage(session.usage))
                 raise machine from exc
             error = f"internal error: {type(exc).__name__}: {exc}"
             bus.emit(
@@ -201,7 +201,7 @@ def _wired(
                 error=error,
                 traceback=traceback.format_exc(),
                 exit_code=int(ExitCode.ERROR),
-                **spent(session.usage),
+                **end_usage(session.usage),
             )
             where = f"; the traceback is in {log.path}" if log else ""
             raise InternalError(f"{error} (a bug: please report it{where})") from exc
@@ -213,13 +213,15 @@ def _wired(
     return result.exit_code
 
 
-def spent(usage: Usage) -> dict[str, int]:
-    """What a run that ended in an error had spent on the model (its end record's)."""
+def end_usage(usage: Usage) -> dict[str, int]:
+    """What a run that ended in an error had spent on the model, in its end record's
+    words (`Usage.spent` as `run.end` names the fields)."""
+    spent = usage.spent()
     return {
-        "model_calls": usage.calls,
-        "prompt_tokens": usage.prompt_tokens,
-        "cached_prompt_tokens": usage.cached_prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
+        "model_calls": spent.calls,
+        "prompt_tokens": spent.prompt_tokens,
+        "cached_prompt_tokens": spent.cached_prompt_tokens,
+        "completion_tokens": spent.completion_tokens,
     }
 
 

@@ -107,6 +107,8 @@ class Locator:
         if method.kind != "method" or not 0 <= line - method.start < len(text):
             return []
         read = set(_SELF_ATTR.findall(text[line - method.start]))
+        if not read:
+            return []
         cls = method.name.split(".")[0]
         out = []
         for (path, name), chunk in self.units.items():
