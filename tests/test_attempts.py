@@ -113,6 +113,20 @@ def test_a_sampling_round_where_nothing_new_fails_is_stuck(tmp_path: Path) -> No
     assert [c["status"] for c in run.kinds("sample.candidate")] == ["failed", "duplicate"]
 
 
+def test_a_sampling_round_where_no_reply_applies_is_stuck(tmp_path: Path) -> None:
+    """The first reply was cut, so no failure of the model's was ever checked: a round
+    of sampled replies none of which could be applied ends the run (it looped to the
+    iteration limit, 39 calls on a real package)."""
+    cut = {"content": whole_file("main.py", FIXED)[:60], "finish_reason": "length"}
+    prose = "The function looks right to me; I would change nothing."
+    run = Run(tmp_path, [PLAN, cut, prose, prose + " Really."], overrides=["sampling.candidates=2"])
+    assert run.result.status == "stuck"
+    assert "no sampled reply could be applied and checked" in run.result.message
+    assert run.result.model_calls == 4
+    assert [c["status"] for c in run.kinds("sample.candidate")] == ["rejected", "rejected"]
+    assert (run.root / "main.py").read_text() == BUGGY
+
+
 def test_unchanged_file_text_is_not_an_edit(tmp_path: Path) -> None:
     run = Run(
         tmp_path,

@@ -110,6 +110,8 @@ ROWS: list[tuple[str, dict, tuple]] = [
      "seen_failure": True}, (END, "stuck", "applied", False, False)),
     ("sampled, nothing new", {"kind": "no_sample", **FAILING, "new_failures": False},
      (END, "stuck", "applied", False, False)),
+    ("sampled, no candidate applied", {"kind": "no_sample", **FAILING, "sampled_ran": False},
+     (END, "stuck", "applied", False, False)),
     ("failing: try again with the failure", {"kind": "edited", **FAILING,
      "changed_files": True}, ("delegate", None, "applied", True, False)),
     ("failing after a failed model attempt: sample", {"kind": "edited", **FAILING,

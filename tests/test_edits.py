@@ -79,6 +79,17 @@ def test_a_path_comment_on_top_is_an_echo_unless_the_file_had_it() -> None:
     assert other[0].content == "# helper\nprint(1)\n"
 
 
+def test_a_block_whose_first_line_names_a_shown_file_is_for_it() -> None:
+    files = {"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "def g():\n    return 2\n"}
+    commented = "Fixed:\n```python\n# pkg/b.py\ndef g():\n    return 3\n```\n"
+    (edit,) = parse_edits(commented, files, "whole_file")
+    assert (edit.path, edit.content) == ("pkg/b.py", "def g():\n    return 3\n")
+    # the opener repeated after the path comment (seen from a 1.5B model)
+    doubled = "Fixed:\n```python\n# pkg/b.py\n```python\ndef g():\n    return 4\n```\n"
+    (edit,) = parse_edits(doubled, files, "whole_file")
+    assert (edit.path, edit.content) == ("pkg/b.py", "def g():\n    return 4\n")
+
+
 PROGRAM = "def f():\n    return 1 - 2\n\n\ndef g():\n    return 0\n\n\nprint(f() + g())\n"
 SEARCH = "<<<<<<< SEARCH\n    return 1 - 2\n=======\n    return 1 + 2\n>>>>>>> REPLACE\n"
 FIXED = PROGRAM.replace("1 - 2", "1 + 2")

@@ -93,7 +93,8 @@ def sample(
                 candidate.why = (proposal.error or "").splitlines()[0] if proposal.error else ""
             elif proposal.digest in seen or not proposal.sources:
                 candidate.status = "duplicate" if proposal.digest in seen else "rejected"
-                candidate.why = "same as an earlier reply" if proposal.digest in seen else "no edit"
+                repeat = proposal.digest in seen
+                candidate.why = "same as an earlier reply" if repeat else _empty(proposal)
             else:
                 candidate.size = proposal.size(asked.files if asked is fresh else current)
                 running[pool.submit(trial, proposal.sources)] = candidate
@@ -117,3 +118,10 @@ def sample(
     passing = [c for c in candidates if c.status == "passed"]
     chosen = min(passing, key=lambda c: (c.size, c.index)) if passing else None
     return SampleRound(chosen, candidates, round(time.monotonic() - start, 3))
+
+
+def _empty(proposal: Proposal) -> str:
+    """Why a reply that was neither cut nor refused changed nothing."""
+    if proposal.unchanged:
+        return f"no edit: it gave {', '.join(proposal.unchanged)} unchanged"
+    return "no edit: nothing in it read as a change to a file"

@@ -30,12 +30,25 @@ def path_hint(line: str, known: list[str]) -> str | None:
     return candidate if re.fullmatch(r"[\w./-]+\.\w+", candidate) else None
 
 
+def _opener(line: str) -> bool:
+    return re.fullmatch(r"```[\w+-]*", line.strip()) is not None
+
+
 def _strip_echo(body: str, known: list[str]) -> str:
-    """Drop a path line and a stray fence opener that small models repeat inside a block."""
+    """Drop a path line and a stray fence opener that small models repeat inside a block
+    (```python / # pkg/mod.py / ```python / the code: the comment goes too)."""
     lines = body.split("\n")
-    while lines and (lines[0].strip() in known or re.fullmatch(r"```[\w+-]*", lines[0].strip())):
+    while lines and (lines[0].strip() in known or _opener(lines[0])):
         lines.pop(0)
+    if len(lines) > 1 and _opener(lines[1]) and path_hint(lines[0], known) in known:
+        del lines[:2]
     return "\n".join(lines)
+
+
+def _echoed(line: str, known: list[str]) -> str | None:
+    """The shown file a block's first line names (`main.py`, `# pkg/mod.py`)."""
+    path = path_hint(line, known)
+    return path if path in known else None
 
 
 def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
@@ -58,7 +71,7 @@ def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
         path = (
             (path_hint(words[-1], known) if len(words) > 1 else None)
             or path_hint(before, known)
-            or (echoed if echoed in known else None)
+            or _echoed(echoed, known)
             or label
         )
         label = None

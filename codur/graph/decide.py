@@ -36,6 +36,7 @@ exception a node raised is `on_error`).
 |   is known                                         | crosscheck (which puts that back)  |
 | failing, repairable                                | repair                             |
 | failing, changed files, the same failure as before | end stuck                          |
+| failing, sampled, no candidate could be applied    | end stuck                          |
 | failing, sampled, no new failure                   | end stuck                          |
 | failing                                            | again (the failure as feedback)    |
 
@@ -108,6 +109,8 @@ def decide(f: Facts) -> Decision:
         return Decision("repair", record=record)
     if f.changed_files and f.seen_failure:
         return end("stuck", "the same failure came back twice", record)
+    if f.kind == "no_sample" and not f.sampled_ran:
+        return end("stuck", "no sampled reply could be applied and checked", record)
     if f.kind in ("sampled", "no_sample") and not f.new_failures:
         return end("stuck", "every sampled candidate failed in a way seen before", record)
     return again(f, record, feedback=True)

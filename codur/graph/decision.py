@@ -84,6 +84,9 @@ class Facts:
     """The current failure was seen in an earlier round."""
     new_failures: bool = True
     """The round's failures (a sampling round: each candidate's) include one not seen."""
+    sampled_ran: bool = True
+    """A candidate of the sampling round was applied and checked (none: every reply was
+    cut, rejected, empty or a repeat)."""
     repeats_rejected: bool = False
     """A duplicate reply repeats one that was rejected."""
     repeats: int = 0

@@ -58,7 +58,8 @@ def facts(state: AgentState, session: Session) -> Facts:
     digest = outcome.digest if outcome else ""
     earlier = [a for a in attempts if digest and a.get("digest") == digest]
     failures = list(outcome.fingerprints) if outcome and outcome.fingerprints else []
-    if verdict is not None and not failures:
+    none_ran = outcome is not None and outcome.kind == "no_sample" and not failures
+    if verdict is not None and not failures and not none_ran:
         failures = [verdict.fingerprint]
     model_failed = any(a.get("agent") for a in attempts) or bool(outcome and outcome.agent)
     agent = state.get("agent")
@@ -78,6 +79,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         repairs_tried=bool(state.get("repair_searches")),
         seen_failure=verdict is not None and verdict.fingerprint in seen,
         new_failures=any(f not in seen for f in failures),
+        sampled_ran=not none_ran,
         repeats_rejected=any(a.get("outcome") == "rejected" for a in earlier),
         repeats=sum(a.get("outcome") == "duplicate" for a in attempts) + 1,
         unshown_fix=verdict is not None and _unshown_fix(state, verdict),
