@@ -123,8 +123,18 @@ def test_a_sampling_round_where_no_reply_applies_is_stuck(tmp_path: Path) -> Non
     assert run.result.status == "stuck"
     assert "no sampled reply could be applied and checked" in run.result.message
     assert run.result.model_calls == 4
-    assert [c["status"] for c in run.kinds("sample.candidate")] == ["rejected", "rejected"]
+    candidates = run.kinds("sample.candidate")
+    assert [c["status"] for c in candidates] == ["rejected", "rejected"]
+    assert candidates[0]["why"] == "no edit: nothing in it read as a change to a file"
     assert (run.root / "main.py").read_text() == BUGGY
+
+
+def test_a_sampling_round_the_call_budget_stops_ends_at_the_limit(tmp_path: Path) -> None:
+    cut = {"content": whole_file("main.py", FIXED)[:60], "finish_reason": "length"}
+    overrides = ["sampling.candidates=2", "runtime.max_llm_calls=3"]
+    run = Run(tmp_path, [PLAN, cut, cut], overrides=overrides)
+    assert run.result.status == "limit" and run.result.model_calls == 3
+    assert "LLM call limit reached (3 calls)" in run.result.message
 
 
 def test_unchanged_file_text_is_not_an_edit(tmp_path: Path) -> None:

@@ -88,6 +88,18 @@ def test_a_block_whose_first_line_names_a_shown_file_is_for_it() -> None:
     doubled = "Fixed:\n```python\n# pkg/b.py\n```python\ndef g():\n    return 4\n```\n"
     (edit,) = parse_edits(doubled, files, "whole_file")
     assert (edit.path, edit.content) == ("pkg/b.py", "def g():\n    return 4\n")
+    labelled = "```\n# pkg/b.py\n```\n```python\ndef g():\n    return 5\n```\n"
+    (edit,) = parse_edits(labelled, files, "whole_file")
+    assert (edit.path, edit.content) == ("pkg/b.py", "def g():\n    return 5\n")
+    # one file shown: a snippet headed by its path is no edit, the longest block is
+    one = {"main.py": "def f():\n    return 1\n\n\nprint(f())\n"}
+    fix = "def f():\n    return 2\n\n\nprint(f())\n"
+    for reply in (
+        f"```\n# main.py\n```\n```python\n{fix}```\n",
+        f"Run it:\n```python\n# main.py\nprint(f())\n```\nFixed:\n```python\n{fix}```\n",
+    ):
+        (edit,) = parse_edits(reply, one, "whole_file")
+        assert (edit.path, edit.content) == ("main.py", fix)
 
 
 PROGRAM = "def f():\n    return 1 - 2\n\n\ndef g():\n    return 0\n\n\nprint(f() + g())\n"

@@ -46,8 +46,12 @@ def _strip_echo(body: str, known: list[str]) -> str:
 
 
 def _echoed(line: str, known: list[str]) -> str | None:
-    """The shown file a block's first line names (`main.py`, `# pkg/mod.py`)."""
-    path = path_hint(line, known)
+    """The shown file a block's first line names: `main.py`, or with several files shown
+    `# pkg/mod.py` (with one, a snippet headed so is no edit of the file: the longest
+    unnamed block is)."""
+    if line in known:
+        return line
+    path = path_hint(line, known) if len(known) > 1 and line.startswith("#") else None
     return path if path in known else None
 
 
@@ -65,7 +69,7 @@ def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
         before = reply[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         words = info.split()
         echoed = raw.split("\n", 1)[0].strip()
-        if not body.strip():
+        if not body.strip() or (body.strip() == echoed and _echoed(echoed, known)):
             label = (echoed if echoed in known else path_hint(echoed, known)) or label
             continue
         path = (
