@@ -231,3 +231,54 @@ def test_the_failing_tests_the_task_names_lead() -> None:
     failing = ["tests.test_a.test_wanted", "tests.test_files.test_iter_find_files"]
     assert named_first(failing, "tests/test_a.py::test_wanted fails: fix it") == failing[:1]
     assert named_first(failing, "the totals are wrong") == failing  # none named: all
+
+
+FORMATS = """from functools import partial
+
+
+class Format:
+    def __init__(self, row):
+        self.row = row
+
+
+def _plain_row(cells, sep=" "):
+    return sep.join(cells)
+
+
+def _csv_row(cells):
+    return ";".join(cells)
+
+
+def _unused(cells):
+    return cells
+
+
+FORMATS = {
+    "plain": Format(row=_plain_row),
+    "csv": Format(row=partial(_csv_row)),
+}
+
+
+def render(rows, fmt="plain"):
+    return "\\n".join(FORMATS[fmt].row(r) for r in rows)
+"""
+
+
+def test_a_function_the_failing_test_selects_by_a_table_key_follows_its_calls(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "fmt.py").write_text(FORMATS)
+    (tmp_path / "test_fmt.py").write_text(
+        "from fmt import render\n\n\ndef test_csv():\n"
+        "    assert render([['a', 'b']], fmt='csv') == 'a,b'\n"
+    )
+    verdict = _verdict(["test_fmt.py::test_csv"], [])
+    read = lambda path: (tmp_path / path).read_text()  # noqa: E731
+    found = Locator(_index(tmp_path), is_test, read).rank("csv output is wrong", verdict)
+    assert [(f.name, f.why) for f in found[:2]] == [
+        ("render", "the failing test calls it"),
+        ("_csv_row", "the failing test selects it by 'csv'"),
+    ]
+    assert not any(f.why.startswith("the failing test selects") for f in found[2:])
+    unread = Locator(_index(tmp_path), is_test).rank("csv output is wrong", verdict)
+    assert not any(f.why.startswith("the failing test selects") for f in unread)

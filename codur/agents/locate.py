@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from codur.search.calls import Definition
 from codur.search.chunks import Chunk, module_name
 from codur.search.index import CodeIndex
+from codur.search.keyed import selected_by_key
 from codur.search.rank import fuse
 from codur.search.resolve import AMBIGUOUS, Resolver
 from codur.task import code_mentions
@@ -57,8 +58,13 @@ class Locator:
     `is_check(path)`: whether a file belongs to the check (tests, their helpers), which
     are never among the results."""
 
-    def __init__(self, index: CodeIndex, is_check: Callable[[str], bool]) -> None:
-        self.index, self.is_check = index, is_check
+    def __init__(
+        self,
+        index: CodeIndex,
+        is_check: Callable[[str], bool],
+        read: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.index, self.is_check, self.read = index, is_check, read
         self.resolver = Resolver(index)
         self.units: dict[tuple[str, str], Chunk] = {
             (c.path, c.name): c
@@ -73,8 +79,9 @@ class Locator:
         traced = self.traceback(verdict) if verdict is not None else []
         named = self.mentioned(task)
         tests = named_first(self.failing_tests(verdict) if verdict is not None else [], task)
-        called = self.called_by(tests, self.failing_lines(verdict))
-        query = "\n".join([task, *self.sources(tests), *error_lines(verdict)])
+        sources = self.sources(tests)
+        called = self.called_by(tests, self.failing_lines(verdict), self.selected(sources))
+        query = "\n".join([task, *sources, *error_lines(verdict)])
         query = _NUMBER.sub(" ", query)  # 100.25 in a failure is no word of the code
         searched = self.searched(query)
         found: dict[tuple[str, str], Found] = {}
@@ -174,9 +181,20 @@ class Locator:
         locations = verdict.locations if verdict is not None else []
         return {(loc.path, loc.line) for loc in locations if self.is_check(loc.path)}
 
-    def called_by(self, tests: list[str], failing: set[tuple[str, int]]) -> list[Found]:
+    def selected(self, sources: list[str]) -> list[Found]:
+        """The module functions a failing test selects by a key of a module's table."""
+        paths = sorted({path for path, _ in self.units})
+        found = selected_by_key(paths, self.read, sources) if self.read else []
+        why = "the failing test selects it by {!r}"
+        units = ((self.units.get((p, name)), key) for p, key, name in found)
+        return [self._found(unit, why.format(key)) for unit, key in units if unit]
+
+    def called_by(
+        self, tests: list[str], failing: set[tuple[str, int]], selected: list[Found] = ()
+    ) -> list[Found]:
         """The code the failing tests call, breadth first through the call graph; what
-        a test calls on the line it failed at (`failing`) comes first."""
+        a test calls on the line it failed at (`failing`) comes first, what it selects
+        by a key (`selected`) right after what it calls itself."""
         out: list[Found] = []
         seen: set[str] = set(tests)
         frontier = list(tests)
@@ -194,6 +212,8 @@ class Locator:
                         why = "the failing test calls it" + ("" if depth == 1 else " (indirectly)")
                         if unit is not None:
                             out.append(self._found(unit, why))
+            if depth == 1:
+                out += selected
             frontier = reached
         return out
 

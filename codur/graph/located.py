@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from codur.agents.locate import Found, Locator
 from codur.edits.excerpt import signatures
+from codur.errors import WorkspaceError
 from codur.session import Session
 from codur.tools.code import code_index, python_files
 from codur.verify.result import VerificationResult
@@ -93,7 +94,7 @@ def _locator(session: Session) -> Locator:
     index = code_index(ctx)
     index.update(python_files(ctx))
     scope = session.scope
-    return Locator(index, scope.protected_oracle if scope is not None else is_test)
+    return Locator(index, scope.protected_oracle if scope is not None else is_test, _text(session))
 
 
 def _map(
@@ -110,3 +111,15 @@ def _map(
         if where is not None:
             out.append(f"{item.path}:{where[0]} {where[1]}")
     return tuple(out)
+
+
+def _text(session: Session) -> Callable[[str], str | None]:
+    """A code file's text as it is now (None: unreadable)."""
+
+    def read(path: str) -> str | None:
+        try:
+            return session.ws.read_text(path)
+        except WorkspaceError:
+            return None
+
+    return read
