@@ -282,3 +282,58 @@ def test_a_function_the_failing_test_selects_by_a_table_key_follows_its_calls(
     assert not any(f.why.startswith("the failing test selects") for f in found[2:])
     unread = Locator(_index(tmp_path), is_test).rank("csv output is wrong", verdict)
     assert not any(f.why.startswith("the failing test selects") for f in unread)
+
+
+DOCS = '''from __future__ import annotations
+
+
+class Container:
+    def append(self, key, value):
+        self.body.append((key, value))
+
+    def __setitem__(self, key, value):
+        self.append(key, value)
+
+
+class Document(Container):
+    def as_string(self):
+        return "".join(f"{k} = {v}" for k, v in self.body)
+
+
+class Parser:
+    def __init__(self, text):
+        self.text = text
+
+    def parse(self) -> Document:
+        return Document()
+
+
+def parse(text: str) -> Document | None:
+    return Parser(text).parse()
+
+
+def loads(text) -> "Document":
+    return parse(text)
+'''
+
+
+def test_what_a_call_returns_has_the_class_its_annotation_names(tmp_path: Path) -> None:
+    (tmp_path / "docs.py").write_text(DOCS)
+    (tmp_path / "test_docs.py").write_text(
+        "from docs import loads, parse\n\n\ndef test_set():\n    doc = parse('')\n"
+        "    doc['a'] = 1\n    assert loads('').as_string() == 'a = 1'\n"
+    )
+    defs, calls = python_calls("docs.py", DOCS)
+    returns = {d.qualname: d.returns for d in defs if d.returns}
+    assert returns == {
+        "docs.Parser.parse": "docs.Document", "docs.parse": "docs.Document",
+        "docs.loads": "docs.Document",
+    }  # fmt: skip
+    assert "docs.Parser.parse" in [c.callee for c in calls]  # Parser(text).parse()
+    found = Locator(_index(tmp_path), is_test).rank("x", _verdict(["test_docs.py::test_set"], []))
+    direct = [f.name for f in found if f.why == "the failing test calls it"]
+    # doc['a'] = 1: Document's inherited __setitem__; loads('').as_string(): Document's
+    assert sorted(direct) == ["Container.__setitem__", "Document.as_string", "loads", "parse"]
+    deeper = [f.name for f in found if f.why == "the failing test calls it (indirectly)"]
+    assert sorted(deeper[:2]) == ["Parser.__init__", "Parser.parse"]
+    assert "Container.append" in deeper

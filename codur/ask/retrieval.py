@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codur.search.calls import uncertain
 from codur.search.chunks import module_name
 from codur.search.index import CodeIndex, Hit
 from codur.tools.code import snippet
@@ -47,7 +48,7 @@ def _callers(index: CodeIndex, hits: list[Hit]) -> list[str]:
         found = [
             call
             for call in index.callers(name)
-            if not call.callee.startswith("*.")
+            if not uncertain(call.callee)
             and not (call.path == c.path and c.start <= call.line <= c.end)
         ]
         lines += [f"{k.path}:{k.line}: {k.caller} -> {k.callee}" for k in found[:MAX_CALLERS]]

@@ -4,9 +4,12 @@ top-level definitions, `self.`/`cls.` methods of the enclosing class and `Class.
 A local name assigned a class's instance (`cache = LRUCache(2)`, a CapWords call) has
 that type in its function: its method calls are `Class.method`, and what Python calls
 implicitly on it is recorded too (`cache[k]` -> `__getitem__`, `len(cache)` ->
-`__len__`, `for x in cache` -> `__iter__`, ...). A call on any other object is kept by
-its attribute name alone (`*.name`), since its type is unknown without running the
-code."""
+`__len__`, `for x in cache` -> `__iter__`, ...). A local assigned what a call returns
+(`doc = parse(text)`), and a call's result used at once (`parse(text).dump()`), hold
+`parse()`: its methods are `pkg.parse().dump`, which the resolver follows to the class
+`parse` is annotated to return (`Definition.returns`). A call on any other object is
+kept by its attribute name alone (`*.name`), since its type is unknown without running
+the code."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ IMPLICIT = {
 }
 """Builtins called with an object, and the method of the object's class Python calls."""
 SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
+OPTIONAL = ("Optional", "typing.Optional", "t.Optional")
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class Definition:
     line: int
     kind: Literal["def", "class"] = "def"
     bases: tuple[str, ...] = ()
+    returns: str = ""
+    """A function's return annotation as its module resolves it, when it names one class
+    (`-> TOMLDocument`, `-> Array | None`, `-> "Node"`); else empty."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Definition:
@@ -123,7 +130,8 @@ class _Visitor(ast.NodeVisitor):
         is_class = isinstance(node, ast.ClassDef)
         bases = tuple(b for e in node.bases if (b := self._name(e))) if is_class else ()
         kind = "class" if is_class else "def"
-        self.defs.append(Definition(qualname, self.path, node.lineno, kind, bases))
+        returns = "" if is_class else self._annotation(node.returns)
+        self.defs.append(Definition(qualname, self.path, node.lineno, kind, bases, returns))
         self.scope.append(node.name)
         self.types.append({})
         self.bound.append(self.bound[-1] | (set() if is_class else _binds(node)))
@@ -175,11 +183,35 @@ class _Visitor(ast.NodeVisitor):
             self._call(f"{self.module}.{node.id}", node.lineno)
 
     def _constructed(self, value: ast.expr) -> str | None:
-        if isinstance(value, ast.Call) and (callee := self._name(value.func)):
-            last = callee.rsplit(".", 1)[-1]
-            if not callee.startswith("*.") and last[:1].isupper():
-                return callee
-        return None
+        """What a value is an instance of: `Class` for `Class(...)`, `f()` for what a
+        function of the code or an imported one returns (None: unknown, as for what a
+        parameter or a builtin returns)."""
+        if not isinstance(value, ast.Call):
+            return None
+        callee, func = self._name(value.func), value.func
+        if not callee or callee.startswith("*."):
+            return None
+        if callee.rsplit(".", 1)[-1][:1].isupper():
+            return callee
+        known = not isinstance(func, ast.Name) or self._local(func.id) is not None
+        return f"{callee}()" if known else None
+
+    def _annotation(self, node: ast.expr | None) -> str:
+        """The class a return annotation names, resolved (empty: none, or not one)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return ""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
+            sides = [n for n in (node.left, node.right) if not _is_none(n)]
+            return self._annotation(sides[0]) if len(sides) == 1 else ""
+        if isinstance(node, ast.Subscript) and _dotted(node.value) in OPTIONAL:
+            return self._annotation(node.slice)
+        if isinstance(node, ast.Name) and node.id == "Self" and self.classes:
+            return ".".join([self.module, *self.scope])
+        name = self._name(node) if isinstance(node, ast.Name | ast.Attribute) else None
+        return name if name and not name.startswith("*.") else ""
 
     def _implicit(self, obj: ast.expr, method: str) -> None:
         if isinstance(obj, ast.Name) and (cls := self.types[-1].get(obj.id)):
@@ -217,6 +249,8 @@ class _Visitor(ast.NodeVisitor):
         if not isinstance(func, ast.Attribute):
             return None
         attr, value = func.attr, func.value
+        if isinstance(value, ast.Call) and (made := self._constructed(value)):
+            return f"{made}.{attr}"
         if isinstance(value, ast.Name):
             if cls := self.types[-1].get(value.id):
                 return f"{cls}.{attr}"
@@ -249,6 +283,10 @@ def _binds(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _dotted(node: ast.expr) -> str | None:
     """`a.b.c` for a chain of names and attributes, else None."""
     if isinstance(node, ast.Name):
@@ -277,9 +315,15 @@ def matches(qualname: str, query: str) -> bool:
     return qualname == query or qualname.endswith("." + query)
 
 
+def uncertain(callee: str) -> bool:
+    """A call on an object whose class the call itself does not say (`*.attr`, or a
+    method of what a call returns, `parse().attr`)."""
+    return callee.startswith("*.") or "()." in callee
+
+
 def callee_matches(callee: str, query: str) -> bool:
-    """Whether a call's target is `query`; an unresolved `*.attr` call matches any query
-    whose last part is `attr`."""
-    if callee.startswith("*."):
-        return callee[2:] == query.strip().rstrip("()").split(".")[-1]
+    """Whether a call's target is `query`; an uncertain one (`*.attr`, `f().attr`)
+    matches any query whose last part is `attr`."""
+    if uncertain(callee):
+        return callee.rsplit(".", 1)[-1] == query.strip().rstrip("()").split(".")[-1]
     return matches(callee, query)

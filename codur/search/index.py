@@ -16,13 +16,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from codur.search.calls import Call, Definition, callee_matches, matches, python_calls
+from codur.search.calls import (
+    Call,
+    Definition,
+    callee_matches,
+    matches,
+    python_calls,
+    uncertain,
+)
 from codur.search.chunks import CHUNKER, Chunk, python_chunks
 from codur.search.rank import BM25Ranker, Coverage, NameRanker, Ranker, chunk_document, fuse
 from codur.search.vectors import SemanticIndex
 from codur.workspace import open_regular
 
-FORMAT = 2
+FORMAT = 3
 """The index file's format; another number means: build it again."""
 INDEX_FILE = "code_index.json"
 MAX_FILE_BYTES = 1_000_000
@@ -234,7 +241,7 @@ class CodeIndex:
         """Calls whose target is `name` (by qualified name or its tail); resolved calls
         first, then calls of a method of that name on an object of unknown type."""
         found = [c for e in self.files.values() for c in e.calls if callee_matches(c.callee, name)]
-        return sorted(found, key=lambda c: (c.callee.startswith("*."), c.path, c.line))
+        return sorted(found, key=lambda c: (uncertain(c.callee), c.path, c.line))
 
     def callees(self, name: str) -> list[Call]:
         """Calls made inside the functions, methods or classes named `name`."""

@@ -3,8 +3,11 @@ its target names, looked up once per index in tables by qualified name and by la
 
 A target is resolved as itself; as a method of a class (`Cart.add`, `shop.Cart.__len__`),
 defined there or inherited from a base class in the code; as a name a package re-exports
-(`pkg.f` defined in `pkg.mod.f`); and, for a call on an object of unknown type
-(`*.name`) or a method no class in the code defines, as the few methods of that name."""
+(`pkg.f` defined in `pkg.mod.f`); a method of what a call returns (`pkg.parse().dump`)
+as a method of the class the called function is annotated to return (or of the class
+called); and, for a call on an object of unknown type (`*.name`, or a call's result of
+unknown class) or a method no class in the code defines, as the few methods of that
+name."""
 
 from __future__ import annotations
 
@@ -36,6 +39,10 @@ class Resolver:
     def _targets(self, callee: str) -> list[Definition]:
         if callee.startswith("*."):
             return self.methods_named(callee[2:])
+        if "()." in callee:
+            made, _, attr = callee.rpartition("().")
+            classes = self.returned(made)
+            return self.method(classes, attr) if classes else self.methods_named(attr)
         found = self.exact(callee)
         owner, _, attr = callee.rpartition(".")
         if not found and owner and (classes := self.classes(owner)):
@@ -43,6 +50,14 @@ class Resolver:
         if not found and "." in callee:
             found = self.reexported(callee)
         return found
+
+    def returned(self, callee: str) -> list[Definition]:
+        """The classes of what calling `callee` returns: the class itself, or the class
+        a function's return annotation names."""
+        out = []
+        for d in self.targets(callee):
+            out += [d] if d.kind == "class" else self.classes(d.returns) if d.returns else []
+        return list({d.qualname: d for d in out}.values())
 
     def exact(self, name: str) -> list[Definition]:
         """`name` itself; `src.pkg.f` (a package imported as `src.pkg`) as `pkg.f`."""
