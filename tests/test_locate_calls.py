@@ -10,6 +10,7 @@ from pathlib import Path
 from codur.agents.locate import Locator
 from codur.search.calls import python_calls
 from codur.search.index import CodeIndex
+from codur.search.resolve import Resolver
 from codur.verify.evidence import Evidence, Location
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
@@ -246,7 +247,11 @@ def _plain_row(cells, sep=" "):
 
 
 def _csv_row(cells):
-    return ";".join(cells)
+    return _join(";", cells)
+
+
+def _join(sep, cells):
+    return sep.join(cells)
 
 
 def _unused(cells):
@@ -256,11 +261,16 @@ def _unused(cells):
 FORMATS = {
     "plain": Format(row=_plain_row),
     "csv": Format(row=partial(_csv_row)),
+    "excel": Format(row=_csv_row),
 }
 
 
 def render(rows, fmt="plain"):
     return "\\n".join(FORMATS[fmt].row(r) for r in rows)
+
+
+NAMES = {"name": (_plain_row, _join)}
+OTHER = {"name": (_unused, render)}
 """
 
 
@@ -271,6 +281,8 @@ def test_a_function_the_failing_test_selects_by_a_table_key_follows_its_calls(
     (tmp_path / "test_fmt.py").write_text(
         "from fmt import render\n\n\ndef test_csv():\n"
         "    assert render([['a', 'b']], fmt='csv') == 'a,b'\n"
+        "    assert render([['a']], fmt='excel') == render([['a']], fmt='csv')\n"
+        "    assert {'name': 1}  # a key of tables holding four functions selects none\n"
     )
     verdict = _verdict(["test_fmt.py::test_csv"], [])
     read = lambda path: (tmp_path / path).read_text()  # noqa: E731
@@ -280,11 +292,13 @@ def test_a_function_the_failing_test_selects_by_a_table_key_follows_its_calls(
         ("_csv_row", "the failing test selects it by 'csv'"),
     ]
     assert not any(f.why.startswith("the failing test selects") for f in found[2:])
+    assert [f.name for f in found].count("_csv_row") == 1  # selected by two keys: once
+    assert ("_join", "the failing test calls it (indirectly)") in [(f.name, f.why) for f in found]
     unread = Locator(_index(tmp_path), is_test).rank("csv output is wrong", verdict)
     assert not any(f.why.startswith("the failing test selects") for f in unread)
 
 
-DOCS = '''from __future__ import annotations
+DOCS = """from __future__ import annotations
 
 
 class Container:
@@ -314,7 +328,7 @@ def parse(text: str) -> Document | None:
 
 def loads(text) -> "Document":
     return parse(text)
-'''
+"""
 
 
 def test_what_a_call_returns_has_the_class_its_annotation_names(tmp_path: Path) -> None:
@@ -337,3 +351,31 @@ def test_what_a_call_returns_has_the_class_its_annotation_names(tmp_path: Path) 
     deeper = [f.name for f in found if f.why == "the failing test calls it (indirectly)"]
     assert sorted(deeper[:2]) == ["Parser.__init__", "Parser.parse"]
     assert "Container.append" in deeper
+
+
+def test_return_annotations_a_class_is_read_from_and_those_that_name_none(
+    tmp_path: Path,
+) -> None:
+    source = (
+        "import typing as typ\nfrom typing import Optional, TypeVar\nT = TypeVar('T')\n\n\n"
+        "class Node:\n    def copy(self) -> Self:\n        return self\n\n\n"
+        "def a() -> Optional[Node]: ...\ndef b() -> typ.Optional['Node']: ...\n"
+        "def c() -> T: ...\ndef d() -> list[Node]: ...\ndef e() -> Node | int: ...\n"
+        "def rows(path):\n    return open(path)\n\n\n"
+        "def use():\n    r = rows('x')\n    len(r)\n    r.close()\n\n\n"
+        "class Cache:\n    def __len__(self):\n        return 0\n\n    def close(self): ...\n"
+    )
+    defs, calls = python_calls("m.py", source)
+    returns = {d.qualname: d.returns for d in defs if d.kind == "def" and "Cache" not in d.qualname}
+    assert returns == {
+        "m.Node.copy": "m.Node", "m.a": "m.Node", "m.b": "m.Node", "m.c": "", "m.d": "",
+        "m.e": "", "m.rows": "", "m.use": "",
+    }  # fmt: skip
+    uses = [c.callee for c in calls if c.caller == "m.use"]
+    assert uses == ["m.rows", "len", "m.rows().__len__", "m.rows().close"]
+    (tmp_path / "m.py").write_text(source)
+    resolver = Resolver(_index(tmp_path))
+    assert resolver.targets("m.a().copy")[0].qualname == "m.Node.copy"
+    # what rows() returns is unknown: len() of it is no guess, a named method is
+    assert resolver.targets("m.rows().__len__") == []
+    assert [d.qualname for d in resolver.targets("m.rows().close")] == ["m.Cache.close"]

@@ -184,10 +184,9 @@ class Locator:
     def selected(self, sources: list[str]) -> list[Found]:
         """The module functions a failing test selects by a key of a module's table."""
         paths = sorted({path for path, _ in self.units})
-        found = selected_by_key(paths, self.read, sources) if self.read else []
+        found = selected_by_key(paths, self.read, sources, self.units) if self.read else []
         why = "the failing test selects it by {!r}"
-        units = ((self.units.get((p, name)), key) for p, key, name in found)
-        return [self._found(unit, why.format(key)) for unit, key in units if unit]
+        return [self._found(self.units[(p, name)], why.format(key)) for p, key, name in found]
 
     def called_by(
         self, tests: list[str], failing: set[tuple[str, int]], selected: list[Found] = ()
@@ -212,8 +211,12 @@ class Locator:
                         why = "the failing test calls it" + ("" if depth == 1 else " (indirectly)")
                         if unit is not None:
                             out.append(self._found(unit, why))
-            if depth == 1:
-                out += selected
+            for item in selected if depth == 1 else []:  # once, and followed like a call
+                qualname = f"{module_name(item.path)}.{item.name}"
+                if qualname not in seen:
+                    seen.add(qualname)
+                    reached.append(qualname)
+                    out.append(item)
             frontier = reached
         return out
 

@@ -27,7 +27,6 @@ IMPLICIT = {
 }
 """Builtins called with an object, and the method of the object's class Python calls."""
 SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
-OPTIONAL = ("Optional", "typing.Optional", "t.Optional")
 
 
 @dataclass(frozen=True)
@@ -206,11 +205,13 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
             sides = [n for n in (node.left, node.right) if not _is_none(n)]
             return self._annotation(sides[0]) if len(sides) == 1 else ""
-        if isinstance(node, ast.Subscript) and _dotted(node.value) in OPTIONAL:
+        if isinstance(node, ast.Subscript) and _last(node.value) == "Optional":
             return self._annotation(node.slice)
         if isinstance(node, ast.Name) and node.id == "Self" and self.classes:
             return ".".join([self.module, *self.scope])
-        name = self._name(node) if isinstance(node, ast.Name | ast.Attribute) else None
+        if isinstance(node, ast.Name):  # a class of the module or imported (not `T`)
+            return self._local(node.id) or ""
+        name = self._name(node) if isinstance(node, ast.Attribute) else None
         return name if name and not name.startswith("*.") else ""
 
     def _implicit(self, obj: ast.expr, method: str) -> None:
@@ -281,6 +282,11 @@ def _binds(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
     return names
+
+
+def _last(node: ast.expr) -> str:
+    """`Optional` for `Optional`, `typing.Optional`, `t.Optional`."""
+    return (_dotted(node) or "").rsplit(".", 1)[-1]
 
 
 def _is_none(node: ast.expr) -> bool:

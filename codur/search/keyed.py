@@ -7,47 +7,51 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
+from functools import lru_cache
 
 _KEY = re.compile(r"[A-Za-z_][\w-]{2,40}")
 """A string that can be a key of such a table (`latex`, `fancy_grid`, `utf-8`)."""
+MAX_KEYS = 64
+"""The failing tests' strings looked up (the first ones; a long parametrized list of
+strings is data, not the choice of a table entry)."""
+MAX_SELECTED = 3
+"""A key that selects more functions than this (`"name"`, a key of many tables) selects
+none."""
 
 
-def test_strings(sources: list[str]) -> set[str]:
-    """The word-like string constants in the failing tests' source."""
-    out: set[str] = set()
+def test_strings(sources: list[str]) -> list[str]:
+    """The word-like string constants in the failing tests' source, in order."""
+    out: dict[str, None] = {}
     for source in sources:
         try:  # a method's source is indented
             tree = ast.parse(textwrap.dedent(source))
         except SyntaxError:
             continue
-        out |= {
-            node.value
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and _KEY.fullmatch(node.value)
-        }
-    return out
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and _KEY.fullmatch(text):
+                out[text] = None
+    return list(out)[:MAX_KEYS]
 
 
-def keyed(text: str, keys: set[str]) -> Iterator[tuple[str, str]]:
-    """(key, name) for each name that the value of a module-level dict's entry refers
-    to, where the entry's key is one of `keys`."""
-    if not any(f'"{k}"' in text or f"'{k}'" in text for k in keys):
-        return
+@lru_cache(maxsize=256)
+def tables(text: str) -> dict[str, tuple[str, ...]]:
+    """Key -> the names its entry's value refers to, over the module-level dict literals
+    of a module's source (read once per text)."""
     try:
         tree = ast.parse(text)
-    except SyntaxError:
-        return
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[str, dict[str, None]] = {}
     for node in tree.body:
-        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         if not isinstance(value, ast.Dict):
             continue
         for key, entry in zip(value.keys, value.values, strict=True):
-            if isinstance(key, ast.Constant) and key.value in keys:
-                for name in dict.fromkeys(_names(entry)):
-                    yield key.value, name
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                out.setdefault(key.value, {}).update(dict.fromkeys(_names(entry)))
+    return {key: tuple(names) for key, names in out.items()}
 
 
 def _names(node: ast.AST) -> Iterator[str]:
@@ -57,13 +61,25 @@ def _names(node: ast.AST) -> Iterator[str]:
 
 
 def selected_by_key(
-    paths: list[str], read: Callable[[str], str | None], sources: list[str]
+    paths: list[str],
+    read: Callable[[str], str | None],
+    sources: list[str],
+    functions: Container[tuple[str, str]],
 ) -> list[tuple[str, str, str]]:
-    """(path, key, name) for the names that the tables of the files at `paths` hold
-    under a key the failing tests' `sources` use."""
+    """(path, key, name) for the `functions` (by path and name) that the tables
+    of the files at `paths` hold under a key the failing tests' `sources` use."""
     keys = test_strings(sources)
-    out = []
-    for path in paths if keys else []:
+    if not keys:
+        return []
+    quoted = re.compile("|".join(f"[\"']{re.escape(k)}[\"']" for k in keys))
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    for path in paths:
         text = read(path)
-        out += [(path, key, name) for key, name in keyed(text, keys)] if text else []
-    return out
+        if not text or not quoted.search(text):
+            continue
+        held = tables(text)
+        for key in keys:
+            for name in held.get(key, ()):
+                if (path, name) in functions:
+                    found.setdefault(key, []).append((path, key, name))
+    return [item for items in found.values() if len(items) <= MAX_SELECTED for item in items]

@@ -39,10 +39,11 @@ class Resolver:
     def _targets(self, callee: str) -> list[Definition]:
         if callee.startswith("*."):
             return self.methods_named(callee[2:])
-        if "()." in callee:
+        if "()." in callee:  # a method of what a call returns
             made, _, attr = callee.rpartition("().")
-            classes = self.returned(made)
-            return self.method(classes, attr) if classes else self.methods_named(attr)
+            found = self.method(self.returned(made), attr)
+            dunder = attr.startswith("__")  # len(rows) of any class: no guess
+            return found or ([] if dunder else self.methods_named(attr))
         found = self.exact(callee)
         owner, _, attr = callee.rpartition(".")
         if not found and owner and (classes := self.classes(owner)):

@@ -156,7 +156,10 @@ class CallList:
         lines = [f"{c.path}:{c.line}: {c.caller} -> {c.callee}" for c in self.calls[:MAX_CALLS]]
         if len(self.calls) > MAX_CALLS:
             lines.append(f"[... {len(self.calls) - MAX_CALLS} more]")
-        note = "(`*.name`: a call on an object whose type static analysis cannot tell)"
+        note = (
+            "(`*.name`: a call on an object whose type static analysis cannot tell; "
+            "`f().name`: a method of what f returns)"
+        )
         return "\n".join([head, f"{self.direction}:", *lines, note])
 
 
