@@ -66,6 +66,38 @@ def test_a_reply_that_copies_the_file_as_shown_is_stopped_and_asked_again(
 
 
 @pytest.mark.slow
+def test_a_changed_function_before_the_copy_is_applied_one_cut_short_is_not(
+    tmp_path: Path,
+) -> None:
+    """The reply gives the function it changes, complete, then goes on copying the view:
+    that function is the edit (verified in one call). One that gives a function's head
+    and then a left-out-lines line is not applied."""
+    root = bigrepo.write(tmp_path / "repo")
+    files = bigrepo.files()
+    head = "\n".join(files["ledger/rates.py"].split("\n")[:2])
+    copied = f"I fix it.\n\nledger/rates.py\n```python\n{head}\n\n\n{bigrepo.FIXED}"
+    task = f"fix @ledger/rates.py: {bigrepo.FAILING} fails"
+    overrides = [*SLOW, "sampling.candidates=0", "repair.enabled=false"]
+    overrides.append("llm.profiles.s.agent_tools=false")
+    result, events, _ = run_in_process(root, [copied], task=task, overrides=overrides)
+    assert result.status == "verified" and result.model_calls == 1, result.message
+    (copy_event,) = [e.data for e in events if e.kind == "agent.copied_view"]
+    assert copy_event["salvaged"] == ["ledger/rates.py"]
+    after = (root / "ledger/rates.py").read_text()
+    assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
+
+    root = bigrepo.write(tmp_path / "again")
+    stub = bigrepo.FIXED.split("\n")[0] + '\n    """Late fee."""\n'
+    short = f"I fix it.\n\nledger/rates.py\n```python\n{head}\n\n\n{stub}"
+    result, events, _ = run_in_process(root, [short, FIX], task=task, overrides=overrides)
+    assert result.status == "verified" and result.model_calls == 2, result.message
+    (copy_event,) = [e.data for e in events if e.kind == "agent.copied_view"]
+    assert copy_event["salvaged"] == []
+    after = (root / "ledger/rates.py").read_text()
+    assert after == files["ledger/rates.py"].replace(bigrepo.BUGGY, bigrepo.FIXED)
+
+
+@pytest.mark.slow
 def test_a_task_that_names_no_file_finds_the_code_and_keeps_the_tests(tmp_path: Path) -> None:
     """`codur "tests/...::test_y fails, fix it"`: the failing test's calls lead to
     `late_fee` in the big module; the reply's change to the test is refused."""

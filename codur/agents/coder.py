@@ -18,6 +18,7 @@ from codur.agents.prompting import build_messages
 from codur.agents.proposal import Proposal, copying, read_reply, write
 from codur.agents.registry import AgentRequest, AgentResult, register
 from codur.agents.reply_shape import COPIED, FENCE_END, block_done, close_fence, copied_view
+from codur.agents.salvage import salvage
 from codur.errors import ConfigError
 from codur.memory import preferences_section
 from codur.models.finish import finish_reason, truncated
@@ -166,11 +167,16 @@ class CoderAgent:
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         cut = truncated(reply)
         if COPIED in turn.stop and finish_reason(reply) == "stop" and copied_view(text):
+            kept = salvage(text, turn.request.files, turn.edit_format, session)
             usage = reply.usage_metadata or {}
             session.bus.emit(
-                "agent.copied_view", tokens=usage.get("output_tokens"), budget=turn.budget
+                "agent.copied_view",
+                tokens=usage.get("output_tokens"),
+                budget=turn.budget,
+                salvaged=sorted(kept.sources) if kept else [],
             )
-            return copying(text), [*model_view(turns[:-1], turn.native), AIMessage(text)]
+            proposal = kept or copying(text)
+            return proposal, [*model_view(turns[:-1], turn.native), AIMessage(text)]
         one_block = FENCE_END in turn.stop
         if one_block and finish_reason(reply) == "stop":  # the server dropped the fence
             text = close_fence(text)
