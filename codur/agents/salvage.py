@@ -1,7 +1,8 @@
 """What is left of a reply stopped as it began to copy a file shown in part
 (`reply_shape.COPIED`): a small model often writes the function it changes, complete,
 and then goes on copying the view. The complete definitions before the stop are an
-edit, merged by name like any other, unless the reply cut one short.
+edit, merged by name like any other, unless the reply cut one short; a block that would
+be read as the whole new file (every definition in it, or none in the file) is not.
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ from typing import TYPE_CHECKING
 
 from codur.agents.proposal import Proposal, read_reply
 from codur.agents.reply_shape import ELIDED_START, close_fence
+from codur.edits import EditError, parse_edits
 from codur.edits.spans import definitions
 
 if TYPE_CHECKING:
     from codur.session import Session
 
-KEPT_SHARE = 0.5
+KEPT_SHARE = 0.8
 """A definition the salvaged edit keeps shorter than this share of its lines now is
-taken for one the reply abbreviated (its body left out for a `# ... lines` line), and
-nothing is salvaged."""
+taken for one the reply abbreviated (its body, or its end, left out for a `# ... lines`
+line), and nothing is salvaged."""
 SALVAGED = (
     "your reply began to copy the file as it was shown (its `# ... not shown ...` lines) "
     "and was stopped there; the complete functions before that were used"
@@ -32,7 +34,13 @@ def salvage(
     lines = text.rstrip("\n").split("\n")
     if lines and ELIDED_START.match(lines[-1]):  # the server kept the line's start
         lines.pop()
-    proposal = read_reply(close_fence("\n".join(lines) + "\n"), files, edit_format, session, False)
+    cut = close_fence("\n".join(lines) + "\n")
+    try:  # a block read as the whole new file would drop all the file after the stop
+        if any(e.how != "merged" for e in parse_edits(cut, files, edit_format)):
+            return None
+    except EditError:
+        return None
+    proposal = read_reply(cut, files, edit_format, session, False)
     if proposal.error or not proposal.sources:
         return None
     for path, new in proposal.sources.items():
