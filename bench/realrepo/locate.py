@@ -2,7 +2,7 @@
 """Does Codur show the model the code a bug is in? No model runs: the judge is the patch.
 
     .venv/bin/python bench/realrepo/locate.py [--only ID,...] [--per-package N] [--limit N]
-        [--cache DIR] [--out DIR] [-o key=value ...]
+        [--cache DIR] [--out DIR] [-o key=value ...] [--rejudge]
 
 For each bug of bugs.yaml: its buggy repository (as run.py builds it), one Codur run with
 a scripted model that routes the task to the coder and whose replies change nothing (so
@@ -13,8 +13,10 @@ the bug's patch touched stand in that prompt, read from the debug log's
 - `absent`: the prompt shows none of them (a file the task does not lead to, or a big
   file shown in part without them).
 A touched line outside any definition (a module-level constant) counts as `<module>`: it
-is visible only where its file is shown whole. Rows go to OUT/locate.jsonl (a rerun skips
-what is there); a table of the counts by task style is printed at the end.
+is visible where its file is shown whole, or where the coder's prompt holds the line
+(a file shown in part shows the module-level names its shown functions read). Rows go
+to OUT/locate.jsonl (a rerun skips what is there); a table of the counts by task style
+is printed at the end.
 """
 
 from __future__ import annotations
@@ -86,30 +88,44 @@ def touched_lines(patch: str) -> dict[str, set[int]]:
     return out
 
 
-def touched(repo: Path, patch: str) -> set[tuple[str, str]]:
-    """(path, qualified name) of each innermost definition holding a touched line."""
+def touched(repo: Path, patch: str) -> tuple[set[tuple[str, str]], list[str]]:
+    """(path, qualified name) of each innermost definition holding a touched line, and
+    the text of the touched lines outside any definition (`<module>`)."""
     found: set[tuple[str, str]] = set()
+    module: list[str] = []
     for path, lines in touched_lines(patch).items():
-        defs = qualified(parse((repo / path).read_text(encoding="utf-8")).body)
+        text = (repo / path).read_text(encoding="utf-8")
+        defs = qualified(parse(text).body)
         spans = {name: span(node) for name, node in defs.items()}
         for line in lines:
             inside = [(e - s, n) for n, (s, e) in spans.items() if s <= line <= e]
             found.add((path, min(inside)[1] if inside else "<module>"))
-    return found
+            if not inside and 0 < line <= len(text.splitlines()):
+                module.append(text.splitlines()[line - 1].strip())
+    return found, module
 
 
-def located(log: Path) -> dict | None:
+def located(log: Path) -> tuple[dict | None, str]:
+    """The first `context.located` event, and the text of the prompt that followed it."""
+    event, prompt = None, ""
     for text in log.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            event = json.loads(text)
+            data = json.loads(text)
         except json.JSONDecodeError:
             continue
-        if event.get("event") == "context.located":
-            return event
-    return None
+        if data.get("event") == "context.located" and event is None:
+            event = data
+        elif data.get("event") == "model.request" and event is not None and not prompt:
+            prompt = "\n".join(str(m.get("content", "")) for m in data.get("messages", []))
+    return event, prompt
 
 
-def where(bug_defs: set[tuple[str, str]], event: dict | None) -> str:
+def where(
+    bug_defs: set[tuple[str, str]], event: dict | None, module: list[str] = (), prompt: str = ""
+) -> str:
+    """`whole` when a definition the patch touched is shown whole, or its file is; a
+    touched line outside any definition (a constant) also when the coder's prompt holds
+    it (a file shown in part shows the module-level names its shown functions read)."""
     if event is None:
         return "no_prompt"
     found = {(f["path"], f["name"]) for f in event["found"]}
@@ -119,6 +135,9 @@ def where(bug_defs: set[tuple[str, str]], event: dict | None) -> str:
         shown = (path, name) in found or any(
             p == path and name.startswith(n + ".") for p, n in found
         )
+        telling = [line for line in module if len(line) >= 8]  # not a lone `}`
+        if name == "<module>" and path in files and telling and prompt:
+            shown = all(line in prompt for line in telling)
         if shown or path in whole_files:
             return "whole"
     return "absent"
@@ -143,20 +162,33 @@ def run_one(bug: dict, args) -> dict:
         ):
             command += ["-o", key]
         run_command([*command, "--max-iterations", "1"], repo, 600, NO_MEMORY)
-        defs = touched(repo, bug["patch"])
-        event = located(repo / LOG) if (repo / LOG).is_file() else None
         if (repo / LOG).is_file():
             (args.out / "logs").mkdir(exist_ok=True)
             (args.out / "logs" / f"{bug['id']}.log").write_bytes((repo / LOG).read_bytes())
+        return judge(bug, repo, repo / LOG)
+
+
+def judge(bug: dict, repo: Path, log: Path) -> dict:
+    """The row for `bug`: where its touched definitions stand in the prompt `log` shows."""
+    defs, module = touched(repo, bug["patch"])
+    event, prompt = located(log) if log.is_file() else (None, "")
     return {
         "id": bug["id"],
         "task_style": bug["task_style"],
         "kind": bug["kind"],
         "bug": sorted(f"{p}:{n}" for p, n in defs),
-        "where": where(defs, event),
+        "where": where(defs, event, module, prompt),
         "found": [f"{f['path']}:{f['name']}" for f in (event or {}).get("found", [])],
         "parts": (event or {}).get("parts", []),
     }
+
+
+def rejudge(bug: dict, args) -> dict:
+    """The row for `bug` from the log a run kept in OUT/logs (nothing runs)."""
+    package = args.packages[bug["package"]]
+    with tempfile.TemporaryDirectory(prefix="codur-locate-") as tmp:
+        repo = buggy_repo(bug, package, args.cache, Path(tmp) / "repo")
+        return judge(bug, repo, args.out / "logs" / f"{bug['id']}.log")
 
 
 def main() -> None:
@@ -167,6 +199,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("realrepo-results"))
     parser.add_argument("-o", "--set", action="append")
+    parser.add_argument("--rejudge", action="store_true", help="judge OUT/logs again, run nothing")
     args = parser.parse_args()
     args.cache = args.cache or default_cache()
     bugs = yaml.safe_load((HERE / "bugs.yaml").read_text())["bugs"]
@@ -180,6 +213,9 @@ def main() -> None:
     out = args.out / "locate.jsonl"
     lines = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
     rows = [json.loads(line) for line in lines if line.strip()]
+    if args.rejudge:
+        rows = [rejudge(b, args) for b in bugs if b["id"] in {r["id"] for r in rows}]
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for bug in bugs:
         if bug["id"] not in {r["id"] for r in rows}:
             row = run_one(bug, args)
