@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codur.search.calls import uncertain
+from codur.search.callee import uncertain
 from codur.search.chunks import module_name
 from codur.search.index import CodeIndex, Hit
 from codur.tools.code import snippet

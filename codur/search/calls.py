@@ -17,6 +17,7 @@ import ast
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from codur.search.annotations import returned_class
 from codur.search.chunks import module_name
 
 IMPLICIT = {
@@ -129,7 +130,8 @@ class _Visitor(ast.NodeVisitor):
         is_class = isinstance(node, ast.ClassDef)
         bases = tuple(b for e in node.bases if (b := self._name(e))) if is_class else ()
         kind = "class" if is_class else "def"
-        returns = "" if is_class else self._annotation(node.returns)
+        own = ".".join([self.module, *self.scope]) if self.classes else ""
+        returns = "" if is_class else returned_class(node.returns, self._class_name, own)
         self.defs.append(Definition(qualname, self.path, node.lineno, kind, bases, returns))
         self.scope.append(node.name)
         self.types.append({})
@@ -195,23 +197,9 @@ class _Visitor(ast.NodeVisitor):
         known = not isinstance(func, ast.Name) or self._local(func.id) is not None
         return f"{callee}()" if known else None
 
-    def _annotation(self, node: ast.expr | None) -> str:
-        """The class a return annotation names, resolved (empty: none, or not one)."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return ""
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
-            sides = [n for n in (node.left, node.right) if not _is_none(n)]
-            return self._annotation(sides[0]) if len(sides) == 1 else ""
-        if isinstance(node, ast.Subscript) and _last(node.value) == "Optional":
-            return self._annotation(node.slice)
-        if isinstance(node, ast.Name) and node.id == "Self" and self.classes:
-            return ".".join([self.module, *self.scope])
-        if isinstance(node, ast.Name):  # a class of the module or imported (not `T`)
-            return self._local(node.id) or ""
-        name = self._name(node) if isinstance(node, ast.Attribute) else None
+    def _class_name(self, node: ast.expr) -> str:
+        """A class of the module or an imported one, as a name or attribute names it."""
+        name = self._local(node.id) if isinstance(node, ast.Name) else self._name(node)
         return name if name and not name.startswith("*.") else ""
 
     def _implicit(self, obj: ast.expr, method: str) -> None:
@@ -284,15 +272,6 @@ def _binds(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
-def _last(node: ast.expr) -> str:
-    """`Optional` for `Optional`, `typing.Optional`, `t.Optional`."""
-    return (_dotted(node) or "").rsplit(".", 1)[-1]
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 def _dotted(node: ast.expr) -> str | None:
     """`a.b.c` for a chain of names and attributes, else None."""
     if isinstance(node, ast.Name):
@@ -312,24 +291,3 @@ def python_calls(path: str, source: str) -> tuple[list[Definition], list[Call]]:
     visitor = _Visitor(path)
     visitor.run(tree)
     return visitor.defs, visitor.calls
-
-
-def matches(qualname: str, query: str) -> bool:
-    """Whether `qualname` is what `query` names: the same, or its dotted tail
-    (`load`, `Loader.load`, `pkg.mod.Loader.load`)."""
-    query = query.strip().rstrip("()")
-    return qualname == query or qualname.endswith("." + query)
-
-
-def uncertain(callee: str) -> bool:
-    """A call on an object whose class the call itself does not say (`*.attr`, or a
-    method of what a call returns, `parse().attr`)."""
-    return callee.startswith("*.") or "()." in callee
-
-
-def callee_matches(callee: str, query: str) -> bool:
-    """Whether a call's target is `query`; an uncertain one (`*.attr`, `f().attr`)
-    matches any query whose last part is `attr`."""
-    if uncertain(callee):
-        return callee.rsplit(".", 1)[-1] == query.strip().rstrip("()").split(".")[-1]
-    return matches(callee, query)

@@ -16,14 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from codur.search.calls import (
-    Call,
-    Definition,
-    callee_matches,
-    matches,
-    python_calls,
-    uncertain,
-)
+from codur.search.callee import callee_matches, matches, uncertain
+from codur.search.calls import Call, Definition, python_calls
 from codur.search.chunks import CHUNKER, Chunk, python_chunks
 from codur.search.rank import BM25Ranker, Coverage, NameRanker, Ranker, chunk_document, fuse
 from codur.search.vectors import SemanticIndex
