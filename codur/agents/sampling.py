@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codur.agents.proposal import Proposal
-from codur.errors import LimitReached
 from codur.repair.scratch import Scratch
 from codur.repair.trial import Trial, TrialResult
 from codur.verify.agent import verification_context
@@ -81,10 +80,8 @@ def sample(
             if any(f.done() and f.result().passed for f in running):
                 break
             limit = session.usage.max_calls
-            if limit is not None and session.usage.calls >= limit:
-                if not running:  # nothing of this round to check: the budget ends the run
-                    raise LimitReached(f"LLM call limit reached ({limit} calls)")
-                break
+            if limit is not None and session.usage.calls >= limit and running:
+                break  # check what this round drew; with nothing to check, the call raises
             asked = fresh if fresh is not None and index % 2 == 1 else request
             proposal, _ = agent.propose(asked, session, sample=session.usage.calls)
             candidate = Candidate(index, proposal, fresh=asked is fresh)
