@@ -1,6 +1,6 @@
 """Ask mode's retrieval first, on a real three-file package (VAT rates, invoices, money):
 a question the code index covers is answered with one model call; each part of a
-multi-part question gets its own evidence and the answer is asked for every part; a
+multi-part question is answered part by part, each call with the evidence of every part; a
 question the code has nothing on goes through the research loop."""
 
 from __future__ import annotations
@@ -78,11 +78,10 @@ VAT = (
     "Where is the VAT rate for a country decided, and which function uses it to compute "
     "an invoice total?"
 )
-VAT_ANSWER = (
-    "## 1. Where the rate is decided\n`vat_rate` looks it up in `STANDARD_RATES` or "
-    "`REDUCED_RATES` (`shop/rates.py:7-10`).\n\n## 2. Who uses it\n`Invoice.total` adds "
-    "each line's VAT (`shop/invoice.py:31`)."
+RATE_ANSWER = (
+    "`vat_rate` looks it up in `STANDARD_RATES` or `REDUCED_RATES` (`shop/rates.py:7-10`)."
 )
+TOTAL_ANSWER = "`Invoice.total` adds each line's VAT (`shop/invoice.py:31`)."
 
 
 def shop(root: Path) -> Path:
@@ -110,10 +109,10 @@ def test_a_question_retrieval_covers_is_answered_with_one_model_call(tmp_path: P
     assert [(c.path, c.line, c.exists) for c in result.citations] == [("shop/rates.py", 7, True)]
 
 
-def test_each_part_of_the_vat_question_gets_evidence_in_the_one_answer_call(
+def test_each_part_of_the_vat_question_is_answered_in_its_own_call(
     tmp_path: Path,
 ) -> None:
-    result, events = direct(shop(tmp_path / "w"), [VAT_ANSWER], VAT)
+    result, events = direct(shop(tmp_path / "w"), [RATE_ANSWER, TOTAL_ANSWER], VAT)
     retrieved = [e.data for e in events if e.kind == "ask.retrieve"]
     assert [e["query"] for e in retrieved] == [
         "Where is the VAT rate for a country decided",
@@ -121,33 +120,42 @@ def test_each_part_of_the_vat_question_gets_evidence_in_the_one_answer_call(
     ]
     assert retrieved[0]["hits"][0] == "shop/rates.py:7-10"
     assert retrieved[1]["hits"][0] == "shop/invoice.py:26-32"
-    (request,) = [e.data["messages"] for e in events if e.kind == "model.request"]
-    prompt = request[0]["content"]
-    part_one = prompt.index("### Code search for part 1: Where is the VAT rate")
-    part_two = prompt.index("### Code search for part 2: which function uses it")
-    rates = prompt.index("shop/rates.py:7-10 (function vat_rate)")
-    total = prompt.index("shop/invoice.py:26-32 (method Invoice.total)")
-    assert part_one < rates < part_two and part_one < total
-    assert "- shop/invoice.py:31: shop.invoice.Invoice.total -> shop.rates.vat_rate" in prompt
-    assert "The question has 2 parts. Answer every part" in prompt
-    assert "1. Where is the VAT rate for a country decided" in prompt
-    assert "2. which function uses it to compute an invoice total" in prompt
-    assert result.status == "done" and result.model_calls == 1
+    first, second = [e.data["messages"] for e in events if e.kind == "model.request"]
+    one, two = first[0]["content"], second[0]["content"]
+    assert 'This is part 1 of 2 of the question "Where is the VAT rate' in one
+    assert 'This is part 2 of 2 of the question "Where is the VAT rate' in two
+    for prompt in (one, two):  # the same evidence, before the question: a shared prefix
+        part_one = prompt.index("### Code search for part 1: Where is the VAT rate")
+        part_two = prompt.index("### Code search for part 2: which function uses it")
+        rates = prompt.index("shop/rates.py:7-10 (function vat_rate)")
+        total = prompt.index("shop/invoice.py:26-32 (method Invoice.total)")
+        assert part_one < rates < part_two and part_one < total
+        assert "- shop/invoice.py:31: shop.invoice.Invoice.total -> shop.rates.vat_rate" in prompt
+    asked_at = one.index("Question: ")
+    assert one[:asked_at] == two[:asked_at] and asked_at > len(one) // 2
+    assert first[1]["content"] == "Where is the VAT rate for a country decided"
+    assert second[1]["content"] == "which function uses it to compute an invoice total"
+    assert result.status == "done" and result.model_calls == 2
+    first_part, second_part = result.answer.split("\n\n### 2. ")
+    assert first_part.startswith("### 1. Where is the VAT rate for a country decided\n\n")
+    assert "`vat_rate` looks it up" in first_part and "Invoice.total" not in first_part
+    assert second_part.startswith("which function uses it to compute an invoice total\n\n")
+    assert "`Invoice.total`" in second_part and "adds each line's VAT" in second_part
     cited = {(c.path, c.line) for c in result.citations if c.exists}
     assert {("shop/rates.py", 7), ("shop/invoice.py", 31)} <= cited
     assert {"shop/rates.py", "shop/invoice.py"} <= set(result.files_read)
 
 
 @pytest.mark.slow
-def test_codur_ask_on_the_command_line_answers_in_one_call(tmp_path: Path) -> None:
+def test_codur_ask_on_the_command_line_answers_each_part(tmp_path: Path) -> None:
     root = shop(tmp_path / "w")
-    flags = scripted_profile(tmp_path, [VAT_ANSWER])
+    flags = scripted_profile(tmp_path, [RATE_ANSWER, TOTAL_ANSWER])
     done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", VAT], root)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [e["route"] for e in events if e["event"] == "ask.route"] == ["answer"]
     end = events[-1]
-    assert end["event"] == "ask.end" and end["model_calls"] == 1
+    assert end["event"] == "ask.end" and end["model_calls"] == 2
     assert all(c["exists"] for c in end["citations"])
     cited = {(c["path"], c["line"]) for c in end["citations"]}
     assert {("shop/rates.py", 7), ("shop/invoice.py", 31)} <= cited
@@ -173,14 +181,18 @@ def test_a_question_the_code_has_nothing_on_goes_through_the_research_loop(
 def test_a_weak_part_sends_a_multi_part_question_to_the_research_loop(tmp_path: Path) -> None:
     question = "Where is the VAT rate decided, and how are refunds sent to the payment provider?"
     plan = json.dumps(["Search for refunds"])
-    replies = [plan, "no refunds found", FINISH, "Only the rate: `shop/rates.py:7`."]
+    replies = [plan, "no refunds found", FINISH, "`shop/rates.py:7`.", "No refunds here."]
     result, events = direct(shop(tmp_path / "w"), replies, question)
     coverage = [e.data["coverage"] for e in events if e.kind == "ask.retrieve"]
     assert coverage[0] > 0.5 and coverage[1] == 0.0
     assert [e.data["route"] for e in events if e.kind == "ask.route"] == ["research"]
-    assert result.model_calls == 4
-    synthesizer = [e.data["messages"] for e in events if e.kind == "model.request"][-1]
-    assert "2. how are refunds sent to the payment provider" in synthesizer[0]["content"]
+    assert result.model_calls == 5
+    *_, one, two = [e.data["messages"] for e in events if e.kind == "model.request"]
+    assert "This is part 2 of 2" in two[0]["content"] and "no refunds found" in two[0]["content"]
+    assert two[1]["content"] == "how are refunds sent to the payment provider"
+    assert (
+        "### 2. how are refunds sent to the payment provider\n\nNo refunds here." in result.answer
+    )
 
 
 def test_questions_split_into_parts_by_their_structure() -> None:

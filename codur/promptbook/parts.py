@@ -70,12 +70,14 @@ _CODER: tuple[PromptSpec, ...] = (
 
 _ASK: tuple[PromptSpec, ...] = (
     PromptSpec(
-        "ask_parts",
-        "ask_parts.md",
-        "ask mode: the answer's request to address every part of a multi-part question",
+        "ask_part",
+        "ask_part.md",
+        "ask mode: a multi-part question's answer call for one part (each part is answered"
+        " in its own call, from its own evidence)",
         {
+            "n": "2",
             "count": "2",
-            "parts": "1. Where is the VAT rate decided\n2. which function uses it",
+            "question": "Where is the VAT rate decided, and which function uses it?",
         },
     ),
 )
