@@ -147,6 +147,40 @@ def test_a_bare_method_of_several_classes_is_rejected() -> None:
         merge("def area(self):\n    return 1\n", two)
 
 
+CURRIED = """class Property:
+    def __init__(self, fget, doc=None):
+        self.fget = fget
+        self.doc = doc
+
+
+class Curry:
+    def __init__(self, func, *args):
+        if not callable(func):
+            raise TypeError("Input must be callable")
+        self.func = func
+        self.args = args
+        self.__doc__ = getattr(None, "__doc__", func)
+        self.__name__ = getattr(func, "__name__", "<curry>")
+"""
+
+
+def test_a_bare_method_of_several_classes_goes_to_the_one_it_repeats() -> None:
+    """The embedded model fixed toolz's `curry.__init__` as a bare `def __init__` (toolz
+    has three `__init__`s): the method whose lines it mostly repeats is the one it fixes."""
+    fixed = CURRIED.split("class Curry:\n")[1].replace(
+        'getattr(None, "__doc__", func)', 'getattr(func, "__doc__", None)'
+    )
+    for bare in (fixed, "\n".join(line[4:] for line in fixed.split("\n"))):
+        edit = merge(bare, CURRIED)
+        assert edit.replaced == ["Curry.__init__"]
+        assert edit.content == CURRIED.replace(
+            'getattr(None, "__doc__", func)', 'getattr(func, "__doc__", None)'
+        )
+    unlike = "def __init__(self, x):\n    self.x = x\n"  # like neither: not guessed
+    with pytest.raises(EditError, match=r"__init__\(\), a method of several classes"):
+        merge(unlike, CURRIED)
+
+
 def test_a_new_helper_goes_next_to_the_function_that_uses_it() -> None:
     helper = "def _digits(n):\n    return [int(c) for c in str(n)]\n\n\n"
     fixed = "def digit_sum(n):\n    return sum(_digits(n))\n"

@@ -25,7 +25,8 @@ fixed, perhaps with a line of example use), merged by name:
   member by member (the class's other methods and body stay); one that misses nothing
   replaces the class;
 - a bare method (first parameter `self`/`cls`) named like a method of exactly one class
-  replaces that method;
+  replaces that method; named like methods of several classes, the one whose lines it
+  mostly repeats, when that is clear (else it is refused: "give it inside its class");
 - a new function or class goes next to its neighbour in the block if the file has it
   (after the one before it, else before the one after it), else after the file's last
   definition and before its first module-level executable statement (the driver);
@@ -42,6 +43,7 @@ reliable line spans to merge into); a block for a new or empty file is the file.
 from __future__ import annotations
 
 import ast
+from difflib import SequenceMatcher
 
 from codur.edits.base import Edit, EditError
 from codur.edits.imports import add_imports
@@ -50,6 +52,11 @@ from codur.edits.splice import Source, attached_start, indent_of, reindent, spli
 from codur.edits.whole import complete, is_whole, parse_block, refuse_into_broken
 
 _METHOD_DECORATORS = {"staticmethod", "classmethod", "property"}
+RESEMBLES = 0.6
+"""Share of lines a bare method must have in common with one class's method of its name
+(difflib's ratio) to be taken for that method..."""
+AHEAD = 0.25
+"""... and by how much more than with any other class's."""
 
 
 def merge_python(path: str, original: str | None, block: str) -> Edit:
@@ -174,14 +181,37 @@ class _Merge:
         self._add_after(span(old_cls).end, waiting, indent, blank=1)
 
     def _bare_method(self, node: Definition, owners: list[tuple[ast.ClassDef, Definition]]) -> None:
-        if len(owners) > 1:
+        owner = owners[0] if len(owners) == 1 else self._resembled(node, owners)
+        if owner is None:
             classes = ", ".join(cls.name for cls, _ in owners)
             raise EditError(
                 f"the block for {self.path} defines {node.name}(), a method of several "
                 f"classes ({classes}); give it inside its class"
             )
-        cls, target = owners[0]
+        cls, target = owner
         self._replace(target, node, f"{cls.name}.{node.name}")
+
+    def _resembled(
+        self, node: Definition, owners: list[tuple[ast.ClassDef, Definition]]
+    ) -> tuple[ast.ClassDef, Definition] | None:
+        """The class whose method a bare method of several classes' name rewrites: the one
+        whose lines it mostly repeats (a fix changes a few lines of the method it came
+        from), when that is clear (RESEMBLES, and AHEAD of the next); else None."""
+        given = [line.strip() for line in self._lines(node)]
+        scores = sorted(
+            (
+                (
+                    _similarity(
+                        given, [line.strip() for line in self.source.lines[s.start - 1 : s.end]]
+                    ),
+                    n,
+                )
+                for n, s in enumerate(span(target) for _, target in owners)
+            ),
+            reverse=True,
+        )
+        (best, n), (second, _) = scores[0], scores[1]
+        return owners[n] if best >= RESEMBLES and best - second >= AHEAD else None
 
     def _lines(self, node: ast.stmt, comments: bool = False) -> list[str]:
         start = span(node).start
@@ -239,3 +269,7 @@ class _Merge:
             f"the block for {self.path} {what}; give the complete file, "
             f"or the changed function(s) among: {expected}"
         )
+
+
+def _similarity(given: list[str], old: list[str]) -> float:
+    return SequenceMatcher(None, given, old, autojunk=False).ratio()
