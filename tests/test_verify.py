@@ -168,3 +168,31 @@ def test_tests_inside_a_virtualenv_do_not_count(tmp_path: Path) -> None:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_lib.py").write_text("def test_y():\n    pass\n")
     assert plan_for(ws).checks == [TestCheck(paths=["tests"], budget_s=300.0)]
+
+
+def test_the_same_failure_reads_the_same_whatever_the_run_s_addresses_and_timing() -> None:
+    """pytest prints reprs with memory addresses and its timing: two runs of the same
+    failing test give the model the same text (one prompt, one cached prefix) and the
+    stuck detection the same fingerprint; another failure stays another."""
+    from codur.verify.evidence import Evidence
+    from codur.verify.plan import VerificationPlan
+    from codur.verify.result import VerificationResult
+
+    def failing(address: str, seconds: str, value: str = "None") -> VerificationResult:
+        text = (
+            f"E  + where {value} = <function test_doc.<locals>.f at {address}>.__doc__\n"
+            f"1 failed, 179 passed in {seconds}s"
+        )
+        evidence = Evidence(
+            check="tests", passed=False, command="pytest", summary="1 failed",
+            feedback=text, fingerprint=text,
+        )  # fmt: skip
+        plan = VerificationPlan(strategy="tests", checks=[], reasoning="")
+        return VerificationResult(passed=False, strategy="tests", evidence=[evidence], plan=plan)
+
+    one, two = failing("0x7efc7244fb00", "0.45"), failing("0x7f4af656bb00", "0.49")
+    assert one.feedback == two.feedback and one.fingerprint == two.fingerprint
+    assert "<function test_doc.<locals>.f at 0x...>" in one.feedback
+    assert "1 failed, 179 passed in ...s" in one.feedback
+    other = failing("0x7efc7244fb00", "0.45", value="'x'")
+    assert other.fingerprint != one.fingerprint

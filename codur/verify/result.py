@@ -5,12 +5,30 @@ Plain pydantic data (no live objects), so it can sit in the graph state and a ch
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from codur.verify.evidence import Evidence, Location
 from codur.verify.plan import VerificationPlan
+
+_VOLATILE = (
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x..."),  # where an object sits in memory
+    (re.compile(r"\b(passed|failed|errors?|skipped)( in )\d+(\.\d+)?s\b"), r"\1\2...s"),
+)
+"""What differs between two runs of the same failing check: object addresses in reprs
+(`<function f at 0x7efc7244fb00>`) and pytest's timing (`1 failed in 0.45s`)."""
+
+
+def steady(text: str) -> str:
+    """`text` without what differs from run to run of the same check: the same failure
+    reads the same to the model (same prompt, same cached prefix, a reproducible run) and
+    to the stuck detection."""
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
 
 Strategy = Literal["output", "tests", "static", "hybrid", "none"]
 """output: run an entry point, compare with its expected output; tests: pytest; static:
@@ -40,7 +58,7 @@ class VerificationResult(BaseModel):
 
     @property
     def fingerprint(self) -> str:
-        return "\n".join(e.fingerprint for e in self.failed)
+        return steady("\n".join(e.fingerprint for e in self.failed))
 
     @property
     def feedback(self) -> str:
@@ -48,7 +66,7 @@ class VerificationResult(BaseModel):
         parts = [e.feedback for e in self.failed if e.feedback]
         if self.suggestions:
             parts.append("Where to look:\n" + "\n".join(f"- {s}" for s in self.suggestions))
-        return "\n\n".join(parts)
+        return steady("\n\n".join(parts))
 
     @property
     def locations(self) -> list[Location]:
