@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
-import json
 import os
 import threading
 from pathlib import Path
@@ -147,14 +146,10 @@ def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
     marker_program(tmp_path / "bin" / "claude", marker)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     root = buggy_folder(tmp_path / "w")
-    # a task naming no file: classified (unsure), then the planner is asked
-    unsure = json.dumps({"kind": "unclear", "confidence": 0.3})
-    replies = [unsure, delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
+    # the task names main.py: a code task, so no classification call; the planner is asked
+    replies = [delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
     result, events, _ = run_in_process(
-        root,
-        replies,
-        task="fix the sum the program prints",
-        overrides=["planning.max_retry_attempts=0"],
+        root, replies, task="fix the sum in main.py", overrides=["planning.max_retry_attempts=0"]
     )
     kinds = [e.kind for e in events]
     assert "plan.invalid" in kinds and "plan.fallback" in kinds
