@@ -360,21 +360,6 @@ def test_single_agent_code_task_needs_no_planning_call(tmp_path: Path) -> None:
     assert "llm_plan" in nodes and decision["agent"] == "agent:coder"
 
 
-def test_a_task_naming_a_file_without_at_needs_no_planning_call(tmp_path: Path) -> None:
-    """`main.py prints the wrong total: fix it` names a file of the folder as `@main.py`
-    would: with a single agent nothing is left to plan, so the coder's reply is the one
-    model call (no classification, no planner JSON from a small model)."""
-    root = tmp_path / "work"
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    task = "main.py prints the wrong total: fix it"
-    result, events, _ = run_in_process(root, [whole_file("main.py", FIXED)], task=task)
-    assert result.status == "verified" and result.model_calls == 1
-    decision = next(e.data for e in events if e.kind == "plan.decision")
-    assert decision["agent"] == "agent:coder" and decision["route"] == "edit"
-
-
 def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
     plan = json.dumps({"action": "delegate", "agent": "coder"})
     run = Run(tmp_path, [plan, whole_file("main.py", FIXED)])
