@@ -181,7 +181,7 @@ def test_the_same_failure_reads_the_same_whatever_the_run_s_addresses_and_timing
     def failing(address: str, seconds: str, value: str = "None") -> VerificationResult:
         text = (
             f"E  + where {value} = <function test_doc.<locals>.f at {address}>.__doc__\n"
-            f"1 failed, 179 passed in {seconds}s"
+            f"1 failed, 179 passed in {seconds}"
         )
         evidence = Evidence(
             check="tests", passed=False, command="pytest", summary="1 failed",
@@ -190,9 +190,13 @@ def test_the_same_failure_reads_the_same_whatever_the_run_s_addresses_and_timing
         plan = VerificationPlan(strategy="tests", checks=[], reasoning="")
         return VerificationResult(passed=False, strategy="tests", evidence=[evidence], plan=plan)
 
-    one, two = failing("0x7efc7244fb00", "0.45"), failing("0x7f4af656bb00", "0.49")
+    one, two = failing("0x7efc7244fb00", "0.45s"), failing("0x7f4af656bb00", "0.49s")
     assert one.feedback == two.feedback and one.fingerprint == two.fingerprint
     assert "<function test_doc.<locals>.f at 0x...>" in one.feedback
     assert "1 failed, 179 passed in ...s" in one.feedback
-    other = failing("0x7efc7244fb00", "0.45", value="'x'")
+    other = failing("0x7efc7244fb00", "0.45s", value="'x'")
     assert other.fingerprint != one.fingerprint
+    slow = failing("0x7efc7244fb00", "65.43s (0:01:05)")
+    assert slow.feedback == one.feedback  # the minutes pytest adds past 60 s go too
+    printed = failing("0x7efc7244fb00", "0.45s", value="0xdeadbeef12")  # hex a program prints
+    assert "0xdeadbeef12" in printed.feedback and printed.fingerprint != one.fingerprint
