@@ -210,3 +210,15 @@ def test_questions_split_into_parts_by_their_structure() -> None:
     assert split_question(many) == [
         "What is alpha", "What is beta", "Where is gamma", "Why delta, Who calls epsilon",
     ]  # fmt: skip
+
+
+def test_a_part_that_asks_nothing_is_answered_with_the_question_before_it(
+    tmp_path: Path,
+) -> None:
+    question = "What does vat_rate return for a reduced rate? Please keep it short."
+    assert split_question(question) == [
+        "What does vat_rate return for a reduced rate, Please keep it short."
+    ]
+    answer = "The reduced table's rate (`shop/rates.py:7-10`)."
+    result, _ = direct(shop(tmp_path / "w"), [answer], question)
+    assert result.model_calls == 1 and result.answer == answer

@@ -211,8 +211,9 @@ class AskConfig(_Section):
     """Characters of those chunks (and of the callers of the functions found) shown to the
     model, shared evenly by the question's parts: the answer call's prompt, so its time."""
     direct_answer: bool = True
-    """Answer in one model call from the retrieved code when retrieval is strong (every
-    part covered at least `min_coverage`); off: the research loop always runs."""
+    """Answer in one model call (one a part of a multi-part question) from the retrieved
+    code when retrieval is strong (every part covered at least `min_coverage`); off: the
+    research loop always runs."""
     min_coverage: float = Field(0.5, ge=0, le=1)
     """Retrieval is strong when, for every part of the question, its chunks hold at least
     this IDF-weighted share of the part's words (a word the code does not have counts as

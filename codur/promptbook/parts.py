@@ -73,7 +73,7 @@ _ASK: tuple[PromptSpec, ...] = (
         "ask_part",
         "ask_part.md",
         "ask mode: a multi-part question's answer call for one part (each part is answered"
-        " in its own call, from its own evidence)",
+        " in its own call, from the evidence of all)",
         {
             "n": "2",
             "count": "2",

@@ -2,10 +2,10 @@
 `path:line`; definitions it names in backticks without a location get one from the code
 index (ground.py).
 
-A question of several parts is answered part by part, one call each under a heading of
-its own, every call from the same evidence (a later part may say "it" for an earlier
-one's subject): a small model asked for every part in one reply answered the first and
-dropped the rest (bench/ask.py: both parts cited for 2 of 6 two-part questions). The
+A question of several parts (each asks something: `codur.ask.parts`) is answered part
+by part, one call each under a heading of its own, every call from the same evidence (a
+later part may say "it" for an earlier one's subject): a small model asked for every part
+in one reply left one part uncited in 4 of 6 two-part questions (bench/ask.py). The
 evidence comes before the question in the prompt, so the calls share its prefix and
 the embedded model evaluates it once."""
 
