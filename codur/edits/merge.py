@@ -197,21 +197,13 @@ class _Merge:
         """The class whose method a bare method of several classes' name rewrites: the one
         whose lines it mostly repeats (a fix changes a few lines of the method it came
         from), when that is clear (RESEMBLES, and AHEAD of the next); else None."""
-        given = [line.strip() for line in self._lines(node)]
-        scores = sorted(
-            (
-                (
-                    _similarity(
-                        given, [line.strip() for line in self.source.lines[s.start - 1 : s.end]]
-                    ),
-                    n,
-                )
-                for n, s in enumerate(span(target) for _, target in owners)
-            ),
-            reverse=True,
-        )
-        (best, n), (second, _) = scores[0], scores[1]
-        return owners[n] if best >= RESEMBLES and best - second >= AHEAD else None
+        ratios = [_similarity(self._lines(node), self._old_lines(t)) for _, t in owners]
+        best, second = sorted(ratios, reverse=True)[:2]
+        return owners[ratios.index(best)] if best >= RESEMBLES and best - second >= AHEAD else None
+
+    def _old_lines(self, node: Definition) -> list[str]:
+        where = span(node)
+        return self.source.lines[where.start - 1 : where.end]
 
     def _lines(self, node: ast.stmt, comments: bool = False) -> list[str]:
         start = span(node).start
@@ -272,4 +264,6 @@ class _Merge:
 
 
 def _similarity(given: list[str], old: list[str]) -> float:
-    return SequenceMatcher(None, given, old, autojunk=False).ratio()
+    """difflib's ratio of the two line lists, indentation aside."""
+    a, b = [line.strip() for line in given], [line.strip() for line in old]
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
