@@ -200,3 +200,23 @@ def test_the_same_failure_reads_the_same_whatever_the_run_s_addresses_and_timing
     assert slow.feedback == one.feedback  # the minutes pytest adds past 60 s go too
     printed = failing("0x7efc7244fb00", "0.45s", value="0xdeadbeef12")  # hex a program prints
     assert "0xdeadbeef12" in printed.feedback and printed.fingerprint != one.fingerprint
+
+
+@pytest.mark.slow
+def test_two_real_runs_of_the_same_failing_test_read_the_same(tmp_path: Path) -> None:
+    """The real pytest, twice: its report shows a local function's repr (a new address in
+    each process) and its timing; the model and the stuck detection see one failure."""
+    ws = make(
+        tmp_path,
+        {
+            "lib.py": "def doc_of(f):\n    return None\n",
+            "test_lib.py": (
+                "from lib import doc_of\n\n\ndef test_doc():\n"
+                "    def f():\n        'A docstring'\n\n    assert doc_of(f) == f.__doc__\n"
+            ),
+        },
+    )
+    first, second = (verify_task(ToolContext(ws), VerifyConfig(), [], []) for _ in range(2))
+    assert not first.passed and not second.passed
+    assert "at 0x...>" in first.feedback and " in ...s" in first.feedback
+    assert first.feedback == second.feedback and first.fingerprint == second.fingerprint

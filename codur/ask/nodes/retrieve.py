@@ -1,8 +1,8 @@
 """retrieve: the code index searched for each part of the question, once, before any
 model call; then the route. When retrieval is strong for every part (its chunks cover
 `ask.min_coverage` of its words, or are every chunk holding any of them), the
-synthesizer answers from them in one model call (one a part); else the research loop (planner,
-executor, refinery) runs, and every node of it sees the chunks.
+synthesizer answers from them in one model call (one a part); else the research loop
+(planner, executor, refinery) runs, and every node of it sees the chunks.
 
 Searching the question up front matters even in the loop: a 1.5B model asked
 `calculate_cell_width` for one result and cited the wrong file.
