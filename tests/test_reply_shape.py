@@ -179,3 +179,22 @@ def test_a_reply_that_stopped_inside_its_block_copied_the_view() -> None:
     shell = "Fix.\nparse.py\n```python\nclass P:\n    # ... lines 7-9 not shown ...\n"
     assert not copied_view(shell + "    def f(self):\n        return 1\n```\n")
     assert not copied_view("Fix.\nmain.py\n```python\nprint(1)\n```\n")
+
+
+def test_a_reply_cut_in_a_later_function_keeps_the_one_it_completed(tmp_path: Path) -> None:
+    """The model gives the fixed function, then goes on into another one until its budget
+    runs out: the complete function before the cut is the edit (one call, verified), and
+    the debug log says what was salvaged."""
+    from helpers import run_in_process
+
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "main.py").write_text(big_program())
+    (root / "expected.txt").write_text("10\n")
+    later = '\n\ndef helper_0(value):\n    """Return value'
+    cut = {"content": "main.py\n```python\n" + TOTAL_FIXED + later, "finish_reason": "length"}
+    result, events, _ = run_in_process(root, [cut], overrides=["llm.profiles.s.agent_tools=false"])
+    assert result.status == "verified" and result.model_calls == 1, result.message
+    assert (root / "main.py").read_text() == big_program(fixed=True)
+    (note,) = [e.data for e in events if e.kind == "agent.cut_salvaged"]
+    assert note["salvaged"] == ["main.py"]

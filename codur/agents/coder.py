@@ -183,7 +183,15 @@ class CoderAgent:
         elif one_block and cut and block_done(text):
             cut = False
             session.bus.emit("agent.prose_cut", tokens=turn.budget)
-        proposal = read_reply(text, turn.request.files, turn.edit_format, session, cut)
+        kept = None
+        if cut and turn.edit_format == "functions":
+            kept = salvage(text, turn.request.files, turn.edit_format, session, cut=True)
+            session.bus.emit(
+                "agent.cut_salvaged",
+                budget=turn.budget,
+                salvaged=sorted(kept.sources) if kept else [],
+            )
+        proposal = kept or read_reply(text, turn.request.files, turn.edit_format, session, cut)
         if hit_cap(turns):
             limit = f"tool-call limit reached ({turn.max_rounds} rounds): answer without tools"
             session.bus.emit("agent.tool_limit", rounds=turn.max_rounds)
