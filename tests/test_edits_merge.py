@@ -307,3 +307,25 @@ def test_a_block_holding_only_the_path_names_the_next_block() -> None:
     reply = f"Implemented.\n\n```\nsolution.py\n```\n\n```python\n{body}```\n"
     (edit,) = parse_edits(reply, {"solution.py": original, "other.py": ""}, "whole_file")
     assert edit.path == "solution.py" and edit.content == body
+
+
+def test_a_function_abridged_with_a_left_out_lines_line_is_refused() -> None:
+    """A file shown in part has `# ... not shown ...` lines between definitions; one a reply
+    puts inside a function stands for lines the merged function would lose. Between
+    methods of a class given in part, such a line is only a comment: the class merges
+    member by member."""
+    abridged = (
+        "class Shape:\n    def area(self):\n        # ... lines 8-9 not shown ...\n"
+        "        return self.size * 3\n"
+    )
+    with pytest.raises(EditError, match="would drop the lines that line stands for"):
+        merge(abridged, SHAPES, fmt="functions")
+    nested = "def f():\n    def g():\n        # ... (12 lines not shown) ...\n        pass\n"
+    with pytest.raises(EditError, match=r"f\(\) with a"):
+        merge(nested, "def f():\n    return 1\n", fmt="functions")
+    in_part = (
+        "class Shape:\n    # ... lines 5-8 not shown ...\n    def area(self):\n"
+        "        return self.size * 3\n    # ... lines 12-14 not shown ...\n"
+    )
+    edit = merge(in_part, SHAPES, fmt="functions")
+    assert edit.content == SHAPES.replace("self.size * 2", "self.size * 3")
