@@ -311,21 +311,53 @@ def test_a_block_holding_only_the_path_names_the_next_block() -> None:
 
 def test_a_function_abridged_with_a_left_out_lines_line_is_refused() -> None:
     """A file shown in part has `# ... not shown ...` lines between definitions; one a reply
-    puts inside a function stands for lines the merged function would lose. Between
-    methods of a class given in part, such a line is only a comment: the class merges
-    member by member."""
+    puts inside a function, or one naming some of a function's lines, or one without line
+    numbers right after a function stands for lines the written function would lose.
+    Between methods of a class given in part, such a line is only a comment: the class
+    merges member by member."""
     abridged = (
         "class Shape:\n    def area(self):\n        # ... lines 8-9 not shown ...\n"
         "        return self.size * 3\n"
     )
-    with pytest.raises(EditError, match="would drop the lines that line stands for"):
+    with pytest.raises(EditError, match=r"abridges area\(\)"):
         merge(abridged, SHAPES, fmt="functions")
     nested = "def f():\n    def g():\n        # ... (12 lines not shown) ...\n        pass\n"
-    with pytest.raises(EditError, match=r"f\(\) with a"):
-        merge(nested, "def f():\n    return 1\n", fmt="functions")
+    with pytest.raises(EditError, match="would drop the lines"):
+        merge(nested, "def f():\n    return 1\n", fmt="functions")  # the whole file too
+    five = "def f():\n    a = 1\n    b = 2\n    return a + b\n\n\ndef g():\n    return 0\n"
+    tail = "def f():\n    a = 10\n    # ... lines 3-4 not shown ...\n"  # after its last line
+    with pytest.raises(EditError, match=r"abridges f\(\)"):
+        merge(tail, five, fmt="functions")
+    with pytest.raises(EditError, match=r"abridges f\(\)"):
+        merge("def f():\n    a = 10\n# ... (2 lines not shown) ...\n", five, fmt="functions")
     in_part = (
         "class Shape:\n    # ... lines 5-8 not shown ...\n    def area(self):\n"
         "        return self.size * 3\n    # ... lines 12-14 not shown ...\n"
     )
     edit = merge(in_part, SHAPES, fmt="functions")
     assert edit.content == SHAPES.replace("self.size * 2", "self.size * 3")
+
+
+def test_left_out_lines_text_in_a_string_or_a_plain_comment_is_code() -> None:
+    """Only a comment of the exact left-out-lines form counts: the same words in a string,
+    a comment that merely says "not shown", or one the file itself holds are code."""
+    printer = 'def show():\n    return """\ndef f():\n    # ... lines 2-3 not shown ...\n"""\n'
+    original = printer + "\n\ndef g():\n    return 1\n"
+    edit = merge(original.replace("return 1", "return 2"), original)  # the whole file
+    assert edit.how == "whole_file" and "return 2" in edit.content
+    logged = "def h(p):\n    # ... the password is not shown in the log\n    return 2\n"
+    assert "return 2" in merge(logged, "def h(p):\n    return 1\n").content
+    own = "def k():\n    # ... (3 lines not shown) ...\n    return 1\n"
+    assert "return 5" in merge(own.replace("return 1", "return 5"), own).content
+
+
+def test_a_copied_view_with_every_definition_is_merged_not_taken_for_the_file() -> None:
+    """A reply copying a view that shows every definition but leaves out a module-level
+    table: read as the whole file it would drop the table; with its left-out-lines line
+    it is a fragment, and the table stays."""
+    table = "".join(f"    {n},\n" for n in range(30))
+    original = f"SCALE = 2\n\n\ndef f(x):\n    return x + SCALE\n\n\nTABLE = [\n{table}]\n"
+    view = "SCALE = 2\n\n\ndef f(x):\n    return x * SCALE\n# ... lines 8-38 not shown ...\n"
+    edit = merge(view, original, fmt="functions")
+    assert edit.how == "merged"
+    assert edit.content == original.replace("x + SCALE", "x * SCALE")

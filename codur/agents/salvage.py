@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from codur.agents.proposal import Proposal, read_reply
 from codur.agents.reply_shape import ELIDED_START, close_fence
 from codur.edits import EditError, parse_edits
-from codur.edits.spans import definitions
+from codur.edits.spans import definitions, parse
 from codur.edits.splice import indent_of
 
 if TYPE_CHECKING:
@@ -91,8 +91,8 @@ def complete_part(lines: list[str]) -> list[str]:
 def _closes(before: list[str], indent: int) -> bool:
     """Whether a definition line at `indent` after `before` leaves open only classes."""
     try:
-        tree = ast.parse("\n".join(before))
-    except SyntaxError:
+        tree = parse("\n".join(before))
+    except SyntaxError:  # a null byte too, on any Python
         return False
     node: ast.AST = tree
     while children := [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)]:

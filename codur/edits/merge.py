@@ -36,18 +36,19 @@ fixed, perhaps with a line of example use), merged by name:
   the file's own stay, and `Edit.kept` says which were left out.
 
 A fragment whose definitions match nothing in the file is rejected with the names it
-could have used. A block with a function abridged by a left-out-lines line inside it
-(`# ... lines 5-9 not shown ...`, copied from a file shown in part) is refused: written,
-the function would lose those lines. So is a fragment for a file that does not compile (there are no
+could have used. So is a block with a function abridged by a left-out-lines line
+(`# ... lines 5-9 not shown ...`, copied from a file shown in part:
+`codur.edits.abridged`); one with such lines between its definitions is a fragment,
+never the whole file. So is a fragment for a file that does not compile (there are no
 reliable line spans to merge into); a block for a new or empty file is the file.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from difflib import SequenceMatcher
 
+from codur.edits.abridged import left_out, refuse_abridged
 from codur.edits.base import Edit, EditError
 from codur.edits.imports import add_imports
 from codur.edits.spans import DEFINITIONS, Definition, Layout, layout, members, span
@@ -60,9 +61,6 @@ RESEMBLES = 0.6
 (difflib's ratio) to be taken for that method..."""
 AHEAD = 0.25
 """... and by how much more than with any other class's."""
-LEFT_OUT = re.compile(r"\s*# \.\.\. .*\bnot shown\b")
-"""A line standing for lines of a file shown in part (`codur.edits.excerpt`, and
-`codur.agents.fit` for a file cut to fit): inside a function, the function is abridged."""
 
 
 def merge_python(path: str, original: str | None, block: str) -> Edit:
@@ -78,25 +76,11 @@ def merge_python(path: str, original: str | None, block: str) -> Edit:
     if parsed is None:
         return Edit(path, block)  # not Python: check_syntax gives the model the error
     block, new = parsed
-    _refuse_abridged(path, block)
-    if is_whole(old, new):
+    marks = left_out(block, original)
+    refuse_abridged(path, block, original, marks)
+    if is_whole(old, new) and not marks:  # lines left out: not the whole file
         return Edit(path, block)
     return _Merge(path, original, old, block, new).run()
-
-
-def _refuse_abridged(path: str, block: str) -> None:
-    """A function of the block whose body has a left-out-lines line (LEFT_OUT): written,
-    it would lose the lines that line stands for."""
-    lines = split_lines(block)
-    for node in ast.walk(ast.parse(block)):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            where = span(node)
-            if any(LEFT_OUT.match(line) for line in lines[where.start : where.end]):
-                raise EditError(
-                    f"the block for {path} gives {node.name}() with a `# ... not shown ...` "
-                    "line inside it, which would drop the lines that line stands for; give "
-                    "each function you change complete"
-                )
 
 
 def _is_method(node: Definition) -> bool:

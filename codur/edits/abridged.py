@@ -1,0 +1,65 @@
+"""Left-out-lines lines in a model's block: the `# ... lines 12-40 not shown ...` comments
+of a file shown in part (`codur.edits.excerpt`) and the `# ... (12 lines not shown) ...`
+of one cut to fit (`codur.agents.fit`), which a model copies into its reply.
+
+Between definitions such a line is only a comment: the merge leaves the lines it stands
+for as they are. One that abridges a function would lose lines: inside a function's
+body; naming lines that are part of a function of the file but not all of it (a view
+shows functions whole, so only an abridged copy says so); or, without line numbers,
+right after a function. A block that holds one is never the whole new file either.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from codur.edits.base import EditError
+from codur.edits.spans import Span, parse, span
+
+LEFT_OUT = re.compile(
+    r"#\s*\.\.\.\s*(?:lines? (\d+)(?:-(\d+))? not shown|\(\d+ lines? not shown\))\s*\.\.\.\s*$"
+)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def left_out(block: str, original: str) -> dict[int, Span | None]:
+    """Line of each left-out-lines comment of `block` (parsed Python) -> the file's lines
+    it names (None: it names none); those `original` itself holds are its own comments."""
+    own = set(original.splitlines())
+    found: dict[int, Span | None] = {}
+    for token in tokenize.generate_tokens(io.StringIO(block).readline):
+        if token.type != tokenize.COMMENT or token.line.rstrip("\n") in own:
+            continue
+        if (match := LEFT_OUT.match(token.string)) is not None:
+            first = match[1]
+            found[token.start[0]] = Span(int(first), int(match[2] or first)) if first else None
+    return found
+
+
+def refuse_abridged(path: str, block: str, original: str, marks: dict[int, Span | None]) -> None:
+    """EditError when a left-out-lines line of `block` (`marks`, from `left_out`) abridges a
+    function."""
+    lines = block.split("\n")
+    given = [(n.name, span(n)) for n in ast.walk(parse(block)) if isinstance(n, FUNCTIONS)]
+    owned = [(n.name, span(n)) for n in ast.walk(parse(original)) if isinstance(n, FUNCTIONS)]
+    for at, names in marks.items():
+        if names is not None:  # lines of the file: some of a function's, not all
+            cut = [name for name, where in owned if _part(names, where)]
+        else:  # no lines named: right after a function
+            cut = [n for n, w in given if w.end < at and not "".join(lines[w.end : at - 1]).strip()]
+        cut += [name for name, where in given if where.start < at <= where.end]  # inside one
+        if cut:
+            raise EditError(
+                f"the block for {path} abridges {cut[-1]}() with a `# ... not shown ...` "
+                "line, which would drop the lines that line stands for; give each "
+                "function you change complete"
+            )
+
+
+def _part(names: Span, function: Span) -> bool:
+    """Whether `names` holds some of `function`'s lines but not all."""
+    overlaps = names.start <= function.end and names.end >= function.start
+    return overlaps and not (names.start <= function.start and names.end >= function.end)
