@@ -181,3 +181,24 @@ def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
     assert all(book.render(name).startswith("Answer format:") for name in EDIT_PROMPTS.values())
     with pytest.raises(ValueError, match="unknown edit format 'diff'"):
         parse_edits("", FILES, "diff")
+
+
+ITEMS = "class AoT:\n    def set(self, v):\n        return v\n\n    def get(self):\n        return 1\n"
+UTILS = "def merge(a, b):\n    return a\n\n\ndef get():\n    return 0\n"
+
+
+def test_an_unnamed_block_is_for_the_one_shown_file_that_defines_what_it_gives() -> None:
+    """Several files shown and a block with no path: the file that defines its class or
+    function is the one it is for (the prose naming it in a sentence is not read); a name
+    two files define, or none, leaves the block unread."""
+    files = {"pkg/items.py": ITEMS, "pkg/utils.py": UTILS}
+    fixed = "class AoT:\n    def set(self, v):\n        return v + 1\n"
+    reply = f"Here's the fixed `set` method of `pkg/items.py`:\n\n```python\n{fixed}```\n"
+    (edit,) = parse_edits(reply, files, "functions")
+    assert edit.path == "pkg/items.py" and edit.how == "merged"
+    assert edit.content == ITEMS.replace("return v\n", "return v + 1\n")
+    method = "```python\n    def set(self, v):\n        return v * 2\n```\n"  # a bare method
+    assert [e.path for e in parse_edits(method, files, "functions")] == ["pkg/items.py"]
+    both = "```python\ndef get():\n    return 5\n```\n"  # utils.get and AoT.get
+    assert parse_edits(both, files, "functions") == []
+    assert parse_edits("```python\ndef other():\n    pass\n```\n", files, "functions") == []

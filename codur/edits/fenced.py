@@ -3,12 +3,15 @@
 A block is for the path on the line before it (`main.py`, `**main.py**`, `File: main.py`),
 in its info string (```python main.py), echoed as its first line, or in a block of its
 own just before it (```\nmain.py\n```); with one file shown, an unnamed block (the
-longest, when there are several) is for that file. An empty block is never an edit.
+longest, when there are several) is for that file; with several shown, an unnamed block
+is for the one file that defines what it gives (`codur.edits.parse`). An empty block is
+never an edit.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _PATH_DECOR = re.compile(r"^[#*`>\s]*(?:file(?:name)?\s*:\s*)?|[*`:\s]*$", re.IGNORECASE)
@@ -55,9 +58,12 @@ def _echoed(line: str, known: list[str]) -> str | None:
     return path if path in known else None
 
 
-def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
+def fenced_blocks(
+    reply: str, known: list[str], owner: Callable[[str], str | None] | None = None
+) -> list[tuple[str, str]]:
     """(path, body) for each fenced block that names a path, in reply order; if none
-    does and one file is known, the longest unnamed block for that file."""
+    does: with one file known, the longest unnamed block for that file; with several,
+    each unnamed block for the file `owner` says it is for (by what it defines)."""
     named: list[tuple[str, str]] = []
     unnamed: list[str] = []
     label: str | None = None  # a block holding only a path names the next block
@@ -85,6 +91,8 @@ def fenced_blocks(reply: str, known: list[str]) -> list[tuple[str, str]]:
             unnamed.append(body)
     if not named and unnamed and len(known) == 1:
         return [(known[0], max(unnamed, key=len))]
+    if not named and owner is not None:
+        return [(path, body) for body in unnamed if (path := owner(body)) is not None]
     return named
 
 

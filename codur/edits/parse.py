@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
+from functools import partial
 
 from codur.edits.base import Edit, EditError
 from codur.edits.fenced import drop_path_comment, fenced_blocks
@@ -12,8 +14,9 @@ from codur.edits.search_replace import (
     mask_search_replace,
     search_replace_paths,
 )
-from codur.edits.spans import layout
+from codur.edits.spans import layout, members
 from codur.edits.splice import restyled
+from codur.edits.whole import parse_block
 
 EDIT_FORMATS = ("whole_file", "search_replace", "functions")
 
@@ -34,7 +37,7 @@ def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edi
         raise ValueError(f"unknown edit format {edit_format!r}")
     edits = {e.path: e for e in apply_search_replace(reply, files)}
     searched = set(edits)
-    blocks = fenced_blocks(mask_search_replace(reply), list(files))
+    blocks = fenced_blocks(mask_search_replace(reply), list(files), partial(owner, files=files))
     defining = {path for path, body in blocks if _defines(path, body) is True}
     examples: dict[str, list[str]] = {}
     for path, body in blocks:
@@ -61,6 +64,25 @@ def paths_named(reply: str, known: list[str]) -> list[str]:
     not show is merged into the file like any other, not taken for all of it)."""
     fenced = [path for path, _ in fenced_blocks(mask_search_replace(reply), known)]
     return list(dict.fromkeys([*search_replace_paths(reply, known), *fenced]))
+
+
+def owner(body: str, files: dict[str, str]) -> str | None:
+    """The one Python file of `files` that defines every function and class a block gives
+    (as a top-level definition or a method); None: no such file, or several."""
+    parsed = parse_block(body)
+    given = {d.name for d in parsed[1].definitions} if parsed else set()
+    found = [path for path, text in files.items() if given and given <= _defined(path, text)]
+    return found[0] if len(found) == 1 else None
+
+
+def _defined(path: str, text: str) -> set[str]:
+    """Names of a Python file's top-level definitions and of its classes' members."""
+    try:
+        tops = layout(text).definitions if is_python(path) else []
+    except SyntaxError:
+        return set()
+    inner = {name for d in tops if isinstance(d, ast.ClassDef) for name in members(d)}
+    return {d.name for d in tops} | inner
 
 
 def _defines(path: str, body: str) -> bool | None:
