@@ -183,14 +183,18 @@ def test_every_edit_format_has_a_prompt_and_a_config_value() -> None:
         parse_edits("", FILES, "diff")
 
 
-ITEMS = "class AoT:\n    def set(self, v):\n        return v\n\n    def get(self):\n        return 1\n"
+ITEMS = (
+    "class AoT:\n    def set(self, v):\n        return v\n\n    def get(self):\n        return 1\n"
+    "\n\ndef merge(a, b):\n    return b\n"
+)
 UTILS = "def merge(a, b):\n    return a\n\n\ndef get():\n    return 0\n"
 
 
 def test_an_unnamed_block_is_for_the_one_shown_file_that_defines_what_it_gives() -> None:
-    """Several files shown and a block with no path: the file that defines its class or
-    function is the one it is for (the prose naming it in a sentence is not read); a name
-    two files define, or none, leaves the block unread."""
+    """Several files shown and blocks with no path: each is for the one file defining a
+    function or class it gives (a top-level function there, a method given bare, a
+    class; the prose naming the file is not read), the longest for each file; a name
+    two files define, or none does, leaves the block unread."""
     files = {"pkg/items.py": ITEMS, "pkg/utils.py": UTILS}
     fixed = "class AoT:\n    def set(self, v):\n        return v + 1\n"
     reply = f"Here's the fixed `set` method of `pkg/items.py`:\n\n```python\n{fixed}```\n"
@@ -199,6 +203,15 @@ def test_an_unnamed_block_is_for_the_one_shown_file_that_defines_what_it_gives()
     assert edit.content == ITEMS.replace("return v\n", "return v + 1\n")
     method = "```python\n    def set(self, v):\n        return v * 2\n```\n"  # a bare method
     assert [e.path for e in parse_edits(method, files, "functions")] == ["pkg/items.py"]
-    both = "```python\ndef get():\n    return 5\n```\n"  # utils.get and AoT.get
+    top = "```python\ndef get():\n    return 5\n```\n"  # utils.get, not the method AoT.get
+    assert [e.path for e in parse_edits(top, files, "functions")] == ["pkg/utils.py"]
+    helper = "```python\ndef _twice(v):\n    return 2 * v\n\n\ndef get():\n"
+    helper += "    return _twice(1)\n```\n"
+    (edit,) = parse_edits(helper, files, "functions")
+    assert edit.path == "pkg/utils.py" and edit.added == ["_twice"]
+    recap = "Fixed:\n" + top + "In short:\n```python\ndef get():\n    ...\n```\n"
+    (edit,) = parse_edits(recap, files, "functions")
+    assert "return 5" in edit.content  # the longest block, not the last
+    both = "```python\ndef merge(a, b):\n    return {**a, **b}\n```\n"
     assert parse_edits(both, files, "functions") == []
     assert parse_edits("```python\ndef other():\n    pass\n```\n", files, "functions") == []

@@ -9,6 +9,7 @@ import io
 import pytest
 
 from codur.edits import Edit, EditError, check_syntax, parse_edits
+from codur.edits.excerpt import excerpt
 
 # The shape of issue 13's case: a module docstring, a comment, the buggy function, a driver.
 DIGITS = '''"""Digit sums of a few numbers.
@@ -361,3 +362,22 @@ def test_a_copied_view_with_every_definition_is_merged_not_taken_for_the_file() 
     edit = merge(view, original, fmt="functions")
     assert edit.how == "merged"
     assert edit.content == original.replace("x + SCALE", "x * SCALE")
+
+
+def test_left_out_lines_number_the_file_as_shown_and_a_class_in_part_merges_by_member() -> None:
+    """Two blocks for one file: the second's left-out-lines lines number the file as it
+    was shown, not as the first block left it. A copied view of a class shown in part
+    merges member by member, so the class lines it leaves out (`alias = size`) stay."""
+    src = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(6)).rstrip("\n") + "\n"
+    first = "def f1(x):\n    y = x * 2\n    y += 1\n    y -= 1\n    return y + 1\n"
+    second = "# ... lines 7-16 not shown ...\ndef f4(x):\n    return x + 40\n"
+    second += "# ... lines 19-22 not shown ...\n"
+    reply = f"m.py\n```python\n{first}```\n\nm.py\n```python\n{second}```\n"
+    (edit,) = parse_edits(reply, {"m.py": src}, "functions")
+    assert "return x + 40" in edit.content and "y += 1" in edit.content
+    box = 'import os\n\n\nclass Box:\n    kind = "box"\n\n    def size(self):\n        return 1\n'
+    box += "\n    alias = size\n\n\ndef other():\n    return os.sep\n"
+    view = excerpt(box, ["Box.size"]).text
+    assert "not shown" in view
+    edit = merge(view.replace("return 1", "return 2"), box, fmt="functions")
+    assert edit.content == box.replace("return 1", "return 2")

@@ -17,7 +17,7 @@ import re
 import tokenize
 
 from codur.edits.base import EditError
-from codur.edits.spans import Span, parse, span
+from codur.edits.spans import Span, parse, qualified, span
 
 LEFT_OUT = re.compile(
     r"#\s*\.\.\.\s*(?:lines? (\d+)(?:-(\d+))? not shown|\(\d+ lines? not shown\))\s*\.\.\.\s*$"
@@ -39,12 +39,12 @@ def left_out(block: str, original: str) -> dict[int, Span | None]:
     return found
 
 
-def refuse_abridged(path: str, block: str, original: str, marks: dict[int, Span | None]) -> None:
+def refuse_abridged(path: str, block: str, shown: str, marks: dict[int, Span | None]) -> None:
     """EditError when a left-out-lines line of `block` (`marks`, from `left_out`) abridges a
-    function."""
+    function; `shown`: the file as the model was shown it (what the lines are numbered in)."""
     lines = block.split("\n")
     given = [(n.name, span(n)) for n in ast.walk(parse(block)) if isinstance(n, FUNCTIONS)]
-    owned = [(n.name, span(n)) for n in ast.walk(parse(original)) if isinstance(n, FUNCTIONS)]
+    owned = [(n.name, span(n)) for n in _walk(shown) if isinstance(n, FUNCTIONS)]
     for at, names in marks.items():
         if names is not None:  # lines of the file: some of a function's, not all
             cut = [name for name, where in owned if _part(names, where)]
@@ -57,6 +57,28 @@ def refuse_abridged(path: str, block: str, original: str, marks: dict[int, Span 
                 "line, which would drop the lines that line stands for; give each "
                 "function you change complete"
             )
+
+
+def shown_in_part(shown: str, marks: dict[int, Span | None]) -> set[str]:
+    """Qualified names of the classes of `shown` whose lines a mark names in part: a copy
+    of such a class is merged member by member, never taken for the whole class."""
+    named = [s for s in marks.values() if s is not None]
+    try:
+        defined = qualified(parse(shown).body)
+    except SyntaxError:
+        return set()
+    return {
+        name
+        for name, node in defined.items()
+        if isinstance(node, ast.ClassDef) and any(_part(s, span(node)) for s in named)
+    }
+
+
+def _walk(text: str) -> list[ast.AST]:
+    try:
+        return list(ast.walk(parse(text)))
+    except SyntaxError:  # the file as shown did not compile: no function of it to abridge
+        return []
 
 
 def _part(names: Span, function: Span) -> bool:

@@ -3,8 +3,8 @@
 A block is for the path on the line before it (`main.py`, `**main.py**`, `File: main.py`),
 in its info string (```python main.py), echoed as its first line, or in a block of its
 own just before it (```\nmain.py\n```); with one file shown, an unnamed block (the
-longest, when there are several) is for that file; with several shown, an unnamed block
-is for the one file that defines what it gives (`codur.edits.parse`). An empty block is
+longest, when there are several) is for that file; with several shown, the longest unnamed
+block for each file that alone defines what it gives (`codur.edits.parse`). An empty block is
 never an edit.
 """
 
@@ -91,8 +91,9 @@ def fenced_blocks(
             unnamed.append(body)
     if not named and unnamed and len(known) == 1:
         return [(known[0], max(unnamed, key=len))]
-    if not named and owner is not None:
-        return [(path, body) for body in unnamed if (path := owner(body)) is not None]
+    if not named and owner is not None:  # the longest block for each file, as with one
+        owned = [(path, body) for body in unnamed if (path := owner(body)) is not None]
+        return [(p, max((b for q, b in owned if q == p), key=len)) for p in dict(owned)]
     return named
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 import ast
 from difflib import SequenceMatcher
 
-from codur.edits.abridged import left_out, refuse_abridged
+from codur.edits.abridged import left_out, refuse_abridged, shown_in_part
 from codur.edits.base import Edit, EditError
 from codur.edits.imports import add_imports
 from codur.edits.spans import DEFINITIONS, Definition, Layout, layout, members, span
@@ -63,8 +63,10 @@ AHEAD = 0.25
 """... and by how much more than with any other class's."""
 
 
-def merge_python(path: str, original: str | None, block: str) -> Edit:
-    """The edit a fenced Python block for `path` makes to `original` (None: no such file)."""
+def merge_python(path: str, original: str | None, block: str, shown: str | None = None) -> Edit:
+    """The edit a fenced Python block for `path` makes to `original` (None: no such file);
+    `shown`: the file as the model was shown it, if not `original` (an earlier block of
+    the reply changed it): what left-out-lines lines number."""
     if original is None or not original.strip():
         return Edit(path, block)
     try:
@@ -76,11 +78,12 @@ def merge_python(path: str, original: str | None, block: str) -> Edit:
     if parsed is None:
         return Edit(path, block)  # not Python: check_syntax gives the model the error
     block, new = parsed
-    marks = left_out(block, original)
-    refuse_abridged(path, block, original, marks)
+    shown = original if shown is None else shown
+    marks = left_out(block, shown)
+    refuse_abridged(path, block, shown, marks)
     if is_whole(old, new) and not marks:  # lines left out: not the whole file
         return Edit(path, block)
-    return _Merge(path, original, old, block, new).run()
+    return _Merge(path, original, old, block, new, shown_in_part(shown, marks)).run()
 
 
 def _is_method(node: Definition) -> bool:
@@ -94,8 +97,10 @@ def _is_method(node: Definition) -> bool:
 class _Merge:
     """One fragment merged into one file: the changes are collected, then applied."""
 
-    def __init__(self, path: str, original: str, old: Layout, block: str, new: Layout) -> None:
-        self.path, self.old, self.new = path, old, new
+    def __init__(
+        self, path: str, original: str, old: Layout, block: str, new: Layout, in_part: set[str]
+    ) -> None:
+        self.path, self.old, self.new, self.in_part = path, old, new, in_part
         self.source = Source(original, path)
         self.block = split_lines(block)
         self.replaced: list[str] = []
@@ -154,7 +159,7 @@ class _Merge:
         if (
             isinstance(target, ast.ClassDef)
             and isinstance(node, ast.ClassDef)
-            and not complete(target.body, node.body)
+            and (not complete(target.body, node.body) or name in self.in_part)
         ):
             self._merge_class(target, node, name + ".")
             return

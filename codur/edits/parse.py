@@ -49,7 +49,8 @@ def parse_edits(reply: str, files: dict[str, str], edit_format: str) -> list[Edi
         before = edits.get(path)
         current = before.content if before else files.get(path)
         body = drop_path_comment(path, body, current)
-        edit = merge_python(path, current, body) if is_python(path) else Edit(path, body)
+        shown = files.get(path)
+        edit = merge_python(path, current, body, shown) if is_python(path) else Edit(path, body)
         if edit.how == "whole_file" and current:
             edit = replace(edit, content=restyled(edit.content, current))
         edits[path] = _after(before, edit) if before else edit
@@ -67,22 +68,31 @@ def paths_named(reply: str, known: list[str]) -> list[str]:
 
 
 def owner(body: str, files: dict[str, str]) -> str | None:
-    """The one Python file of `files` that defines every function and class a block gives
-    (as a top-level definition or a method); None: no such file, or several."""
+    """The one Python file of `files` that defines a function or class a block gives (a
+    function at the top level of both, a class, or a method given bare and a method of
+    one of the file's classes); None: no file, or several (a new helper beside a changed
+    function does not count)."""
     parsed = parse_block(body)
-    given = {d.name for d in parsed[1].definitions} if parsed else set()
-    found = [path for path, text in files.items() if given and given <= _defined(path, text)]
+    given = [_kind(d) for d in parsed[1].definitions] if parsed else []
+    found = [path for path, text in files.items() if given and set(given) & _defined(path, text)]
     return found[0] if len(found) == 1 else None
 
 
-def _defined(path: str, text: str) -> set[str]:
-    """Names of a Python file's top-level definitions and of its classes' members."""
+def _kind(node: ast.stmt) -> tuple[str, bool]:
+    """(name, whether it is a method: a function whose first parameter is self or cls)."""
+    first = node.args.args[:1] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else []
+    return node.name, bool(first and first[0].arg in ("self", "cls"))  # type: ignore[attr-defined]
+
+
+def _defined(path: str, text: str) -> set[tuple[str, bool]]:
+    """A Python file's top-level definitions and its classes' methods, as `_kind` names
+    them (a class's member classes too: given bare, they are no method)."""
     try:
         tops = layout(text).definitions if is_python(path) else []
     except SyntaxError:
         return set()
-    inner = {name for d in tops if isinstance(d, ast.ClassDef) for name in members(d)}
-    return {d.name for d in tops} | inner
+    inner = {_kind(m) for d in tops if isinstance(d, ast.ClassDef) for m in members(d).values()}
+    return {(d.name, False) for d in tops} | inner
 
 
 def _defines(path: str, body: str) -> bool | None:
