@@ -215,3 +215,20 @@ def test_an_unnamed_block_is_for_the_one_shown_file_that_defines_what_it_gives()
     both = "```python\ndef merge(a, b):\n    return {**a, **b}\n```\n"
     assert parse_edits(both, files, "functions") == []
     assert parse_edits("```python\ndef other():\n    pass\n```\n", files, "functions") == []
+
+
+def test_unnamed_blocks_for_two_functions_of_a_file_are_both_applied() -> None:
+    """Two unnamed blocks fixing two functions of one file are both edits (only a block
+    whose definitions a longer one gives too is a recap); a bare method whose `self` is
+    positional-only is still a method."""
+    files = {"pkg/items.py": ITEMS, "pkg/utils.py": UTILS}
+    reply = (
+        "Fix get:\n```python\ndef get():\n    return 1\n```\nand set:\n"
+        "```python\n    def set(self, /, v):\n        return v + 1\n```\n"
+    )
+    edits = {e.path: e.content for e in parse_edits(reply, files, "functions")}
+    assert "return 1" in edits["pkg/utils.py"] and "return v + 1" in edits["pkg/items.py"]
+    two = "```python\ndef get():\n    return 1\n```\n"
+    two += "```python\ndef merge(a, b):\n    return b\n```\n"
+    (edit,) = parse_edits(two, {"pkg/utils.py": UTILS, "other.py": "X = 1\n"}, "functions")
+    assert "return 1" in edit.content and "return b" in edit.content

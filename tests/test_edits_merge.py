@@ -331,9 +331,9 @@ def test_a_function_abridged_with_a_left_out_lines_line_is_refused() -> None:
         merge(tail, five, fmt="functions")
     with pytest.raises(EditError, match=r"abridges f\(\)"):
         merge("def f():\n    a = 10\n# ... (2 lines not shown) ...\n", five, fmt="functions")
-    in_part = (
-        "class Shape:\n    # ... lines 5-8 not shown ...\n    def area(self):\n"
-        "        return self.size * 3\n    # ... lines 12-14 not shown ...\n"
+    in_part = (  # as excerpt(SHAPES, ["Shape.area"]) shows it
+        'class Shape:\n    unit = "cm"\n\n    # ... lines 7-9 not shown ...\n    def area(self):\n'
+        "        return self.size * 3\n# ... lines 12-17 not shown ...\n"
     )
     edit = merge(in_part, SHAPES, fmt="functions")
     assert edit.content == SHAPES.replace("self.size * 2", "self.size * 3")
@@ -381,3 +381,16 @@ def test_left_out_lines_number_the_file_as_shown_and_a_class_in_part_merges_by_m
     assert "not shown" in view
     edit = merge(view.replace("return 1", "return 2"), box, fmt="functions")
     assert edit.content == box.replace("return 1", "return 2")
+
+
+def test_a_copied_view_gets_its_left_out_lines_back() -> None:
+    """A view copied with its left-out-lines lines is the file again with the model's
+    changes: a changed class line and class attribute of a class shown in part are kept,
+    and so are the class lines the view left out."""
+    box = 'class Base:\n    pass\n\n\nclass Box(Base):\n    """A box."""\n\n    kind = "box"\n\n'
+    box += "    def size(self):\n        return 1\n\n    alias = size\n"
+    view = excerpt(box, ["Box.size"]).text
+    changed = view.replace("(Base)", "(Base, dict)").replace('"box"', '"crate"')
+    edit = merge(changed.replace("return 1", "return 2"), box, fmt="functions")
+    want = box.replace("(Base)", "(Base, dict)").replace('"box"', '"crate"')
+    assert edit.content == want.replace("return 1", "return 2")

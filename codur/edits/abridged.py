@@ -2,11 +2,16 @@
 of a file shown in part (`codur.edits.excerpt`) and the `# ... (12 lines not shown) ...`
 of one cut to fit (`codur.agents.fit`), which a model copies into its reply.
 
-Between definitions such a line is only a comment: the merge leaves the lines it stands
-for as they are. One that abridges a function would lose lines: inside a function's
-body; naming lines that are part of a function of the file but not all of it (a view
-shows functions whole, so only an abridged copy says so); or, without line numbers,
-right after a function. A block that holds one is never the whole new file either.
+A copy of a view gets the lines its left-out-lines lines name back (`expand`), so the
+model's changes anywhere in what it was shown are kept (a class line, a class
+attribute) and what it was not shown stays. Where that cannot be trusted (a line with
+no numbers, numbers out of order, a second block for a file an earlier block changed),
+such a line between definitions is a comment and the merge leaves the lines it stands
+for as they are, a class shown in part merged member by member. One that abridges a
+function is refused, as it would lose lines: inside a function's body; naming lines
+that are part of a function of the file but not all of it (a view shows functions
+whole, so only an abridged copy says so); or, without line numbers, right after a
+function. A block that holds one is never the whole new file.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import tokenize
 
 from codur.edits.base import EditError
 from codur.edits.spans import Span, parse, qualified, span
+from codur.edits.splice import split_lines
 
 LEFT_OUT = re.compile(
     r"#\s*\.\.\.\s*(?:lines? (\d+)(?:-(\d+))? not shown|\(\d+ lines? not shown\))\s*\.\.\.\s*$"
@@ -57,6 +63,26 @@ def refuse_abridged(path: str, block: str, shown: str, marks: dict[int, Span | N
                 "line, which would drop the lines that line stands for; give each "
                 "function you change complete"
             )
+
+
+def expand(block: str, shown: str, marks: dict[int, Span | None]) -> str | None:
+    """`block` with each left-out-lines line replaced by the lines of `shown` it names: a
+    copy of a view made whole again (the model's changes kept, what it was not shown as
+    it is). None when there is nothing to expand or the marks cannot be trusted: one
+    names no lines, or they are out of order, overlap or run past the file's end."""
+    if not marks or None in marks.values():
+        return None
+    order = sorted(marks)
+    named = [s for at in order if (s := marks[at]) is not None]
+    lines = split_lines(shown)
+    if any(not 1 <= s.start <= s.end <= len(lines) for s in named):
+        return None
+    if any(a.end >= b.start for a, b in zip(named, named[1:], strict=False)):
+        return None
+    out = split_lines(block)
+    for at, s in zip(reversed(order), reversed(named), strict=True):
+        out[at - 1 : at] = lines[s.start - 1 : s.end]
+    return "".join(out)
 
 
 def shown_in_part(shown: str, marks: dict[int, Span | None]) -> set[str]:

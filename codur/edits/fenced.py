@@ -3,8 +3,8 @@
 A block is for the path on the line before it (`main.py`, `**main.py**`, `File: main.py`),
 in its info string (```python main.py), echoed as its first line, or in a block of its
 own just before it (```\nmain.py\n```); with one file shown, an unnamed block (the
-longest, when there are several) is for that file; with several shown, the longest unnamed
-block for each file that alone defines what it gives (`codur.edits.parse`). An empty block is
+longest, when there are several) is for that file; with several shown, an unnamed block is
+for the one file that defines what it gives (`codur.edits.parse`). An empty block is
 never an edit.
 """
 
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
+from codur.edits.whole import parse_block
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _PATH_DECOR = re.compile(r"^[#*`>\s]*(?:file(?:name)?\s*:\s*)?|[*`:\s]*$", re.IGNORECASE)
@@ -91,10 +93,23 @@ def fenced_blocks(
             unnamed.append(body)
     if not named and unnamed and len(known) == 1:
         return [(known[0], max(unnamed, key=len))]
-    if not named and owner is not None:  # the longest block for each file, as with one
-        owned = [(path, body) for body in unnamed if (path := owner(body)) is not None]
-        return [(p, max((b for q, b in owned if q == p), key=len)) for p in dict(owned)]
+    if not named and owner is not None:
+        return _without_recaps([(p, body) for body in unnamed if (p := owner(body)) is not None])
     return named
+
+
+def _without_recaps(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`blocks` but those whose definitions a longer block for the same file all gives (a
+    recap or an older version of the fix)."""
+    named = []
+    for path, body in blocks:
+        parsed = parse_block(body)
+        named.append((path, body, {d.name for d in parsed[1].definitions} if parsed else set()))
+    return [
+        (path, body)
+        for path, body, names in named
+        if not any(p == path and len(b) > len(body) and names <= n for p, b, n in named)
+    ]
 
 
 def drop_path_comment(path: str, body: str, original: str | None) -> str:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import ast
 from difflib import SequenceMatcher
 
-from codur.edits.abridged import left_out, refuse_abridged, shown_in_part
+from codur.edits.abridged import expand, left_out, refuse_abridged, shown_in_part
 from codur.edits.base import Edit, EditError
 from codur.edits.imports import add_imports
 from codur.edits.spans import DEFINITIONS, Definition, Layout, layout, members, span
@@ -81,12 +81,16 @@ def merge_python(path: str, original: str | None, block: str, shown: str | None 
     shown = original if shown is None else shown
     marks = left_out(block, shown)
     refuse_abridged(path, block, shown, marks)
+    whole = expand(block, original, marks) if shown == original else None
+    if whole is not None and (reparsed := parse_block(whole)) is not None:
+        (block, new), marks = reparsed, {}  # the copy of a view, its left-out lines back
     if is_whole(old, new) and not marks:  # lines left out: not the whole file
         return Edit(path, block)
     return _Merge(path, original, old, block, new, shown_in_part(shown, marks)).run()
 
 
-def _is_method(node: Definition) -> bool:
+def is_method(node: Definition) -> bool:
+    """A function given bare that is a method: `self`/`cls` first, or a method decorator."""
     if isinstance(node, ast.ClassDef):
         return False
     first = (node.args.posonlyargs + node.args.args)[:1]
@@ -142,7 +146,7 @@ class _Merge:
                 self._replace(target, node, node.name)
                 self._add_before(target, waiting, "", blank=2)
                 waiting, anchor = [], span(target).end
-            elif node.name in methods and _is_method(node):
+            elif node.name in methods and is_method(node):
                 self._bare_method(node, methods[node.name])
             else:
                 self.added.append(node.name)

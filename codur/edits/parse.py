@@ -8,7 +8,7 @@ from functools import partial
 
 from codur.edits.base import Edit, EditError
 from codur.edits.fenced import drop_path_comment, fenced_blocks
-from codur.edits.merge import merge_python
+from codur.edits.merge import is_method, merge_python
 from codur.edits.search_replace import (
     apply_search_replace,
     mask_search_replace,
@@ -69,7 +69,7 @@ def paths_named(reply: str, known: list[str]) -> list[str]:
 
 def owner(body: str, files: dict[str, str]) -> str | None:
     """The one Python file of `files` that defines a function or class a block gives (a
-    function at the top level of both, a class, or a method given bare and a method of
+    function or class at the top level of both, or a method given bare and a member of
     one of the file's classes); None: no file, or several (a new helper beside a changed
     function does not count)."""
     parsed = parse_block(body)
@@ -79,19 +79,18 @@ def owner(body: str, files: dict[str, str]) -> str | None:
 
 
 def _kind(node: ast.stmt) -> tuple[str, bool]:
-    """(name, whether it is a method: a function whose first parameter is self or cls)."""
-    first = node.args.args[:1] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else []
-    return node.name, bool(first and first[0].arg in ("self", "cls"))  # type: ignore[attr-defined]
+    """(name, whether it is given as a class member: a method given bare)."""
+    return node.name, is_method(node)  # type: ignore[attr-defined,arg-type]
 
 
 def _defined(path: str, text: str) -> set[tuple[str, bool]]:
-    """A Python file's top-level definitions and its classes' methods, as `_kind` names
-    them (a class's member classes too: given bare, they are no method)."""
+    """A Python file's top-level definitions, and its classes' members, as `_kind` names
+    them (every member a member)."""
     try:
         tops = layout(text).definitions if is_python(path) else []
     except SyntaxError:
         return set()
-    inner = {_kind(m) for d in tops if isinstance(d, ast.ClassDef) for m in members(d).values()}
+    inner = {(m, True) for d in tops if isinstance(d, ast.ClassDef) for m in members(d)}
     return {(d.name, False) for d in tops} | inner
 
 
