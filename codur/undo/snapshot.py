@@ -22,6 +22,7 @@ from codur.undo.nofollow import Refused, remove_file
 from codur.undo.notices import MIB, emit, left_out, listed
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.restore import UndoPlan, apply_undo
+from codur.undo.seal import sealed
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.undo.witness import Witness
@@ -228,6 +229,8 @@ def begin(
     cache = _cache(store, history.last_snapshot())
     began_ns = time.time_ns()
     started = time.perf_counter()
+    skip = excluded(ws, config)
+    seal = sealed(ws.root, skip)  # walked before the scan: a change between is seen
     try:
         taken = store.take(run_id)
     except SnapshotError as exc:
@@ -235,7 +238,7 @@ def begin(
             raise
         store.done(run_id)  # its private index goes too
         bus.emit("warning", message=f"snapshot: {exc}; copying the files instead")
-        store = FileStore(ws.root, state_root() / "blobs", excluded(ws, config),
+        store = FileStore(ws.root, state_root() / "blobs", skip,
                           int(config.undo.max_snapshot_mb * MIB), cache)  # fmt: skip
         taken = store.take(run_id)
     store.keep(run_id, taken.snap)
@@ -249,7 +252,10 @@ def begin(
     history.save(record)
     warned: set[str] = set()
     emit(bus, "start", store, taken, started, warned)
-    witness = Witness(store, f"{run_id}-watch", dict(taken.tree), _warner(bus))
+    witness = Witness(
+        store, f"{run_id}-watch", dict(taken.tree), _warner(bus), root=ws.root, excluded=skip,
+        seal=seal,
+    )  # fmt: skip
     return RunSnapshot(
         ws, store, history, record, taken.tree, bus, began_ns, warned=warned, witness=witness
     )
@@ -267,7 +273,10 @@ def reopen(
     record.status, record.pid, record.end, record.ended = "running", os.getpid(), "", ""
     history = History(state_root(), ws.root)
     history.save(record)
-    witness = Witness(store, f"{record.run_id}-watch", {}, _warner(bus))
+    skip = excluded(ws, config)
+    witness = Witness(
+        store, f"{record.run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip
+    )
     witness.look(absorb=True)  # the folder as the resume finds it is the run's
     return RunSnapshot(ws, store, history, record, start, bus, began_ns, witness=witness)
 

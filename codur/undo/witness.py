@@ -4,7 +4,8 @@ ran) or someone else (you in an editor, another program of yours).
 The witness keeps the state the run knows each file in: the start snapshot, then each
 file as Codur's own write left it (hashed right after the write), and the whole folder
 as each of the run's programs left it (scanned with the snapshot store before the
-program starts and after it ends). A file found otherwise at the next look (a scan
+program starts and after it ends; a scan is spared when the folder's stats show nothing
+changed since the last: `seal.py`). A file found otherwise at the next look (a scan
 before a program, Codur about to write it, the end snapshot) was changed by someone
 else meanwhile: it is the user's, and `codur undo` keeps it unless --force. While one
 of the run's programs runs, a change cannot be told from the program's, so it counts
@@ -18,9 +19,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from codur.undo.seal import Seal, sealed, stats_of, walk
 from codur.undo.store import SnapshotError, Store
-from codur.undo.tree import Entry, Taken, Tree, changed
+from codur.undo.tree import Entry, Excluded, Taken, Tree, changed
 
 
 @dataclass
@@ -43,6 +46,11 @@ class Witness:
     blind: bool = False
     """A scan failed: from then on every change counts as the run's (as before)."""
     last: str | None = None
+    root: Path | None = None
+    """The workspace, walked for the seal (None: every look scans)."""
+    excluded: Excluded = field(default_factory=Excluded)
+    seal: Seal | None = None
+    """The folder's stats as the run last knew it (None: the next look scans)."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def writing(self, path: str) -> None:
@@ -67,7 +75,8 @@ class Witness:
             if self.blind or not self.pending:
                 return
             paths = sorted(self.pending)
-            now = self._current(paths)
+            stats = stats_of(self.root, paths) if self.root and self.seal else {}  # before
+            now = self._current(paths)  # the content is read: a change between is seen
             if now is None:
                 return
             if any(e is not None and stat.S_ISDIR(e.mode) for e in now.values()):
@@ -75,6 +84,8 @@ class Witness:
                 return
             for path in paths:
                 self._set(path, now[path])
+            if self.seal is not None:
+                self.seal.wrote(stats)
             self.pending.clear()
 
     @contextmanager
@@ -97,15 +108,31 @@ class Witness:
         """Scan the folder: differences from what the run knows are someone else's
         (`absorb`: the run's, as after a program), but for the paths Codur is changing."""
         with self.lock:
-            if self.blind:
+            if self.blind or self._unchanged():
                 return
+            seal = sealed(self.root, self.excluded) if self.root is not None else None
             try:
                 taken = self.store.take(self.name, parent=self.last)
             except SnapshotError as exc:
                 self._blind(str(exc))
                 return
-            self.last = taken.snap
+            self.last, self.seal = taken.snap, seal
             self.settle(taken, absorb)
+
+    def _unchanged(self) -> bool:
+        """Whether the folder is as the run knows it, by the seal (and the content of the
+        files its stats cannot vouch for): a scan would find nothing."""
+        if self.seal is None or self.root is None or self.pending or self.suspects:
+            return False
+        now = walk(self.root, self.excluded)
+        compare = self.seal.to_compare(now) if now is not None else None
+        if compare is None:
+            return False
+        known = [self.known.get(p) for p in compare]
+        if any(entry is None or entry.is_folder for entry in known):
+            return False  # not in the run's tree (ignored, over the cap): only a scan tells
+        current = self._current(compare) if compare else {}
+        return current is not None and all(current[p] == self.known[p] for p in compare)
 
     def settle(self, taken: Taken, absorb: bool = False) -> None:
         """Take the folder as `taken` shows it as the run's new known state, naming as

@@ -1,0 +1,116 @@
+"""Whether the folder is still as the run's witness last knew it, told from file stats.
+
+The witness looks at the folder before and after each program the run starts (a full
+snapshot scan: seven git commands, each a confined process). Most looks find nothing
+changed: the program only printed, and nobody else touched the folder. A seal is the
+lstat of every entry (but the snapshots' exclusions) walked just before the witness's
+last scan, updated for the files Codur writes itself. When a new walk finds the same
+entries with the same type, mode, size, times and inode, nothing changed since, as git
+itself trusts its index: a write moves a file's ctime, which no program can set back.
+A file whose times are too close to the walk to tell (file times may be coarse) or that
+Codur just wrote is compared by content instead, one store call for all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codur.undo.tree import Excluded
+
+RACY_NS = 2_000_000_000
+"""File times may be this coarse (FAT: 2 s): a file changed this close to the walk may
+change again without its stat changing, so its content is compared instead."""
+MOST_ENTRIES = 10_000
+"""Past this many entries the walk costs about what the full scan costs: no seal."""
+
+Stat = tuple[int, int, int, int, int]
+"""mode, size, mtime_ns, ctime_ns, inode (a folder: its type alone)."""
+
+
+@dataclass
+class Seal:
+    stats: dict[str, Stat]
+    at_ns: int
+    """When the walk began (time.time_ns())."""
+    recheck: set[str] = field(default_factory=set)
+    """Paths Codur wrote since the walk: compared by content at the next look."""
+
+    def to_compare(self, now: dict[str, Stat]) -> list[str] | None:
+        """None when `now` differs from the seal; else the files whose content must still
+        be compared with what the run knows (racy ones, and those Codur wrote)."""
+        if now != self.stats:
+            return None
+        edge = self.at_ns - RACY_NS
+        racy = {p for p, s in now.items() if not stat.S_ISDIR(s[0]) and max(s[2], s[3]) >= edge}
+        return sorted(racy | self.recheck)
+
+    def wrote(self, stats: dict[str, Stat | None]) -> None:
+        """Codur wrote these paths (stat taken before their content was read): their
+        new stats, checked by content at the next look."""
+        for path, entry in stats.items():
+            if entry is None:
+                self.stats.pop(path, None)
+            else:
+                self.stats[path] = entry
+            self.recheck.add(path)
+
+
+def walk(root: Path, excluded: Excluded, most: int = MOST_ENTRIES) -> dict[str, Stat] | None:
+    """The lstat of every entry under `root` but the excluded (links never followed);
+    None when there are more than `most`, a folder cannot be read, or an entry is not a
+    file, link or folder."""
+    found: dict[str, Stat] = {}
+    folders = [""]
+    while folders:
+        base = folders.pop()
+        try:
+            with os.scandir(root / base if base else root) as entries:
+                listed = list(entries)
+        except OSError:
+            return None
+        for item in listed:
+            rel = f"{base}/{item.name}" if base else item.name
+            if item.name in excluded.names or rel in excluded.paths:
+                continue
+            try:
+                info = item.stat(follow_symlinks=False)
+            except OSError:
+                return None
+            entry = status(info)
+            if entry is None or len(found) >= most:
+                return None
+            found[rel] = entry
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(rel)
+    return found
+
+
+def status(info: os.stat_result) -> Stat | None:
+    """What the seal keeps of one lstat (None: a kind of entry it does not follow)."""
+    if stat.S_ISDIR(info.st_mode):
+        return (stat.S_IFDIR, 0, 0, 0, 0)
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        return None
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def sealed(root: Path, excluded: Excluded) -> Seal | None:
+    """A seal of `root` as it is now (None: the folder is too large or odd to seal)."""
+    at_ns = time.time_ns()
+    stats = walk(root, excluded)
+    return Seal(stats, at_ns) if stats is not None else None
+
+
+def stats_of(root: Path, paths: list[str]) -> dict[str, Stat | None]:
+    """The seal's view of single paths (None: absent, or not a file or link)."""
+    found: dict[str, Stat | None] = {}
+    for path in paths:
+        try:
+            found[path] = status((root / path).lstat())
+        except OSError:
+            found[path] = None
+    return found

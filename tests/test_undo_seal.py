@@ -1,0 +1,128 @@
+"""The witness's seal: a look before or after a program is spared its snapshot scan when
+the folder's stats show nothing changed, and never misses a change it would have seen."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codur.config import load_config
+from codur.events import EventBus
+from codur.undo import state_root
+from codur.undo.records import History
+from codur.undo.seal import Seal, walk
+from codur.undo.snapshot import begin
+from codur.undo.tree import Excluded
+from codur.workspace import Workspace
+
+
+@pytest.fixture(params=["files", "git"])
+def ws(request, tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    if request.param == "git":
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "main.py").write_text("print(1)\n")
+    (root / "data.txt").write_text("abc\n")
+    (root / "lib").mkdir()
+    (root / "lib/mod.py").write_text("X = 1\n")
+    return root
+
+
+def started(root: Path):
+    """A run's snapshot side, its store's scans counted."""
+    config = load_config(root, environ={}).config
+    snap = begin(Workspace(root), config, "r1", "a run", EventBus())
+    scans = []
+    take = snap.store.take
+    snap.store.take = lambda *a, **k: scans.append(a) or take(*a, **k)  # type: ignore[method-assign]
+    return snap, scans
+
+
+def foreign(root: Path) -> list[str]:
+    return History(state_root(), root).records()[0].foreign
+
+
+def test_looks_that_find_nothing_changed_take_no_scan(ws: Path) -> None:
+    snap, scans = started(ws)
+    with snap.program():  # a program that only prints
+        pass
+    with snap.program():
+        pass
+    assert scans == []
+    snap.note("main.py")  # Codur's own edit: compared by content, not scanned
+    (ws / "main.py").write_text("print(2)\n")
+    snap.wrote()
+    with snap.program():
+        pass
+    assert scans == []
+    assert snap.finish("done") == ["main.py"]
+    assert foreign(ws) == []
+
+
+def test_a_change_the_stats_show_is_scanned_and_named(ws: Path) -> None:
+    snap, scans = started(ws)
+    (ws / "new.txt").write_text("the user's\n")  # a new file: another entry
+    with snap.program():
+        (ws / "out.txt").write_text("the program's\n")
+    assert len(scans) == 2  # before the program (the user's file), after (the program's)
+    snap.finish("done")
+    assert foreign(ws) == ["new.txt"]
+
+
+def test_a_same_size_change_with_its_time_put_back_is_still_seen(ws: Path) -> None:
+    """A file rewritten with the same size and its mtime set back: its ctime moved (and
+    its content differs), so the look scans and names it someone else's."""
+    snap, scans = started(ws)
+    info = (ws / "data.txt").stat()
+    (ws / "data.txt").write_text("xyz\n")
+    os.utime(ws / "data.txt", ns=(info.st_atime_ns, info.st_mtime_ns))
+    with snap.program():
+        pass
+    assert scans  # seen
+    snap.finish("done")
+    assert foreign(ws) == ["data.txt"]
+
+
+def test_a_user_change_after_codurs_write_is_theirs(ws: Path) -> None:
+    snap, scans = started(ws)
+    snap.note("main.py")
+    (ws / "main.py").write_text("print(2)\n")
+    snap.wrote()
+    (ws / "main.py").write_text("print(3)\n")  # the user, same size, right after
+    with snap.program():
+        pass
+    assert scans
+    snap.finish("done")
+    assert foreign(ws) == ["main.py"]
+
+
+def test_the_seal_compares_stats_and_sends_racy_files_to_their_content() -> None:
+    old, fresh = 10**18, 2 * 10**18
+    stats = {"a.py": (0o100644, 3, old, old, 7), "d": (0o40000, 0, 0, 0, 0)}
+    seal = Seal(dict(stats), at_ns=fresh)
+    assert seal.to_compare(dict(stats)) == []  # old files, same stats: nothing to read
+    moved = {**stats, "a.py": (0o100644, 3, old, old + 1, 7)}  # its ctime moved
+    assert seal.to_compare(moved) is None
+    assert seal.to_compare({**stats, "b.py": stats["a.py"]}) is None  # a new entry
+    racy = Seal(dict(stats), at_ns=old + 1)  # a.py changed just before the walk
+    assert racy.to_compare(dict(stats)) == ["a.py"]
+    seal.wrote({"a.py": (0o100644, 4, fresh, fresh, 8)})
+    assert seal.to_compare({**stats, "a.py": (0o100644, 4, fresh, fresh, 8)}) == ["a.py"]
+
+
+def test_the_walk_leaves_out_the_excluded_and_gives_up_past_its_limit(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git/HEAD").write_text("ref\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub/b.txt").write_text("b\n")
+    (tmp_path / "sub/log.txt").write_text("l\n")
+    skip = Excluded(frozenset({".git"}), frozenset({"sub/log.txt"}))
+    assert sorted(walk(tmp_path, skip) or {}) == ["a.txt", "sub", "sub/b.txt"]
+    assert walk(tmp_path, skip, most=2) is None
+    os.mkfifo(tmp_path / "pipe")
+    assert walk(tmp_path, skip) is None  # an entry the seal does not follow
