@@ -13,6 +13,7 @@ from pathlib import Path
 from codur.config import load_config
 from codur.events import EventBus
 from codur.undo import state_root
+from codur.undo.prune import AGE_EVERY_S, AGE_MARK
 from codur.undo.records import History
 from codur.undo.snapshot import begin
 from codur.workspace import Workspace
@@ -76,8 +77,14 @@ def test_keep_days_prunes_every_folder_and_deletes_git_refs(git_repo: Path, tmp_
     assert subprocess.run(refs, cwd=git_repo, capture_output=True, text=True).stdout.split() == [
         "refs/codur/runs/old-git"
     ]
-    one_run(plain, "new-plain", "2\n", "undo.keep_days=14")
-    assert [r.run_id for r in History(state_root(), plain).records()] == ["new-plain"]
+    one_run(plain, "soon-plain", "2\n", "undo.keep_days=14")  # within the hour: kept
+    assert len(History(state_root(), git_repo).records()) == 1
+    mark = state_root() / AGE_MARK
+    os.utime(mark, (time.time() - AGE_EVERY_S - 1,) * 2)  # an hour later
+    one_run(plain, "new-plain", "3\n", "undo.keep_days=14")
+    assert [r.run_id for r in History(state_root(), plain).records()] == [
+        "new-plain", "soon-plain"
+    ]  # fmt: skip
     assert History(state_root(), git_repo).records() == []
     assert subprocess.run(refs, cwd=git_repo, capture_output=True, text=True).stdout == ""
     assert not legacy.exists()
