@@ -103,15 +103,17 @@ def test_a_user_change_after_codurs_write_is_theirs(ws: Path) -> None:
 def test_the_seal_compares_stats_and_sends_racy_files_to_their_content() -> None:
     old, fresh = 10**18, 2 * 10**18
     stats = {"a.py": (0o100644, 3, old, old, 7), "d": (0o40000, 0, 0, 0, 0)}
-    seal = Seal(dict(stats), at_ns=fresh)
-    assert seal.to_compare(dict(stats)) == []  # old files, same stats: nothing to read
+    rules = {"/repo/.git/info/exclude": "digest", "/home/.gitconfig": None}
+    seal = Seal(dict(stats), at_ns=fresh, rules=dict(rules))
+    assert seal.to_compare(dict(stats), rules) == []  # old files, same stats: nothing to read
     moved = {**stats, "a.py": (0o100644, 3, old, old + 1, 7)}  # its ctime moved
-    assert seal.to_compare(moved) is None
-    assert seal.to_compare({**stats, "b.py": stats["a.py"]}) is None  # a new entry
-    racy = Seal(dict(stats), at_ns=old + 1)  # a.py changed just before the walk
-    assert racy.to_compare(dict(stats)) == ["a.py"]
+    assert seal.to_compare(moved, rules) is None
+    assert seal.to_compare({**stats, "b.py": stats["a.py"]}, rules) is None  # a new entry
+    assert seal.to_compare(dict(stats), {**rules, "/home/.gitconfig": "made"}) is None
+    racy = Seal(dict(stats), at_ns=old + 1, rules=dict(rules))  # a.py changed just before
+    assert racy.to_compare(dict(stats), rules) == ["a.py"]
     seal.wrote({"a.py": (0o100644, 4, fresh, fresh, 8)})
-    assert seal.to_compare({**stats, "a.py": (0o100644, 4, fresh, fresh, 8)}) == ["a.py"]
+    assert seal.to_compare({**stats, "a.py": (0o100644, 4, fresh, fresh, 8)}, rules) == ["a.py"]
 
 
 def test_the_walk_leaves_out_the_excluded_and_gives_up_past_its_limit(tmp_path: Path) -> None:
@@ -126,3 +128,59 @@ def test_the_walk_leaves_out_the_excluded_and_gives_up_past_its_limit(tmp_path: 
     assert walk(tmp_path, skip, most=2) is None
     os.mkfifo(tmp_path / "pipe")
     assert walk(tmp_path, skip) is None  # an entry the seal does not follow
+
+
+@pytest.mark.parametrize("where", ["info/exclude", "above"])
+def test_a_rule_outside_the_folder_that_stops_ignoring_a_file_is_seen(
+    tmp_path: Path, monkeypatch, where: str
+) -> None:
+    """What git snapshots depends on files the walk does not see (.git/info/exclude, a
+    .gitignore above a workspace in a subfolder): a change there means a scan, so a file
+    the user had before the run, ignored then, is theirs, not the run's."""
+    monkeypatch.setattr("codur.undo.seal.RACY_NS", 0)  # trust every stat
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    root = repo if where == "info/exclude" else repo / "app"
+    root.mkdir(exist_ok=True)
+    rule = repo / (".git/info/exclude" if where == "info/exclude" else ".gitignore")
+    rule.write_text("*.local\n")
+    (root / "main.py").write_text("print(1)\n")
+    (root / "notes.local").write_text("the user's, there before the run\n")
+    snap, scans = started(root)
+    assert "notes.local" not in snap.start
+    rule.write_text("")  # the user stops ignoring it while the run waits on the model
+    with snap.program():
+        (root / "out.txt").write_text("the program's\n")
+    assert scans
+    snap.finish("done")
+    assert foreign(root) == ["notes.local"]
+
+
+@pytest.mark.parametrize("name", ["out.txt\r", '"draft"'])
+def test_a_file_named_like_a_quoted_or_crlf_line_is_still_followed(
+    tmp_path: Path, name: str
+) -> None:
+    """git's --stdin-paths reads a trailing CR as a line end and a leading quote as a
+    C-quoted name: such a file, just made (so compared by content), is hashed on its own
+    and the witness still sees the user's later change."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "data.txt").write_text("abc\n")
+    events: list = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+    config = load_config(root, environ={}).config
+    snap = begin(Workspace(root), config, "r1", "a run", bus)
+    with snap.program():
+        (root / name).write_text("made by a program\n")
+    with snap.program():  # only prints
+        pass
+    (root / "data.txt").write_text("xyz\n")  # the user
+    with snap.program():
+        pass
+    snap.finish("done")
+    warned = [e.data["message"] for e in events if e.kind == "warning"]
+    assert not [w for w in warned if "cannot follow" in w]  # the witness was never blind
+    assert foreign(root) == ["data.txt"]

@@ -187,6 +187,10 @@ class FileStore:
                 found[path] = None
         return found
 
+    def rule_files(self) -> list[Path]:
+        """None: only `excluded` rules what the copy holds."""
+        return []
+
     def mode_for(self, entry: Entry, existing: int | None) -> int:
         return stat.S_IMODE(entry.mode)
 

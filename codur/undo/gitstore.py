@@ -31,6 +31,12 @@ FOLDERS = "Codur-Empty-Folders: "
 """The line of a snapshot commit's message naming its empty folders (a JSON list)."""
 
 
+def _odd_line(path: str) -> bool:
+    """Whether `--stdin-paths` would misread `path` as a line: a newline in it, a carriage
+    return (stripped as a CRLF end) or a leading double quote (taken as a C-quoted name)."""
+    return "\n" in path or "\r" in path or path.startswith('"')
+
+
 def _glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
@@ -258,8 +264,8 @@ class GitStore:
                 files.append(path)
             else:
                 found[path] = Entry(stat.S_IFMT(info.st_mode), "")
-        batch = [p for p in files if "\n" not in p]  # --stdin-paths reads one path a line
-        odd = [p for p in files if "\n" in p]
+        batch = [p for p in files if not _odd_line(self.prefix + p)]  # one path a line
+        odd = [p for p in files if _odd_line(self.prefix + p)]
         listed = b"".join(os.fsencode(self.prefix + p) + b"\n" for p in batch)
         digests = (
             self._git("hash-object", "--stdin-paths", stdin=listed)[1].split() if batch else []
@@ -268,6 +274,30 @@ class GitStore:
         for path, digest in zip([*batch, *odd], digests, strict=True):
             found[path] = Entry(found[path].mode, digest.decode())  # type: ignore[union-attr]
         return found
+
+    def rule_files(self) -> list[Path]:
+        """The repository's ignore, attribute and config files and the user's index (a
+        tracked file is never ignored), the user's and the system's git config and the
+        global ignore and attribute files they name, and the `.gitignore` and
+        `.gitattributes` of the folders above the workspace."""
+        folders = [self.repo.git_dir, self.repo.common_dir] if self.repo else []
+        names = ("info/exclude", "info/attributes", "config", "index")
+        files = [folder / name for folder in folders for name in names]
+        home = Path.home()
+        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        files += [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "git/config"]
+        files += [xdg / "git/ignore", xdg / "git/attributes"]
+        pattern = r"^core\.(excludesfile|attributesfile)$"
+        code, out = self._git("config", "--path", "--get-regexp", pattern, check=False)
+        for line in out.decode(errors="replace").splitlines() if code == 0 else []:
+            named = line.partition(" ")[2]
+            if named:
+                files.append((self.top / Path(named).expanduser()).absolute())
+        above = Path(self.prefix).parts[:-1] if self.prefix else ()
+        for depth in range(len(above) + 1):
+            folder = self.top.joinpath(*above[:depth])
+            files += [folder / ".gitignore", folder / ".gitattributes"]
+        return list(dict.fromkeys(files))
 
     def mode_for(self, entry: Entry, existing: int | None) -> int:
         if existing is None:

@@ -8,14 +8,19 @@ last scan, updated for the files Codur writes itself. When a new walk finds the 
 entries with the same type, mode, size, times and inode, nothing changed since, as git
 itself trusts its index: a write moves a file's ctime, which no program can set back.
 A file whose times are too close to the walk to tell (file times may be coarse) or that
-Codur just wrote is compared by content instead, one store call for all of them.
+Codur just wrote is compared by content instead, one store call for all of them. What
+a scan holds also depends on files outside the workspace (git's ignore and attribute
+files, its config, the user's index: `Store.rule_files`): the seal keeps a digest of
+each (small files), and any change to one of them means a scan.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +31,8 @@ RACY_NS = 2_000_000_000
 change again without its stat changing, so its content is compared instead."""
 MOST_ENTRIES = 10_000
 """Past this many entries the walk costs about what the full scan costs: no seal."""
+LARGEST_RULE_BYTES = 8 << 20
+"""A rule file larger than this (the index of a huge repository) is told by its stats."""
 
 Stat = tuple[int, int, int, int, int]
 """mode, size, mtime_ns, ctime_ns, inode (a folder: its type alone)."""
@@ -36,13 +43,17 @@ class Seal:
     stats: dict[str, Stat]
     at_ns: int
     """When the walk began (time.time_ns())."""
+    rules: dict[str, str | None] = field(default_factory=dict)
+    """The files outside the workspace that rule what a scan holds, each as `rule_marks`
+    gives it."""
     recheck: set[str] = field(default_factory=set)
     """Paths Codur wrote since the walk: compared by content at the next look."""
 
-    def to_compare(self, now: dict[str, Stat]) -> list[str] | None:
-        """None when `now` differs from the seal; else the files whose content must still
-        be compared with what the run knows (racy ones, and those Codur wrote)."""
-        if now != self.stats:
+    def to_compare(self, now: dict[str, Stat], rules: dict[str, str | None]) -> list[str] | None:
+        """None when `now` or the rule files' `rules` differ from the seal; else the files
+        whose content must still be compared with what the run knows (racy ones, and
+        those Codur wrote)."""
+        if now != self.stats or rules != self.rules:
             return None
         edge = self.at_ns - RACY_NS
         racy = {p for p, s in now.items() if not stat.S_ISDIR(s[0]) and max(s[2], s[3]) >= edge}
@@ -98,11 +109,31 @@ def status(info: os.stat_result) -> Stat | None:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def sealed(root: Path, excluded: Excluded) -> Seal | None:
-    """A seal of `root` as it is now (None: the folder is too large or odd to seal)."""
+def sealed(root: Path, excluded: Excluded, rules: Sequence[Path]) -> Seal | None:
+    """A seal of `root` and its rule files as they are now (None: the folder is too
+    large or odd to seal)."""
     at_ns = time.time_ns()
     stats = walk(root, excluded)
-    return Seal(stats, at_ns) if stats is not None else None
+    return Seal(stats, at_ns, rule_marks(rules)) if stats is not None else None
+
+
+def rule_marks(rules: Sequence[Path]) -> dict[str, str | None]:
+    """Each rule file (links followed) as the digest of its content (None: absent or
+    unreadable); one over LARGEST_RULE_BYTES by its stats, and, changed within RACY_NS,
+    as a mark that equals no other (its stats cannot tell a change just after)."""
+    marks: dict[str, str | None] = {}
+    for path in rules:
+        try:
+            info = path.stat()
+            if info.st_size <= LARGEST_RULE_BYTES:
+                marks[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            elif max(info.st_mtime_ns, info.st_ctime_ns) >= time.time_ns() - RACY_NS:
+                marks[str(path)] = f"racy {time.perf_counter_ns()}"
+            else:
+                marks[str(path)] = repr(status(info))
+        except OSError:
+            marks[str(path)] = None
+    return marks
 
 
 def stats_of(root: Path, paths: list[str]) -> dict[str, Stat | None]:

@@ -230,7 +230,8 @@ def begin(
     began_ns = time.time_ns()
     started = time.perf_counter()
     skip = excluded(ws, config)
-    seal = sealed(ws.root, skip)  # walked before the scan: a change between is seen
+    rules = tuple(store.rule_files())
+    seal = sealed(ws.root, skip, rules)  # walked before the scan: a change between is seen
     try:
         taken = store.take(run_id)
     except SnapshotError as exc:
@@ -254,7 +255,7 @@ def begin(
     emit(bus, "start", store, taken, started, warned)
     witness = Witness(
         store, f"{run_id}-watch", dict(taken.tree), _warner(bus), root=ws.root, excluded=skip,
-        seal=seal,
+        rules=rules, seal=seal,
     )  # fmt: skip
     return RunSnapshot(
         ws, store, history, record, taken.tree, bus, began_ns, warned=warned, witness=witness
@@ -274,9 +275,11 @@ def reopen(
     history = History(state_root(), ws.root)
     history.save(record)
     skip = excluded(ws, config)
+    rules = tuple(store.rule_files())
     witness = Witness(
-        store, f"{record.run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip
-    )
+        store, f"{record.run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip,
+        rules=rules,
+    )  # fmt: skip
     witness.look(absorb=True)  # the folder as the resume finds it is the run's
     return RunSnapshot(ws, store, history, record, start, bus, began_ns, witness=witness)
 

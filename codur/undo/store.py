@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Protocol
 
 from codur.errors import CodurError
@@ -34,6 +35,11 @@ class Store(Protocol):
 
     def current(self, paths: Iterable[str]) -> dict[str, Entry | None]:
         """How each path is now, as this store would record it (None: absent)."""
+        ...
+
+    def rule_files(self) -> list[Path]:
+        """Files outside the workspace whose change can change what a snapshot of it
+        holds (ignore rules, attributes, config)."""
         ...
 
     def mode_for(self, entry: Entry, existing: int | None) -> int:

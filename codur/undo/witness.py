@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.undo.seal import Seal, sealed, stats_of, walk
+from codur.undo.seal import Seal, rule_marks, sealed, stats_of, walk
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Entry, Excluded, Taken, Tree, changed
 
@@ -49,6 +49,8 @@ class Witness:
     root: Path | None = None
     """The workspace, walked for the seal (None: every look scans)."""
     excluded: Excluded = field(default_factory=Excluded)
+    rules: tuple[Path, ...] = ()
+    """Files outside the workspace that rule what a scan holds (`Store.rule_files`)."""
     seal: Seal | None = None
     """The folder's stats as the run last knew it (None: the next look scans)."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
@@ -110,7 +112,9 @@ class Witness:
         with self.lock:
             if self.blind or self._unchanged():
                 return
-            seal = sealed(self.root, self.excluded) if self.root is not None else None
+            seal = sealed(self.root, self.excluded, self.rules) if self.root else None
+            if seal is None:
+                self.root = None  # too large or odd to seal: every look scans, as before
             try:
                 taken = self.store.take(self.name, parent=self.last)
             except SnapshotError as exc:
@@ -121,18 +125,24 @@ class Witness:
 
     def _unchanged(self) -> bool:
         """Whether the folder is as the run knows it, by the seal (and the content of the
-        files its stats cannot vouch for): a scan would find nothing."""
+        files its stats cannot vouch for): a scan would find nothing. Any doubt (a file
+        gone or odd while its content is read) means a scan, which decides."""
         if self.seal is None or self.root is None or self.pending or self.suspects:
             return False
         now = walk(self.root, self.excluded)
-        compare = self.seal.to_compare(now) if now is not None else None
+        if now is None:
+            return False
+        compare = self.seal.to_compare(now, rule_marks(self.rules))
         if compare is None:
             return False
         known = [self.known.get(p) for p in compare]
         if any(entry is None or entry.is_folder for entry in known):
             return False  # not in the run's tree (ignored, over the cap): only a scan tells
-        current = self._current(compare) if compare else {}
-        return current is not None and all(current[p] == self.known[p] for p in compare)
+        try:
+            current = self.store.current(compare) if compare else {}
+        except (SnapshotError, OSError):
+            return False  # changed while read: the scan tells how
+        return all(current[p] == self.known[p] for p in compare)
 
     def settle(self, taken: Taken, absorb: bool = False) -> None:
         """Take the folder as `taken` shows it as the run's new known state, naming as
