@@ -12,9 +12,11 @@ import pytest
 from codur.config import load_config
 from codur.events import EventBus
 from codur.undo import state_root
+from codur.undo.gitstore import GitStore
 from codur.undo.records import History
-from codur.undo.seal import Seal, walk
+from codur.undo.seal import Seal, rule_marks, walk
 from codur.undo.snapshot import begin
+from codur.undo.store import SnapshotError
 from codur.undo.tree import Excluded
 from codur.workspace import Workspace
 
@@ -184,3 +186,69 @@ def test_a_file_named_like_a_quoted_or_crlf_line_is_still_followed(
     warned = [e.data["message"] for e in events if e.kind == "warning"]
     assert not [w for w in warned if "cannot follow" in w]  # the witness was never blind
     assert foreign(root) == ["data.txt"]
+
+
+def test_a_config_file_git_includes_is_a_rule_file_too(tmp_path: Path, monkeypatch) -> None:
+    """An excludes file named by a config file that ~/.gitconfig includes: when the user
+    stops naming it there, a file it ignored is seen (it was the user's before the run)."""
+    monkeypatch.setattr("codur.undo.seal.RACY_NS", 0)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    (home / "ignored").write_text("*.local\n")
+    (home / "extra.inc").write_text(f"[core]\n\texcludesFile = {home / 'ignored'}\n")
+    (home / ".gitconfig").write_text(f"[include]\n\tpath = {home / 'extra.inc'}\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "notes.local").write_text("the user's, there before the run\n")
+    snap, scans = started(root)
+    assert "notes.local" not in snap.start
+    (home / "extra.inc").write_text("")  # the included file no longer names it
+    with snap.program():
+        (root / "out.txt").write_text("the program's\n")
+    assert scans
+    snap.finish("done")
+    assert foreign(root) == ["notes.local"]
+
+
+def test_an_excludes_file_named_during_the_run_is_watched_from_then_on(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr("codur.undo.seal.RACY_NS", 0)
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".git/info/exclude").write_text("*.local\n")
+    (root / "notes.local").write_text("the user's, there before the run\n")
+    snap, scans = started(root)
+    later = tmp_path / "later.ignore"  # the user moves the rule to a new excludes file
+    later.write_text("*.local\n")
+    subprocess.run(["git", "config", "core.excludesFile", str(later)], cwd=root, check=True)
+    (root / ".git/info/exclude").write_text("")
+    with snap.program():  # a scan: nothing changed in what git holds
+        pass
+    later.write_text("")  # then stops ignoring it there
+    with snap.program():
+        (root / "out.txt").write_text("the program's\n")
+    snap.finish("done")
+    assert foreign(root) == ["notes.local"]
+
+
+def test_git_failing_to_name_its_rule_files_leaves_the_run_unsealed(ws: Path, monkeypatch) -> None:
+    def broken(self) -> list[Path]:
+        raise SnapshotError("git config timed out")
+
+    monkeypatch.setattr(GitStore, "rule_files", broken)
+    snap, scans = started(ws)  # the run still starts, with its snapshot
+    with snap.program():
+        pass
+    assert scans or snap.store.kind == "files"  # no seal: git scans as before
+    assert snap.finish("done") == []
+
+
+def test_a_rule_file_that_is_a_device_is_not_read() -> None:
+    marks = rule_marks([Path("/dev/zero"), Path("/no/such/file")])
+    assert marks["/dev/zero"].startswith("not a file")
+    assert marks["/no/such/file"] is None

@@ -27,6 +27,8 @@ from codur.undo.store import SnapshotError
 from codur.undo.tree import FOLDER, Entry, Excluded, Taken, Tree, empty_folders, over_cap
 
 REF = "refs/codur/runs/"
+ENV_CONFIGS = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
+"""Variables naming config files git reads instead of the usual ones."""
 FOLDERS = "Codur-Empty-Folders: "
 """The line of a snapshot commit's message naming its empty folders (a JSON list)."""
 
@@ -276,28 +278,41 @@ class GitStore:
         return found
 
     def rule_files(self) -> list[Path]:
-        """The repository's ignore, attribute and config files and the user's index (a
-        tracked file is never ignored), the user's and the system's git config and the
-        global ignore and attribute files they name, and the `.gitignore` and
-        `.gitattributes` of the folders above the workspace."""
+        """The repository's ignore and attribute files and the user's index (a tracked
+        file is never ignored); every config file git reads here (includes, a worktree's
+        own config, $GIT_CONFIG_GLOBAL: as `git config --show-origin` names them) and
+        those it would read if made; the global ignore and attribute files the config
+        names (or git's defaults); the `.gitignore` and `.gitattributes` of the folders
+        above the workspace."""
         folders = [self.repo.git_dir, self.repo.common_dir] if self.repo else []
-        names = ("info/exclude", "info/attributes", "config", "index")
+        names = ("info/exclude", "info/attributes", "config", "config.worktree", "index")
         files = [folder / name for folder in folders for name in names]
         home = Path.home()
         xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-        files += [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "git/config"]
-        files += [xdg / "git/ignore", xdg / "git/attributes"]
-        pattern = r"^core\.(excludesfile|attributesfile)$"
-        code, out = self._git("config", "--path", "--get-regexp", pattern, check=False)
-        for line in out.decode(errors="replace").splitlines() if code == 0 else []:
-            named = line.partition(" ")[2]
-            if named:
-                files.append((self.top / Path(named).expanduser()).absolute())
+        files += [Path("/etc/gitconfig"), Path("/etc/gitattributes"), home / ".gitconfig"]
+        files += [xdg / "git/config", xdg / "git/ignore", xdg / "git/attributes"]
+        files += [Path(os.environ[n]) for n in ENV_CONFIGS if os.environ.get(n)]
+        files += self._config_sources()
         above = Path(self.prefix).parts[:-1] if self.prefix else ()
         for depth in range(len(above) + 1):
             folder = self.top.joinpath(*above[:depth])
             files += [folder / ".gitignore", folder / ".gitattributes"]
-        return list(dict.fromkeys(files))
+        return list(dict.fromkeys((self.top / path).absolute() for path in files))
+
+    def _config_sources(self) -> list[Path]:
+        """The config files git reads here and the ignore and attribute files they name."""
+        args = ("config", "--show-origin", "--path", "-z", "--get-regexp", ".")
+        code, out = self._git(*args, check=False)
+        fields = out.split(b"\0") if code == 0 else []
+        found = []
+        for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
+            kind, _, where = os.fsdecode(origin).partition(":")
+            if kind == "file" and where:
+                found.append(Path(where))
+            key, _, value = os.fsdecode(entry).partition("\n")
+            if key in ("core.excludesfile", "core.attributesfile") and value:
+                found.append(Path(value).expanduser())
+        return found
 
     def mode_for(self, entry: Entry, existing: int | None) -> int:
         if existing is None:

@@ -119,13 +119,16 @@ def sealed(root: Path, excluded: Excluded, rules: Sequence[Path]) -> Seal | None
 
 def rule_marks(rules: Sequence[Path]) -> dict[str, str | None]:
     """Each rule file (links followed) as the digest of its content (None: absent or
-    unreadable); one over LARGEST_RULE_BYTES by its stats, and, changed within RACY_NS,
-    as a mark that equals no other (its stats cannot tell a change just after)."""
+    unreadable; what is not a regular file, by its kind); one over LARGEST_RULE_BYTES by
+    its stats, and, changed within RACY_NS, as a mark that equals no other (its stats
+    cannot tell a change just after)."""
     marks: dict[str, str | None] = {}
     for path in rules:
         try:
             info = path.stat()
-            if info.st_size <= LARGEST_RULE_BYTES:
+            if not stat.S_ISREG(info.st_mode):  # a device or pipe is never read
+                marks[str(path)] = f"not a file {stat.S_IFMT(info.st_mode):o}"
+            elif info.st_size <= LARGEST_RULE_BYTES:
                 marks[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
             elif max(info.st_mtime_ns, info.st_ctime_ns) >= time.time_ns() - RACY_NS:
                 marks[str(path)] = f"racy {time.perf_counter_ns()}"

@@ -22,7 +22,6 @@ from codur.undo.nofollow import Refused, remove_file
 from codur.undo.notices import MIB, emit, left_out, listed
 from codur.undo.records import RESUMABLE, History, RunRecord, now_iso
 from codur.undo.restore import UndoPlan, apply_undo
-from codur.undo.seal import sealed
 from codur.undo.store import SnapshotError, Store
 from codur.undo.tree import Excluded, Taken, Tree, changed
 from codur.undo.witness import Witness
@@ -230,8 +229,8 @@ def begin(
     began_ns = time.time_ns()
     started = time.perf_counter()
     skip = excluded(ws, config)
-    rules = tuple(store.rule_files())
-    seal = sealed(ws.root, skip, rules)  # walked before the scan: a change between is seen
+    witness = Witness(store, f"{run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip)
+    seal = witness.seal_now()  # walked before the scan: a change between is seen
     try:
         taken = store.take(run_id)
     except SnapshotError as exc:
@@ -241,6 +240,8 @@ def begin(
         bus.emit("warning", message=f"snapshot: {exc}; copying the files instead")
         store = FileStore(ws.root, state_root() / "blobs", skip,
                           int(config.undo.max_snapshot_mb * MIB), cache)  # fmt: skip
+        witness.store, witness.root = store, ws.root
+        seal = witness.seal_now()
         taken = store.take(run_id)
     store.keep(run_id, taken.snap)
     if store.kind == "files":
@@ -253,10 +254,7 @@ def begin(
     history.save(record)
     warned: set[str] = set()
     emit(bus, "start", store, taken, started, warned)
-    witness = Witness(
-        store, f"{run_id}-watch", dict(taken.tree), _warner(bus), root=ws.root, excluded=skip,
-        rules=rules, seal=seal,
-    )  # fmt: skip
+    witness.known, witness.seal = dict(taken.tree), seal
     return RunSnapshot(
         ws, store, history, record, taken.tree, bus, began_ns, warned=warned, witness=witness
     )
@@ -275,11 +273,9 @@ def reopen(
     history = History(state_root(), ws.root)
     history.save(record)
     skip = excluded(ws, config)
-    rules = tuple(store.rule_files())
     witness = Witness(
-        store, f"{record.run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip,
-        rules=rules,
-    )  # fmt: skip
+        store, f"{record.run_id}-watch", {}, _warner(bus), root=ws.root, excluded=skip
+    )
     witness.look(absorb=True)  # the folder as the resume finds it is the run's
     return RunSnapshot(ws, store, history, record, start, bus, began_ns, witness=witness)
 

@@ -112,9 +112,7 @@ class Witness:
         with self.lock:
             if self.blind or self._unchanged():
                 return
-            seal = sealed(self.root, self.excluded, self.rules) if self.root else None
-            if seal is None:
-                self.root = None  # too large or odd to seal: every look scans, as before
+            seal = self.seal_now()
             try:
                 taken = self.store.take(self.name, parent=self.last)
             except SnapshotError as exc:
@@ -122,6 +120,22 @@ class Witness:
                 return
             self.last, self.seal = taken.snap, seal
             self.settle(taken, absorb)
+
+    def seal_now(self) -> Seal | None:
+        """A seal of the folder as it is now, with the rule files git names now (None,
+        and no seal for the rest of the run: the folder is too large or odd to seal, or
+        git cannot name its rule files)."""
+        if self.root is None:
+            return None
+        try:
+            self.rules = tuple(self.store.rule_files())
+        except SnapshotError:
+            self.root = None
+            return None
+        seal = sealed(self.root, self.excluded, self.rules)
+        if seal is None:
+            self.root = None  # every look scans, as before
+        return seal
 
     def _unchanged(self) -> bool:
         """Whether the folder is as the run knows it, by the seal (and the content of the
