@@ -2,7 +2,7 @@
 """Set up Codur from a checkout with nothing but python3, then run the demo or the tests.
 
     python3 .ci/bootstrap.py demo   # venv + codur[local], then fix a sample challenge
-    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench,ray,anthropic], then the test suite
+    python3 .ci/bootstrap.py test   # venv + codur[local,dev,bench,ray,anthropic], then tests
 
 Standard library only: this runs before anything is installed. llama-cpp-python has no
 wheel on PyPI, so the first setup compiles it (~10 minutes on 2 cores); progress is shown
