@@ -252,3 +252,26 @@ def test_a_rule_file_that_is_a_device_is_not_read() -> None:
     marks = rule_marks([Path("/dev/zero"), Path("/no/such/file")])
     assert marks["/dev/zero"].startswith("not a file")
     assert marks["/no/such/file"] is None
+
+
+def test_codurs_write_to_a_crlf_file_under_text_auto_is_the_runs(tmp_path: Path) -> None:
+    """A file committed with CRLF before `* text=auto` keeps CRLF when git adds it (its
+    line-ending rules read the index); `git hash-object`, which reads none, would give
+    another blob, and Codur's own write would have been named someone else's."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "f.txt").write_bytes(b"a\r\nb\r\n")
+    subprocess.run([*git, "add", "f.txt"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], cwd=root, check=True)
+    (root / ".gitattributes").write_text("* text=auto\n")
+    subprocess.run([*git, "add", ".gitattributes"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "attributes"], cwd=root, check=True)
+    snap, _ = started(root)
+    assert snap.store.current(["f.txt"])["f.txt"] == snap.start["f.txt"]
+    snap.note("f.txt")
+    (root / "f.txt").write_bytes(b"a\r\nc\r\n")
+    snap.wrote()
+    assert snap.finish("done") == ["f.txt"]
+    assert foreign(root) == []

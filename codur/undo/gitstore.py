@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from hashlib import sha1
@@ -31,12 +32,6 @@ ENV_CONFIGS = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
 """Variables naming config files git reads instead of the usual ones."""
 FOLDERS = "Codur-Empty-Folders: "
 """The line of a snapshot commit's message naming its empty folders (a JSON list)."""
-
-
-def _odd_line(path: str) -> bool:
-    """Whether `--stdin-paths` would misread `path` as a line: a newline in it, a carriage
-    return (stripped as a CRLF end) or a leading double quote (taken as a C-quoted name)."""
-    return "\n" in path or "\r" in path or path.startswith('"')
 
 
 def _glob_escape(text: str) -> str:
@@ -266,16 +261,41 @@ class GitStore:
                 files.append(path)
             else:
                 found[path] = Entry(stat.S_IFMT(info.st_mode), "")
-        batch = [p for p in files if not _odd_line(self.prefix + p)]  # one path a line
-        odd = [p for p in files if _odd_line(self.prefix + p)]
-        listed = b"".join(os.fsencode(self.prefix + p) + b"\n" for p in batch)
-        digests = (
-            self._git("hash-object", "--stdin-paths", stdin=listed)[1].split() if batch else []
-        )
-        digests += [self._git("hash-object", "--", self.prefix + p)[1].strip() for p in odd]
-        for path, digest in zip([*batch, *odd], digests, strict=True):
-            found[path] = Entry(found[path].mode, digest.decode())  # type: ignore[union-attr]
+        digests = self._as_added(files) if files else {}
+        for path in files:
+            found[path] = Entry(found[path].mode, digests[path])  # type: ignore[union-attr]
         return found
+
+    def _as_added(self, paths: list[str]) -> dict[str, str]:
+        """The blob id `git add` would give each file now, as a snapshot's scan does:
+        added to a scratch copy of the user's index, since git's line-ending rules read
+        the index (a file committed with CRLF before `text=auto` stays CRLF, where
+        `git hash-object`, which reads no index, would normalize it)."""
+        name = f"current-{os.getpid()}-{threading.get_ident()}"
+        self.done(name)
+        index = self._index(name)
+        index.parent.mkdir(parents=True, exist_ok=True)
+        if worth_copying(self.user_index, self.cap_bytes):
+            copy_new(self.user_index, index)
+        env = self._env(index)
+        spec = b"\0".join(os.fsencode(f":(literal){self.prefix}{p}") for p in paths)
+        from_stdin = ("--pathspec-from-file=-", "--pathspec-file-nul")
+        try:
+            self._git("add", "-f", *from_stdin, env=env, stdin=spec)
+            out = self._git("ls-files", "-s", "-z", env=env)[1]  # no --pathspec-from-file
+        finally:
+            self.done(name)
+        wanted, digests = set(paths), {}
+        for record in out.split(b"\0"):
+            if record:
+                meta, raw = record.split(b"\t", 1)
+                path = os.fsdecode(raw).removeprefix(self.prefix)
+                if path in wanted:
+                    digests[path] = meta.split()[1].decode()
+        missing = [p for p in paths if p not in digests]
+        if missing:  # gone between the lstat and git's read
+            raise SnapshotError(f"cannot read {missing[0]} (it changed while read)")
+        return digests
 
     def rule_files(self) -> list[Path]:
         """The repository's ignore and attribute files and the user's index (a tracked
