@@ -236,15 +236,22 @@ def test_an_excludes_file_named_during_the_run_is_watched_from_then_on(
     assert foreign(root) == ["notes.local"]
 
 
-def test_git_failing_to_name_its_rule_files_leaves_the_run_unsealed(ws: Path, monkeypatch) -> None:
+def test_git_failing_to_name_its_rule_files_leaves_the_run_unsealed(
+    tmp_path: Path, monkeypatch
+) -> None:
     def broken(self) -> list[Path]:
         raise SnapshotError("git config timed out")
 
     monkeypatch.setattr(GitStore, "rule_files", broken)
-    snap, scans = started(ws)  # the run still starts, with its snapshot
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "main.py").write_text("print(1)\n")
+    snap, scans = started(root)  # the run still starts, with its git snapshot
+    assert snap.store.kind == "git"
     with snap.program():
         pass
-    assert scans or snap.store.kind == "files"  # no seal: git scans as before
+    assert len(scans) == 2  # no seal: each look scans, as before
     assert snap.finish("done") == []
 
 
