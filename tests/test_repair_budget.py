@@ -88,10 +88,36 @@ def test_a_search_cut_short_resumes_where_it_stopped(tmp_path: Path) -> None:
 
 def test_the_search_is_not_repeated_on_unchanged_code(tmp_path: Path) -> None:
     """Each failed attempt fails differently (a pid on stderr) but leaves the code as it
-    was: the search ran to its end on that code once, and is not run again."""
+    was: the search ran to its end on that code (single edits before the first model
+    call, pairs after it), and is not run again."""
     root = repo(tmp_path / "w", {"main.py": HELLO, "expected.txt": "Hello, World\n"})
     replies = [whole_file("main.py", HELLO, f"Attempt {n}: this should do.") for n in range(3)]
     result, events = run(root, replies, "runtime.max_iterations=3")
     assert result.status == "unverified" and result.model_calls == 3
     ends = [d for _, d in kinds(events, "repair.end")]
-    assert len(ends) == 1 and ends[0]["reason"] in ("exhausted", "no candidates")
+    assert [e["reason"] for e in ends] == ["pairs deferred", "exhausted"]
+    assert ends[1]["tried"] == 0  # its two single edits overlap: no pair to try
+
+
+MANY = "low = 1\nhigh = 3\nif low < high:\n    print('Hello, ' + 'Wrold')\n"
+"""A bug no mutation fixes, in code with several places to mutate (so pairs exist)."""
+
+
+def test_pairs_wait_until_a_model_attempt_failed(tmp_path: Path) -> None:
+    """Before the first model call the search tries single edits only; after the model's
+    attempt left the same code, the pairs run (the singles are not tried again), and
+    then the code is searched to its end and never again."""
+    root = repo(tmp_path / "w", {"main.py": MANY, "expected.txt": "Hello, World\n"})
+    replies = [whole_file("main.py", MANY, f"Attempt {n}: this should do.") for n in range(3)]
+    result, events = run(root, replies, "runtime.max_iterations=3")
+    assert result.status == "unverified" and result.model_calls == 3
+    order = kinds(events, "repair.candidate", "repair.end", "model.request")
+    first = order.index(next(o for o in order if o[0] == "repair.end"))
+    assert order[first][1]["reason"] == "pairs deferred" and order[first + 1][0] == "model.request"
+    singles = [d for k, d in order[:first] if k == "repair.candidate"]
+    assert singles and all(len(d["operators"]) == 1 for d in singles)
+    second = [k for k, _ in order].index("repair.end", first + 1)
+    pairs = [d for k, d in order[first + 1 : second] if k == "repair.candidate"]
+    assert pairs and all(len(d["operators"]) == 2 for d in pairs)
+    assert order[second][1]["reason"] == "exhausted"
+    assert [k for k, _ in order[second + 1 :]] == ["model.request", "model.request"]

@@ -175,6 +175,9 @@ RULES: dict[str, Rule] = {
     ),
     "repair.review_call_timeout_s": WAIT,
     "repair.max_depth": allowed("more candidates", "bounded by the schema and the time budget"),
+    "repair.first_max_depth": allowed(
+        "more candidates", "bounded by the schema and the first budget"
+    ),
     "repair.pair_pool": allowed("more candidates", "bounded by the time budget"),
     "repair.candidate_timeout_factor": allowed("longer candidates", "never past verify.timeout_s"),
     "repair.min_candidate_timeout_s": allowed("longer candidates", "never past verify.timeout_s"),

@@ -79,6 +79,10 @@ class RepairConfig(_Section):
     """Wall time the search before the first model call may take (when a model may be
     called): the model is not kept waiting on tasks the search cannot fix. The rest of
     `time_budget_s` on the same code runs after a model attempt fails."""
+    first_max_depth: int = Field(1, ge=1, le=2)
+    """`max_depth` of the search before the first model call: 1 tries single edits only
+    (pairs are most of the candidates and seldom the fix; they run after a model attempt
+    fails, within the rest of `time_budget_s`), 2 tries pairs there too."""
     workers: int = Field(2, ge=1)
     """Candidates checked at once, each in its own scratch copy and process."""
     max_depth: int = Field(2, ge=1, le=2)

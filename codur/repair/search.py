@@ -67,14 +67,20 @@ class RepairResult:
     candidates: int
     duration_s: float
     reason: str
-    """repaired, budget (time ran out), exhausted (every candidate failed), no candidates."""
+    """repaired, budget (time ran out), exhausted (every candidate failed), no candidates,
+    or pairs deferred (every single edit failed; pairs are left to a later search)."""
     tried_ids: tuple[str, ...] = ()
     """`candidate_id` of each candidate this search tried (codur/repair/searched.py)."""
 
     @property
     def done(self) -> bool:
         """The search reached its end: nothing is left to try on the same code."""
-        return self.reason != "budget"
+        return self.reason not in ("budget", "pairs deferred")
+
+    @property
+    def cut(self) -> bool:
+        """Its budget ran out (the whole budget counts as spent)."""
+        return self.reason == "budget"
 
 
 def _diff(originals: dict[str, str], sources: dict[str, str]) -> str:
@@ -187,11 +193,13 @@ def search(
     allows: Allows | None = None,
     budget_s: float | None = None,
     skip: Collection[str] = (),
+    max_depth: int | None = None,
 ) -> RepairResult:
     """Look for a small edit that makes `failing`'s checks pass; never touches `ctx.ws`.
     Mutations outside `allows` are never tried, nor candidates whose `candidate_id` is in
     `skip` (an earlier search of the same code tried them). `budget_s`: the wall time it
-    may take (default: repair.time_budget_s)."""
+    may take (default: repair.time_budget_s); `max_depth`: at most repair.max_depth (its
+    default), 1 leaves the pairs to a later search."""
     budget = cfg.time_budget_s if budget_s is None else budget_s
     start = time.monotonic()
     deadline = start + budget
@@ -234,14 +242,24 @@ def search(
         fresh = partial(_untried, frozenset(skip))
         singles = fresh(Candidate((e,)) for e in ranked)
         best, tried, late = runner.run(singles, cfg.workers, deadline)
-        if best is None and cfg.max_depth >= 2 and not late:
+        depth = cfg.max_depth if max_depth is None else min(max_depth, cfg.max_depth)
+        if best is None and depth >= 2 and not late:
             pairs = fresh(_pairs(ranked, cfg.pair_pool))
             best, more, late = runner.run(pairs, cfg.workers, deadline, stage="pairs")
             tried += more
+        deferred = depth < cfg.max_depth and len(ranked) > 1
     duration = round(time.monotonic() - start, 3)
     ids = tuple(runner.tried_ids)
     if best is None:
-        reason = "no candidates" if not ranked else "budget" if late else "exhausted"
+        reason = (
+            "no candidates"
+            if not ranked
+            else "budget"
+            if late
+            else "pairs deferred"
+            if deferred
+            else "exhausted"
+        )
         return RepairResult(None, {}, "", tried, len(ranked), duration, reason, ids)
     sources = best.sources(originals)
     diff = _diff(originals, sources)

@@ -63,7 +63,7 @@ def candidate_id(description: str) -> str:
 def budget_s(record: Searched | None, cfg: RepairConfig, first: bool) -> float:
     """Seconds the next search of this code may take; 0: nothing left to search.
     `first`: no model attempt yet and a model may be called, so only the first budget,
-    once."""
+    once (and only single edits, `first_max_depth`)."""
     if first:
         return min(cfg.first_budget_s, cfg.time_budget_s) if record is None else 0.0
     if record is not None and record["done"]:
@@ -73,10 +73,16 @@ def budget_s(record: Searched | None, cfg: RepairConfig, first: bool) -> float:
 
 
 def after(
-    record: Searched | None, budget: float, duration_s: float, tried: list[str], done: bool
+    record: Searched | None,
+    budget: float,
+    duration_s: float,
+    tried: list[str],
+    done: bool,
+    cut: bool,
 ) -> Searched:
-    """`record` with one more search added (`budget`: what that search was given)."""
-    spent = duration_s if done else max(duration_s, budget)
+    """`record` with one more search added (`budget`: what that search was given; `cut`:
+    it ran out of it, so all of it counts as spent)."""
+    spent = max(duration_s, budget) if cut else duration_s
     before = record or Searched(spent_s=0.0, tried=[], done=False)
     return Searched(
         spent_s=round(before["spent_s"] + spent, 3),

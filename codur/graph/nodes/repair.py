@@ -29,14 +29,17 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
     session = runtime.context
     failing = state["verification"]
     config = session.config
-    key, budget = next_search(state, session)
+    key, budget, depth = next_search(state, session)
     searches = dict(state.get("repair_searches", {}))
     before = searches.get(key)
     allows = session.scope.allows_lines if session.scope else None
     skip = before["tried"] if before is not None else ()
     ctx = session.tool_context()
-    result = search(failing.plan, failing, ctx, config.repair, config.verify, allows, budget, skip)
-    searches[key] = after(before, budget, result.duration_s, list(result.tried_ids), result.done)
+    result = search(
+        failing.plan, failing, ctx, config.repair, config.verify, allows, budget, skip, depth
+    )
+    tried_ids = list(result.tried_ids)
+    searches[key] = after(before, budget, result.duration_s, tried_ids, result.done, result.cut)
     tried = {"repair_searches": searches}
     session.bus.emit(
         "repair.end",

@@ -241,5 +241,5 @@ def _repairable(verdict: VerificationResult, state: AgentState, session: Session
         not verdict.passed
         and session.config.repair.enabled
         and verdict.strategy in ("output", "tests", "hybrid")
-        and next_search(state, session)[1] > 0
+        and next_search(state, session).budget_s > 0
     )
