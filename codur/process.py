@@ -86,10 +86,11 @@ def run_process(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=launch.env,
-            preexec_fn=launch.preexec,
+            **launch.popen,
         )
         data = stdin.encode() if stdin is not None else None
         try:
+            launch.started()
             pipes = Pipes(proc, data, output_limit, stop_on)
         except BaseException:
             REAPER.end(launch.tag, proc)

@@ -135,3 +135,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("embedded") is not None:
             item.add_marker(pytest.mark.slow)
+
+
+# --- the two ways a program starts (codur.sandbox.started) ---------------------------
+
+
+@pytest.fixture(params=["fork", "exec"])
+def both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test runs twice: programs forked from Codur, then started through child.py
+    (as when Codur's memory is large: the embedded model loaded)."""
+    from codur.sandbox import started
+
+    bound = 0 if request.param == "exec" else 1 << 62
+    monkeypatch.setattr(started, "FORK_BELOW_BYTES", bound)
+    return request.param

@@ -16,6 +16,8 @@ from helpers import debug_log, run_cli
 from codur.errors import ExitCode
 from codur.process import DRAIN_GRACE_S, run_process
 
+pytestmark = pytest.mark.usefixtures("both_ways")  # forked, and through child.py
+
 
 def py(code: str) -> list[str]:
     return [sys.executable, "-c", code]

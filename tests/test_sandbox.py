@@ -21,6 +21,8 @@ from codur.sandbox.confine import Bubblewrap, Landlock, bubblewrap_unavailable, 
 from codur.sandbox.env import scrubbed
 from codur.sandbox.readonly import EXIT_UNPROTECTED
 
+pytestmark = pytest.mark.usefixtures("both_ways")  # forked, and through child.py
+
 NO_LANDLOCK = landlock_unavailable()
 NO_BWRAP, BWRAP = bubblewrap_unavailable(30)
 

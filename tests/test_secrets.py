@@ -24,6 +24,8 @@ from codur.sandbox import Sandbox
 from codur.sandbox.env import scrubbed
 from codur.ui import IO, Outline
 
+pytestmark = pytest.mark.usefixtures("both_ways")  # forked, and through child.py
+
 KEY = "sk-live-Qm7Yt2Lx9Rb4Wp6Nz8"
 
 PEEK = """

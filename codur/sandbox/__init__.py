@@ -11,22 +11,20 @@ confined. `Sandbox.from_config` is a run's: also every profile's key variable re
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codur.litter import temp_prefix
 from codur.sandbox.confine import Confiner, Prepared, detect
 from codur.sandbox.env import TAG, scrubbed
-from codur.sandbox.private import hide_codur, without_inspection
+from codur.sandbox.private import hide_codur, inspection_steps, libc
 from codur.sandbox.reaper import REAPER
 
 if TYPE_CHECKING:
@@ -34,22 +32,30 @@ if TYPE_CHECKING:
 
     from codur.config.schema import CodurConfig
     from codur.sandbox.repository import Repository
-
-if sys.platform != "win32":
-    import resource  # imported here: the child, between fork and exec, must import nothing
-else:
-    resource = None
+    from codur.sandbox.started import Start
 
 
 @dataclass(frozen=True)
 class Launch:
-    """One program, ready to start: argv, environment, what runs before exec, its tag."""
+    """One program, ready to start: argv, environment, how it starts, its tag. Start it
+    with `subprocess.Popen(launch.argv, env=launch.env, **launch.popen, ...)`, then call
+    `launch.started()` (it raises what kept the program from starting)."""
 
-    argv: list[str]
+    start: Start
     env: dict[str, str]
-    preexec: Callable[[], None] | None
     tag: str
     temp: Path
+
+    @property
+    def argv(self) -> list[str]:
+        return self.start.argv
+
+    @property
+    def popen(self) -> dict[str, Any]:
+        return self.start.popen
+
+    def started(self) -> None:
+        self.start.started()
 
 
 @dataclass(frozen=True)
@@ -142,15 +148,27 @@ class Sandbox:
                 folders = [Path(cwd).resolve(), temp, *extra]
                 kept = [p for p in self.read_only if Path(p).exists()]
                 prepared = self.confiner.prepare(list(command), Path(cwd), folders, kept)
+            from codur.sandbox.child import Steps  # here: `codur --help` needs no ctypes
+            from codur.sandbox.started import Start
+
             try:
                 hide_codur()
-                parent = _parent_death(self.die_with_parent)
                 drop = self.scrub and not prepared.drops_inspecting
-                preexec = _chain(
-                    prepared.preexec, memory_limit, parent, without_inspection() if drop else None
+                steps = Steps(
+                    parent=os.getpid() if self.die_with_parent and _linux() else None,
+                    memory=memory_limit,
+                    landlock=prepared.landlock,
+                    landlock_flags=prepared.landlock_flags,
+                    no_new_privs=prepared.no_new_privs,
+                    read_only=prepared.read_only,
+                    **(inspection_steps() if drop else {}),
                 )
-                tag = REAPER.new_tag()
-                yield Launch(prepared.argv, self.environment(env, temp, tag), preexec, tag, temp)
+                start = Start.of(prepared.argv, steps, libc)
+                try:
+                    tag = REAPER.new_tag()
+                    yield Launch(start, self.environment(env, temp, tag), tag, temp)
+                finally:
+                    start.close()
             finally:
                 for release in prepared.release:
                     release()
@@ -158,55 +176,5 @@ class Sandbox:
             shutil.rmtree(temp)
 
 
-PR_SET_PDEATHSIG = 1
-
-
-@functools.cache
-def _prctl() -> Callable[..., int] | None:
-    """The C library's prctl (Linux only); looked up in the parent, never in a child."""
-    if sys.platform != "linux":
-        return None
-    import ctypes  # here: `codur --help` needs none of it
-
-    return ctypes.CDLL(None, use_errno=True).prctl
-
-
-def _parent_death(wanted: bool) -> Callable[[], None] | None:
-    """The child's half of `die_with_parent`: ask for SIGKILL when its parent dies, then
-    make sure the parent did not die before that (the signal would never come)."""
-    prctl = _prctl() if wanted else None
-    if prctl is None:
-        return None
-    parent = os.getpid()
-
-    def arm() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:
-            os._exit(137)
-
-    return arm
-
-
-def _chain(
-    confine: Callable[[], None] | None,
-    memory_limit: int | None,
-    parent_death: Callable[[], None] | None = None,
-    private: Callable[[], None] | None = None,
-):
-    """What the child runs before exec: death with its parent, the memory cap,
-    confinement (which may need capabilities), then the capabilities that could read
-    Codur's memory dropped (`private.without_inspection`)."""
-    if not memory_limit and confine is None and parent_death is None and private is None:
-        return None
-
-    def preexec() -> None:
-        if parent_death is not None:
-            parent_death()
-        if memory_limit and resource is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-        if confine is not None:
-            confine()
-        if private is not None:
-            private()
-
-    return preexec
+def _linux() -> bool:
+    return sys.platform == "linux"

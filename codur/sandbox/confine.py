@@ -4,8 +4,8 @@ place), but for paths under those kept read-only (an external agent's `.git`); r
 stays open.
 
 - landlock: the kernel's Landlock LSM through the `landlockpy` binding. The ruleset is
-  built in Codur and enforced in the child between fork and exec, so it holds for the
-  program and every descendant. Handled: every kind of write (write, truncate, create,
+  built in Codur and enforced in the child before exec (codur.sandbox.child), so it
+  holds for the program and every descendant. Handled: every kind of write (write, truncate, create,
   remove, rename, link); also, where the kernel offers it, signals to processes outside
   the program (it cannot kill Codur). The network is not confined (TCP bind and connect
   stay open, as under bubblewrap: a project's tests run local servers). Writable besides
@@ -35,19 +35,27 @@ from typing import Protocol
 
 from codur.sandbox import readonly
 from codur.sandbox.private import bubblewrap_args
-from codur.sandbox.readonly import keep_read_only
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+ABI_NO_NEW_PRIVS = 11
+"""The Landlock ABI whose landlock_restrict_self sets no_new_privs itself."""
 SHARED_MEMORY = "/dev/shm"
 
 
 @dataclass
 class Prepared:
-    """A command ready to start confined: its argv, what the child runs before exec, and
-    what the parent releases once the child has started."""
+    """A command ready to start confined: its argv, the Landlock ruleset the child
+    enforces before exec (codur.sandbox.child), and what the parent releases once the
+    child has started."""
 
     argv: list[str]
-    preexec: Callable[[], None] | None = None
+    landlock: int | None = None
+    """The ruleset's file descriptor (None: no Landlock)."""
+    landlock_flags: int = 0
+    no_new_privs: bool = False
+    """Set PR_SET_NO_NEW_PRIVS before the ruleset (a kernel whose Landlock cannot)."""
+    read_only: tuple[str, ...] = ()
+    """Paths the child binds read-only before the ruleset (`readonly.keep_read_only`)."""
     release: list[Callable[[], None]] = field(default_factory=list)
     drops_inspecting: bool = False
     """The confiner itself takes `private.INSPECTING` from the program (bubblewrap)."""
@@ -70,6 +78,7 @@ class Landlock:
         self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
     ) -> Prepared:
         from landlockpy import AccessFS, AccessNet, Ruleset, Scope
+        from landlockpy.flags import RestrictFlag
 
         file_writes = AccessFS.WRITE_FILE | AccessFS.TRUNCATE
         writes = file_writes | AccessFS.REMOVE_DIR | AccessFS.REMOVE_FILE | AccessFS.REFER
@@ -87,10 +96,16 @@ class Landlock:
         except BaseException:
             ruleset.close()
             raise
-        preexec = ruleset.restrict
-        if read_only:
-            preexec = _then(keep_read_only(read_only), ruleset.restrict)
-        return Prepared(list(argv), preexec=preexec, release=[ruleset.close])
+        # as Ruleset.restrict does: no_new_privs with the ruleset where the ABI has the flag
+        atomic = ruleset.abi_version >= ABI_NO_NEW_PRIVS
+        return Prepared(
+            list(argv),
+            landlock=ruleset.fileno(),
+            landlock_flags=int(RestrictFlag.NO_NEW_PRIVS) if atomic else 0,
+            no_new_privs=not atomic,
+            read_only=tuple(str(p) for p in read_only),
+            release=[ruleset.close],
+        )
 
 
 @dataclass
@@ -109,14 +124,6 @@ class Bubblewrap:
         args += ["--unshare-pid", "--die-with-parent", *bubblewrap_args()]
         args += ["--chdir", str(cwd), "--"]
         return Prepared([*args, *argv], drops_inspecting=True)
-
-
-def _then(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:
-    def both() -> None:
-        first()
-        second()
-
-    return both
 
 
 def _existing(paths: Sequence[str]) -> list[str]:

@@ -29,11 +29,7 @@ from pathlib import Path
 from typing import Any
 
 PR_SET_DUMPABLE = 4
-PR_CAPBSET_DROP = 24
-PR_CAP_AMBIENT = 47
-PR_CAP_AMBIENT_LOWER = 3
 CAP_SETPCAP = 8
-CAPABILITY_VERSION_3 = 0x20080522
 INSPECTING = {
     "CAP_SYS_MODULE": 16,
     "CAP_SYS_RAWIO": 17,
@@ -44,12 +40,10 @@ INSPECTING = {
 }
 """Capabilities that let a process read another's memory or environment despite the
 kernel's checks (ptrace, /proc, kernel memory, modules, eBPF, perf)."""
-EXIT_INSPECTING = 126
-"""A program's exit code when these capabilities could not be taken from it."""
 
 
 @functools.cache
-def _libc() -> Any:
+def libc() -> Any:
     """The C library (looked up in the parent: the child must import nothing)."""
     import ctypes  # here: `codur --help` needs none of it
 
@@ -61,7 +55,7 @@ def hide_codur() -> None:
     """Make this process not dumpable (once; Linux only): see the module text."""
     if sys.platform != "linux":
         return
-    if _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         import ctypes
 
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
@@ -85,59 +79,33 @@ def held() -> list[int]:
     return [cap for cap in INSPECTING.values() if bounding >> cap & 1]
 
 
-def without_inspection() -> Callable[[], None] | None:
-    """The child's half: drop INSPECTING from the program's capability sets before exec
-    (None: not on Linux). A root program keeping them would undo `hide_codur`, so one
-    that cannot lose them (no CAP_SETPCAP) is not run: it exits with EXIT_INSPECTING."""
+def inspection_steps() -> dict[str, Any]:
+    """The child's steps (codur.sandbox.child.Steps fields) dropping INSPECTING from the
+    program's capability sets before exec: {} off Linux. A root program keeping them
+    would undo `hide_codur`, so one that cannot lose them (no CAP_SETPCAP) is not run: it
+    exits with EXIT_INSPECTING."""
     if sys.platform != "linux":
-        return None
-    libc = _libc()
+        return {}
     caps = held()
-    able = bool(_capabilities("CapEff") >> CAP_SETPCAP & 1)
-    must = os.geteuid() == 0  # root's programs get the bounding set at exec
-    inheritable = _clear_inheritable([c for c in caps if _capabilities("CapInh") >> c & 1])
-    message = (
-        b"codur: cannot take CAP_SYS_PTRACE and the like from this program (no "
-        b"CAP_SETPCAP): not running it as root with them\n"
-    )
-
-    def drop() -> None:
-        for cap in caps:
-            libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0)
-            if (libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 or not able) and must:
-                os.write(2, message)
-                os._exit(EXIT_INSPECTING)
-        if inheritable is not None and not inheritable():
-            os.write(2, message)
-            os._exit(EXIT_INSPECTING)
-
-    return drop
+    inheritable = [c for c in caps if _capabilities("CapInh") >> c & 1]
+    masks = tuple(sum(1 << (c - 32 * i) for c in inheritable if c // 32 == i) for i in (0, 1))
+    return {
+        "drop": tuple(caps),
+        "can_drop": bool(_capabilities("CapEff") >> CAP_SETPCAP & 1),
+        "must_drop": os.geteuid() == 0,  # root's programs get the bounding set at exec
+        "inheritable": masks if inheritable else None,
+    }
 
 
-def _clear_inheritable(caps: list[int]) -> Callable[[], bool] | None:
-    """The child's step removing `caps` from its inheritable set (a root program would
-    get them back at exec from there); None when the set holds none of them."""
-    if not caps:
+def without_inspection() -> Callable[[], None] | None:
+    """`inspection_steps` as a `preexec_fn` (None: not on Linux)."""
+    from codur.sandbox.child import Steps
+
+    fields = inspection_steps()
+    if not fields:
         return None
-    import ctypes
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
-
-    libc, header, data = _libc(), Header(CAPABILITY_VERSION_3, 0), (Data * 2)()
-    masks = [sum(1 << (c - 32 * i) for c in caps if c // 32 == i) for i in (0, 1)]
-
-    def clear() -> bool:
-        if libc.capget(ctypes.byref(header), data) != 0:
-            return False
-        for i, mask in enumerate(masks):
-            data[i].inheritable &= ~mask & 0xFFFFFFFF
-        return libc.capset(ctypes.byref(header), data) == 0
-
-    return clear
+    steps, c = Steps(**fields), libc()
+    return lambda: steps.run(c)
 
 
 def bubblewrap_args() -> list[str]:

@@ -60,11 +60,12 @@ def run_git(
         with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
             pipe = subprocess.PIPE  # not REAPER's: the end snapshot runs as Codur stops
             proc = subprocess.Popen(
-                launch.argv, cwd=cwd, env=launch.env, preexec_fn=launch.preexec,
+                launch.argv, cwd=cwd, env=launch.env, **launch.popen,
                 stdin=pipe if stdin is not None else subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe, start_new_session=True,
             )  # fmt: skip
             try:
+                launch.started()
                 out, err = proc.communicate(stdin, timeout=timeout_s)
             finally:  # a filter's descendants end with it
                 kill_tree(proc.pid, launch.tag)

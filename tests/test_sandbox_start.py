@@ -1,0 +1,86 @@
+"""The two ways a program starts (codur.sandbox.started): forked from Codur while it is
+small, through child.py once a fork would copy a large memory's page tables; both take
+the same steps and fail alike. Real subprocesses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codur.process import run_process
+from codur.sandbox import Sandbox, started
+from codur.sandbox.child import Steps
+from codur.sandbox.confine import landlock_unavailable
+from codur.sandbox.private import libc
+from codur.sandbox.started import CHILD, Start
+
+pytestmark = pytest.mark.usefixtures("both_ways")
+
+
+def test_the_way_follows_codur_s_memory(both_ways: str) -> None:
+    start = Start.of(["true"], Steps(parent=1), libc)
+    if both_ways == "exec":
+        assert start.argv[:4] == [sys.executable, "-I", "-S", str(CHILD)]
+        assert start.argv[-1] == "true" and "preexec_fn" not in start.popen
+    else:
+        assert start.argv == ["true"] and "preexec_fn" in start.popen
+    start.close()
+
+
+def test_no_step_means_a_plain_start() -> None:
+    assert Start.of(["true"], Steps(), libc).popen == {}
+
+
+def test_a_missing_program_raises_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no-such-program"):
+        run_process(["no-such-program"], tmp_path, 10, 1000, memory_limit=1 << 32)
+
+
+def test_a_step_that_fails_stops_the_program_before_it_runs(tmp_path: Path) -> None:
+    """A Landlock "ruleset" that is a plain file: the program never runs."""
+    marker = tmp_path / "ran"
+    program = [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
+    with open(tmp_path / "not-a-ruleset", "w") as plain:
+        start = Start.of(program, Steps(landlock=plain.fileno()), libc)
+        procs = []
+        with pytest.raises(subprocess.SubprocessError, match="could not start|preexec_fn"):
+            try:
+                procs.append(subprocess.Popen(start.argv, **start.popen))
+                start.started()
+            finally:
+                start.close()
+    for proc in procs:
+        assert proc.wait() == 255  # child.py's exit, having reported
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(landlock_unavailable() is not None, reason="no Landlock here")
+def test_a_confined_program_holds_no_descriptor_of_its_start(tmp_path: Path) -> None:
+    """Neither the ruleset nor the report pipe reaches the program; its writes stay in
+    its folder."""
+    from codur.sandbox.confine import Landlock
+
+    code = "import os; open('mine.txt', 'w'); print(sorted(os.listdir('/proc/self/fd')))"
+    box = Sandbox(confiner=Landlock())
+    result = run_process([sys.executable, "-c", code], tmp_path, 10, 10_000, sandbox=box)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "['0', '1', '2', '3']"
+    assert (tmp_path / "mine.txt").exists()
+    outside = run_process(
+        [sys.executable, "-c", f"open({str(tmp_path.parent / 'x.txt')!r}, 'w')"],
+        tmp_path,
+        10,
+        10_000,
+        sandbox=box,
+    )
+    assert outside.exit_code != 0 and "PermissionError" in outside.stderr
+
+
+def test_the_bound_is_codur_s_resident_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(started, "FORK_BELOW_BYTES", 1 << 62)
+    assert not started.fork_is_costly()
+    monkeypatch.setattr(started, "FORK_BELOW_BYTES", 1)
+    assert started.fork_is_costly()
