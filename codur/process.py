@@ -85,7 +85,6 @@ def run_process(
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=launch.env,
             **launch.popen,
         )
         data = stdin.encode() if stdin is not None else None

@@ -4,6 +4,7 @@ the same steps and fail alike. Real subprocesses."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("both_ways")
 
 
 def test_the_way_follows_codur_s_memory(both_ways: str) -> None:
-    start = Start.of(["true"], Steps(parent=1), libc)
+    start = Start.of(["true"], Steps(parent=1), libc, {})
     if both_ways == "exec":
         assert start.argv[:4] == [sys.executable, "-I", "-S", str(CHILD)]
         assert start.argv[-1] == "true" and "preexec_fn" not in start.popen
@@ -31,7 +32,7 @@ def test_the_way_follows_codur_s_memory(both_ways: str) -> None:
 
 
 def test_no_step_means_a_plain_start() -> None:
-    assert Start.of(["true"], Steps(), libc).popen == {}
+    assert Start.of(["true"], Steps(), libc, {"A": "1"}).popen == {"env": {"A": "1"}}
 
 
 def test_a_missing_program_raises_file_not_found(tmp_path: Path) -> None:
@@ -44,11 +45,11 @@ def test_a_step_that_fails_stops_the_program_before_it_runs(tmp_path: Path) -> N
     marker = tmp_path / "ran"
     program = [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
     with open(tmp_path / "not-a-ruleset", "w") as plain:
-        start = Start.of(program, Steps(landlock=plain.fileno()), libc)
+        start = Start.of(program, Steps(landlock=plain.fileno()), libc, dict(os.environ))
         procs = []
         with pytest.raises(subprocess.SubprocessError, match="could not start|preexec_fn"):
             try:
-                procs.append(subprocess.Popen(start.argv, **start.popen))
+                procs.append(subprocess.Popen(start.argv, **start.popen))  # noqa: S603
                 start.started()
             finally:
                 start.close()
@@ -84,3 +85,24 @@ def test_the_bound_is_codur_s_resident_memory(monkeypatch: pytest.MonkeyPatch) -
     assert not started.fork_is_costly()
     monkeypatch.setattr(started, "FORK_BELOW_BYTES", 1)
     assert started.fork_is_costly()
+
+
+def test_the_program_gets_its_own_signals_and_environment(tmp_path: Path) -> None:
+    """Nothing of the way it started shows (child.py is Python, which ignores SIGPIPE and
+    coerces the locale): no signal left ignored, so a pipeline's SIGPIPE ends it; the
+    environment as given."""
+    script = "grep SigIgn /proc/self/status; echo $LC_CTYPE $ONLY_HERE"
+    env = {"LC_CTYPE": "C", "ONLY_HERE": "yes"}
+    result = run_process(["sh", "-c", script], tmp_path, 10, 10_000, env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == ["SigIgn:", "0000000000000000", "C", "yes"]
+
+
+def test_a_step_failing_otherwise_than_os_error_is_reported_too(tmp_path: Path) -> None:
+    """A memory cap setrlimit cannot take (OverflowError): the program never runs, and
+    the caller gets SubprocessError either way (not an exit code of the program)."""
+    marker = tmp_path / "ran"
+    code = f"open({str(marker)!r}, 'w')"
+    with pytest.raises(subprocess.SubprocessError):
+        run_process([sys.executable, "-c", code], tmp_path, 10, 1000, memory_limit=2**70)
+    assert not marker.exists()

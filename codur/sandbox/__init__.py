@@ -37,12 +37,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Launch:
-    """One program, ready to start: argv, environment, how it starts, its tag. Start it
-    with `subprocess.Popen(launch.argv, env=launch.env, **launch.popen, ...)`, then call
-    `launch.started()` (it raises what kept the program from starting)."""
+    """One program, ready to start: argv, how it starts (its environment among the Popen
+    arguments), its tag. Start it with `subprocess.Popen(launch.argv, **launch.popen,
+    ...)`, then call `launch.started()` (it raises what kept the program from starting)."""
 
     start: Start
-    env: dict[str, str]
     tag: str
     temp: Path
 
@@ -163,10 +162,10 @@ class Sandbox:
                     read_only=prepared.read_only,
                     **(inspection_steps() if drop else {}),
                 )
-                start = Start.of(prepared.argv, steps, libc)
+                tag = REAPER.new_tag()
+                start = Start.of(prepared.argv, steps, libc, self.environment(env, temp, tag))
                 try:
-                    tag = REAPER.new_tag()
-                    yield Launch(start, self.environment(env, temp, tag), tag, temp)
+                    yield Launch(start, tag, temp)
                 finally:
                     start.close()
             finally:

@@ -5,13 +5,15 @@ Codur's memory dropped), one code for the two ways a program starts:
 - in a forked copy of Codur, as `preexec_fn` (`Steps.run`): the cheapest while Codur is
   small (2 ms);
 - in a fresh interpreter running this file, started by vfork (`python -I -S child.py
-  REPORT STEPS ARGV...`): a fork copies the page tables of all of Codur's memory, 42 ms
+  REPORT SPEC ARGV...`) with an empty environment (the program's is handed over with
+  the steps, and set at its exec): a fork copies the page tables of all of Codur's memory, 42 ms
   a program once the embedded model is loaded (2 GB), where this costs 12 ms whatever
   Codur's size (codur.sandbox.started says which way a program starts).
 
 Imports only the standard library: run as a script it must import nothing of Codur's
-nor of the program's folder (`-I -S`). It reports a failed step or exec through the
-REPORT pipe, whose write end closes at the program's exec, and exits 255.
+nor of the program's folder (`-I -S`). It reports through the REPORT pipe, whose write
+end closes at the program's exec: READY once the steps are taken, then why the exec
+failed if it did (and exits 255).
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import ctypes
 import errno
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 try:
     import resource
@@ -35,12 +38,14 @@ PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_LOWER = 3
-SYS_LANDLOCK_RESTRICT_SELF = 446  # the same number on every architecture that has it
+SYS_LANDLOCK_RESTRICT_SELF = 446  # as landlockpy has it (the unified syscall table)
 CAPABILITY_VERSION_3 = 0x20080522
 SIGKILL = 9
 EXIT_INSPECTING = 126
 """A program's exit code when the capabilities that could read Codur's memory could not be
 taken from it."""
+READY = b"ready"
+"""What child.py reports once the steps are taken, before the exec."""
 INSPECTING_REFUSED = (
     b"codur: cannot take CAP_SYS_PTRACE and the like from this program (no "
     b"CAP_SETPCAP): not running it as root with them\n"
@@ -104,8 +109,13 @@ class Steps:
             os.write(2, INSPECTING_REFUSED)
             os._exit(EXIT_INSPECTING)
 
-    def encoded(self) -> str:
-        return json.dumps(asdict(self))
+    def encoded(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def decoded(cls, fields: dict[str, Any]) -> Steps:
+        tuples = ("drop", "inheritable", "read_only")
+        return cls(**{k: tuple(v) if k in tuples and v else v for k, v in fields.items()})
 
 
 class _Header(ctypes.Structure):
@@ -126,9 +136,13 @@ def clear_inheritable(libc: Any, masks: tuple[int, int]) -> bool:
     return libc.capset(ctypes.byref(header), data) == 0
 
 
-def _report(fd: int, kind: str, exc: OSError) -> None:
-    message = json.dumps({"kind": kind, "errno": exc.errno, "message": exc.strerror or str(exc)})
-    os.write(fd, message.encode())
+def _report(fd: int, kind: str, exc: BaseException) -> NoReturn:
+    """Tell Codur why the program did not start (`kind`: setup or exec), and end."""
+    errno_ = exc.errno if isinstance(exc, OSError) else None
+    message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if kind == "setup":
+        message = f"{type(exc).__name__}: {message}"
+    os.write(fd, json.dumps({"kind": kind, "errno": errno_, "message": message}).encode())
     os._exit(255)
 
 
@@ -150,21 +164,26 @@ def _read_only_step(paths: tuple[str, ...]) -> Callable[[], None] | None:
 
 
 def main(argv: list[str]) -> None:
-    """REPORT STEPS ARGV...: take the steps, then exec ARGV (searched on this PATH)."""
-    report, fields, program = int(argv[1]), json.loads(argv[2]), argv[3:]
-    os.set_inheritable(report, False)  # closed by the program's exec: nothing read = started
-    for name in ("drop", "inheritable", "read_only"):
-        if fields[name] is not None:
-            fields[name] = tuple(fields[name])
-    steps = Steps(**fields)
+    """REPORT SPEC ARGV...: read the steps and the program's environment from the SPEC
+    descriptor, take the steps, then exec ARGV in that environment (searched on its PATH,
+    as Popen does). Through REPORT: READY once the steps are taken, then nothing if the
+    exec succeeds (REPORT closes with it), else why it failed."""
+    report, spec, program = int(argv[1]), int(argv[2]), argv[3:]
+    os.set_inheritable(report, False)  # closed by the program's exec
     try:
+        with os.fdopen(spec, "rb") as given:
+            start = json.loads(given.read())
+        steps = Steps.decoded(start["steps"])
         steps.run(ctypes.CDLL(None, use_errno=True), _read_only_step(steps.read_only))
         if steps.landlock is not None:
             os.close(steps.landlock)  # the program needs no handle on its own ruleset
-    except OSError as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure of a step: reported, never run
         _report(report, "setup", exc)
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ):  # this interpreter ignores them
+        signal.signal(signum, signal.SIG_DFL)
+    os.write(report, READY)
     try:
-        os.execvp(program[0], program)
+        os.execvpe(program[0], program, start["env"])
     except OSError as exc:
         _report(report, "exec", exc)
 

@@ -37,8 +37,6 @@ from codur.sandbox import readonly
 from codur.sandbox.private import bubblewrap_args
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
-ABI_NO_NEW_PRIVS = 11
-"""The Landlock ABI whose landlock_restrict_self sets no_new_privs itself."""
 SHARED_MEMORY = "/dev/shm"
 
 
@@ -78,7 +76,7 @@ class Landlock:
         self, argv: list[str], cwd: Path, writable: Sequence[Path], read_only: Sequence[Path] = ()
     ) -> Prepared:
         from landlockpy import AccessFS, AccessNet, Ruleset, Scope
-        from landlockpy.flags import RestrictFlag
+        from landlockpy.flags import RestrictFlag, restrict_for_abi
 
         file_writes = AccessFS.WRITE_FILE | AccessFS.TRUNCATE
         writes = file_writes | AccessFS.REMOVE_DIR | AccessFS.REMOVE_FILE | AccessFS.REFER
@@ -97,11 +95,11 @@ class Landlock:
             ruleset.close()
             raise
         # as Ruleset.restrict does: no_new_privs with the ruleset where the ABI has the flag
-        atomic = ruleset.abi_version >= ABI_NO_NEW_PRIVS
+        atomic = restrict_for_abi(ruleset.abi_version) & RestrictFlag.NO_NEW_PRIVS
         return Prepared(
             list(argv),
             landlock=ruleset.fileno(),
-            landlock_flags=int(RestrictFlag.NO_NEW_PRIVS) if atomic else 0,
+            landlock_flags=int(atomic),
             no_new_privs=not atomic,
             read_only=tuple(str(p) for p in read_only),
             release=[ruleset.close],

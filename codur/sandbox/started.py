@@ -3,9 +3,11 @@
 42 ms a program), started by vfork through `child.py` run by Codur's own interpreter
 (12 ms, whatever Codur's size). The same steps, in the same order, either way.
 
-`Start.popen` goes to `subprocess.Popen`; `Start.started()` after it waits for the
-program's exec and raises what stopped it (OSError for an exec that failed, as Popen
-raises itself; SubprocessError for a step), so both ways fail alike.
+`Start.popen` goes to `subprocess.Popen` (with the environment: the program's, or
+child.py's own, empty, when the program's is handed over with the steps);
+`Start.started()` after it waits for the program's exec and raises what stopped it
+(OSError for an exec that failed, as Popen raises itself; SubprocessError for a step),
+so both ways fail alike.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codur.sandbox.child import Steps
+from codur.sandbox.child import READY, Steps
 from codur.sandbox.readonly import keep_read_only
 
 CHILD = Path(__file__).with_name("child.py")
@@ -31,6 +33,8 @@ tables of, and reaches 12 ms near 600 MB."""
 
 def fork_is_costly() -> bool:
     """Codur's resident memory is over FORK_BELOW_BYTES (Linux; elsewhere never)."""
+    if not hasattr(os, "memfd_create"):  # child.py gets its steps in one
+        return False
     try:
         with open("/proc/self/statm", "rb") as statm:
             pages = int(statm.read().split()[1])
@@ -49,7 +53,6 @@ class Start:
     program: str = ""
     """The program's argv[0] (what an exec that failed names)."""
     _report: int | None = None
-    _write: int | None = None
     _fds: list[int] = field(default_factory=list)
 
     @classmethod
@@ -58,33 +61,40 @@ class Start:
         argv: list[str],
         steps: Steps,
         libc: Callable[[], Any],
+        env: dict[str, str],
     ) -> Start:
         """`libc`: the C library, looked up here for a fork (a forked child of a Codur
-        with threads must import nothing, nor look anything up)."""
+        with threads must import nothing, nor look anything up); `env`: the program's."""
         if steps == Steps():
-            return cls(list(argv), {})
+            return cls(list(argv), {"env": env})
         if not fork_is_costly() or not sys.executable:
             c = libc()
             enter = keep_read_only([Path(p) for p in steps.read_only]) if steps.read_only else None
-            return cls(list(argv), {"preexec_fn": lambda: steps.run(c, enter)})
+            return cls(list(argv), {"env": env, "preexec_fn": lambda: steps.run(c, enter)})
+        spec = _spec({"steps": steps.encoded(), "env": env})
         read, write = os.pipe()
-        inherited = [write] if steps.landlock is None else [write, steps.landlock]
-        helper = [sys.executable, "-I", "-S", str(CHILD), str(write), steps.encoded()]
-        popen = {"pass_fds": tuple(inherited)}
-        return cls([*helper, *argv], popen, argv[0], read, write, [read, write])
+        inherited = [write, spec] if steps.landlock is None else [write, spec, steps.landlock]
+        helper = [sys.executable, "-I", "-S", str(CHILD), str(write), str(spec)]
+        popen = {"env": _own_loader_env(), "pass_fds": tuple(inherited)}
+        return cls([*helper, *argv], popen, argv[0], read, [read, write, spec])
 
     def started(self) -> None:
-        """After Popen returned: wait until the program is exec'd; what stopped it raises."""
+        """After Popen returned: wait until the program is exec'd; what stopped it raises
+        (OSError: its exec failed, as Popen raises; SubprocessError: a step did)."""
         if self._report is None:
             return
-        self._close(self._write)
+        for fd in [fd for fd in self._fds if fd != self._report]:
+            self._close(fd)
         chunks = []
         while chunk := os.read(self._report, 65536):
             chunks.append(chunk)
         self._close(self._report)
-        if not chunks:
+        said = b"".join(chunks)
+        if said == READY:
             return
-        failed = json.loads(b"".join(chunks))
+        if not said:
+            raise subprocess.SubprocessError("the program's start ended before its steps")
+        failed = json.loads(said.removeprefix(READY))
         if failed["kind"] == "exec":
             raise OSError(failed["errno"], failed["message"], self.program)
         raise subprocess.SubprocessError(f"the program could not start: {failed['message']}")
@@ -98,3 +108,22 @@ class Start:
         if fd is not None and fd in self._fds:
             self._fds.remove(fd)
             os.close(fd)
+
+
+def _spec(given: dict[str, Any]) -> int:
+    """A memory file holding `given` as JSON, read from its start (not argv: every user
+    may read a process's command line)."""
+    fd = os.memfd_create("codur-start", os.MFD_CLOEXEC)
+    data = memoryview(json.dumps(given).encode())
+    while data:
+        data = data[os.write(fd, data) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _own_loader_env() -> dict[str, str]:
+    """child.py's own environment: none of the program's (its LD_PRELOAD or relative
+    LD_LIBRARY_PATH would run before the program is confined), only the library path
+    Codur's interpreter itself runs with."""
+    name = "LD_LIBRARY_PATH"
+    return {name: os.environ[name]} if name in os.environ else {}

@@ -60,7 +60,7 @@ def run_git(
         with replace(box, read_only=()).launch(command, cwd, env or {}, writable) as launch:
             pipe = subprocess.PIPE  # not REAPER's: the end snapshot runs as Codur stops
             proc = subprocess.Popen(
-                launch.argv, cwd=cwd, env=launch.env, **launch.popen,
+                launch.argv, cwd=cwd, **launch.popen,
                 stdin=pipe if stdin is not None else subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe, start_new_session=True,
             )  # fmt: skip
@@ -70,7 +70,7 @@ def run_git(
             finally:  # a filter's descendants end with it
                 kill_tree(proc.pid, launch.tag)
                 proc.wait()
-            return subprocess.CompletedProcess(launch.argv, proc.returncode, out, err)
+            return subprocess.CompletedProcess(command, proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         raise SnapshotError(f"git {label} took longer than {timeout_s:g} s") from None
     except OSError as exc:
