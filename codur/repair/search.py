@@ -251,19 +251,20 @@ def search(
     duration = round(time.monotonic() - start, 3)
     ids = tuple(runner.tried_ids)
     if best is None:
-        reason = (
-            "no candidates"
-            if not ranked
-            else "budget"
-            if late
-            else "pairs deferred"
-            if deferred
-            else "exhausted"
-        )
+        reason = _why_none(bool(ranked), late, deferred)
         return RepairResult(None, {}, "", tried, len(ranked), duration, reason, ids)
     sources = best.sources(originals)
     diff = _diff(originals, sources)
     return RepairResult(best, sources, diff, tried, len(ranked), duration, "repaired", ids)
+
+
+def _why_none(candidates: bool, late: bool, deferred: bool) -> str:
+    """The reason of a search that found nothing (RepairResult.reason)."""
+    if not candidates:
+        return "no candidates"
+    if late:
+        return "budget"
+    return "pairs deferred" if deferred else "exhausted"
 
 
 def _untried(skip: frozenset[str], candidates: Iterable[Candidate]) -> Iterator[Candidate]:

@@ -6,9 +6,9 @@ Codur's memory dropped), one code for the two ways a program starts:
   small (2 ms);
 - in a fresh interpreter running this file, started by vfork (`python -I -S child.py
   REPORT SPEC ARGV...`) with an empty environment (the program's is handed over with
-  the steps, and set at its exec): a fork copies the page tables of all of Codur's memory, 42 ms
-  a program once the embedded model is loaded (2 GB), where this costs 12 ms whatever
-  Codur's size (codur.sandbox.started says which way a program starts).
+  the steps, and set at its exec): a fork copies the page tables of all of Codur's
+  memory, 42 ms a program once the embedded model is loaded (2 GB), where this costs
+  12 ms whatever Codur's size (codur.sandbox.started says which way a program starts).
 
 Imports only the standard library: run as a script it must import nothing of Codur's
 nor of the program's folder (`-I -S`). It reports through the REPORT pipe, whose write
@@ -40,7 +40,6 @@ PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_LOWER = 3
 SYS_LANDLOCK_RESTRICT_SELF = 446  # as landlockpy has it (the unified syscall table)
 CAPABILITY_VERSION_3 = 0x20080522
-SIGKILL = 9
 EXIT_INSPECTING = 126
 """A program's exit code when the capabilities that could read Codur's memory could not be
 taken from it."""
@@ -83,7 +82,7 @@ class Steps:
     def run(self, libc: Any, before_landlock: Callable[[], None] | None = None) -> None:
         """Take the steps in this process (`libc`: looked up before any fork)."""
         if self.parent is not None:
-            libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != self.parent:
                 os._exit(137)
         if self.memory and resource is not None:

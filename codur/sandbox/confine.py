@@ -5,13 +5,13 @@ stays open.
 
 - landlock: the kernel's Landlock LSM through the `landlockpy` binding. The ruleset is
   built in Codur and enforced in the child before exec (codur.sandbox.child), so it
-  holds for the program and every descendant. Handled: every kind of write (write, truncate, create,
-  remove, rename, link); also, where the kernel offers it, signals to processes outside
-  the program (it cannot kill Codur). The network is not confined (TCP bind and connect
-  stay open, as under bubblewrap: a project's tests run local servers). Writable besides
-  the folders: /dev/null, /dev/zero, /dev/full and /dev/shm (POSIX semaphores). Not
-  covered by Landlock: chmod, chown, utime. Read-only paths: bound read-only in a mount
-  namespace of the child's own (`readonly`).
+  holds for the program and every descendant. Handled: every kind of write (write,
+  truncate, create, remove, rename, link); also, where the kernel offers it, signals to
+  processes outside the program (it cannot kill Codur). The network is not confined (TCP
+  bind and connect stay open, as under bubblewrap: a project's tests run local servers).
+  Writable besides the folders: /dev/null, /dev/zero, /dev/full and /dev/shm (POSIX
+  semaphores). Not covered by Landlock: chmod, chown, utime. Read-only paths: bound
+  read-only in a mount namespace of the child's own (`readonly`).
 - bubblewrap: `bwrap` with the root mounted read-only, the folders bound writable, the
   read-only paths bound read-only over them, a fresh /dev and /proc, and a PID namespace
   (every descendant dies with the program; Codur's processes are not in it); run as

@@ -104,8 +104,8 @@ class Start:
         for fd in list(self._fds):
             self._close(fd)
 
-    def _close(self, fd: int | None) -> None:
-        if fd is not None and fd in self._fds:
+    def _close(self, fd: int) -> None:
+        if fd in self._fds:
             self._fds.remove(fd)
             os.close(fd)
 
