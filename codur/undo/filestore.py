@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.undo.store import SnapshotError
-from codur.undo.tree import Entry, Excluded, Taken, Tree, empty_folders, over_cap
+from codur.undo.tree import Entry, Excluded, Taken, Tree, empty_folders, lstat_tree, over_cap
 from codur.workspace import open_regular
 
 CHUNK = 1 << 20
@@ -82,31 +82,11 @@ class FileStore:
     def _walk(self, folders: list[str]) -> Iterator[tuple[str, os.stat_result]]:
         """Files and symlinks under the root (links never followed), minus the excluded;
         the folders on the way are added to `folders`."""
-        # not codur.tools.walk: undo restores gitignored files too; only `excluded` is left out
-        for folder, dirs, names in os.walk(self.root):
-            base = Path(folder)
-            rel_base = base.relative_to(self.root).as_posix()
-            keep = []
-            for name in sorted(dirs):
-                rel = name if rel_base == "." else f"{rel_base}/{name}"
-                if self.excluded(rel):
-                    continue
-                if (base / name).is_symlink():
-                    names.append(name)  # a link to a folder is recorded as a link
-                else:
-                    keep.append(name)
-                    folders.append(rel)
-            dirs[:] = keep
-            for name in sorted(names):
-                rel = name if rel_base == "." else f"{rel_base}/{name}"
-                if self.excluded(rel):
-                    continue
-                try:
-                    info = (base / name).lstat()
-                except OSError:
-                    continue  # vanished while we looked
-                if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
-                    yield rel, info
+        for rel, info in lstat_tree(self.root, self.excluded):
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(rel)
+            elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
+                yield rel, info
 
     # --- blobs ------------------------------------------------------------------------
 

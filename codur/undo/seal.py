@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.undo.tree import Excluded
+from codur.undo.tree import Excluded, lstat_tree
 
 RACY_NS = 2_000_000_000
 """File times may be this coarse (FAT: 2 s): a file changed this close to the walk may
@@ -75,28 +75,14 @@ def walk(root: Path, excluded: Excluded, most: int = MOST_ENTRIES) -> dict[str, 
     None when there are more than `most`, a folder cannot be read, or an entry is not a
     file, link or folder."""
     found: dict[str, Stat] = {}
-    folders = [""]
-    while folders:
-        base = folders.pop()
-        try:
-            with os.scandir(root / base if base else root) as entries:
-                listed = list(entries)
-        except OSError:
-            return None
-        for item in listed:
-            rel = f"{base}/{item.name}" if base else item.name
-            if item.name in excluded.names or rel in excluded.paths:
-                continue
-            try:
-                info = item.stat(follow_symlinks=False)
-            except OSError:
-                return None
+    try:
+        for rel, info in lstat_tree(root, excluded, strict=True):
             entry = status(info)
             if entry is None or len(found) >= most:
                 return None
             found[rel] = entry
-            if stat.S_ISDIR(info.st_mode):
-                folders.append(rel)
+    except OSError:
+        return None
     return found
 
 

@@ -3,10 +3,11 @@ the folders that hold no file of it (empty ones: undo makes them again)."""
 
 from __future__ import annotations
 
+import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,39 @@ class Excluded:
 
     def __call__(self, rel: str) -> bool:
         return rel in self.paths or any(p in self.names for p in PurePosixPath(rel).parts)
+
+
+def lstat_tree(
+    root: Path, excluded: Excluded, strict: bool = False
+) -> Iterator[tuple[str, os.stat_result]]:
+    """The lstat of every entry under `root` (folders, files, links, anything else; links
+    never followed; names in order) but the excluded, each folder before what it holds.
+    A folder that cannot be listed or an entry gone before its lstat is passed over, or
+    with `strict` raises OSError. (Not codur.tools.walk: a snapshot holds gitignored files
+    too; only `excluded` is left out.)"""
+    folders = [""]
+    while folders:
+        base = folders.pop()
+        try:
+            with os.scandir(root / base if base else root) as listing:
+                listed = sorted(listing, key=lambda item: item.name)
+        except OSError:
+            if strict:
+                raise
+            continue
+        for item in listed:
+            rel = f"{base}/{item.name}" if base else item.name
+            if item.name in excluded.names or rel in excluded.paths:  # parents already passed
+                continue
+            try:
+                info = item.stat(follow_symlinks=False)
+            except OSError:
+                if strict:
+                    raise
+                continue
+            yield rel, info
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(rel)
 
 
 @dataclass(frozen=True)
