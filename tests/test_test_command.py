@@ -17,6 +17,7 @@ from helpers import run_cli, scripted_profile, watched_context, whole_file, writ
 from codur.config.schema import VerifyConfig
 from codur.scope.decide import decide_scope
 from codur.verify.agent import verify_task
+from codur.verify.plan import TestCheck
 
 pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
 
@@ -188,7 +189,7 @@ def test_the_failing_test_first_and_the_whole_suite_before_verified(tmp_path: Pa
         ("suite", True),
     ]
     failing = [e for e in events if e["event"] == "verify.run" and e["stage"] == "failing"]
-    assert failing[0]["command"] == ["pytest", "tests/test_calc.py", "-k", "test_add"]
+    assert failing[0]["command"] == ["pytest", "tests/test_calc.py::test_add"]  # that test alone
     suites = [e for e in events if e["event"] == "verify.run" and e["stage"] == "suite"]
     assert suites[0]["failing"] == ["tests/test_double.py::test_double"]
     end = events[-1]
@@ -226,3 +227,84 @@ def test_a_suite_cut_at_its_budget_ends_checked_not_verified(tmp_path: Path) -> 
         "verify.suite_budget_s)"
     )
     assert "not verified: the whole test suite did not finish within" in done.stderr
+
+
+def test_a_projects_own_quiet_option_still_shows_the_counts(tmp_path: Path, monkeypatch) -> None:
+    """`addopts = "-q"` (and `PYTEST_ADDOPTS=-q`): pytest reads them before Codur's flags,
+    and a second `-q` from Codur made it print no counts line, so a passing suite read as
+    0 passed, hollow, and a correct fix ended unverified; the verbosity is set now."""
+    config = '[tool.pytest.ini_options]\naddopts = "-q"\ntestpaths = ["tests"]\n'
+    write_files(
+        tmp_path, {"calc.py": CALC, "pyproject.toml": config, "tests/test_calc.py": TEST_ADD}
+    )
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-q")
+    ctx, _ = watched_context(tmp_path)
+    result = verify_task(ctx, VerifyConfig(**SLOW), [], [])
+    assert result.passed and result.evidence[0].ran, result.evidence[0].summary
+    assert "1 passed" in result.evidence[0].summary
+
+
+SKIPPING = (
+    "import pytest\n\nimport calc\n\n\n"
+    "def test_add():\n"
+    "    if getattr(calc, 'LATER', False):\n        pytest.skip('the boundary comes later')\n"
+    "    assert calc.add(2, 3) == 5\n\n\n"
+    "def test_double():\n    assert calc.double(4) == 8\n"
+)
+
+
+def test_a_failed_test_that_is_skipped_now_is_no_pass(tmp_path: Path) -> None:
+    """The test that failed earlier runs again by its id; skipped this time (here the
+    code sets what the test skips on), it is not shown to pass and the check fails,
+    saying so (on main: 0 failed, 1 skipped, and the whole suite then passed: verified)."""
+    later = CALC_BUG + "\nLATER = True\n"
+    write_files(tmp_path, {"calc.py": later, "tests/test_calc.py": SKIPPING})
+    ctx, events = watched_context(tmp_path)
+    check = TestCheck(paths=["tests"], first=["tests/test_calc.py::test_add"])
+    evidence = check.run(ctx)
+    assert not evidence.passed
+    assert "1 of the tests that failed earlier skipped this time" in evidence.summary
+    runs = [e for e in events if e.kind == "verify.run"]
+    assert [(r.data["stage"], r.data["passed"]) for r in runs] == [("failing", False)]
+    write_files(tmp_path, {"calc.py": CALC})
+    assert check.run(ctx).passed  # the fix itself: the test passes, then the suite
+
+
+SRC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def test_the_failed_tests_run_with_the_users_command_and_its_options(tmp_path: Path) -> None:
+    """`--test-cmd "python -m pytest -o pythonpath=src tests"`: the failed test runs first
+    through that command, narrowed by name, so its options hold (on main: `pytest
+    tests/test_calc.py -k test_add` without them: ModuleNotFoundError, a failure the
+    project's own command never shows)."""
+    write_files(tmp_path, {"src/calc.py": CALC, "tests/test_calc.py": SRC_TEST})
+    ctx, events = watched_context(tmp_path)
+    command = ["python", "-m", "pytest", "-o", "pythonpath=src", "tests"]
+    check = TestCheck(runner="command", command=command, first=["tests/test_calc.py::test_add"])
+    evidence = check.run(ctx)
+    assert evidence.passed, evidence.summary
+    runs = [e.data for e in events if e.kind == "verify.run"]
+    assert [(r["stage"], r["passed"]) for r in runs] == [("failing", True), ("suite", True)]
+    assert runs[0]["command"] == [*command, "-k", "test_add"]
+
+
+def test_unittest_cases_without_pytest_are_fixed_by_the_search_with_no_model(
+    tmp_path: Path,
+) -> None:
+    """The repair search traces the check's own runner: unittest in an interpreter
+    without pytest (on main: it traced `-m pytest`, which that interpreter lacks, saw no
+    line run, and had no candidate)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "tests/test_calc.py": UNITTEST})
+    python = venv / "bin" / "python"
+    flags = ["--no-model", "--json", "-o", f"tools.python={python}", *CLI_SLOW]
+    done = run_cli(["fix @calc.py", *flags], root, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    start = next(e for e in events if e["event"] == "repair.start")
+    assert start["traced"] and start["files"] == ["calc.py"]
+    assert events[-1]["status"] == "verified"
+    assert (root / "calc.py").read_text() == CALC

@@ -96,6 +96,8 @@ def _traced_calls(plan: VerificationPlan, ctx: ToolContext, files: set[str], tim
             out = Path(tmp) / "calls.json"
             env = check.env(ctx.ws.root) if isinstance(check, DerivedCheck) else None
             command = traced_command(check, out, ctx.ws.root, ctx.python, CALLS)
+            if command is None:  # no Python a tracer can start: no calls to probe with
+                continue
             ctx.run(command, timeout, env=env, writable=[Path(tmp)], output_limit=TRACE_OUTPUT)
             if not out.is_file():
                 continue

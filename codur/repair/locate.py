@@ -53,18 +53,18 @@ def traced_command(
     root: Path,
     python: str,
     tracer: Path = TRACER,
-) -> list[str]:
+) -> list[str] | None:
     """The command that runs `check` under `tracer` (which writes `out`) with `python`
-    (the project's)."""
+    (the project's); None when the check runs no Python a tracer can start."""
     head = [python, str(tracer), str(out), str(root)]
     if isinstance(check, OutputCheck):
         return [*head, "path", check.entry]
     if isinstance(check, DerivedCheck):  # its test file goes next to the trace, outside root
         test_file = check.write(out.parent)
-        return [*head, "module", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
-    paths, keyword = check.selection()
-    pytest = ["-q", "-p", "no:cacheprovider", *paths]
-    return [*head, "module", "pytest", *pytest, *(["-k", keyword] if keyword else [])]
+        flags = ["--verbosity=-1", "-p", "no:cacheprovider"]
+        return [*head, "module", "pytest", *flags, str(test_file)]
+    started = check.traced(root)
+    return None if started is None else [*head, *started]
 
 
 def executed_lines(
@@ -83,6 +83,8 @@ def executed_lines(
             out = Path(tmp) / "lines.json"
             env = check.env(root) if isinstance(check, DerivedCheck) else None
             command = traced_command(check, out, root, ctx.python)
+            if command is None:  # a shell script or `make test`: every line may matter
+                return None
             writable, limit = [Path(tmp)], TRACE_OUTPUT
             ctx.run(command, timeout_s, env=env, writable=writable, output_limit=limit, tick=tick)
             if not out.is_file():
@@ -91,7 +93,8 @@ def executed_lines(
                 known = executed.setdefault(Path(path).as_posix(), {})
                 for line, printed in lines.items():
                     known[int(line)] = min(printed, known.get(int(line), printed))
-    return executed if dynamic else None
+    # a trace that saw no line of the folder (the check's runner missing, say) tells nothing
+    return executed if dynamic and executed else None
 
 
 def _parse(source: str) -> ast.Module:

@@ -15,6 +15,9 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
   about, count as harness too (`codur.scope.test_helpers`).
 - New files may be created, except ones that would become part of a check (a test file,
   conftest.py, an expected-output file, pytest configuration).
+- Code under test may not take up the test framework: an edit that makes a module of
+  the project import unittest or pytest, or set an attribute of them, is refused
+  (`codur.scope.framework`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from codur.scope.captured import CapturedOracle
 from codur.scope.compiled import stamps
+from codur.scope.framework import takes_up_framework
 from codur.scope.harness import Harness, find_harness
 from codur.scope.harness_edits import harness_changed, harness_lines, without_harness_changes
 from codur.scope.learned import ScopeLearned
@@ -207,7 +211,7 @@ class EditScope(CapturedOracle):
 
     def check_write(self, path: str, old: str | None, new: str) -> None:
         """Raise ScopeError if writing `new` over `old` at `path` leaves the scope."""
-        reason = self.why_not(path)
+        reason = self.why_not(path) or self._framework(path, old, new)
         if reason is not None:
             raise ScopeError(reason)
         harness = self.harness(path) if old is not None else None
@@ -232,7 +236,16 @@ class EditScope(CapturedOracle):
             kept = without_harness_changes(path, old, new, harness)
             if kept is None or kept == old or harness_changed(old, kept, harness):
                 raise
+            if reason := self._framework(path, old, kept):
+                raise ScopeError(reason) from None
             return kept
+
+    def _framework(self, path: str, old: str | None, new: str) -> str | None:
+        """Why an edit of code under test that takes up the test framework is refused
+        (codur.scope.framework); the tests themselves may use it."""
+        if looks_like_oracle(path, self.expected_name):
+            return None
+        return takes_up_framework(path, old, new)
 
     def widening(self, path: str, why: str) -> ScopeLearned | None:
         """Making the context file `path` editable, as what the run learned (None: it is

@@ -155,15 +155,17 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
     """Run the tests with pytest; returns pass/fail counts and the failing test ids.
 
     Args:
-        path: Test file or folder (or a list of them), relative to the workspace root.
+        path: Test file or folder, or a test's id (`file::name`), or a list of them,
+            relative to the workspace root.
         keyword: Only run tests matching this pytest -k expression.
     """
     rels = []
     for one in [path] if isinstance(path, str) else path:
-        target = ctx.path(one)
+        file, sep, test = one.partition("::")
+        target = ctx.path(file)
         if not target.exists():
-            raise ToolError(f"no such file or folder: {one}")
-        rels.append(ctx.rel(target))
+            raise ToolError(f"no such file or folder: {file}")
+        rels.append(ctx.rel(target) + sep + test)
     command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
@@ -171,8 +173,10 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
     return summarize_pytest(ctx, _run(ctx, command, timeout, action=action), timeout)
 
 
-PYTEST_FLAGS = ("-q", "-rfE", "--color=no", "-p", "no:cacheprovider")
-"""Quiet, failing ids in a short summary (what `parse_pytest` reads), no cache folder."""
+PYTEST_FLAGS = ("--verbosity=-1", "-rfE", "--color=no", "-p", "no:cacheprovider")
+"""Quiet, failing ids in a short summary (what `parse_pytest` reads), no cache folder.
+The verbosity is set, not lowered: a project's own `-q` in `addopts` or `PYTEST_ADDOPTS`
+(which pytest reads before these) and a `-q` here would make pytest drop the counts line."""
 
 
 def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> PytestSummary:

@@ -9,6 +9,7 @@ dotted `module.Class.test` ids are unittest's (`selection`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -43,9 +44,26 @@ def project_command(ctx: ToolContext, command: list[str]) -> list[str]:
 def unittest_command(ctx: ToolContext, start: str, patterns: list[str] = ()) -> list[str]:
     """`python -m unittest discover` from `start` (its parent the top when it is a
     package), only the tests matching `patterns` (`-k`) when given."""
-    top = ["-t", "."] if start != "." and (ctx.ws.root / start / "__init__.py").is_file() else []
-    command = [ctx.python, "-m", "unittest", "discover", "-s", start, *top]
-    return command + [arg for p in patterns for arg in ("-k", p)]
+    return [ctx.python, "-m", "unittest", *unittest_args(ctx.ws.root, start, patterns)]
+
+
+def unittest_args(root: Path, start: str, patterns: Sequence[str] = ()) -> list[str]:
+    """unittest's arguments for `unittest_command`, in `root`."""
+    top = ["-t", "."] if start != "." and (root / start / "__init__.py").is_file() else []
+    return ["discover", "-s", start, *top, *(arg for p in patterns for arg in ("-k", p))]
+
+
+def python_started(command: list[str]) -> list[str] | None:
+    """A test command as a tracer starts it: `python -m NAME ARGS` and `pytest ARGS` as
+    `module NAME ARGS`, `python SCRIPT ARGS` as `path SCRIPT ARGS`; None for anything else
+    (a shell script, `make test`, an interpreter's own options)."""
+    if command[:1] == ["pytest"]:
+        return ["module", "pytest", *command[1:]]
+    if not command or command[0] not in _INTERPRETERS or len(command) < 2:
+        return None
+    if command[1] == "-m" and len(command) > 2:
+        return ["module", *command[2:]]
+    return None if command[1].startswith("-") else ["path", *command[1:]]
 
 
 def parse_unittest(output: str) -> dict[str, int | list[str]] | None:

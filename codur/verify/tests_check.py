@@ -13,6 +13,7 @@ import dataclasses
 import shlex
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
@@ -27,7 +28,9 @@ from codur.verify.suite import (
     failures_so_far,
     program_of,
     project_command,
+    python_started,
     run_tests,
+    unittest_args,
     unittest_command,
 )
 
@@ -45,6 +48,9 @@ class _Ran:
     error: str = ""
     cut: bool = False
     """Stopped at the suite budget."""
+    unproven: str = ""
+    """Why the tests that failed earlier are not shown to pass though the run passed (one
+    was skipped, or fewer passed than were run)."""
 
 
 class TestCheck(BaseModel):
@@ -90,7 +96,7 @@ class TestCheck(BaseModel):
                 if earlier:
                     return self._partial(ran, earlier)
                 return self._failed(ctx, ran, cut_alone=True)
-            if ran.error or ran.summary is None or not ran.summary.ok:
+            if ran.error or ran.unproven or ran.summary is None or not ran.summary.ok:
                 return self._failed(ctx, ran)
             earlier = max(earlier, ran.summary.passed)  # the stages overlap
         assert last is not None and last.summary is not None
@@ -98,7 +104,9 @@ class TestCheck(BaseModel):
 
     def _stages(self) -> list[str]:
         stages = ["failing"] if self.first and self._selectable(self.first) else []
-        stages += ["related"] if self.related and self.pytest_ids else []
+        # the user's command names its own tests: the related files alone would run
+        # without its options (its plugins, its -o settings)
+        stages += ["related"] if self.related and self.runner == "pytest" else []
         return [*stages, "suite"] if self.whole or not stages else stages
 
     def _selectable(self, ids: list[str]) -> bool:
@@ -109,11 +117,32 @@ class TestCheck(BaseModel):
         """Its narrowest stage as pytest's paths and -k expression: the tests that failed,
         the tests of the changed code, or the whole suite (what a trace of it runs)."""
         if self.first and self.pytest_ids and self._selectable(self.first):
-            names = sorted({i.split("::")[-1].split("[")[0] for i in self.first})
-            return sorted({i.split("::")[0] for i in self.first}), " or ".join(names)
+            return sorted({i.split("::")[0] for i in self.first}), self._failed_names()
         if self.related and self.pytest_ids:
             return self.related, None
         return self.paths, self.keyword
+
+    def _failed_names(self) -> str:
+        """The tests that failed earlier as a -k expression of their names."""
+        return " or ".join(sorted({i.split("::")[-1].split("[")[0] for i in self.first}))
+
+    def traced(self, root: Path) -> list[str] | None:
+        """Its narrowest stage as a tracer runs it in `root` (`module NAME ARGS...` or
+        `path SCRIPT ARGS...`); None when its command starts no Python a tracer can run
+        (a shell script, `make test`)."""
+        if self.runner == "unittest":
+            first = self.first if self.first and self._selectable(self.first) else []
+            return ["module", "unittest", *unittest_args(root, self.paths[0], first)]
+        if self.runner == "pytest":
+            paths, keyword = self.selection()
+            narrow = ["-k", keyword] if keyword else []
+            return ["module", "pytest", "--verbosity=-1", "-p", "no:cacheprovider", *paths, *narrow]
+        started = python_started(self.command or [])
+        if started is None:
+            return None
+        if started[:2] == ["module", "pytest"] and self.first and self._selectable(self.first):
+            return [*started, "-k", self._failed_names()]
+        return started
 
     def _stage(self, ctx: ToolContext, stage: str) -> _Ran:
         timeout = ctx.config.pytest_timeout_s
@@ -121,8 +150,13 @@ class TestCheck(BaseModel):
             timeout = self.budget_s
         if stage == "related":
             return self._pytest(ctx, stage, self.related, None, timeout)
-        if stage == "failing" and self.pytest_ids:
-            return self._pytest(ctx, stage, *self.selection(), timeout)
+        if stage == "failing" and self.runner == "pytest":  # those tests exactly, by id
+            return self._proven(self._pytest(ctx, stage, sorted(set(self.first)), None, timeout))
+        if stage == "failing" and self.runner == "command":  # the user's command, narrowed
+            keyword = self._failed_names()
+            command = [*project_command(ctx, self.command or []), "-rfE", "-k", keyword]
+            shown = shlex.join([*(self.command or []), "-k", keyword])
+            return self._proven(self._command(ctx, stage, command, shown, timeout))
         if stage == "failing":
             command = unittest_command(ctx, self.paths[0], self.first)
         elif self.runner == "pytest":
@@ -134,7 +168,13 @@ class TestCheck(BaseModel):
         if stage == "suite" and self.runner == "command":
             shown = shlex.join(self.command or [])  # as the user wrote it
         else:
-            shown = " ".join(["python", *command[1:]])
+            shown = shlex.join(["python", *command[1:]])
+        ran = self._command(ctx, stage, command, shown, timeout)
+        return self._proven(ran) if stage == "failing" else ran
+
+    def _command(
+        self, ctx: ToolContext, stage: str, command: list[str], shown: str, timeout: float
+    ) -> _Ran:
         start = time.monotonic()
         try:
             summary = run_tests(ctx, command, timeout, shown, program_of(ctx, self.command or []))
@@ -143,10 +183,28 @@ class TestCheck(BaseModel):
         cut = stage == "suite" and self.budget_s is not None and summary.timed_out
         return _Ran(stage, shown, summary, time.monotonic() - start, cut=cut)
 
+    def _proven(self, ran: _Ran) -> _Ran:
+        """The tests that failed earlier, run again: each must pass, not be skipped (a
+        skip raised by the code under test, or a test turned into an expected failure,
+        is no fix). Where they ran by name (`-k`, the user's command) other tests may
+        match too, so only the count of passes is held against them."""
+        summary = ran.summary
+        if summary is None or not summary.ok or ran.error:
+            return ran
+        expected = len(set(self.first))
+        exact = self.runner != "command"
+        if exact and summary.skipped:
+            why = f"{summary.skipped} of the tests that failed earlier skipped this time"
+        elif summary.passed < expected and (exact or summary.passed or summary.skipped):
+            why = f"{summary.passed} of the {expected} tests that failed earlier passed"
+        else:
+            return ran
+        return dataclasses.replace(ran, unproven=f"{why} (a skipped or expected failure is no fix)")
+
     def _pytest(
         self, ctx: ToolContext, stage: str, paths: list[str], keyword: str | None, timeout: float
     ) -> _Ran:
-        shown = " ".join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
+        shown = shlex.join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
         config = ctx.config.model_copy(update={"pytest_timeout_s": timeout})
         args = {"path": paths, **({"keyword": keyword} if keyword else {})}
         call = invoke("run_pytest", args, dataclasses.replace(ctx, config=config))
@@ -207,7 +265,7 @@ class TestCheck(BaseModel):
             )
         summary = ran.summary
         counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
-        how = summary.stopped or counts
+        how = ran.unproven or summary.stopped or counts
         if ran.cut:
             how = f"stopped at verify.suite_budget_s ({self.budget_s:g} s)" + (
                 " before any test could be judged" if cut_alone else " after a test failed"
@@ -254,9 +312,9 @@ def _emit(ctx: ToolContext, ran: _Ran) -> None:
     ctx.bus.emit(
         "verify.run",
         stage=ran.stage,
-        command=ran.shown.split(" "),
+        command=shlex.split(ran.shown),
         exit_code=summary.exit_code if summary else None,
-        passed=bool(summary and summary.ok and not ran.error),
+        passed=bool(summary and summary.ok and not ran.error and not ran.unproven),
         timed_out=bool(summary and summary.timed_out),
         cut=ran.cut,
         failing=summary.failing if summary else [],

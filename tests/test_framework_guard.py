@@ -1,0 +1,88 @@
+"""Code under test may not take up the test framework: an edit that makes a module of the
+project import unittest or pytest (also by name in a string), or set an attribute of
+them, is refused with a message for the model; the tests themselves may use it, and code
+that already used the framework keeps its own uses. A test's own trace command: the
+runner the check uses, the user's command with its options. No program runs here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codur.scope import ScopeError
+from codur.scope.decide import decide_scope
+from codur.scope.framework import takes_up_framework
+from codur.verify.plan import TestCheck
+
+STORE = "def low_stock(items, threshold):\n" + (
+    "    return sorted(s for s, q in items.items() if q < threshold)\n"
+)
+TEST = (
+    "from store import low_stock\n\n\ndef test_low():\n    assert low_stock({'a': 3}, 3) == ['a']\n"
+)
+
+FAKES = {
+    "assertions switched off": "import unittest\n"
+    "unittest.TestCase.assertEqual = lambda self, a, b, msg=None: None\n" + STORE,
+    "every report a pass": "import _pytest.reports as reports\n"
+    "reports.TestReport.outcome = 'passed'\n" + STORE,
+    "the framework by name": "skip = __import__('unittest').SkipTest\n" + STORE,
+    "a skip raised by the code": "import pytest\n\n\n"
+    "def low_stock(items, threshold):\n    pytest.skip('later')\n",
+    "a member patched with setattr": "from unittest import TestCase\n"
+    "setattr(TestCase, 'assertEqual', print)\n" + STORE,
+}
+
+
+@pytest.mark.parametrize("fake", sorted(FAKES))
+def test_an_edit_taking_up_the_framework_is_refused(tmp_path: Path, fake: str) -> None:
+    """Each way the code under test could make the tests report a pass is refused, with
+    a message that says why (on main: written, and the run ended verified)."""
+    (tmp_path / "store.py").write_text(STORE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_store.py").write_text(TEST)
+    scope = decide_scope("fix @store.py", tmp_path, "expected.txt", set())
+    with pytest.raises(ScopeError, match="test framework"):
+        scope.check_write("store.py", STORE, FAKES[fake])
+    scope.check_write("store.py", STORE, STORE.replace("<", "<="))  # the fix itself: fine
+
+
+def test_the_tests_and_code_already_using_the_framework_keep_their_uses(tmp_path: Path) -> None:
+    """A test file the user lets Codur change may import pytest; a module that already
+    used unittest.mock may use it again; there only a new attribute set on the framework
+    counts."""
+    (tmp_path / "store.py").write_text(STORE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_store.py").write_text(TEST)
+    allowed = ["tests/test_store.py"]
+    scope = decide_scope("fix @store.py", tmp_path, "expected.txt", set(), allowed)
+    scope.check_write("tests/test_store.py", TEST, "import pytest\n" + TEST)
+    mocking = "from unittest import mock\n\n\ndef stub():\n    return mock.Mock()\n"
+    more = mocking + "\n\ndef other():\n    return mock.MagicMock()\n"
+    assert takes_up_framework("helpers.py", mocking, more) is None
+    patched = mocking + "mock.Mock.return_value = 1\n"
+    assert "mock.Mock.return_value" in (takes_up_framework("helpers.py", mocking, patched) or "")
+    assert takes_up_framework("README.md", "", "import pytest\n") is None
+
+
+def test_a_trace_runs_the_checks_own_runner(tmp_path: Path) -> None:
+    """unittest cases are traced with unittest (an interpreter without pytest), the
+    user's command with its own options, narrowed to the failed tests by name; a shell
+    script cannot be traced (on main: always `-m pytest` with Codur's own options)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    unit = TestCheck(runner="unittest", paths=["tests"], first=["tests.test_x.XTest.test_y"])
+    assert unit.traced(tmp_path) == [
+        "module", "unittest", "discover", "-s", "tests", "-t", ".",
+        "-k", "tests.test_x.XTest.test_y",
+    ]  # fmt: skip
+    command = ["python", "-m", "pytest", "-o", "pythonpath=src", "tests"]
+    user = TestCheck(runner="command", command=command, first=["tests/test_x.py::test_y[1]"])
+    assert user.traced(tmp_path) == [
+        "module", "pytest", "-o", "pythonpath=src", "tests", "-k", "test_y",
+    ]  # fmt: skip
+    script = TestCheck(runner="command", command=["python", "run_tests.py", "-v"])
+    assert script.traced(tmp_path) == ["path", "run_tests.py", "-v"]
+    assert TestCheck(runner="command", command=["./run_tests.sh"]).traced(tmp_path) is None
+    assert TestCheck(runner="command", command=["make", "test"]).traced(tmp_path) is None
