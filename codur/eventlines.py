@@ -161,6 +161,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{d['path']} stays as it is: the task names it but does not ask to change it, "
         f"and the check judges by it (to let this run change it: --allow-edit {d['path']})"
     ),
+    "scope.refused": lambda d: f"edit of {d['path']} refused: {short(d['reason'], 240)}",
     "snapshot": lambda d: (
         f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
     ),
@@ -201,6 +202,7 @@ PROGRESS = {
     "verify.run",
     "file.write",
     "scope.locked",
+    "scope.refused",
     "repair.end",
     "repair.review",
     "crosscheck.end",

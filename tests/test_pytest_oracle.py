@@ -108,6 +108,26 @@ def test_a_planted_plugin_config_is_refused(tmp_path: Path) -> None:
     assert records[-1]["event"] == "run.end" and records[-1]["status"] != "verified"
     assert not (work / ".pytest.ini").exists()
     assert ".pytest.ini" in [r["path"] for r in records if r["event"] == "scope.refused"]
+    assert "edit of .pytest.ini refused: " in result.stdout + result.stderr  # said, not hidden
+
+
+FORCED = "import _pytest.reports\n\n_pytest.reports.TestReport.outcome = 'passed'\n\n"
+
+
+@pytest.mark.slow
+def test_code_under_test_that_forces_pytests_reports_is_refused(tmp_path: Path) -> None:
+    """The reply leaves the bug and makes every report a pass from the module under test
+    (on main: written, and the run ended verified): refused, and the terminal says why."""
+    work = tmp_path / "w"
+    write_files(work, {"calc.py": CALC, "test_calc.py": TEST_CALC})
+    cheat = whole_file("calc.py", FORCED + CALC)
+    result, records = _run(work, tmp_path, [cheat, cheat])
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert records[-1]["event"] == "run.end" and records[-1]["status"] != "verified"
+    assert (work / "calc.py").read_text() == CALC
+    refused = [r["reason"] for r in records if r["event"] == "scope.refused"]
+    assert refused and "may not change the test framework" in refused[0]
+    assert "edit of calc.py refused: " in result.stdout + result.stderr
 
 
 @pytest.mark.slow
