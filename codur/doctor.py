@@ -41,11 +41,12 @@ class Finding:
 
 def python_finding(found: Interpreter) -> Finding:
     """The project's Python and its pytest."""
-    pytest = (
-        f"pytest: {found.pytest}"
-        if found.pytest
-        else f"pytest: missing: install with {found.install_pytest}"
-    )
+    if found.pytest:
+        pytest = f"pytest: {found.pytest}"
+    elif found.version:
+        pytest = f"pytest: missing: install with {found.install_pytest}"
+    else:  # no pip of it to install with either
+        pytest = "pytest: unknown: the interpreter does not run"
     lines = [f"python: {found.line}", pytest]
     if found.warning:
         lines.append(f"warning: {found.warning}")
@@ -72,7 +73,12 @@ def check_finding(folder: Path, config: CodurConfig, box: Sandbox, found: Interp
     needs = pytest_runs(plan)
     ok = not (needs and found.pytest is None)
     if not ok:
-        lines.append(f"problem: the check needs pytest; install it with {found.install_pytest}")
+        lines.append(
+            f"problem: the check needs pytest; install it with {found.install_pytest}"
+            if found.version
+            else "problem: the check needs pytest, and the project's Python does not run: "
+            "set tools.python to a working interpreter"
+        )
     data = {"checks": checks, "reasoning": plan.reasoning, "needs_pytest": bool(needs)}
     return Finding("check", lines, ok, data)
 

@@ -73,6 +73,23 @@ def test_doctor_in_plain_text_says_what_is_missing_and_goes_on(tmp_path: Path) -
     assert f"codur.yaml: trusted ({root / 'codur.yaml'})" in again.stdout.splitlines()
 
 
+def test_doctor_with_a_python_that_does_not_run_gives_no_pip_advice(tmp_path: Path) -> None:
+    """tools.python naming a program that is no Python (`/bin/false`): doctor says it
+    does not run and what to set, not `install with /bin/false -m pip install pytest`."""
+    root = tmp_path / "proj"
+    write_files(root, {"calc.py": "X = 1\n", "tests/test_calc.py": "def test_x():\n    pass\n"})
+    args = ["doctor", "--no-model", "-o", "tools.python=/bin/false", *PATIENT]
+    done = run_cli(args, root, timeout=SLOW)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("python: /bin/false (not runnable, no pytest;"), done.stdout
+    assert lines[1] == "pytest: unknown: the interpreter does not run"
+    assert "-m pip install" not in done.stdout
+    assert (
+        "problem: the check needs pytest, and the project's Python does not run: set "
+        "tools.python to a working interpreter"
+    ) in lines
+
+
 def test_config_show_names_the_project_python(tmp_path: Path) -> None:
     done = run_cli(["config", "show"], tmp_path, timeout=SLOW)
     assert done.returncode == 0, done.stderr
