@@ -24,6 +24,7 @@ from codur.config import LoadedConfig
 from codur.errors import (
     Cancelled,
     CodurError,
+    ConfigError,
     ExitCode,
     Interrupted,
     UsageError,
@@ -182,8 +183,11 @@ def _wired(
         try:
             result = work(session, task)
         except CodurError as exc:
-            _end_despite(bus, end, exc, end_usage(session.usage))
-            raise
+            located = _located(exc, loaded)
+            _end_despite(bus, end, located, end_usage(session.usage))
+            if located is exc:
+                raise
+            raise located from None
         except Interrupted as exc:
             bus.emit(end, status="interrupted", signal=str(exc), exit_code=exc.exit_code)
             raise
@@ -234,3 +238,10 @@ def _end_despite(bus: EventBus, end: str, exc: CodurError, used: dict[str, int])
         if cannot_write(failed) is None:
             raise
         exc.args = (f"{exc} (and the end record could not be written: {failed.strerror})",)
+
+
+def _located(exc: CodurError, loaded: LoadedConfig) -> CodurError:
+    """A config error found after loading, with where its key was set (`file:line`)."""
+    if isinstance(exc, ConfigError) and exc.key is not None:
+        return ConfigError(f"{loaded.nearest_origin(exc.key)}: {exc}")
+    return exc

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.config import CodurConfig
-from codur.errors import CodurError
+from codur.errors import CodurError, ConfigError
 from codur.events import EventBus
 from codur.project.interpreter import Interpreter, find_interpreter
 from codur.sandbox import Sandbox
@@ -197,7 +197,16 @@ def diagnose(
 ) -> list[Finding]:
     """Every part of the report, in order."""
     sandbox, box = sandbox_finding(config)
-    found = find_interpreter(folder, config.tools.python, box, config.tools.run_timeout_s)
+    try:
+        found = find_interpreter(folder, config.tools.python, box, config.tools.run_timeout_s)
+    except ConfigError as exc:  # tools.python names none: the rest is still worth saying
+        return [
+            Finding("python", [f"problem: {exc}"], False, {"problem": str(exc)}),
+            Finding("check", ["check: not known: no project Python to run it"], False),
+            sandbox,
+            model_finding(config, profile, measure),
+            trust_finding(folder),
+        ]
     return [
         python_finding(found),
         check_finding(folder, config, box, found),

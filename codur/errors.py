@@ -70,9 +70,15 @@ class CodurError(Exception):
 
 
 class ConfigError(CodurError):
-    """Invalid configuration: names the file (or variable/flag), key and line when known."""
+    """Invalid configuration: names the file (or variable/flag), key and line when known.
+    `key`: the setting at fault, when the error is found after loading (where it was set
+    is added by the command that knows the config's layers)."""
 
     exit_code = ExitCode.USAGE
+
+    def __init__(self, message: str, key: tuple[str, ...] | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class UsageError(CodurError):

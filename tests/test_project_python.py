@@ -174,7 +174,7 @@ def test_the_interpreter_is_found_in_order(tmp_path: Path) -> None:
     with_venv = {**path_env, "VIRTUAL_ENV": str(tmp_path / "active")}
     assert locate(folder, None, with_venv).path == str(active)
     assert locate(folder, str(python3), with_venv).source == "tools.python"
-    with pytest.raises(ConfigError, match="tools.python: ./nope is no interpreter here"):
+    with pytest.raises(ConfigError, match="key 'tools.python': ./nope is no interpreter here"):
         locate(folder, "./nope", with_venv)
 
 
@@ -214,3 +214,26 @@ def test_codur_s_own_interpreter_comes_with_a_warning(tmp_path: Path) -> None:
     python = next(e for e in events(done.stdout) if e["event"] == "interpreter")
     assert (python["source"], python["path"]) == ("codur", sys.executable)
     assert "no project Python found" in done.stderr and sys.executable in done.stderr
+
+
+@pytest.mark.slow
+def test_a_tools_python_that_is_none_names_where_it_was_set(tmp_path: Path) -> None:
+    """`tools.python` in the folder's trusted codur.yaml names no interpreter: the run
+    stops with one line naming the file and line, exit 2, before anything runs; doctor
+    says so and reports the rest (on main: no file named, and doctor stopped there)."""
+    root = tmp_path / "proj"
+    write_files(root, {"main.py": "print(1)\n", "expected.txt": "1\n"})
+    config = "runtime:\n  max_iterations: 3\ntools:\n  python: /no/such/python\n"
+    (root / "codur.yaml").write_text(config)
+    assert run_cli(["trust"], root).returncode == 0
+    done = run_cli(["--no-model", *PATIENT, "fix @main.py"], root, timeout=SLOW)
+    assert done.returncode == 2, done.stdout + done.stderr
+    where = f"{root / 'codur.yaml'}:4"
+    assert f"codur: error: {where}: key 'tools.python': /no/such/python is no interpreter" in (
+        done.stderr
+    )
+    doctor = run_cli(["doctor", "--no-model", *PATIENT], root, timeout=SLOW)
+    lines = doctor.stdout.splitlines()
+    assert lines[0].startswith("problem: key 'tools.python': /no/such/python"), doctor.stdout
+    assert "check: not known: no project Python to run it" in lines
+    assert any(line.startswith("sandbox: ") for line in lines)

@@ -154,7 +154,10 @@ def _configured(folder: Path, value: str, environ: Mapping[str, str]) -> str:
             return str(path)
     elif (found := shutil.which(value, path=environ.get("PATH", os.defpath))) is not None:
         return found
-    raise ConfigError(f"tools.python: {value} is no interpreter here (not found or not executable)")
+    raise ConfigError(
+        f"key 'tools.python': {value} is no interpreter here (not found or not executable)",
+        key=("tools", "python"),
+    )
 
 
 def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) -> Interpreter:
