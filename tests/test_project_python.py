@@ -174,6 +174,9 @@ def test_the_interpreter_is_found_in_order(tmp_path: Path) -> None:
     with_venv = {**path_env, "VIRTUAL_ENV": str(tmp_path / "active")}
     assert locate(folder, None, with_venv).path == str(active)
     assert locate(folder, str(python3), with_venv).source == "tools.python"
+    gone = {**path_env, "VIRTUAL_ENV": str(tmp_path / "gone")}
+    passed = locate(folder, None, gone)  # said, not silently skipped
+    assert passed.path == str(near) and passed.passed_over.startswith(f"$VIRTUAL_ENV={tmp_path}")
     with pytest.raises(ConfigError, match="key 'tools.python': ./nope is no interpreter here"):
         locate(folder, "./nope", with_venv)
 

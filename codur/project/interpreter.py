@@ -68,6 +68,8 @@ class Located:
     path: str
     source: str
     where: str
+    passed_over: str = ""
+    """An environment the user pointed at that holds no Python (said as a warning)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class Interpreter:
     program it runs."""
     problem: str = ""
     """Why the probe failed, or why pytest does not import (empty: neither)."""
+    passed_over: str = ""
+    """An environment the user pointed at that holds no Python (`Located.passed_over`)."""
 
     @property
     def line(self) -> str:
@@ -101,14 +105,16 @@ class Interpreter:
 
     @property
     def warning(self) -> str:
-        """What to say when it is Codur's own (empty otherwise)."""
+        """What to say when it is Codur's own, or an environment set was passed over
+        (empty otherwise)."""
         if self.source != OWN:
-            return ""
-        return (
+            return self.passed_over
+        own = (
             "no project Python found (tools.python, $VIRTUAL_ENV, .venv or venv, a uv, Hatch "
             f"or Poetry environment, python3 on PATH): programs and tests run with Codur's "
             f"own, {self.path}"
         )
+        return f"{self.passed_over}; {own}" if self.passed_over else own
 
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "site_packages": list(self.site_packages)}
@@ -122,14 +128,22 @@ def locate(
     environ = os.environ if environ is None else environ
     if configured:
         return Located(_configured(folder, configured, environ), "tools.python", "tools.python")
+    found, passed_over = _searched(folder, environ)
+    return replace(found, passed_over=passed_over)
+
+
+def _searched(folder: Path, environ: Mapping[str, str]) -> tuple[Located, str]:
+    """The first interpreter of the order, and what was passed over on the way."""
+    passed_over = ""
     if environ.get("VIRTUAL_ENV"):
         env = Path(environ["VIRTUAL_ENV"]).expanduser()
         if (found := python_in(env)) is not None:
-            return Located(str(found), "VIRTUAL_ENV", f"$VIRTUAL_ENV={env}")
+            return Located(str(found), "VIRTUAL_ENV", f"$VIRTUAL_ENV={env}"), ""
+        passed_over = f"$VIRTUAL_ENV={env} holds no Python (bin/python): passed over"
     for parent in up_to_root(folder):
         for name in VENV_NAMES:
             if (found := python_in(parent / name)) is not None:
-                return Located(str(found), "venv", f"{name} in {parent}")
+                return Located(str(found), "venv", f"{name} in {parent}"), passed_over
     managers: list[tuple[str, Callable[[Path, Mapping[str, str]], list[Path]]]] = [
         ("uv", uv_env),
         ("hatch", hatch_env),
@@ -138,11 +152,11 @@ def locate(
     for name, envs in managers:
         for env in envs(folder, environ):
             if (found := python_in(env)) is not None:
-                return Located(str(found), name, f"{name} environment {env}")
+                return Located(str(found), name, f"{name} environment {env}"), passed_over
     on_path = shutil.which("python3", path=environ.get("PATH", os.defpath))
     if on_path is not None:
-        return Located(on_path, "path", "python3 on PATH")
-    return Located(sys.executable, OWN, "Codur's own")
+        return Located(on_path, "path", "python3 on PATH"), passed_over
+    return Located(sys.executable, OWN, "Codur's own"), passed_over
 
 
 def _configured(folder: Path, value: str, environ: Mapping[str, str]) -> str:
@@ -167,7 +181,7 @@ def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) ->
     result = run_process(
         [located.path, "-c", _PROBE], folder, timeout_s, PROBE_OUTPUT_BYTES, sandbox=sandbox
     )
-    base = Interpreter(located.path, located.source, located.where)
+    base = Interpreter(located.path, located.source, located.where, passed_over=located.passed_over)
     line = next(
         (ln for ln in reversed(result.raw_stdout.splitlines()) if ln.startswith("CODUR-PROBE ")),
         None,
