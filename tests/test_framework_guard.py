@@ -48,22 +48,77 @@ def test_an_edit_taking_up_the_framework_is_refused(tmp_path: Path, fake: str) -
     scope.check_write("store.py", STORE, STORE.replace("<", "<="))  # the fix itself: fine
 
 
-def test_the_tests_and_code_already_using_the_framework_keep_their_uses(tmp_path: Path) -> None:
-    """A test file the user lets Codur change may import pytest; a module that already
-    used unittest.mock may use it again; there only a new attribute set on the framework
-    counts."""
+def test_the_tests_may_use_the_framework(tmp_path: Path) -> None:
+    """A test file the user lets Codur change may import pytest."""
     (tmp_path / "store.py").write_text(STORE)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_store.py").write_text(TEST)
     allowed = ["tests/test_store.py"]
     scope = decide_scope("fix @store.py", tmp_path, "expected.txt", set(), allowed)
     scope.check_write("tests/test_store.py", TEST, "import pytest\n" + TEST)
-    mocking = "from unittest import mock\n\n\ndef stub():\n    return mock.Mock()\n"
-    more = mocking + "\n\ndef other():\n    return mock.MagicMock()\n"
-    assert takes_up_framework("helpers.py", mocking, more) is None
-    patched = mocking + "mock.Mock.return_value = 1\n"
-    assert "mock.Mock.return_value" in (takes_up_framework("helpers.py", mocking, patched) or "")
-    assert takes_up_framework("README.md", "", "import pytest\n") is None
+
+
+DOCTESTED = STORE + "\nif __name__ == '__main__':\n    import doctest\n\n    doctest.testmod()\n"
+SKIPPING = STORE.replace("    return", "    pytest.skip('later')\n    return")
+CASES = {  # name: (the file before, after, refused)
+    "an alias of the framework patched": (
+        DOCTESTED,
+        "import unittest\nTC = unittest.TestCase\nTC.assertEqual = print\n" + DOCTESTED,
+        True,
+    ),
+    "pytest added where doctest was": (DOCTESTED, "import pytest\n" + SKIPPING, True),
+    "a skip added where pytest was": (
+        "import pytest\n" + STORE,
+        "import pytest\n" + SKIPPING,
+        True,
+    ),
+    "sys.modules.get": (STORE, "import sys\nu = sys.modules.get('unittest')\n" + STORE, True),
+    "import_module under another name": (
+        STORE,
+        "from importlib import import_module as im\nu = im('unittest')\n" + STORE,
+        True,
+    ),
+    "mock.patch of the framework by name": (
+        "from unittest import mock\n" + STORE,
+        "from unittest import mock\nmock.patch('unittest.TestCase.assertEqual', print).start()\n"
+        + STORE,
+        True,
+    ),
+    "__import__ through getattr": (
+        STORE,
+        "import builtins\nu = getattr(builtins, '__import__')('unittest')\n" + STORE,
+        True,
+    ),
+    "mock used by production code": (
+        None,
+        "from unittest import mock\n\nSTUB = mock.Mock()\n",
+        False,
+    ),
+    "import unittest.mock": (None, "import unittest.mock\n\nSTUB = unittest.mock.Mock()\n", False),
+    "a mock class patched": (
+        "from unittest.mock import MagicMock\n",
+        "from unittest.mock import MagicMock\nMagicMock.__repr__ = lambda s: 'm'\n",
+        False,
+    ),
+    "a parameter named pytest": (STORE, STORE + "\ndef f(pytest):\n    pytest.x = 1\n", False),
+    "a syntax error fixed in a doctested module": (
+        DOCTESTED.replace("def low_stock(items, threshold):", "def low_stock(items, threshold)"),
+        DOCTESTED,
+        False,
+    ),
+    "a config file's name": (STORE, STORE + "CONFIGS = ['pytest.ini', 'setup.cfg']\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_what_takes_up_the_framework_and_what_does_not(case: str) -> None:
+    """Ways a small model's reply could reach the framework (an alias, a name in a
+    string, a framework the module did not use yet, a skip in one it did) are refused;
+    test doubles, a parameter of that name, a file's name and a syntax fix in a module
+    that runs its doctests are not (each a finding of a review of the first version)."""
+    before, after, refused = CASES[case]
+    why = takes_up_framework("store.py", before, after)
+    assert (why is not None) == refused, why
 
 
 def test_a_trace_runs_the_checks_own_runner(tmp_path: Path) -> None:
@@ -75,7 +130,7 @@ def test_a_trace_runs_the_checks_own_runner(tmp_path: Path) -> None:
     unit = TestCheck(runner="unittest", paths=["tests"], first=["tests.test_x.XTest.test_y"])
     assert unit.traced(tmp_path) == [
         "module", "unittest", "discover", "-s", "tests", "-t", ".",
-        "-k", "tests.test_x.XTest.test_y",
+        "-k", "*tests.test_x.XTest.test_y",
     ]  # fmt: skip
     command = ["python", "-m", "pytest", "-o", "pythonpath=src", "tests"]
     user = TestCheck(runner="command", command=command, first=["tests/test_x.py::test_y[1]"])

@@ -126,7 +126,7 @@ def test_code_under_test_that_forces_pytests_reports_is_refused(tmp_path: Path) 
     assert records[-1]["event"] == "run.end" and records[-1]["status"] != "verified"
     assert (work / "calc.py").read_text() == CALC
     refused = [r["reason"] for r in records if r["event"] == "scope.refused"]
-    assert refused and "may not change the test framework" in refused[0]
+    assert refused and "take up the test framework" in refused[0]
     assert "edit of calc.py refused: " in result.stdout + result.stderr
 
 

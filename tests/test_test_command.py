@@ -100,7 +100,7 @@ def test_unittest_cases_run_by_discovery_with_an_interpreter_without_pytest(
         ("suite", True),
     ]
     assert runs[0]["failing"] == ["test_calc.CalcTest.test_add"]
-    assert runs[1]["command"][-4:] == ["-s", "tests", "-k", "test_calc.CalcTest.test_add"]
+    assert runs[1]["command"][-4:] == ["-s", "tests", "-k", "*test_calc.CalcTest.test_add"]
     assert runs[2]["command"] == ["python", "-m", "unittest", "discover", "-s", "tests"]
     end = events[-1]
     assert end["status"] == "verified" and end["evidence"]["level"] == "project"
@@ -185,7 +185,8 @@ def test_the_failing_test_first_and_the_whole_suite_before_verified(tmp_path: Pa
         ("failing", True),  # the first reply: test_add alone, first
         ("related", True),
         ("suite", False),  # test_double fails: not verified
-        ("related", True),  # the second reply (both failing files: the suite itself)
+        ("failing", True),  # the second reply: both failed tests by id, then the rest
+        ("related", True),
         ("suite", True),
     ]
     failing = [e for e in events if e["event"] == "verify.run" and e["stage"] == "failing"]
@@ -286,7 +287,7 @@ def test_the_failed_tests_run_with_the_users_command_and_its_options(tmp_path: P
     assert evidence.passed, evidence.summary
     runs = [e.data for e in events if e.kind == "verify.run"]
     assert [(r["stage"], r["passed"]) for r in runs] == [("failing", True), ("suite", True)]
-    assert runs[0]["command"] == [*command, "-k", "test_add"]
+    assert runs[0]["command"] == [*command, "-rfEp", "-k", "test_add"]
 
 
 def test_unittest_cases_without_pytest_are_fixed_by_the_search_with_no_model(
@@ -308,3 +309,68 @@ def test_unittest_cases_without_pytest_are_fixed_by_the_search_with_no_model(
     assert start["traced"] and start["files"] == ["calc.py"]
     assert events[-1]["status"] == "verified"
     assert (root / "calc.py").read_text() == CALC
+
+
+PARAMETRIZED = (
+    "import pytest\n\nfrom calc import add\n\n\n"
+    "@pytest.mark.parametrize('pair', [(2, 3)], ids=['small numbers'])\n"
+    "def test_add(pair):\n    assert add(*pair) == 5\n"
+)
+SIBLINGS = (
+    "import unittest\n\nfrom calc import add\n\n\n"
+    "class CalcTest(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n"
+    "    @unittest.skip('not yet')\n    def test_add_big(self):\n        pass\n"
+)
+
+
+def test_failed_tests_are_run_exactly_whatever_their_names(tmp_path: Path) -> None:
+    """A parametrized id with a space runs by its id; unittest's `test_add` runs alone,
+    not its skipped sibling `test_add_big` (each a regression a review found in the first
+    version: the fix could not be verified)."""
+    write_files(tmp_path / "p", {"calc.py": CALC, "tests/test_calc.py": PARAMETRIZED})
+    ctx, _ = watched_context(tmp_path / "p")
+    spaced = TestCheck(paths=["tests"], first=["tests/test_calc.py::test_add[small numbers]"])
+    assert spaced.run(ctx).passed
+    write_files(tmp_path / "u", {"calc.py": CALC, "tests/test_calc.py": SIBLINGS})
+    ctx, events = watched_context(tmp_path / "u")
+    unit = TestCheck(runner="unittest", paths=["tests"], first=["test_calc.CalcTest.test_add"])
+    evidence = unit.run(ctx)
+    assert evidence.passed, evidence.summary
+    runs = [e.data for e in events if e.kind == "verify.run"]
+    assert [(r["stage"], r["passed"]) for r in runs] == [("failing", True), ("suite", True)]
+
+
+def test_a_pytest_command_that_reports_no_counts_is_not_verified(tmp_path: Path) -> None:
+    """The code under test ends the process with exit code 0 before pytest reports: a
+    pytest command always reports its counts, so none is no pass (on main: `exit code 0
+    (no test counts reported)`, and verified)."""
+    quitting = "import os\n\nos._exit(0)\n" + CALC
+    write_files(tmp_path, {"calc.py": quitting, "tests/test_calc.py": TEST_ADD})
+    ctx, _ = watched_context(tmp_path)
+    check = TestCheck(runner="command", command=["python", "-m", "pytest", "tests"])
+    evidence = check.run(ctx)
+    assert not (evidence.passed and evidence.ran), evidence.summary
+
+
+def test_the_search_traces_through_xdist_workers_by_not_trusting_an_empty_trace(
+    tmp_path: Path,
+) -> None:
+    """`--test-cmd "python -m pytest -n 2 tests"`: the tests run in xdist's workers, so a
+    trace of the command sees only conftest.py; that is no trace, and the search tries
+    every line (on the first version: no candidate, unverified)."""
+    pytest.importorskip("xdist")
+    root = tmp_path / "work"
+    write_files(
+        root,
+        {"calc.py": CALC_BUG, "tests/test_calc.py": TEST_ADD, "conftest.py": "X = 1\n"},
+    )
+    test_cmd = ["--test-cmd", "python -m pytest -n 2 tests"]
+    done = run_cli(
+        ["fix @calc.py", "--no-model", "--json", *test_cmd, *CLI_SLOW], root, timeout=900
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    start = next(e for e in events if e["event"] == "repair.start")
+    assert not start["traced"] and "calc.py" in start["files"]
+    assert events[-1]["status"] == "verified"

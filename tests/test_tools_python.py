@@ -108,7 +108,39 @@ def test_parse_pytest_summary_variants() -> None:
     out = "FAILED t.py::a - assert 0\nERROR t.py::b\n== 3 failed, 2 passed, 2 errors in 0.5s =="
     parsed = parse_pytest(out)
     assert parsed == {"passed": 2, "failed": 3, "errors": 2, "skipped": 0,
-                      "failing": ["t.py::a", "t.py::b"]}  # fmt: skip
+                      "failing": ["t.py::a", "t.py::b"], "passing": []}  # fmt: skip
+
+
+def test_test_ids_with_spaces_are_read_whole() -> None:
+    """A parametrized id may hold spaces and ` - ` comes before the message (on the first
+    version: `t.py::test_add[small` read, and the test could never be run by its id)."""
+    out = (
+        "FAILED t.py::test_add[small numbers] - AssertionError: boom - here\n"
+        "PASSED t.py::test_add[big one]\n== 1 failed, 1 passed in 0.1s =="
+    )
+    parsed = parse_pytest(out)
+    assert parsed["failing"] == ["t.py::test_add[small numbers]"]
+    assert parsed["passing"] == ["t.py::test_add[big one]"]
+
+
+@pytest.mark.parametrize(
+    ("command", "pytest_itself"),
+    [
+        (["pytest", "-x"], True),
+        (["python3.12", "-m", "pytest"], True),
+        ([".venv/bin/python", "-m", "pytest", "tests"], True),
+        (["uv", "run", "pytest"], True),
+        (["make", "pytest"], False),
+        (["tox", "-e", "pytest"], False),
+        (["python", "run_tests.py"], False),
+    ],
+)
+def test_which_test_commands_are_pytest(command: list[str], pytest_itself: bool) -> None:
+    """Only pytest itself takes pytest's options (`-rfEp -k`) added to it (on the first
+    version `make pytest` was given them)."""
+    from codur.verify.suite import runs_pytest
+
+    assert runs_pytest(command) is pytest_itself
 
 
 def test_discover_entry_points(call, tool_ws) -> None:

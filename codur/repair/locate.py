@@ -20,6 +20,7 @@ from codur.tools.context import ToolContext
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Location
 from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
+from codur.verify.target import is_test
 
 TRACER = Path(__file__).with_name("tracer.py")
 TRACE_OUTPUT = 1_000_000
@@ -93,8 +94,10 @@ def executed_lines(
                 known = executed.setdefault(Path(path).as_posix(), {})
                 for line, printed in lines.items():
                     known[int(line)] = min(printed, known.get(int(line), printed))
-    # a trace that saw no line of the folder (the check's runner missing, say) tells nothing
-    return executed if dynamic and executed else None
+    # a trace that saw no line of the folder's code (the check's runner missing, or the
+    # tests run in other processes: pytest-xdist's workers) tells nothing
+    code = [p for p in executed if not is_test(p) and Path(p).name != "conftest.py"]
+    return executed if dynamic and code else None
 
 
 def _parse(source: str) -> ast.Module:

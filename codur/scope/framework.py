@@ -1,10 +1,12 @@
 """Code under test reaching into the test framework. The tests' verdict comes from the
-framework running in the same process as the code it tests, so code that imports
-unittest or pytest can change what they report: replace `assertEqual`, force every
-report to "passed", raise `SkipTest` where the test would fail. An edit that makes a
-module of the project take up the framework (it did not import one before), or that sets
-an attribute of the framework wherever, is refused (`EditScope.check_write`): it is no
-fix, whatever the tests say next.
+framework running in the same process as the code it tests, so code that takes it up can
+change what they report: replace `assertEqual`, force every report to "passed", raise
+`SkipTest` or call `pytest.skip()` where the test would fail. An edit of a module of the
+project is refused (`EditScope.check_write`) when it adds a framework module the module
+did not name before (by `import`, or by name in a string: `__import__("unittest")`,
+`mock.patch("unittest.TestCase.assertEqual")`), a skip, failure or exit of the
+framework's, or an attribute set on the framework. `unittest.mock` is a library for
+doubles, not the framework: code may use it.
 """
 
 from __future__ import annotations
@@ -14,107 +16,99 @@ import re
 from collections import Counter
 
 FRAMEWORKS = frozenset({"unittest", "pytest", "_pytest", "doctest", "nose", "nose2", "pluggy"})
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+DOUBLES = "unittest.mock"
+STOPS = frozenset({"skip", "xfail", "fail", "exit", "importorskip", "SkipTest", "skipTest"})
+"""What ends a test without its asserts: pytest.skip(), raise unittest.SkipTest, ..."""
+_NAMED = re.compile(r"^(?:_pytest|unittest|doctest|nose2?|pluggy|pytest)(?:\.[A-Za-z_]\w*)*$")
+_FILE = re.compile(r"\.(?:ini|py|cfg|toml|txt|json|ya?ml|log)$")
+_IMPORT_LINE = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w.]*)", re.MULTILINE)
 
 
 def _framework(dotted: str) -> bool:
-    return dotted.split(".")[0] in FRAMEWORKS
+    top = dotted.split(".")[0]
+    return top in FRAMEWORKS and not (dotted + ".").startswith(DOUBLES + ".")
 
 
-def _root(node: ast.expr) -> str | None:
-    """The name an attribute chain starts at (`unittest.TestCase.x`: `unittest`)."""
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
+def _root(node: ast.AST) -> str | None:
+    """The name an attribute chain or call starts at (`unittest.TestCase.x`: `unittest`)."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
 
 
-def framework_uses(source: str) -> tuple[set[str], Counter[str]]:
-    """What `source` takes from the test framework: the modules it imports (also by name,
-    as `__import__("unittest")` or `sys.modules["_pytest.reports"]` do),
-    and the attributes of them it sets, by the target's own text."""
+def framework_uses(source: str) -> Counter[str]:
+    """What `source` takes from the test framework, each use by its text: the modules it
+    names, the framework's stops it calls or raises, the attributes of it it sets."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
-        return set(), Counter()
-    imported, bound = _imports(tree)
-    return imported, _patched(tree, bound | FRAMEWORKS)
-
-
-def _imports(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """The framework modules named, and the local names bound to them or their members."""
-    imported: set[str] = set()
+    except SyntaxError:  # the names its import lines give, at least
+        return Counter(m for m in _IMPORT_LINE.findall(source) if _framework(m))
+    uses: Counter[str] = Counter()
     bound: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in (a for a in node.names if _framework(a.name)):
-                imported.add(alias.name)
-                bound.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and not node.level and _framework(node.module or ""):
-            imported.add(node.module or "")
-            bound.update(alias.asname or alias.name for alias in node.names)
-        elif (name := _imported_by_name(node)) and _framework(name):
-            imported.add(name)
-    return imported, bound
+            for alias in (a for a in node.names if a.name.split(".")[0] in FRAMEWORKS):
+                framework = _framework(alias.name)
+                uses.update([alias.name] if framework else [])
+                if framework or not alias.asname:  # `import unittest.mock` binds `unittest`
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            taken = [a for a in node.names if _framework(f"{node.module}.{a.name}")]
+            uses.update([node.module] if taken else [])
+            bound.update(alias.asname or alias.name for alias in taken)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if _NAMED.match(text) and not _FILE.search(text) and _framework(text):
+                uses[text] += 1
+    bound |= _aliases(tree, bound)
+    uses.update(_acts(tree, bound))
+    return uses
 
 
-def _imported_by_name(node: ast.AST) -> str | None:
-    """The module `__import__("x")`, `importlib.import_module("x")` or `sys.modules["x"]`
-    names (None: `node` is none of them)."""
-    key: ast.expr | None = None
-    if isinstance(node, ast.Call) and node.args:
-        func = node.func
-        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-        key = node.args[0] if called in ("__import__", "import_module") else None
-    elif isinstance(node, ast.Subscript) and getattr(node.value, "attr", "") == "modules":
-        key = node.slice
-    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-        return key.value if _DOTTED.match(key.value) else None
-    return None
+def _aliases(tree: ast.Module, bound: set[str]) -> set[str]:
+    """Names assigned something of the framework (`TC = unittest.TestCase`)."""
+    found: set[str] = set()
+    for _ in range(2):  # an alias of an alias
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _root(node.value) in bound | found:
+                found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return found
 
 
-def _patched(tree: ast.Module, bound: set[str]) -> Counter[str]:
-    """The attributes of `bound` names that `tree` assigns, deletes or sets."""
-    patched: Counter[str] = Counter()
+def _acts(tree: ast.Module, bound: set[str]) -> Counter[str]:
+    """The stops called or raised, and the attributes set, on `bound` names."""
+    acts: Counter[str] = Counter()
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign | ast.Delete):
             targets = node.targets
         elif isinstance(node, ast.AugAssign | ast.AnnAssign):
             targets = [node.target]
-        elif _calls(node, ("setattr", "delattr")):
-            targets = [node.args[0]]  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+            targets = [node.args[0]] if node.func.id in ("setattr", "delattr") else []
         for target in targets:
-            if not isinstance(target, ast.Name) and _root(target) in bound:
-                patched[ast.unparse(target)] += 1
-    return patched
-
-
-def _calls(node: ast.AST, names: tuple[str, ...]) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in names
-        and bool(node.args)
-    )
+            shown = ast.unparse(target)
+            if isinstance(target, ast.Name) or _root(target) not in bound:
+                continue
+            if not shown.startswith(DOUBLES + "."):
+                acts[f"set {shown}"] += 1
+        stop = node.exc if isinstance(node, ast.Raise) else node
+        called = stop.func if isinstance(stop, ast.Call) else stop
+        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+        if isinstance(node, ast.Raise | ast.Call) and name in STOPS and _root(called) in bound:
+            acts[f"{name}()" if isinstance(node, ast.Call) else f"raise {name}"] += 1
+    return acts
 
 
 def takes_up_framework(path: str, old: str | None, new: str) -> str | None:
     """Why writing `new` over `old` at `path` is refused (None: it is not)."""
     if not path.endswith(".py"):
         return None
-    had, patched_before = framework_uses(old or "")
-    has, patched_now = framework_uses(new)
-    patches = sorted((patched_now - patched_before).keys())
-    if patches:
-        return (
-            f"the edit makes {path} set {', '.join(patches)}: code under test may not change "
-            "the test framework (the tests would report what it says, not what the code "
-            "does). Fix the code itself"
-        )
-    if has and not had:
-        return (
-            f"the edit makes {path} import the test framework ({', '.join(sorted(has))}): "
-            "code under test that reaches into it can change what the tests report (skip a "
-            "test, turn a failure into a pass). Fix the code itself"
-        )
-    return None
+    added = sorted((framework_uses(new) - framework_uses(old or "")).keys())
+    if not added:
+        return None
+    return (
+        f"the edit makes {path} take up the test framework ({', '.join(added)}): code "
+        "under test that reaches into it can change what the tests report (skip a test, "
+        "turn a failure into a pass). Fix the code itself"
+    )

@@ -117,6 +117,8 @@ class PytestSummary:
     errors: int = 0
     skipped: int = 0
     failing: list[str] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)
+    """Ids of the tests that passed, where the run listed them (`run_pytest(passes=True)`)."""
     exit_code: int | None = None
     stopped: str = ""
     """Why pytest was stopped, for people (empty: it ended by itself)."""
@@ -137,7 +139,10 @@ class PytestSummary:
 
 
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped)\b")
-_FAILING = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
+_FAILING = re.compile(r"^(FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
+_PASSING = re.compile(r"^PASSED (.+?)(?: - .*)?$", re.MULTILINE)
+"""A short test summary line: the test's id (which may hold spaces: `test_x[a b]`), then
+` - ` and the message, if any."""
 
 
 def parse_pytest(output: str) -> dict[str, int | list[str]]:
@@ -147,17 +152,21 @@ def parse_pytest(output: str) -> dict[str, int | list[str]]:
     for number, word in _COUNT.findall(summary[-1] if summary else ""):
         counts["errors" if word.startswith("error") else word] = int(number)
     counts["failing"] = list(dict.fromkeys(m[1] for m in _FAILING.findall(output)))
+    counts["passing"] = list(dict.fromkeys(_PASSING.findall(output)))
     return counts
 
 
 @register_tool(TaskType.CODE_VALIDATION)
-def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None) -> PytestSummary:
+def run_pytest(
+    ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None, passes: bool = False
+) -> PytestSummary:
     """Run the tests with pytest; returns pass/fail counts and the failing test ids.
 
     Args:
         path: Test file or folder, or a test's id (`file::name`), or a list of them,
             relative to the workspace root.
         keyword: Only run tests matching this pytest -k expression.
+        passes: Also list the ids of the tests that passed (for a few tests).
     """
     rels = []
     for one in [path] if isinstance(path, str) else path:
@@ -166,7 +175,7 @@ def run_pytest(ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None
         if not target.exists():
             raise ToolError(f"no such file or folder: {file}")
         rels.append(ctx.rel(target) + sep + test)
-    command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS]
+    command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS, *(["-rp"] if passes else [])]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
     action = f"run `pytest {' '.join(rels)}`"

@@ -193,9 +193,9 @@ def _tests(
     related = [] if set(related) >= set(modules) else related  # the suite is no more
     # the user's command is the project's verdict, whatever its test files import
     apart = [] if related or suite.runner == "command" else _apart(root, named)
+    # first even when their files are the whole suite: by id they are only those tests,
+    # and each must pass there (a skip of one would not fail the suite)
     first = list(dict.fromkeys(failing))
-    if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
-        first = []  # they are the whole suite: run it once
     check = TestCheck(
         paths=suite.paths,
         runner=suite.runner,

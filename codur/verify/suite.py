@@ -47,10 +47,33 @@ def unittest_command(ctx: ToolContext, start: str, patterns: list[str] = ()) -> 
     return [ctx.python, "-m", "unittest", *unittest_args(ctx.ws.root, start, patterns)]
 
 
-def unittest_args(root: Path, start: str, patterns: Sequence[str] = ()) -> list[str]:
-    """unittest's arguments for `unittest_command`, in `root`."""
+def unittest_args(root: Path, start: str, ids: Sequence[str] = ()) -> list[str]:
+    """unittest's arguments for `unittest_command`, in `root`: each id as a `-k` pattern
+    that matches the test's whole dotted name, not every name it is part of (unittest
+    reads a pattern without `*` as a substring: `test_add` would run `test_add_big` too)."""
     top = ["-t", "."] if start != "." and (root / start / "__init__.py").is_file() else []
-    return ["discover", "-s", start, *top, *(arg for p in patterns for arg in ("-k", p))]
+    exact = [f"*{i.replace('[', '[[]')}" for i in ids]
+    return ["discover", "-s", start, *top, *(arg for p in exact for arg in ("-k", p))]
+
+
+RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("pipenv", "run"))
+"""Project managers' `run` prefixes before a test command."""
+
+
+def runs_pytest(command: Sequence[str]) -> bool:
+    """Whether a test command is pytest itself: `pytest ...`, `python -m pytest ...`,
+    either after a project manager's `run` (not `make pytest` or `tox -e pytest`)."""
+    for prefix in RUNNERS:
+        if tuple(command[: len(prefix)]) == prefix:
+            command = command[len(prefix) :]
+            break
+    head = Path(command[0]).name if command else ""
+    if head in ("pytest", "py.test"):
+        return True
+    return re.fullmatch(r"python[\d.]*", head) is not None and list(command[1:3]) == [
+        "-m",
+        "pytest",
+    ]
 
 
 def python_started(command: list[str]) -> list[str] | None:

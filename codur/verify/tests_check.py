@@ -30,6 +30,7 @@ from codur.verify.suite import (
     project_command,
     python_started,
     run_tests,
+    runs_pytest,
     unittest_args,
     unittest_command,
 )
@@ -81,8 +82,7 @@ class TestCheck(BaseModel):
     def pytest_ids(self) -> bool:
         """Its tests are pytest's (`file::name` ids): pytest runs a selection of them."""
         if self.runner == "command":
-            command = self.command or []
-            return command[:1] == ["pytest"] or "pytest" in command[1:3]
+            return runs_pytest(self.command or [])
         return self.runner == "pytest"
 
     def run(self, ctx: ToolContext) -> Evidence:
@@ -151,12 +151,12 @@ class TestCheck(BaseModel):
         if stage == "related":
             return self._pytest(ctx, stage, self.related, None, timeout)
         if stage == "failing" and self.runner == "pytest":  # those tests exactly, by id
-            return self._proven(self._pytest(ctx, stage, sorted(set(self.first)), None, timeout))
+            ids = sorted(set(self.first))
+            return self._proven(self._pytest(ctx, stage, ids, None, timeout, passes=True))
         if stage == "failing" and self.runner == "command":  # the user's command, narrowed
-            keyword = self._failed_names()
-            command = [*project_command(ctx, self.command or []), "-rfE", "-k", keyword]
-            shown = shlex.join([*(self.command or []), "-k", keyword])
-            return self._proven(self._command(ctx, stage, command, shown, timeout))
+            narrowed = [*(self.command or []), "-rfEp", "-k", self._failed_names()]
+            command = project_command(ctx, narrowed)
+            return self._proven(self._command(ctx, stage, command, shlex.join(narrowed), timeout))
         if stage == "failing":
             command = unittest_command(ctx, self.paths[0], self.first)
         elif self.runner == "pytest":
@@ -186,27 +186,41 @@ class TestCheck(BaseModel):
     def _proven(self, ran: _Ran) -> _Ran:
         """The tests that failed earlier, run again: each must pass, not be skipped (a
         skip raised by the code under test, or a test turned into an expected failure,
-        is no fix). Where they ran by name (`-k`, the user's command) other tests may
-        match too, so only the count of passes is held against them."""
+        is no fix). pytest lists the ids that passed (other tests its configuration adds,
+        or that a `-k` of the names matches too, do not count); unittest's patterns match
+        those tests alone, so its counts tell."""
         summary = ran.summary
         if summary is None or not summary.ok or ran.error:
             return ran
-        expected = len(set(self.first))
-        exact = self.runner != "command"
-        if exact and summary.skipped:
+        first = sorted(set(self.first))
+        if summary.passing:  # pytest's list of what passed
+            missing = [i for i in first if i not in summary.passing]
+            if not missing:
+                return ran
+            why = f"{len(missing)} of the tests that failed earlier did not pass this time"
+            why += f" ({', '.join(missing[:3])})"
+        elif not (summary.passed or summary.skipped):
+            return ran  # no report to read: its exit code and the whole suite judge
+        elif summary.skipped and self.runner != "command":
             why = f"{summary.skipped} of the tests that failed earlier skipped this time"
-        elif summary.passed < expected and (exact or summary.passed or summary.skipped):
-            why = f"{summary.passed} of the {expected} tests that failed earlier passed"
+        elif summary.passed < len(first):
+            why = f"{summary.passed} of the {len(first)} tests that failed earlier passed"
         else:
             return ran
-        return dataclasses.replace(ran, unproven=f"{why} (a skipped or expected failure is no fix)")
+        return dataclasses.replace(ran, unproven=f"{why}: skipped or expected to fail is no fix")
 
     def _pytest(
-        self, ctx: ToolContext, stage: str, paths: list[str], keyword: str | None, timeout: float
+        self,
+        ctx: ToolContext,
+        stage: str,
+        paths: list[str],
+        keyword: str | None,
+        timeout: float,
+        passes: bool = False,
     ) -> _Ran:
         shown = shlex.join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
         config = ctx.config.model_copy(update={"pytest_timeout_s": timeout})
-        args = {"path": paths, **({"keyword": keyword} if keyword else {})}
+        args = {"path": paths, **({"keyword": keyword} if keyword else {}), "passes": passes}
         call = invoke("run_pytest", args, dataclasses.replace(ctx, config=config))
         if not call.ok:
             return _Ran(stage, shown, None, call.duration_s, call.output)
@@ -219,7 +233,9 @@ class TestCheck(BaseModel):
         counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
         counts += f", {summary.skipped} skipped"
         # the user's command reporting no counts: its exit code is its verdict
-        silent = self.runner == "command" and not (summary.passed or summary.skipped)
+        # (pytest always reports them: one that did not was stopped short, `os._exit(0)`)
+        silent = self.runner == "command" and not self.pytest_ids
+        silent = silent and not (summary.passed or summary.skipped)
         counts = "exit code 0 (no test counts reported)" if silent else counts
         apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
         return Evidence(
