@@ -107,6 +107,23 @@ CASES = {  # name: (the file before, after, refused)
         False,
     ),
     "a config file's name": (STORE, STORE + "CONFIGS = ['pytest.ini', 'setup.cfg']\n", False),
+    "a command that runs pytest": (STORE, STORE + "CHECK = ['python', '-m', 'pytest']\n", False),
+    "a face's nose": (STORE, STORE + "LANDMARKS = ['eye', 'nose']\n", False),
+    "a mock clock": (
+        "import unittest.mock\n",
+        "import unittest.mock\nclock = unittest.mock.MagicMock()\nclock.now.return_value = 0\n",
+        False,
+    ),
+    "a syntax error fixed where a command names pytest": (
+        "CHECK = ['python', '-m', 'pytest']\ndef f(:\n    pass\n",
+        "CHECK = ['python', '-m', 'pytest']\ndef f():\n    pass\n",
+        False,
+    ),
+    "pytest's internals by name": (
+        STORE,
+        "import sys\nr = sys.modules['_pytest.reports']\n" + STORE,
+        True,
+    ),
 }
 
 

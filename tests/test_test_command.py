@@ -185,9 +185,8 @@ def test_the_failing_test_first_and_the_whole_suite_before_verified(tmp_path: Pa
         ("failing", True),  # the first reply: test_add alone, first
         ("related", True),
         ("suite", False),  # test_double fails: not verified
-        ("failing", True),  # the second reply: both failed tests by id, then the rest
-        ("related", True),
-        ("suite", True),
+        ("related", True),  # the second reply (both failing files: the suite itself, which
+        ("suite", True),  # lists its passes: both tests that failed must be among them)
     ]
     failing = [e for e in events if e["event"] == "verify.run" and e["stage"] == "failing"]
     assert failing[0]["command"] == ["pytest", "tests/test_calc.py::test_add"]  # that test alone
@@ -363,7 +362,12 @@ def test_the_search_traces_through_xdist_workers_by_not_trusting_an_empty_trace(
     root = tmp_path / "work"
     write_files(
         root,
-        {"calc.py": CALC_BUG, "tests/test_calc.py": TEST_ADD, "conftest.py": "X = 1\n"},
+        {
+            "calc.py": CALC_BUG,
+            "tests/test_calc.py": TEST_ADD,
+            "conftest.py": "X = 1\n",
+            "tests/conftest.py": "import calc  # imported in the main process too\n",
+        },
     )
     test_cmd = ["--test-cmd", "python -m pytest -n 2 tests"]
     done = run_cli(
@@ -374,3 +378,66 @@ def test_the_search_traces_through_xdist_workers_by_not_trusting_an_empty_trace(
     start = next(e for e in events if e["event"] == "repair.start")
     assert not start["traced"] and "calc.py" in start["files"]
     assert events[-1]["status"] == "verified"
+
+
+ONE_FILE = (
+    "import pytest\n\nimport calc\n\n\n"
+    "def test_add():\n"
+    "    if getattr(calc, 'LATER', False):\n        pytest.skip('the boundary comes later')\n"
+    "    assert calc.add(2, 3) == 5\n"
+)
+
+
+def test_a_skip_in_a_suite_of_the_failed_tests_alone_is_no_pass(tmp_path: Path) -> None:
+    """The failed test's file is the whole suite, so it runs once, as the suite; there
+    too the test that failed must be among the passes (on the first version: the skip
+    was verified, `1 passed, 1 skipped`)."""
+    write_files(tmp_path, {"calc.py": CALC + "\nLATER = True\n", "tests/test_calc.py": ONE_FILE})
+    ctx, events = watched_context(tmp_path)
+    check = TestCheck(paths=["tests"], held=["tests/test_calc.py::test_add"])
+    evidence = check.run(ctx)
+    assert not evidence.passed
+    assert "did not pass this time (tests/test_calc.py::test_add)" in evidence.summary
+    runs = [e.data for e in events if e.kind == "verify.run"]
+    assert [(r["stage"], r["passed"]) for r in runs] == [("suite", False)]
+    write_files(tmp_path, {"calc.py": CALC})
+    assert check.run(ctx).passed
+
+
+SHAPES = "SHAPES = ['circle', 'sqaure']\n\n\ndef area(shape):\n    return 1\n"
+SHAPES_TEST = (
+    "import pytest\n\nimport shapes\n\n\n"
+    "@pytest.mark.parametrize('shape', shapes.SHAPES)\n"
+    "def test_has_area(shape):\n    assert shape in ('circle', 'square')\n"
+)
+
+
+def test_a_failed_test_the_fix_renamed_is_left_to_the_suite(tmp_path: Path) -> None:
+    """The test's parameters come from the code, and the fix renames the one that failed
+    (`sqaure` -> `square`): pytest no longer finds that id, so the suite judges (on the
+    first version: `not found`, and the fix could never be verified)."""
+    fixed = SHAPES.replace("sqaure", "square")
+    write_files(tmp_path, {"shapes.py": fixed, "tests/test_shapes.py": SHAPES_TEST})
+    ctx, _ = watched_context(tmp_path)
+    ids = ["tests/test_shapes.py::test_has_area[sqaure]"]
+    evidence = TestCheck(paths=["tests"], first=ids).run(ctx)
+    assert evidence.passed and evidence.ran, evidence.summary
+
+
+def test_a_quiet_pytest_command_is_still_counted(tmp_path: Path) -> None:
+    """`pytest -qq tests` prints no counts line; Codur sets the verbosity for its own
+    reading, so the correct fix is verified on the counts (and a pytest command that
+    reports none is no pass)."""
+    write_files(tmp_path, {"calc.py": CALC, "tests/test_calc.py": TEST_ADD})
+    ctx, _ = watched_context(tmp_path)
+    evidence = TestCheck(runner="command", command=["pytest", "-qq", "tests"]).run(ctx)
+    assert evidence.passed and evidence.ran and "1 passed" in evidence.summary
+
+
+def test_a_unittest_command_that_reports_no_counts_is_not_verified(tmp_path: Path) -> None:
+    quitting = "import os\n\nos._exit(0)\n" + CALC
+    write_files(tmp_path, {"calc.py": quitting, "tests/test_calc.py": UNITTEST})
+    ctx, _ = watched_context(tmp_path)
+    command = ["python", "-m", "unittest", "discover", "-s", "tests"]
+    evidence = TestCheck(runner="command", command=command).run(ctx)
+    assert not (evidence.passed and evidence.ran), evidence.summary

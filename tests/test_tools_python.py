@@ -116,11 +116,13 @@ def test_test_ids_with_spaces_are_read_whole() -> None:
     version: `t.py::test_add[small` read, and the test could never be run by its id)."""
     out = (
         "FAILED t.py::test_add[small numbers] - AssertionError: boom - here\n"
-        "PASSED t.py::test_add[big one]\n== 1 failed, 1 passed in 0.1s =="
+        "FAILED t.py::test_eval[5 - 2] - assert 3 == 4\nERROR t.py - ImportError\n"
+        "PASSED t.py::test_add[big one]\nPASSED t.py::test_eval[1 - 2]\n"
+        "== 2 failed, 2 passed in 0.1s =="
     )
     parsed = parse_pytest(out)
-    assert parsed["failing"] == ["t.py::test_add[small numbers]"]
-    assert parsed["passing"] == ["t.py::test_add[big one]"]
+    assert parsed["failing"] == ["t.py::test_add[small numbers]", "t.py::test_eval[5 - 2]", "t.py"]
+    assert parsed["passing"] == ["t.py::test_add[big one]", "t.py::test_eval[1 - 2]"]
 
 
 @pytest.mark.parametrize(

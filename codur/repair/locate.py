@@ -90,14 +90,35 @@ def executed_lines(
             ctx.run(command, timeout_s, env=env, writable=writable, output_limit=limit, tick=tick)
             if not out.is_file():
                 return None
-            for path, lines in json.loads(out.read_text(encoding="utf-8")).items():
-                known = executed.setdefault(Path(path).as_posix(), {})
+            seen = {
+                Path(path).as_posix(): {int(line): printed for line, printed in lines.items()}
+                for path, lines in json.loads(out.read_text(encoding="utf-8")).items()
+            }
+            if isinstance(check, TestCheck) and not _ran_code(root, seen):
+                return None  # tests that reached no function of the code: no trace
+            for path, lines in seen.items():
+                known = executed.setdefault(path, {})
                 for line, printed in lines.items():
-                    known[int(line)] = min(printed, known.get(int(line), printed))
-    # a trace that saw no line of the folder's code (the check's runner missing, or the
-    # tests run in other processes: pytest-xdist's workers) tells nothing
-    code = [p for p in executed if not is_test(p) and Path(p).name != "conftest.py"]
-    return executed if dynamic and code else None
+                    known[line] = min(printed, known.get(line, printed))
+    return executed if dynamic else None
+
+
+def _ran_code(root: Path, executed: Executed) -> bool:
+    """Whether a trace of tests saw a line inside a function of the folder's code (not
+    its tests nor conftest.py). One that saw only modules imported tells nothing of
+    where the failure is: the tests ran in other processes (pytest-xdist's workers), or
+    the runner was missing."""
+    for path, lines in executed.items():
+        if is_test(path) or Path(path).name == "conftest.py" or not path.endswith(".py"):
+            continue
+        try:
+            source = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        spans = _function_spans(_parse(source))
+        if any(first < line <= last for line in lines for first, last in spans):
+            return True
+    return False
 
 
 def _parse(source: str) -> ast.Module:

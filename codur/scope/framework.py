@@ -19,9 +19,14 @@ FRAMEWORKS = frozenset({"unittest", "pytest", "_pytest", "doctest", "nose", "nos
 DOUBLES = "unittest.mock"
 STOPS = frozenset({"skip", "xfail", "fail", "exit", "importorskip", "SkipTest", "skipTest"})
 """What ends a test without its asserts: pytest.skip(), raise unittest.SkipTest, ..."""
-_NAMED = re.compile(r"^(?:_pytest|unittest|doctest|nose2?|pluggy|pytest)(?:\.[A-Za-z_]\w*)*$")
+_NAMED = re.compile(
+    r"^(?:(?:_pytest|unittest)(?:\.[A-Za-z_]\w*)*|(?:pytest|doctest)(?:\.[A-Za-z_]\w*)+)$"
+)
+"""A string naming the framework's modules or members: `unittest`, `_pytest.reports`,
+`pytest.skip`; not a bare `pytest` (a command a program runs), nor `nose` (a word)."""
 _FILE = re.compile(r"\.(?:ini|py|cfg|toml|txt|json|ya?ml|log)$")
 _IMPORT_LINE = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w.]*)", re.MULTILINE)
+_STRING = re.compile(r"""["']([\w.]+)["']""")
 
 
 def _framework(dotted: str) -> bool:
@@ -41,8 +46,10 @@ def framework_uses(source: str) -> Counter[str]:
     names, the framework's stops it calls or raises, the attributes of it it sets."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:  # the names its import lines give, at least
-        return Counter(m for m in _IMPORT_LINE.findall(source) if _framework(m))
+    except SyntaxError:  # the names its import lines and strings give, at least
+        named = [m for m in _STRING.findall(source) if _NAMED.match(m) and not _FILE.search(m)]
+        found = [m for m in [*_IMPORT_LINE.findall(source), *named] if _framework(m)]
+        return Counter(found)
     uses: Counter[str] = Counter()
     bound: set[str] = set()
     for node in ast.walk(tree):
@@ -70,7 +77,9 @@ def _aliases(tree: ast.Module, bound: set[str]) -> set[str]:
     found: set[str] = set()
     for _ in range(2):  # an alias of an alias
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and _root(node.value) in bound | found:
+            if not isinstance(node, ast.Assign) or _root(node.value) not in bound | found:
+                continue
+            if not ast.unparse(node.value).startswith(DOUBLES + "."):  # a mock is no alias
                 found.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return found
 

@@ -139,10 +139,10 @@ class PytestSummary:
 
 
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped)\b")
-_FAILING = re.compile(r"^(FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
-_PASSING = re.compile(r"^PASSED (.+?)(?: - .*)?$", re.MULTILINE)
-"""A short test summary line: the test's id (which may hold spaces: `test_x[a b]`), then
-` - ` and the message, if any."""
+_FAILING = re.compile(r"^(FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?$", re.MULTILINE)
+_PASSING = re.compile(r"^PASSED (.+)$", re.MULTILINE)
+"""A short test summary line: the test's id (its parameters may hold spaces and ` - `:
+`test_x[5 - 2]`), then ` - ` and the message, if any (a pass has none)."""
 
 
 def parse_pytest(output: str) -> dict[str, int | list[str]]:
@@ -175,7 +175,7 @@ def run_pytest(
         if not target.exists():
             raise ToolError(f"no such file or folder: {file}")
         rels.append(ctx.rel(target) + sep + test)
-    command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS, *(["-rp"] if passes else [])]
+    command = [ctx.python, "-m", "pytest", *PYTEST_FLAGS, *(["-rfEp"] if passes else [])]
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
     action = f"run `pytest {' '.join(rels)}`"

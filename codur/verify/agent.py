@@ -193,14 +193,20 @@ def _tests(
     related = [] if set(related) >= set(modules) else related  # the suite is no more
     # the user's command is the project's verdict, whatever its test files import
     apart = [] if related or suite.runner == "command" else _apart(root, named)
-    # first even when their files are the whole suite: by id they are only those tests,
-    # and each must pass there (a skip of one would not fail the suite)
-    first = list(dict.fromkeys(failing))
+    # a check's ids for files outside the folder (the docstrings' generated tests) are
+    # no tests of the project's
+    first = [
+        i for i in dict.fromkeys(failing) if "::" not in i or (root / i.split("::")[0]).is_file()
+    ]
+    held: list[str] = []
+    if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
+        first, held = [], first  # they are the whole suite: run it once, held to them
     check = TestCheck(
         paths=suite.paths,
         runner=suite.runner,
         command=suite.command,
         first=first,
+        held=held,
         related=related,
         budget_s=cfg.suite_budget_s,
         unreached=apart,
@@ -214,6 +220,11 @@ def _tests(
     if apart:
         reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
     return check, reasons
+
+
+def _in_folder(root: Path, test_id: str) -> bool:
+    """Whether a pytest id's file is in the folder (a unittest id: always)."""
+    return "::" not in test_id or (root / test_id.split("::")[0]).is_file()
 
 
 def _relevant_tests(root: Path, tests: list[str], files: list[str]) -> list[str]:

@@ -60,6 +60,15 @@ RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), (
 """Project managers' `run` prefixes before a test command."""
 
 
+def reports_counts(command: Sequence[str]) -> bool:
+    """Whether a test command always prints how many tests ran (pytest, unittest)."""
+    if runs_pytest(command):
+        return True
+    head = Path(command[0]).name if command else ""
+    python = re.fullmatch(r"python[\d.]*", head) is not None
+    return python and list(command[1:3]) == ["-m", "unittest"]
+
+
 def runs_pytest(command: Sequence[str]) -> bool:
     """Whether a test command is pytest itself: `pytest ...`, `python -m pytest ...`,
     either after a project manager's `run` (not `make pytest` or `tox -e pytest`)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -23,12 +22,14 @@ from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PytestSummary
 from codur.tools.registry import invoke
 from codur.verify.evidence import Evidence, exception_names, locations
+from codur.verify.stage_run import Ran, emit, not_found, proven
 from codur.verify.suite import (
     Runner,
     failures_so_far,
     program_of,
     project_command,
     python_started,
+    reports_counts,
     run_tests,
     runs_pytest,
     unittest_args,
@@ -36,22 +37,6 @@ from codur.verify.suite import (
 )
 
 STAGE_NAMES = {k: v for k, v in STAGES.items() if k != "suite"}
-
-
-@dataclass(frozen=True)
-class _Ran:
-    """One stage's run: what ran (as shown), how it went, or why it could not run."""
-
-    stage: str
-    shown: str
-    summary: PytestSummary | None
-    duration_s: float
-    error: str = ""
-    cut: bool = False
-    """Stopped at the suite budget."""
-    unproven: str = ""
-    """Why the tests that failed earlier are not shown to pass though the run passed (one
-    was skipped, or fewer passed than were run)."""
 
 
 class TestCheck(BaseModel):
@@ -71,6 +56,9 @@ class TestCheck(BaseModel):
     """The configured test command (runner `command`)."""
     first: list[str] = []
     """Ids of tests that failed earlier in the run: run first, alone."""
+    held: list[str] = []
+    """Ids of tests that failed earlier whose files are the whole suite: not run apart
+    (the suite runs them), but held to passing in it (pytest's list of passes)."""
     related: list[str] = []
     """Test files that import the changed or referenced code: run next."""
     whole: bool = True
@@ -87,10 +75,10 @@ class TestCheck(BaseModel):
 
     def run(self, ctx: ToolContext) -> Evidence:
         earlier = 0
-        last: _Ran | None = None
+        last: Ran | None = None
         for stage in self._stages():
             ran = self._stage(ctx, stage)
-            _emit(ctx, ran)
+            emit(ctx, ran)
             last = ran
             if ran.cut and ran.summary is not None and not failures_so_far(ran.summary.output_tail):
                 if earlier:
@@ -144,70 +132,59 @@ class TestCheck(BaseModel):
             return [*started, "-k", self._failed_names()]
         return started
 
-    def _stage(self, ctx: ToolContext, stage: str) -> _Ran:
+    def _stage(self, ctx: ToolContext, stage: str) -> Ran:
         timeout = ctx.config.pytest_timeout_s
         if stage == "suite" and self.budget_s is not None:
             timeout = self.budget_s
         if stage == "related":
             return self._pytest(ctx, stage, self.related, None, timeout)
         if stage == "failing" and self.runner == "pytest":  # those tests exactly, by id
-            ids = sorted(set(self.first))
-            return self._proven(self._pytest(ctx, stage, ids, None, timeout, passes=True))
+            return self._by_id(ctx, stage, sorted(set(self.first)), timeout)
         if stage == "failing" and self.runner == "command":  # the user's command, narrowed
             narrowed = [*(self.command or []), "-rfEp", "-k", self._failed_names()]
             command = project_command(ctx, narrowed)
-            return self._proven(self._command(ctx, stage, command, shlex.join(narrowed), timeout))
+            ran = self._command(ctx, stage, command, shlex.join(narrowed), timeout)
+            return proven(ran, self.first, self.runner)
         if stage == "failing":
             command = unittest_command(ctx, self.paths[0], self.first)
         elif self.runner == "pytest":
-            return self._pytest(ctx, stage, self.paths, self.keyword, timeout)
+            held = bool(self.held)  # the suite lists its passes only when it holds ids
+            ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, passes=held)
+            return proven(ran, self.held, self.runner) if held else ran
         elif self.runner == "unittest":
             command = unittest_command(ctx, self.paths[0])
-        else:
-            command = project_command(ctx, self.command or [])
+        else:  # pytest's counts line whatever the command's own -qq
+            quiet = ["--verbosity=-1"] if self.pytest_ids else []
+            command = project_command(ctx, [*(self.command or []), *quiet])
         if stage == "suite" and self.runner == "command":
             shown = shlex.join(self.command or [])  # as the user wrote it
         else:
             shown = shlex.join(["python", *command[1:]])
         ran = self._command(ctx, stage, command, shown, timeout)
-        return self._proven(ran) if stage == "failing" else ran
+        return proven(ran, self.first, self.runner) if stage == "failing" else ran
+
+    def _by_id(self, ctx: ToolContext, stage: str, ids: list[str], timeout: float) -> Ran:
+        """The tests `ids` alone; those pytest no longer finds (the fix renamed a
+        parameter the test takes from the code) are left to the suite."""
+        ran = self._pytest(ctx, stage, ids, None, timeout, passes=True)
+        gone = not_found(ran.error, ids) if ran.error else []
+        if gone and (ids := [i for i in ids if i not in gone]):
+            ran = self._pytest(ctx, stage, ids, None, timeout, passes=True)
+        elif gone:  # none of them is there any more: the whole suite judges
+            shown = "pytest (the tests that failed no longer exist)"
+            return Ran(stage, shown, PytestSummary(exit_code=0), 0.0)
+        return proven(ran, ids, self.runner)
 
     def _command(
         self, ctx: ToolContext, stage: str, command: list[str], shown: str, timeout: float
-    ) -> _Ran:
+    ) -> Ran:
         start = time.monotonic()
         try:
             summary = run_tests(ctx, command, timeout, shown, program_of(ctx, self.command or []))
         except ToolError as exc:
-            return _Ran(stage, shown, None, time.monotonic() - start, str(exc))
+            return Ran(stage, shown, None, time.monotonic() - start, str(exc))
         cut = stage == "suite" and self.budget_s is not None and summary.timed_out
-        return _Ran(stage, shown, summary, time.monotonic() - start, cut=cut)
-
-    def _proven(self, ran: _Ran) -> _Ran:
-        """The tests that failed earlier, run again: each must pass, not be skipped (a
-        skip raised by the code under test, or a test turned into an expected failure,
-        is no fix). pytest lists the ids that passed (other tests its configuration adds,
-        or that a `-k` of the names matches too, do not count); unittest's patterns match
-        those tests alone, so its counts tell."""
-        summary = ran.summary
-        if summary is None or not summary.ok or ran.error:
-            return ran
-        first = sorted(set(self.first))
-        if summary.passing:  # pytest's list of what passed
-            missing = [i for i in first if i not in summary.passing]
-            if not missing:
-                return ran
-            why = f"{len(missing)} of the tests that failed earlier did not pass this time"
-            why += f" ({', '.join(missing[:3])})"
-        elif not (summary.passed or summary.skipped):
-            return ran  # no report to read: its exit code and the whole suite judge
-        elif summary.skipped and self.runner != "command":
-            why = f"{summary.skipped} of the tests that failed earlier skipped this time"
-        elif summary.passed < len(first):
-            why = f"{summary.passed} of the {len(first)} tests that failed earlier passed"
-        else:
-            return ran
-        return dataclasses.replace(ran, unproven=f"{why}: skipped or expected to fail is no fix")
+        return Ran(stage, shown, summary, time.monotonic() - start, cut=cut)
 
     def _pytest(
         self,
@@ -217,24 +194,24 @@ class TestCheck(BaseModel):
         keyword: str | None,
         timeout: float,
         passes: bool = False,
-    ) -> _Ran:
+    ) -> Ran:
         shown = shlex.join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
         config = ctx.config.model_copy(update={"pytest_timeout_s": timeout})
         args = {"path": paths, **({"keyword": keyword} if keyword else {}), "passes": passes}
         call = invoke("run_pytest", args, dataclasses.replace(ctx, config=config))
         if not call.ok:
-            return _Ran(stage, shown, None, call.duration_s, call.output)
+            return Ran(stage, shown, None, call.duration_s, call.output)
         cut = stage == "suite" and self.budget_s is not None and call.value.timed_out
-        return _Ran(stage, shown, call.value, call.duration_s, cut=cut)
+        return Ran(stage, shown, call.value, call.duration_s, cut=cut)
 
-    def _passed(self, ran: _Ran) -> Evidence:
+    def _passed(self, ran: Ran) -> Evidence:
         summary = ran.summary
         assert summary is not None
         counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
         counts += f", {summary.skipped} skipped"
         # the user's command reporting no counts: its exit code is its verdict
-        # (pytest always reports them: one that did not was stopped short, `os._exit(0)`)
-        silent = self.runner == "command" and not self.pytest_ids
+        # (pytest and unittest always report them: one that did not was stopped short)
+        silent = self.runner == "command" and not reports_counts(self.command or [])
         silent = silent and not (summary.passed or summary.skipped)
         counts = "exit code 0 (no test counts reported)" if silent else counts
         apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
@@ -250,7 +227,7 @@ class TestCheck(BaseModel):
             ran=(summary.passed > 0 or silent) and not self.unreached,
         )
 
-    def _partial(self, ran: _Ran, passed: int) -> Evidence:
+    def _partial(self, ran: Ran, passed: int) -> Evidence:
         budget = f"{self.budget_s:g} s"
         return Evidence(
             check="tests",
@@ -267,7 +244,7 @@ class TestCheck(BaseModel):
             ran=not self.unreached,
         )
 
-    def _failed(self, ctx: ToolContext, ran: _Ran, cut_alone: bool = False) -> Evidence:
+    def _failed(self, ctx: ToolContext, ran: Ran, cut_alone: bool = False) -> Evidence:
         what = f"{ran.shown} ({STAGE_NAMES[ran.stage]})" if ran.stage in STAGE_NAMES else ran.shown
         if ran.summary is None:
             return Evidence(
@@ -320,20 +297,3 @@ class TestCheck(BaseModel):
         """The same check with the whole suite given at most `seconds`."""
         budget = seconds if self.budget_s is None else min(self.budget_s, seconds)
         return self.model_copy(update={"budget_s": budget})
-
-
-def _emit(ctx: ToolContext, ran: _Ran) -> None:
-    """One `verify.run` event a stage: which stage, what ran, how it went."""
-    summary = ran.summary
-    ctx.bus.emit(
-        "verify.run",
-        stage=ran.stage,
-        command=shlex.split(ran.shown),
-        exit_code=summary.exit_code if summary else None,
-        passed=bool(summary and summary.ok and not ran.error and not ran.unproven),
-        timed_out=bool(summary and summary.timed_out),
-        cut=ran.cut,
-        failing=summary.failing if summary else [],
-        stdout=summary.output_tail if summary else ran.error,
-        duration_s=round(ran.duration_s, 3),
-    )
