@@ -195,9 +195,7 @@ def _tests(
     apart = [] if related or suite.runner == "command" else _apart(root, named)
     # a check's ids for files outside the folder (the docstrings' generated tests) are
     # no tests of the project's
-    first = [
-        i for i in dict.fromkeys(failing) if "::" not in i or (root / i.split("::")[0]).is_file()
-    ]
+    first = [i for i in dict.fromkeys(failing) if _in_folder(root, i)]
     held: list[str] = []
     if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
         first, held = [], first  # they are the whole suite: run it once, held to them

@@ -62,11 +62,7 @@ RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), (
 
 def reports_counts(command: Sequence[str]) -> bool:
     """Whether a test command always prints how many tests ran (pytest, unittest)."""
-    if runs_pytest(command):
-        return True
-    head = Path(command[0]).name if command else ""
-    python = re.fullmatch(r"python[\d.]*", head) is not None
-    return python and list(command[1:3]) == ["-m", "unittest"]
+    return runs_pytest(command) or _python_module(command, "unittest")
 
 
 def runs_pytest(command: Sequence[str]) -> bool:
@@ -77,12 +73,14 @@ def runs_pytest(command: Sequence[str]) -> bool:
             command = command[len(prefix) :]
             break
     head = Path(command[0]).name if command else ""
-    if head in ("pytest", "py.test"):
-        return True
-    return re.fullmatch(r"python[\d.]*", head) is not None and list(command[1:3]) == [
-        "-m",
-        "pytest",
-    ]
+    return head in ("pytest", "py.test") or _python_module(command, "pytest")
+
+
+def _python_module(command: Sequence[str], module: str) -> bool:
+    """Whether `command` is a Python (`python`, `python3.12`, `.venv/bin/python`) running
+    `-m module`."""
+    head = Path(command[0]).name if command else ""
+    return re.fullmatch(r"python[\d.]*", head) is not None and list(command[1:3]) == ["-m", module]
 
 
 def python_started(command: list[str]) -> list[str] | None:
