@@ -441,3 +441,26 @@ def test_a_unittest_command_that_reports_no_counts_is_not_verified(tmp_path: Pat
     command = ["python", "-m", "unittest", "discover", "-s", "tests"]
     evidence = TestCheck(runner="command", command=command).run(ctx)
     assert not (evidence.passed and evidence.ran), evidence.summary
+
+
+def test_the_failed_tests_stage_still_names_what_failed(tmp_path: Path) -> None:
+    """The first stage lists passes (`-rp`) and failures alike: the model is told which
+    test failed (on the second version, `-rp` replaced `-rfE` and the failing list was
+    empty, so candidates were checked on the whole plan)."""
+    write_files(tmp_path, {"calc.py": CALC_BUG, "tests/test_calc.py": TEST_ADD})
+    ctx, _ = watched_context(tmp_path)
+    evidence = TestCheck(paths=["tests"], first=["tests/test_calc.py::test_add"]).run(ctx)
+    assert not evidence.passed
+    assert evidence.failing_tests == ["tests/test_calc.py::test_add"]
+
+
+def test_ids_of_tests_outside_the_folder_are_not_the_projects(tmp_path: Path) -> None:
+    """The docstrings' generated test lives outside the folder: its id is no test of the
+    project's to run first (on the second version: `no such file`, never passing)."""
+    from codur.verify.agent import _tests
+
+    tests = {"tests/test_calc.py": TEST_ADD, "tests/test_double.py": DOUBLE}
+    write_files(tmp_path, {"calc.py": CALC, **tests})
+    failing = ["tests/test_calc.py::test_add", "test_codur_doctest.py::test_add_1"]
+    check, _ = _tests(tmp_path, VerifyConfig(**SLOW), sorted(tests), [], failing)
+    assert check.first == ["tests/test_calc.py::test_add"]
