@@ -15,9 +15,9 @@ tool may change. Decided once, at the start of the run, and logged (`scope` even
   about, count as harness too (`codur.scope.test_helpers`).
 - New files may be created, except ones that would become part of a check (a test file,
   conftest.py, an expected-output file, pytest configuration).
-- Code under test may not take up the test framework: an edit that makes a module of
-  the project import unittest or pytest, or set an attribute of them, is refused
-  (`codur.scope.framework`).
+- Code under test may not take up the test framework: an edit that adds a framework
+  use a module did not have (a framework module imported or named, a skip or failure of
+  the framework's, an attribute set on it) is refused (`codur.scope.framework`).
 """
 
 from __future__ import annotations
