@@ -162,6 +162,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
         f"and the check judges by it (to let this run change it: --allow-edit {d['path']})"
     ),
     "scope.refused": lambda d: f"edit of {d['path']} refused: {short(d['reason'], 240)}",
+    "edit.refused": lambda d: f"edit of {d['path']} refused: {short(d['reason'], 240)}",
     "snapshot": lambda d: (
         f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
     ),
@@ -203,6 +204,7 @@ PROGRESS = {
     "file.write",
     "scope.locked",
     "scope.refused",
+    "edit.refused",
     "repair.end",
     "repair.review",
     "crosscheck.end",

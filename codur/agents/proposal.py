@@ -1,9 +1,10 @@
 """A proposal: what one model reply offers, read and admitted but not yet written.
 
 The reply's edits are parsed (any shape: whole files, functions merged by name,
-SEARCH/REPLACE), syntax-checked and passed through the edit scope, giving the new text
-of each file. A reply cut at the token limit is never read; a reply identical to an
-earlier one is marked. The coder writes a proposal; sampling tries several in scratch
+SEARCH/REPLACE), syntax-checked, refused where they leave a name undefined
+(`codur.edits.names`) and passed through the edit scope, giving the new text of each
+file. A reply cut at the token limit is never read; a reply identical to an earlier one
+is marked. The coder writes a proposal; sampling tries several in scratch
 copies first.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
+from codur.edits.names import left_undefined
 from codur.edits.parse import paths_named
 from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
@@ -102,6 +104,11 @@ def read_reply(
         edit = replace(edit, path=path)
         if current == edit.content:
             proposal.unchanged.append(edit.path)
+            continue
+        if undefined := left_undefined(path, current, edit.content):
+            reason = f"{'; '.join(undefined)} (define or import each, or leave out what uses it)"
+            session.bus.emit("edit.refused", path=path, reason=reason)
+            refused.append(f"{edit.path} was not changed: {reason}")
             continue
         scope = session.scope
         try:

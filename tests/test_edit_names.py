@@ -1,0 +1,72 @@
+"""An edit may not leave a name undefined that the file did not: a reply that pastes code
+beside its fix (a copy of a test calling helpers the module lacks) is refused and the
+model told which name on which line, though the checks would never run that code. The
+file's own undefined names (installed at run time) stay usable. Unit rows, then a
+whole-graph run with a scripted model and real processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import FIXED, whole_file
+from test_graph import PLAN, Run
+
+from codur.edits.names import left_undefined
+
+FIX = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+ROWS = {  # name: (old, new, the names refused)
+    "a pasted test calling a helper the module lacks": (
+        "def mean(xs):\n    return sum(xs) / (len(xs) - 1)\n",
+        FIX + "\n\ndef test_mean():\n    assert_close(mean([1, 3]), 2)\n",
+        ["assert_close"],
+    ),
+    "a local read before it is assigned": (
+        FIX,
+        "def mean(xs):\n    total += sum(xs)\n    return total / len(xs)\n",
+        ["total"],
+    ),
+    "an export that does not exist": (FIX, '__all__ = ["mean", "median"]\n' + FIX, ["median"]),
+    "the fix alone": ("def mean(xs):\n    return sum(xs)\n", FIX, []),
+    "a name the program installs at run time, used before": (
+        "def hello():\n    return _('hi')\n",
+        "def hello():\n    return _('hi') + _('!')\n",
+        [],
+    ),
+    "an old text that does not parse: its names count": (
+        "def hello(:\n    return _('hi')\n",
+        "def hello():\n    return _('hi') + later()\n",
+        ["later"],
+    ),
+    "a new file": (
+        None,
+        "from math import fsum\n\n\ndef mean(xs):\n    return fsum(xs) / n\n",
+        ["n"],
+    ),
+    "not Python": ("a = 1\n", "b = undefined_thing\n", []),
+}
+
+
+@pytest.mark.parametrize("row", sorted(ROWS))
+def test_names_an_edit_leaves_undefined(row: str) -> None:
+    old, new, names = ROWS[row]
+    path = "notes.txt" if row == "not Python" else "stats.py"
+    found = left_undefined(path, old, new)
+    assert [line.split("'")[1] for line in found] == names
+    assert all(line.startswith(f"{path}:") for line in found)
+
+
+@pytest.mark.slow
+def test_a_fix_with_pasted_code_using_undefined_names_is_refused(tmp_path: Path) -> None:
+    """The first reply fixes the bug and adds a test copy calling `check`, which nothing
+    defines: on main it was written and the run verified. It is refused, the model is told
+    why, and the clean reply after it is verified."""
+    pasted = FIXED.replace("\nprint(", "\n\ndef test_total():\n    check(total([1]), 1)\n\nprint(")
+    run = Run(tmp_path, [PLAN, whole_file("main.py", pasted), whole_file("main.py", FIXED)])
+    assert run.result.status == "verified", run.result.message
+    assert (run.root / "main.py").read_text() == FIXED
+    refused = run.kinds("edit.refused")
+    assert [e["path"] for e in refused] == ["main.py"]
+    assert "undefined name 'check'" in refused[0]["reason"]
+    retry = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "main.py:9: undefined name 'check'" in retry
