@@ -1,5 +1,6 @@
 """`Changes`: the one way Codur changes a user's file, for agent edits and tools alike:
-guard (the edit scope may refuse a change, or keep a program's harness out of it),
+guard (the edit scope may refuse a change, or keep a program's harness out of it; no
+Python file is left using a name it did not before leave undefined: codur.edits.names),
 approve (the approval mode may ask, showing the diff), record (the run's snapshot notes
 the file before it changes) and write (atomically, announced as a `file.write` event).
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from codur.approval import Action, Gate
+from codur.edits.names import refusal
 from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.scope import EditScope, ScopeError
@@ -46,9 +48,13 @@ class Changes:
         (the caller writes what is returned), `new` with its changes to a program's
         harness left out (`scope.kept_harness`); `new` None (a removal or a move):
         whether the scope allows the path at all. ScopeError (announced as
-        `scope.refused`) when the scope refuses it."""
+        `scope.refused`) when the scope refuses it, or (`edit.refused`) when `new` leaves
+        a name undefined."""
         if self.scope is None:
             return new
+        if new is not None and (reason := refusal(path, self._current(path), new)):
+            self.bus.emit("edit.refused", path=path, reason=reason)
+            raise ScopeError(reason, path)
         try:
             if new is None:
                 reason = self.scope.why_not(path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import FIXED, whole_file
+from helpers import FIXED, tool_calls, whole_file
 from test_graph import PLAN, Run
 
 from codur.edits.names import left_undefined
@@ -44,6 +44,14 @@ ROWS = {  # name: (old, new, the names refused)
         ["n"],
     ),
     "not Python": ("a = 1\n", "b = undefined_thing\n", []),
+    "an annotation Python evaluates": (FIX, FIX.replace("(xs):", "(xs: Sequence):"), ["Sequence"]),
+    "annotations never evaluated: strings, locals, postponed": (
+        "from __future__ import annotations\n\n\n" + FIX,
+        "from __future__ import annotations\n\n\n"
+        "def mean(xs: Sequence[float], w: 'Weights' = None) -> Optional[float]:\n"
+        "    total: Number = sum(xs)\n    return total / len(xs)\n",
+        [],
+    ),
 }
 
 
@@ -70,3 +78,41 @@ def test_a_fix_with_pasted_code_using_undefined_names_is_refused(tmp_path: Path)
     assert "undefined name 'check'" in refused[0]["reason"]
     retry = run.kinds("model.request")[2]["messages"][-1]["content"]
     assert "main.py:9: undefined name 'check'" in retry
+
+
+@pytest.mark.slow
+def test_a_tool_write_leaving_names_undefined_is_refused(tmp_path: Path) -> None:
+    """The same rule for the coder's tools (write_file): on main the pasted test copy went
+    through the tool and the run verified; the tool refuses it and the model reads why."""
+    pasted = FIXED.replace("\nprint(", "\n\ndef test_total():\n    check(total([1]), 1)\n\nprint(")
+    write = tool_calls(("write_file", {"path": "main.py", "content": pasted}))
+    run = Run(tmp_path, [PLAN, write, whole_file("main.py", FIXED)])
+    assert run.result.status == "verified", run.result.message
+    assert (run.root / "main.py").read_text() == FIXED
+    result = run.kinds("tool.result")[0]
+    assert result["tool"] == "write_file" and result["ok"] is False
+    followup = run.kinds("model.request")[2]["messages"][-1]["content"]
+    assert "refused to change main.py" in followup and "undefined name 'check'" in followup
+
+
+@pytest.mark.slow
+def test_a_reply_with_one_file_refused_for_names_changes_no_file(tmp_path: Path) -> None:
+    """A reply fixing two files where one is refused for a name it leaves undefined writes
+    neither: main.py alone would import what util.py does not have."""
+    util = "def clean(s):\n    return s.strip()\n"
+    main = "from util import clean\n\nprint(clean('  a   b  '))\n"
+    reply = (
+        "Collapse spaces.\n\nutil.py\n```python\n" + util + "\n\ndef squash(s):\n"
+        "    return SPACES.sub(' ', s).strip()\n```\n\nmain.py\n```python\n"
+        "from util import squash\n\nprint(squash('  a   b  '))\n```\n"
+    )
+    files = {"util.py": util, "main.py": main, "expected.txt": "a b\n"}
+    run = Run(
+        tmp_path,
+        [PLAN, reply],
+        task="fix @main.py and @util.py",
+        files=files,
+        overrides=["runtime.max_iterations=1"],
+    )
+    assert (run.root / "main.py").read_text() == main and (run.root / "util.py").read_text() == util
+    assert [e["path"] for e in run.kinds("edit.refused")] == ["util.py"]

@@ -137,9 +137,12 @@ def test_new_methods_and_class_attributes_in_a_partial_class() -> None:
         "    def perimeter(self):\n        return 4 * self.size\n"
     )
     edit = merge(block, SHAPES)
-    assert edit.added == ["Shape.perimeter"] and edit.kept == ["Shape: unit = 'mm'"]
+    assert edit.added == ["Shape.perimeter"] and edit.kept == []
+    assert edit.replaced == ["Shape.unit", "Shape.area"]  # describe() reads self.unit
     assert "        return self.size ** 2\n\n    def perimeter(self):\n" in edit.content
-    assert 'unit = "cm"' in edit.content
+    assert "    unit = 'mm'\n" in edit.content
+    example = block.replace("    unit = 'mm'\n", "    label = 'mm'\n")  # read by nothing
+    assert merge(example, SHAPES).kept == ["Shape: label = 'mm'"]
 
 
 def test_a_bare_method_of_several_classes_is_rejected() -> None:
@@ -394,3 +397,45 @@ def test_a_copied_view_gets_its_left_out_lines_back() -> None:
     edit = merge(changed.replace("return 1", "return 2"), box, fmt="functions")
     want = box.replace("(Base)", "(Base, dict)").replace('"box"', '"crate"')
     assert edit.content == want.replace("return 1", "return 2")
+
+
+TEXTS = '''"""Text utilities."""
+import os
+
+LIMIT = 3
+
+
+def first(xs):
+    return xs[:LIMIT]
+
+
+def squash(s):
+    return s.strip()
+
+
+print(squash("  a  b "))
+'''
+
+
+def test_constants_the_definitions_read_are_merged() -> None:
+    """A fixed function's new module constant is added above it, a changed constant
+    replaces the file's, and an example statement of the block is left out (on main the
+    constant was dropped, and the function using it was written)."""
+    block = (
+        "import re\n\n_SPACES = re.compile(r'\\s+')\n\n\n"
+        "def squash(s):\n    return _SPACES.sub(' ', s).strip()\n\n\nx = squash(' a ')\n"
+    )
+    edit = merge(block, TEXTS)
+    assert (
+        edit.added == ["_SPACES"]
+        and edit.replaced == ["squash"]
+        and edit.kept == ["x = squash(' a ')"]
+    )
+    assert "\n\n_SPACES = re.compile(r'\\s+')\n\n\ndef squash(s):\n" in edit.content
+    assert output(edit.content) == "a b\n"
+    changed = merge("LIMIT = 5\n", TEXTS)  # only the constant: still an edit
+    assert changed.content == TEXTS.replace("LIMIT = 3", "LIMIT = 5") and changed.replaced == [
+        "LIMIT"
+    ]
+    same = merge("LIMIT = 3\n\n\ndef first(xs):\n    return list(xs[:LIMIT])\n", TEXTS)
+    assert same.replaced == ["first"] and "LIMIT = 3\n" in same.content

@@ -1,7 +1,7 @@
 """A proposal: what one model reply offers, read and admitted but not yet written.
 
 The reply's edits are parsed (any shape: whole files, functions merged by name,
-SEARCH/REPLACE), syntax-checked, refused where they leave a name undefined
+SEARCH/REPLACE), syntax-checked, refused whole where one leaves a name undefined
 (`codur.edits.names`) and passed through the edit scope, giving the new text of each
 file. A reply cut at the token limit is never read; a reply identical to an earlier one
 is marked. The coder writes a proposal; sampling tries several in scratch
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
-from codur.edits.names import left_undefined
+from codur.edits.names import refusal
 from codur.edits.parse import paths_named
 from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
@@ -105,11 +105,11 @@ def read_reply(
         if current == edit.content:
             proposal.unchanged.append(edit.path)
             continue
-        if undefined := left_undefined(path, current, edit.content):
-            reason = f"{'; '.join(undefined)} (define or import each, or leave out what uses it)"
+        if reason := refusal(path, current, edit.content):
             session.bus.emit("edit.refused", path=path, reason=reason)
-            refused.append(f"{edit.path} was not changed: {reason}")
-            continue
+            proposal.error = f"nothing of the reply was applied: {reason}"
+            proposal.sources.clear()
+            return proposal  # its other files may need what this one lacks
         scope = session.scope
         try:
             admitted = scope.admit(edit.path, current, edit.content) if scope else edit.content

@@ -32,8 +32,14 @@ fixed, perhaps with a line of example use), merged by name:
   definition and before its first module-level executable statement (the driver);
 - new imports go after the module docstring, `from __future__` imports and the file's
   leading import block; imports the file already has are skipped;
-- the block's module-level statements (an echoed driver, `print(f(3))`) are not merged:
-  the file's own stay, and `Edit.kept` says which were left out.
+- an assignment of the block to names only (`LIMIT = 5`, `_SPACES = re.compile(...)`,
+  a class attribute) is a constant the definitions read: it replaces the file's
+  assignment of the same names where the file's definitions read them, and is added
+  like a new definition where the file assigns them nowhere and the block's definitions
+  read them (`self.POWER` counts for a class attribute);
+- the block's other module-level statements (an echoed driver, `print(f(3))`, an example
+  `x = f(3)`) are not merged: the file's own stay, and `Edit.kept` says which were left
+  out.
 
 A fragment whose definitions match nothing in the file is rejected with the names it
 could have used. So is a block with a function abridged by a left-out-lines line
@@ -135,11 +141,22 @@ class _Merge:
         if new_doc and ast.dump(new_doc) != ast.dump(self.old.docstring or ast.Pass()):
             self.kept.append(self._first_line(new_doc))
         anchor: int | None = None
-        waiting: list[Definition] = []
+        waiting: list[ast.stmt] = []
         last = {d.name: d for d in self.new.definitions}  # as Python runs it: the last wins
+        read = _read(self.old.definitions) | _read(self.new.definitions)
+        assigned = _assigned_in(self.old.body)
         for node in sorted([*self.new.definitions, *self.new.statements], key=lambda n: n.lineno):
             if not isinstance(node, DEFINITIONS):
-                self.kept.append(self._first_line(node))
+                constant = _constant(node, self.old.statements, read)
+                if constant is not None and constant is not node:
+                    self._replace_statement(constant, node)
+                    self._add_before(constant, waiting, "", blank=2)
+                    waiting, anchor = [], span(constant).end
+                elif constant is node and not _names(node) & assigned:
+                    self.added.append(", ".join(sorted(_names(node))))
+                    waiting, anchor = self._place(node, waiting, anchor, "", 2)
+                else:
+                    self.kept.append(self._first_line(node))
             elif last[node.name] is not node:
                 continue
             elif (target := old_top.get(node.name)) is not None:
@@ -176,10 +193,21 @@ class _Merge:
         old_members, last = members(old_cls), members(new_cls)
         indent = self._body_indent(old_cls)
         anchor: int | None = None
-        waiting: list[Definition] = []
+        waiting: list[ast.stmt] = []
+        read = _read([old_cls, new_cls])
         for node in new_cls.body:
             if not isinstance(node, DEFINITIONS):
-                if all(ast.dump(node) != ast.dump(o) for o in old_cls.body):
+                if any(ast.dump(node) == ast.dump(o) for o in old_cls.body):
+                    continue
+                constant = _constant(node, old_cls.body, read)
+                if constant is not None and constant is not node:
+                    self._replace_statement(constant, node, prefix)
+                    self._add_before(constant, waiting, indent, blank=1)
+                    waiting, anchor = [], span(constant).end
+                elif constant is node and not _names(node) & _assigned_in(old_cls.body):
+                    self.added.append(prefix + ", ".join(sorted(_names(node))))
+                    waiting, anchor = self._place(node, waiting, anchor, indent, 1)
+                else:
                     self.kept.append(f"{prefix[:-1]}: {self._first_line(node)}")
             elif last[node.name] is not node:
                 continue
@@ -194,6 +222,26 @@ class _Merge:
                 else:
                     self._add_after(anchor, [node], indent, blank=1)
         self._add_after(span(old_cls).end, waiting, indent, blank=1)
+
+    def _replace_statement(self, target: ast.stmt, node: ast.stmt, prefix: str = "") -> None:
+        """The file's assignment `target` rewritten as the block's `node`."""
+        self.matched = True
+        if ast.dump(target) == ast.dump(node):
+            return
+        lines = self._lines(node)
+        indent = indent_of(self.source.line(span(target).start))
+        self.source.replace(span(target), reindent(lines, indent_of(lines[0]), indent))
+        self.replaced.append(prefix + ", ".join(sorted(_names(node))))
+
+    def _place(
+        self, node: ast.stmt, waiting: list[ast.stmt], anchor: int | None, indent: str, blank: int
+    ) -> tuple[list[ast.stmt], int | None]:
+        """A new statement: after the last one placed (`anchor`), else waiting for the
+        next definition the block replaces, as new definitions do."""
+        if anchor is None:
+            return [*waiting, node], None
+        self._add_after(anchor, [node], indent, blank)
+        return waiting, anchor
 
     def _bare_method(self, node: Definition, owners: list[tuple[ast.ClassDef, Definition]]) -> None:
         owner = owners[0] if len(owners) == 1 else self._resembled(node, owners)
@@ -225,19 +273,17 @@ class _Merge:
         start = attached_start(self.block, start) if comments else start
         return self.block[start - 1 : span(node).end]
 
-    def _new_lines(self, node: Definition, indent: str) -> list[str]:
+    def _new_lines(self, node: ast.stmt, indent: str) -> list[str]:
         """A new definition's lines (with the comments right above it), re-indented."""
         return reindent(
             self._lines(node, comments=True), indent_of(self.block[span(node).start - 1]), indent
         )
 
-    def _add_after(self, after: int, nodes: list[Definition], indent: str, blank: int) -> None:
+    def _add_after(self, after: int, nodes: list[ast.stmt], indent: str, blank: int) -> None:
         for node in nodes:
             self.source.insert(after, ["\n"] * blank + self._new_lines(node, indent))
 
-    def _add_before(
-        self, target: Definition, nodes: list[Definition], indent: str, blank: int
-    ) -> None:
+    def _add_before(self, target: ast.stmt, nodes: list[ast.stmt], indent: str, blank: int) -> None:
         at = attached_start(self.source.lines, span(target).start) - 1
         for node in nodes:
             self.source.insert(at, self._new_lines(node, indent) + ["\n"] * blank)
@@ -276,6 +322,56 @@ class _Merge:
             f"the block for {self.path} {what}; give the complete file, "
             f"or the changed function(s) among: {expected}"
         )
+
+
+def _names(node: ast.stmt) -> set[str]:
+    """The names an assignment of names only assigns (`A = B = 1`, `A: int = 1`); else none."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return set()
+    return {t.id for t in targets} if all(isinstance(t, ast.Name) for t in targets) else set()
+
+
+def _assigned_in(body: list[ast.stmt]) -> set[str]:
+    """Every name a body binds at its own level: assignments, definitions, imports."""
+    bound: set[str] = set()
+    for node in body:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                bound.add(sub.id)
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
+        if isinstance(node, DEFINITIONS):
+            bound.add(node.name)
+    return bound
+
+
+def _read(nodes: list[ast.stmt]) -> set[str]:
+    """The names the definitions among `nodes` read: bare, or as an attribute
+    (`self.POWER`)."""
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, DEFINITIONS):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                    found.add(sub.id)
+                elif isinstance(sub, ast.Attribute):
+                    found.add(sub.attr)
+    return found
+
+
+def _constant(node: ast.stmt, old: list[ast.stmt], read: set[str]) -> ast.stmt | None:
+    """For an assignment the definitions read (`read`): the one statement of `old`
+    assigning the same names, else `node` itself (a new constant); None: not a
+    constant (an example call, a driver's statement)."""
+    names = _names(node)
+    if not names or not names & read:
+        return None
+    same = [o for o in old if _names(o) == names]
+    return same[0] if len(same) == 1 else node
 
 
 def _similarity(given: list[str], old: list[str]) -> float:

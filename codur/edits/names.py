@@ -1,9 +1,11 @@
 """Names an edit leaves undefined: an edit of a Python file may not make it use a name
 that nothing defines (pyflakes' undefined names: defined nowhere in the file and not a
 builtin, a local variable read before it is assigned, a name in `__all__` that does not
-exist). Such code fails only when it runs, which the checks may never do: a reply that
-pastes a copy of a test beside its fix, calling helpers the module does not have, would
-otherwise be written and verified. Only names the file as it was did not already leave
+exist) where Python evaluates it (a string annotation, a local variable's annotation and
+any under `from __future__ import annotations` are never evaluated). Such code fails only
+when it runs, which the checks may never do: a reply that pastes a copy of a test beside
+its fix, calling helpers the module does not have, would otherwise be written and
+verified. Only names the file as it was did not already leave
 undefined count (a name the program installs at run time, like gettext's `_`, is used
 as before).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from codur.edits.parse import is_python
 
@@ -21,8 +24,8 @@ AttributeError on `from module import *`)."""
 
 
 def _undefined(path: str, text: str) -> list[tuple[str, int, str]] | None:
-    """(name, line, pyflakes' message) for each undefined use in `text`; None when it
-    does not parse."""
+    """(name, line, pyflakes' message) for each undefined use in `text` that Python
+    evaluates; None when it does not parse."""
     from pyflakes import checker, messages
 
     try:
@@ -30,11 +33,43 @@ def _undefined(path: str, text: str) -> list[tuple[str, int, str]] | None:
     except (SyntaxError, ValueError):
         return None
     kinds = tuple(getattr(messages, kind) for kind in RUN_TIME_ERRORS)
+    skipped = _unevaluated(tree)
     return [
         (m.message_args[0], m.lineno, m.message % m.message_args)
         for m in checker.Checker(tree, filename=path).messages
-        if isinstance(m, kinds)
+        if isinstance(m, kinds) and not any(_inside(m, node) for node in skipped)
     ]
+
+
+def _unevaluated(tree: ast.Module) -> list[ast.expr]:
+    """The code Python never evaluates in which pyflakes still reads names: strings (a
+    string annotation, `cast("Widget", x)`), a local variable's annotation, and every
+    annotation under `from __future__ import annotations`."""
+    future = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    )
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            local = [n.annotation for n in ast.walk(node) if isinstance(n, ast.AnnAssign)]
+            found += local if not future else []
+        if future and isinstance(node, ast.arg | ast.AnnAssign) and node.annotation:
+            found.append(node.annotation)
+        elif future and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            found.append(node.returns)
+    return found
+
+
+def _inside(message: Any, node: ast.expr) -> bool:
+    """Whether pyflakes' `message` is about a place within `node`."""
+    at = (message.lineno, message.col)
+    end = (node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+    return (node.lineno, node.col_offset) <= at < end
 
 
 def left_undefined(path: str, old: str | None, new: str) -> list[str]:
@@ -49,4 +84,14 @@ def left_undefined(path: str, old: str | None, new: str) -> list[str]:
         known = set(re.findall(r"[A-Za-z_]\w*", old or ""))
     else:
         known = {name for name, _, _ in before}
-    return [f"{path}:{line}: {message}" for name, line, message in found if name not in known]
+    lines = [f"{path}:{line}: {message}" for name, line, message in found if name not in known]
+    return list(dict.fromkeys(lines))
+
+
+def refusal(path: str, old: str | None, new: str) -> str | None:
+    """Why writing `new` over `old` at `path` is refused for the names it leaves
+    undefined (a line for the model), or None."""
+    undefined = left_undefined(path, old, new)
+    if not undefined:
+        return None
+    return f"{'; '.join(undefined)} (define or import each, or leave out what uses it)"
