@@ -154,7 +154,7 @@ class Changes:
             ws.write_text(rel, text)  # named as the user knows it in any error
         finally:
             self.made()
-        self.bus.emit("file.write", path=rel, lines=text.count("\n") + 1, by=by)
+        self.bus.emit("file.write", path=rel, lines=len(text.splitlines()), by=by)
         return text
 
     def program(self, folder: Path) -> AbstractContextManager[None]:

@@ -223,6 +223,7 @@ def test_the_fixed_function_alone_is_merged(tmp_path: Path) -> None:
     run = Run(tmp_path, [PLAN, reply], overrides=["llm.profiles.s.edit_format=functions"])
     assert run.result.status == "verified" and run.result.model_calls == 2
     assert (run.root / "main.py").read_text() == FIXED  # the file's own driver stayed
+    assert run.kinds("file.write")[0]["lines"] == 7  # "wrote main.py (7 lines)", not 8
     assert "ONLY the functions" in run.kinds("model.request")[1]["messages"][1]["content"]
 
 

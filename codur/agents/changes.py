@@ -71,7 +71,7 @@ def settle(
             kept.append(path)
             now = _text(session.ws.root / path)
             if now is not None:
-                session.bus.emit("file.write", path=path, lines=now.count("\n") + 1, by=by)
+                session.bus.emit("file.write", path=path, lines=len(now.splitlines()), by=by)
     finally:
         session.changes.made()  # what was put back or cut is as Codur left it
     return kept, notes

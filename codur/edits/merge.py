@@ -54,6 +54,7 @@ from __future__ import annotations
 import ast
 from difflib import SequenceMatcher
 
+from codur.edits import constants
 from codur.edits.abridged import expand, left_out, refuse_abridged, shown_in_part
 from codur.edits.base import Edit, EditError
 from codur.edits.imports import add_imports
@@ -143,17 +144,17 @@ class _Merge:
         anchor: int | None = None
         waiting: list[ast.stmt] = []
         last = {d.name: d for d in self.new.definitions}  # as Python runs it: the last wins
-        read = _read(self.old.definitions) | _read(self.new.definitions)
-        assigned = _assigned_in(self.old.body)
+        read = constants.read(self.old.definitions) | constants.read(self.new.definitions)
+        assigned = constants.assigned_in(self.old.body)
         for node in sorted([*self.new.definitions, *self.new.statements], key=lambda n: n.lineno):
             if not isinstance(node, DEFINITIONS):
-                constant = _constant(node, self.old.statements, read)
+                constant = constants.constant(node, self.old.statements, read)
                 if constant is not None and constant is not node:
                     self._replace_statement(constant, node)
                     self._add_before(constant, waiting, "", blank=2)
                     waiting, anchor = [], span(constant).end
-                elif constant is node and not _names(node) & assigned:
-                    self.added.append(", ".join(sorted(_names(node))))
+                elif constant is node and not constants.names(node) & assigned:
+                    self.added.append(", ".join(sorted(constants.names(node))))
                     waiting, anchor = self._place(node, waiting, anchor, "", 2)
                 else:
                     self.kept.append(self._first_line(node))
@@ -194,18 +195,20 @@ class _Merge:
         indent = self._body_indent(old_cls)
         anchor: int | None = None
         waiting: list[ast.stmt] = []
-        read = _read([old_cls, new_cls])
+        read = constants.read([old_cls, new_cls])
         for node in new_cls.body:
             if not isinstance(node, DEFINITIONS):
                 if any(ast.dump(node) == ast.dump(o) for o in old_cls.body):
                     continue
-                constant = _constant(node, old_cls.body, read)
+                constant = constants.constant(node, old_cls.body, read)
                 if constant is not None and constant is not node:
                     self._replace_statement(constant, node, prefix)
                     self._add_before(constant, waiting, indent, blank=1)
                     waiting, anchor = [], span(constant).end
-                elif constant is node and not _names(node) & _assigned_in(old_cls.body):
-                    self.added.append(prefix + ", ".join(sorted(_names(node))))
+                elif constant is node and not constants.names(node) & constants.assigned_in(
+                    old_cls.body
+                ):
+                    self.added.append(prefix + ", ".join(sorted(constants.names(node))))
                     waiting, anchor = self._place(node, waiting, anchor, indent, 1)
                 else:
                     self.kept.append(f"{prefix[:-1]}: {self._first_line(node)}")
@@ -231,7 +234,7 @@ class _Merge:
         lines = self._lines(node)
         indent = indent_of(self.source.line(span(target).start))
         self.source.replace(span(target), reindent(lines, indent_of(lines[0]), indent))
-        self.replaced.append(prefix + ", ".join(sorted(_names(node))))
+        self.replaced.append(prefix + ", ".join(sorted(constants.names(node))))
 
     def _place(
         self, node: ast.stmt, waiting: list[ast.stmt], anchor: int | None, indent: str, blank: int
@@ -322,56 +325,6 @@ class _Merge:
             f"the block for {self.path} {what}; give the complete file, "
             f"or the changed function(s) among: {expected}"
         )
-
-
-def _names(node: ast.stmt) -> set[str]:
-    """The names an assignment of names only assigns (`A = B = 1`, `A: int = 1`); else none."""
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        targets = [node.target]
-    else:
-        return set()
-    return {t.id for t in targets} if all(isinstance(t, ast.Name) for t in targets) else set()
-
-
-def _assigned_in(body: list[ast.stmt]) -> set[str]:
-    """Every name a body binds at its own level: assignments, definitions, imports."""
-    bound: set[str] = set()
-    for node in body:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                bound.add(sub.id)
-            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
-        if isinstance(node, DEFINITIONS):
-            bound.add(node.name)
-    return bound
-
-
-def _read(nodes: list[ast.stmt]) -> set[str]:
-    """The names the definitions among `nodes` read: bare, or as an attribute
-    (`self.POWER`)."""
-    found: set[str] = set()
-    for node in nodes:
-        if isinstance(node, DEFINITIONS):
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                    found.add(sub.id)
-                elif isinstance(sub, ast.Attribute):
-                    found.add(sub.attr)
-    return found
-
-
-def _constant(node: ast.stmt, old: list[ast.stmt], read: set[str]) -> ast.stmt | None:
-    """For an assignment the definitions read (`read`): the one statement of `old`
-    assigning the same names, else `node` itself (a new constant); None: not a
-    constant (an example call, a driver's statement)."""
-    names = _names(node)
-    if not names or not names & read:
-        return None
-    same = [o for o in old if _names(o) == names]
-    return same[0] if len(same) == 1 else node
 
 
 def _similarity(given: list[str], old: list[str]) -> float:
