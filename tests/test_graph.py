@@ -361,6 +361,23 @@ def test_single_agent_code_task_needs_no_planning_call(tmp_path: Path) -> None:
     assert "llm_plan" in nodes and decision["agent"] == "agent:coder"
 
 
+def test_a_task_naming_a_failing_test_needs_no_planning_call(tmp_path: Path) -> None:
+    """`tests/test_main.py::test_total fails` names the workspace's files without `@`: a
+    code task, so with one agent nothing is left to plan (on main: a planner call, 1,146
+    prompt tokens, before every such run)."""
+    root = tmp_path / "work"
+    (root / "tests").mkdir(parents=True)
+    (root / "main.py").write_text(BUGGY.replace("print(total([1, 2, 3, 4]))\n", ""))
+    test = "from main import total\n\n\ndef test_total():\n    assert total([1, 2, 3, 4]) == 10\n"
+    (root / "tests" / "test_main.py").write_text(test)
+    fixed = FIXED.replace("print(total([1, 2, 3, 4]))\n", "")
+    task = "tests/test_main.py::test_total fails: fix the bug"
+    result, events, _ = run_in_process(root, [whole_file("main.py", fixed)], task=task)
+    assert result.status == "verified" and result.model_calls == 1, result.message
+    decision = next(e.data for e in events if e.kind == "plan.decision")
+    assert decision["agent"] == "agent:coder" and "nothing to choose" in decision["reasoning"]
+
+
 def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
     plan = json.dumps({"action": "delegate", "agent": "coder"})
     run = Run(tmp_path, [plan, whole_file("main.py", FIXED)])

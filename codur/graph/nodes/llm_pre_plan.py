@@ -38,7 +38,7 @@ def llm_pre_plan(
     if state.get("context_files") or not session.model_allowed:
         return Command(goto="llm_plan")
     if names_workspace_files(session, state["task"]):
-        return Command(goto="llm_plan")
+        return Command(update={"code_task": True}, goto="llm_plan")
     client = session.client()
     system = SystemMessage(session.prompts.render("pre_planner"))
     planning = session.config.planning
