@@ -52,11 +52,7 @@ def test_no_stated_output(task: str) -> None:
     assert stated_output(task) is None
 
 
-NAMES = {
-    "main.py": ast.parse(
-        'PLAYERS = [("bo", 7), ("cy", 9)]\nprint("not found")\nprint(90, "pass")\n'
-    )
-}
+NAMES = {"main.py": ast.parse('PLAYERS = [("bo", 7), ("cy", 9)]\nprint("not found")\n')}
 
 
 @pytest.mark.parametrize(
@@ -65,9 +61,6 @@ NAMES = {
         ("the output should be cy 9, bo 7", "cy 9, bo 7"),  # the program's own values
         ("the output should be bo 7, cy 9 and more", None),  # prose around them
         ("should print 9, not 7", None),  # "not" stands only inside a sentence of the code
-        ("a score of 90 should print pass", None),  # one word: prose, though a value
-        ("the output should be 90 pass", None),
-        ("the output should be cy bo", None),  # values, but no number or punctuation
         ("it should print 'ed 2'", "ed 2"),  # quoted: output whatever its words
     ],
 )

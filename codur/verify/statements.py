@@ -10,9 +10,8 @@ Stated output (`stated_output`): a requirement phrase, then the output.
   (a final `.` is the sentence's, not the output's). Unquoted text counts only when it
   looks like output, not prose: a Python literal, or no word made of letters alone
   (`total(1, 5) == 15`, `Total: 15`, `[1, 2]` do; `the sum of the list` does not) but
-  the program's own values, one-word string literals of its code, two or more of them
-  among numbers or punctuation (`cy 9, al 7` where the program holds the names "cy" and
-  "al"; a lone word, `should print pass`, is prose even where "pass" is a value).
+  the program's own values: one-word string literals of its code (`cy 9, al 7` where the
+  program holds the names "cy" and "al").
 - Several statements that disagree: None.
 
 Stated calls (`stated_calls`): the claims about calls of the folder's functions
@@ -102,11 +101,7 @@ def _looks_like_output(text: str, values: frozenset[str]) -> bool:
         ast.literal_eval(text)
         return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        words = text.split()
-        own = {word for word in words if word.isalpha()}
-        if not own:
-            return True
-        return own <= values and len(own) > 1 and len(own) < len(words)
+        return all(not word.isalpha() or word in values for word in text.split())
 
 
 def stated_output(task: str, code: dict[str, ast.Module] | None = None) -> str | None:
