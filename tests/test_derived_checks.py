@@ -91,32 +91,6 @@ def test_output_stated_in_words_is_compared(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"main.py"}
 
 
-LEAGUE = (
-    'PLAYERS = [("bo", 7), ("cy", 9), ("al", 7), ("di", 3)]\n\n\n'
-    "def ranking(players):\n"
-    "    return sorted(players, key=lambda player: player[1], reverse=True)\n\n\n"
-    'print(", ".join(f"{name} {score}" for name, score in ranking(PLAYERS)))\n'
-)
-
-
-def test_output_stated_in_the_programs_own_words_is_compared(tmp_path: Path) -> None:
-    """Unquoted output made of the program's own values (the players' names) is output,
-    not prose: the run is checked against it (on main: static checks only, and a wrong
-    sort passed them)."""
-    task = "fix @main.py so that ties go by name: the output should be cy 9, al 7, bo 7, di 3"
-    result = verify(tmp_path, task, {"main.py": LEAGUE})
-    assert (result.passed, result.strategy) == (False, "output")
-    assert result.plan.checks == [
-        OutputCheck(entry="main.py", expected_text="cy 9, al 7, bo 7, di 3")
-    ]
-    fixed = LEAGUE.replace(
-        "key=lambda player: player[1], reverse=True", "key=lambda p: (-p[1], p[0])"
-    )
-    assert verify(tmp_path, task, {"main.py": fixed}).passed
-    prose = "fix @main.py so the output should be cy 9, al 7, bo 7 and di 3"  # "and": not a value
-    assert verify(tmp_path, prose, {"main.py": LEAGUE}).strategy == "static"
-
-
 @pytest.mark.slow
 def test_a_stated_call_claim(tmp_path: Path) -> None:
     task = "total(1, 5) should return 15 but it returns 10"

@@ -179,12 +179,12 @@ def derived_checks(
     sources = {path: every[path] for path in _may_matter(defs, task, refs)}
     checks: list[Check] = []
     found: list[str] = []
-    trees = _parsed(sources)
-    output = stated_output(task, trees)
+    output = stated_output(task)
     entry = entry_point(ws, refs, cfg) if output is not None else None
     if output is not None and entry is not None:
         checks.append(OutputCheck(entry=entry, expected_text=output))
         found.append(f"the task statement: the output of {entry} should be {output!r}")
+    trees = _parsed(sources)
     claims = stated_calls(task, _defined(trees, refs))
     if claims:
         described = _describe(list(claims))

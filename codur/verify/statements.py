@@ -9,9 +9,7 @@ Stated output (`stated_output`): a requirement phrase, then the output.
   "...", `...`) ending its sentence, or the rest of the line up to the sentence's end
   (a final `.` is the sentence's, not the output's). Unquoted text counts only when it
   looks like output, not prose: a Python literal, or no word made of letters alone
-  (`total(1, 5) == 15`, `Total: 15`, `[1, 2]` do; `the sum of the list` does not) but
-  the program's own values: one-word string literals of its code (`cy 9, al 7` where the
-  program holds the names "cy" and "al").
+  (`total(1, 5) == 15`, `Total: 15`, `[1, 2]` do; `the sum of the list` does not).
 - Several statements that disagree: None.
 
 Stated calls (`stated_calls`): the claims about calls of the folder's functions
@@ -73,9 +71,7 @@ _QUOTED = re.compile(r"[ \t]*(```|[`'\"])(.+?)\1(?=[ \t]*(?:[.,;!?)]|$))", re.MU
 _SENTENCE_END = re.compile(r"[.!?;](?=\s+\S)|\.?[ \t]*$", re.MULTILINE)
 
 
-def _output_statements(
-    task: str, values: frozenset[str]
-) -> list[tuple[tuple[int, int], str | None]]:
+def _output_statements(task: str) -> list[tuple[tuple[int, int], str | None]]:
     """Each output phrase's span (phrase and value) and its value (None: not output)."""
     found: list[tuple[tuple[int, int], str | None]] = []
     code = [range(*m.span()) for m in _FENCED.finditer(task)]
@@ -89,38 +85,24 @@ def _output_statements(
         end = _SENTENCE_END.search(task, at)
         stop = end.start() if end else len(task)
         text = task[at:stop].strip()
-        output = text if _looks_like_output(text, values) else None
-        found.append(((phrase.start(), stop), output))
+        found.append(((phrase.start(), stop), text if _looks_like_output(text) else None))
     return found
 
 
-def _looks_like_output(text: str, values: frozenset[str]) -> bool:
+def _looks_like_output(text: str) -> bool:
     if "\n" in text or not any(ch.isalnum() for ch in text):
         return False
     try:
         ast.literal_eval(text)
         return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return all(not word.isalpha() or word in values for word in text.split())
+        return all(not word.isalpha() for word in text.split())
 
 
-def stated_output(task: str, code: dict[str, ast.Module] | None = None) -> str | None:
-    """The program output `task` states explicitly, or None; `code`: the program's
-    parsed files, whose one-word string literals may stand in the output unquoted."""
-    values = {value for _, value in _output_statements(task, one_word_literals(code or {}))}
+def stated_output(task: str) -> str | None:
+    """The program output `task` states explicitly, or None."""
+    values = {value for _, value in _output_statements(task)}
     return values.pop() if len(values) == 1 and None not in values else None
-
-
-def one_word_literals(code: dict[str, ast.Module]) -> frozenset[str]:
-    """The string constants of `code` that are one word of letters (`"cy"`, `'Total'`)."""
-    return frozenset(
-        node.value.strip()
-        for tree in code.values()
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and node.value.strip().isalpha()
-    )
 
 
 # --- stated calls and docstring examples ---------------------------------------------
@@ -129,7 +111,7 @@ def one_word_literals(code: dict[str, ast.Module]) -> frozenset[str]:
 def stated_calls(task: str, defined: dict[str, str]) -> list[CallClaim]:
     """The claims `task` makes about calls of the folder's functions (`defined`: function
     name -> the file defining it)."""
-    outputs = [range(*span) for span, _ in _output_statements(task, frozenset())]
+    outputs = [range(*span) for span, _ in _output_statements(task)]
     return find_claims(task, defined, TASK, outputs)
 
 
