@@ -52,7 +52,9 @@ class Changes:
         a name undefined."""
         if self.scope is None:
             return new
-        if new is not None and (reason := refusal(path, self._current(path), new)):
+        snapshot = self.snapshot
+        original = (lambda: snapshot.original(path)) if snapshot is not None else None
+        if new is not None and (reason := refusal(path, self._current(path), new, original)):
             self.bus.emit("edit.refused", path=path, reason=reason)
             raise ScopeError(reason, path)
         try:

@@ -44,6 +44,7 @@ ROWS = {  # name: (old, new, the names refused)
         ["n"],
     ),
     "not Python": ("a = 1\n", "b = undefined_thing\n", []),
+    "a name inside an f-string": (FIX, FIX + "\n\nprint(f'mean {helper(1)}')\n", ["helper"]),
     "an annotation Python evaluates": (FIX, FIX.replace("(xs):", "(xs: Sequence):"), ["Sequence"]),
     "annotations never evaluated: strings, locals, postponed": (
         "from __future__ import annotations\n\n\n" + FIX,
@@ -116,3 +117,40 @@ def test_a_reply_with_one_file_refused_for_names_changes_no_file(tmp_path: Path)
     )
     assert (run.root / "main.py").read_text() == main and (run.root / "util.py").read_text() == util
     assert [e["path"] for e in run.kinds("edit.refused")] == ["util.py"]
+
+
+def test_a_file_too_deep_for_pyflakes_is_not_refused() -> None:
+    """A 400-branch elif chain compiles but exhausts pyflakes' recursion: no verdict, no
+    refusal (a RecursionError escaped the write path)."""
+    chain = "def kind(x):\n    if x == 0:\n        return 0\n" + "".join(
+        f"    elif x == {i}:\n        return {i}\n" for i in range(1, 400)
+    )
+    assert left_undefined("kinds.py", chain, chain + "\nprint(kind(3))\n") == []
+
+
+def test_putting_a_file_back_is_never_refused(tmp_path: Path) -> None:
+    """The file as the run found it used a name nothing defines; the run defined it, then
+    restore_file puts the file back: allowed (the rule compares with the original too),
+    while a new undefined name is still refused."""
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.scope.decide import decide_scope
+    from codur.session import Session
+    from codur.tools.registry import invoke
+    from codur.undo.snapshot import begin
+    from codur.workspace import Workspace
+
+    original = "def total(xs):\n    return sum_all(xs)\n"
+    (tmp_path / "main.py").write_text(original)
+    config = load_config(tmp_path, overrides=["approval.mode=full-auto"], environ={}).config
+    session = Session(config, Workspace(tmp_path), EventBus())
+    session.changes.snapshot = begin(session.ws, config, session.run_id, "a task", session.bus)
+    session.changes.scope = decide_scope("fix @main.py", tmp_path, "expected.txt", set())
+    ctx = session.tool_context()
+    fixed = "def sum_all(xs):\n    return sum(xs)\n\n\n" + original
+    assert invoke("write_file", {"path": "main.py", "content": fixed}, ctx).ok
+    pasted = invoke("write_file", {"path": "main.py", "content": fixed + "check(1)\n"}, ctx)
+    assert not pasted.ok and "undefined name 'check'" in pasted.output
+    restored = invoke("restore_file", {"path": "main.py"}, ctx)
+    assert restored.ok, restored.output
+    assert (tmp_path / "main.py").read_text() == original

@@ -439,3 +439,52 @@ def test_constants_the_definitions_read_are_merged() -> None:
     ]
     same = merge("LIMIT = 3\n\n\ndef first(xs):\n    return list(xs[:LIMIT])\n", TEXTS)
     assert same.replaced == ["first"] and "LIMIT = 3\n" in same.content
+
+
+EXAMPLES = {  # name: (the file, the block, what is kept out of it, the merged file's output)
+    "the driver's data echoed with other values": (
+        "def average(numbers):\n    return sum(numbers) / len(numbers) - 1\n\n\n"
+        "numbers = [2, 4, 6]\nprint('Average:', average(numbers))\n",
+        "def average(numbers):\n    return sum(numbers) / len(numbers)\n\n\n"
+        "numbers = [10, 20]\nprint(average(numbers))\n",
+        ["numbers = [10, 20]", "print(average(numbers))"],
+        "Average: 4.0\n",
+    ),
+    "an example reading input for a parameter": (
+        "def fib(n):\n    a, b = 0, 1\n    for _ in range(n - 1):\n        a, b = b, a + b\n"
+        "    return a\n\n\nprint(fib(10))\n",
+        "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
+        "    return a\n\n\nn = int(input('n: '))\nprint(fib(n))\n",
+        ["n = int(input('n: '))", "print(fib(n))"],
+        "55\n",
+    ),
+    "an echoed driver line above a new helper": (
+        "def main():\n    return [1, 2, 3]\n\n\nresult = main()\nprint('Result:', result)\n",
+        "def main():\n    return double([1, 2, 3])\n\n\nresult = main()\n\n\n"
+        "def double(xs):\n    return [x * 2 for x in xs]\n",
+        ["result = main()"],
+        "Result: [2, 4, 6]\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXAMPLES))
+def test_example_statements_are_not_constants(case: str) -> None:
+    """Statements that use the fixed function (a parameter's name, the driver's data) stay
+    out, however the functions name their parameters (a review found each merged)."""
+    original, block, kept, printed = EXAMPLES[case]
+    edit = merge(block, original)
+    assert edit.kept == kept
+    assert output(edit.content) == printed
+
+
+def test_a_new_constant_goes_below_the_constants_it_reads() -> None:
+    original = (
+        "def wrap(text):\n    return text[:8]\n\n\nWIDTH = 10\n\n\n"
+        "def main():\n    print(wrap('hello world'))\n\n\nmain()\n"
+    )
+    block = "MARGIN = WIDTH - 2\n\n\ndef wrap(text):\n    return text[:MARGIN]\n"
+    edit = merge(block, original)
+    assert edit.added == ["MARGIN"]
+    assert "WIDTH = 10\n\n\nMARGIN = WIDTH - 2\n" in edit.content
+    assert output(edit.content) == "hello wo\n"

@@ -21,31 +21,46 @@ def names(node: ast.stmt) -> set[str]:
 
 
 def assigned_in(body: list[ast.stmt]) -> set[str]:
-    """Every name a body binds at its own level: assignments, definitions, imports."""
+    """Every name a body binds at its own level: assignments, definitions, imports (not
+    the locals of its functions)."""
     bound: set[str] = set()
     for node in body:
+        if isinstance(node, DEFINITIONS):
+            bound.add(node.name)
+            continue
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                 bound.add(sub.id)
             elif isinstance(sub, (ast.Import, ast.ImportFrom)):
                 bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
-        if isinstance(node, DEFINITIONS):
-            bound.add(node.name)
     return bound
 
 
 def read(nodes: list[ast.stmt]) -> set[str]:
-    """The names the definitions among `nodes` read: bare, or as an attribute
-    (`self.POWER`)."""
+    """The names the definitions among `nodes` read from outside themselves: bare names
+    that are not their parameters or locals, and attributes (`self.POWER`)."""
     found: set[str] = set()
     for node in nodes:
-        if isinstance(node, DEFINITIONS):
+        if isinstance(node, ast.ClassDef):
+            found |= read(node.body)
+        elif isinstance(node, DEFINITIONS):
+            loads, local = set(), set()
             for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                    found.add(sub.id)
+                if isinstance(sub, ast.Name):
+                    (loads if isinstance(sub.ctx, ast.Load) else local).add(sub.id)
+                elif isinstance(sub, ast.arg):
+                    local.add(sub.arg)
                 elif isinstance(sub, ast.Attribute):
-                    found.add(sub.attr)
+                    loads.add(sub.attr)
+            found |= loads - local
     return found
+
+
+def heading(statements: list[ast.stmt], definitions: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements above a module's last definition (its constants; what follows
+    them all is its driver)."""
+    last = max((d.lineno for d in definitions), default=0)
+    return [s for s in statements if s.lineno < last]
 
 
 def constant(node: ast.stmt, old: list[ast.stmt], read: set[str]) -> ast.stmt | None:
@@ -57,3 +72,13 @@ def constant(node: ast.stmt, old: list[ast.stmt], read: set[str]) -> ast.stmt | 
         return None
     same = [o for o in old if names(o) == assigned]
     return same[0] if len(same) == 1 else node
+
+
+def after(node: ast.stmt, old: list[ast.stmt]) -> int | None:
+    """The last line of the last statement of `old` assigning a name `node` reads (a new
+    constant goes below it), or None."""
+    reads = {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    ends = [o.end_lineno or o.lineno for o in old if assigned_in([o]) & reads]
+    return max(ends, default=None)

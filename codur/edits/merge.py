@@ -33,10 +33,12 @@ fixed, perhaps with a line of example use), merged by name:
 - new imports go after the module docstring, `from __future__` imports and the file's
   leading import block; imports the file already has are skipped;
 - an assignment of the block to names only (`LIMIT = 5`, `_SPACES = re.compile(...)`,
-  a class attribute) is a constant the definitions read: it replaces the file's
-  assignment of the same names where the file's definitions read them, and is added
-  like a new definition where the file assigns them nowhere and the block's definitions
-  read them (`self.POWER` counts for a class attribute);
+  a class attribute) above one of its definitions is a constant when the definitions
+  (the file's or the block's) read its names from outside themselves (not parameters
+  or locals; `self.POWER` for a class attribute): it replaces the file's one assignment
+  of those names above the file's last definition, or is added like a new definition
+  (below the file's statements that assign what it reads) where the file assigns them
+  nowhere;
 - the block's other module-level statements (an echoed driver, `print(f(3))`, an example
   `x = f(3)`) are not merged: the file's own stay, and `Edit.kept` says which were left
   out.
@@ -146,16 +148,22 @@ class _Merge:
         last = {d.name: d for d in self.new.definitions}  # as Python runs it: the last wins
         read = constants.read(self.old.definitions) | constants.read(self.new.definitions)
         assigned = constants.assigned_in(self.old.body)
+        heads = constants.heading(self.old.statements, self.old.definitions)
+        ahead = constants.heading(self.new.statements, self.new.definitions)
+        ahead = ahead if self.new.definitions else self.new.statements  # constants alone
         for node in sorted([*self.new.definitions, *self.new.statements], key=lambda n: n.lineno):
             if not isinstance(node, DEFINITIONS):
-                constant = constants.constant(node, self.old.statements, read)
+                constant = constants.constant(node, heads, read) if node in ahead else None
                 if constant is not None and constant is not node:
                     self._replace_statement(constant, node)
                     self._add_before(constant, waiting, "", blank=2)
                     waiting, anchor = [], span(constant).end
                 elif constant is node and not constants.names(node) & assigned:
                     self.added.append(", ".join(sorted(constants.names(node))))
-                    waiting, anchor = self._place(node, waiting, anchor, "", 2)
+                    if (below := constants.after(node, self.old.statements)) is not None:
+                        self._add_after(below, [node], "", blank=2)  # below what it reads
+                    else:
+                        waiting, anchor = self._place(node, waiting, anchor, "", 2)
                 else:
                     self.kept.append(self._first_line(node))
             elif last[node.name] is not node:

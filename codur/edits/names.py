@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from codur.edits.parse import is_python
@@ -30,13 +31,14 @@ def _undefined(path: str, text: str) -> list[tuple[str, int, str]] | None:
 
     try:
         tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError):
+        found = checker.Checker(tree, filename=path).messages
+    except (SyntaxError, ValueError, RecursionError):  # too deep for pyflakes: no verdict
         return None
     kinds = tuple(getattr(messages, kind) for kind in RUN_TIME_ERRORS)
     skipped = _unevaluated(tree)
     return [
         (m.message_args[0], m.lineno, m.message % m.message_args)
-        for m in checker.Checker(tree, filename=path).messages
+        for m in found
         if isinstance(m, kinds) and not any(_inside(m, node) for node in skipped)
     ]
 
@@ -52,9 +54,15 @@ def _unevaluated(tree: ast.Module) -> list[ast.expr]:
         for node in tree.body
     )
     found: list[ast.expr] = []
+    formatted = {  # an f-string's text parts carry the whole f-string's place (3.11)
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in ast.walk(node)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.append(node)
+            found += [] if id(node) in formatted else [node]
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             local = [n.annotation for n in ast.walk(node) if isinstance(n, ast.AnnAssign)]
             found += local if not future else []
@@ -88,10 +96,16 @@ def left_undefined(path: str, old: str | None, new: str) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def refusal(path: str, old: str | None, new: str) -> str | None:
+def refusal(
+    path: str, old: str | None, new: str, original: Callable[[], str | None] | None = None
+) -> str | None:
     """Why writing `new` over `old` at `path` is refused for the names it leaves
-    undefined (a line for the model), or None."""
+    undefined (a line for the model), or None. `original`: the file as the run found it
+    (None: absent), whose undefined names are allowed too (putting a file back)."""
     undefined = left_undefined(path, old, new)
+    if undefined and original is not None:
+        before = set(left_undefined(path, original(), new))
+        undefined = [line for line in undefined if line in before]
     if not undefined:
         return None
     return f"{'; '.join(undefined)} (define or import each, or leave out what uses it)"
