@@ -73,7 +73,7 @@ def test_codex_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) ->
     # it wrote its session record under confinement: ~/.codex/sessions is writable for it
     home = Path(os.environ["HOME"])
     assert "Task: fix @main.py" in (home / ".codex/sessions/rollout.jsonl").read_text()
-    assert kinds(events, "file.write") == [{"path": "main.py", "lines": 8, "by": "agent:codex"}]
+    assert kinds(events, "file.write") == [{"path": "main.py", "lines": 7, "by": "agent:codex"}]
 
 
 def test_claude_code_fixes_the_file_through_its_cli(tmp_path: Path, cli_path: Path) -> None:

@@ -18,7 +18,7 @@ from codur.errors import CodurError, ConfigError, ExitCode, UsageError
 PRE_PLAN = json.dumps({"kind": "unclear", "confidence": 0.3})
 PLAN = json.dumps({"action": "delegate", "agent": "agent:coder", "reasoning": "a code fix"})
 QUIET = ["repair.enabled=false", "sampling.candidates=0"]
-TASK = "make main.py print the sum of the list"
+TASK = "make the program print the sum of the list"
 """A task naming no file with @: the planner is asked (pre-plan, plan, then the coder)."""
 
 

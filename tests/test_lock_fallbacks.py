@@ -146,10 +146,12 @@ def test_the_planner_cannot_pick_an_agent_it_was_not_offered(
     marker_program(tmp_path / "bin" / "claude", marker)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     root = buggy_folder(tmp_path / "w")
-    # the task names main.py: a code task, so no classification call; the planner is asked
+    # the task names main.py: a code task, so no classification call; with two agents
+    # offered the planner is asked
     replies = [delegate_to("agent:claude_code"), whole_file("main.py", FIXED)]
+    overrides = ["planning.max_retry_attempts=0", "agents.configs.reviewer.description=Reviews"]
     result, events, _ = run_in_process(
-        root, replies, task="fix the sum in main.py", overrides=["planning.max_retry_attempts=0"]
+        root, replies, task="fix the sum in main.py", overrides=overrides
     )
     kinds = [e.kind for e in events]
     assert "plan.invalid" in kinds and "plan.fallback" in kinds

@@ -54,7 +54,9 @@ def test_an_agent_edit_and_a_tool_write_keep_the_harness_alike(tmp_path: Path) -
         assert (root / "main.py").read_text() == HONEST  # the fix, without the flip
     for events in (agent_events, tool_events):
         assert seen(events, "scope.kept_harness")[0]["path"] == "main.py"
-        assert seen(events, "file.write") == [{"path": "main.py", "lines": HONEST.count("\n") + 1}]
+        assert seen(events, "file.write") == [
+            {"path": "main.py", "lines": len(HONEST.splitlines())}
+        ]
     assert agent_asked == tool_asked and len(agent_asked) == 1
     assert agent.snapshot.saved == tool.snapshot.saved == {"main.py": True}
 
