@@ -4,8 +4,7 @@ The reply's edits are parsed (any shape: whole files, functions merged by name,
 SEARCH/REPLACE), syntax-checked, refused whole where one leaves a name undefined
 (`codur.edits.names`) and passed through the edit scope, giving the new text of each
 file. A reply cut at the token limit is never read; a reply identical to an earlier one
-is marked. The coder writes a proposal; sampling tries several in scratch
-copies first.
+is marked. The coder writes a proposal; sampling tries several in scratch copies first.
 """
 
 from __future__ import annotations

@@ -154,18 +154,9 @@ class _Merge:
         for node in sorted([*self.new.definitions, *self.new.statements], key=lambda n: n.lineno):
             if not isinstance(node, DEFINITIONS):
                 constant = constants.constant(node, heads, read) if node in ahead else None
-                if constant is not None and constant is not node:
-                    self._replace_statement(constant, node)
-                    self._add_before(constant, waiting, "", blank=2)
-                    waiting, anchor = [], span(constant).end
-                elif constant is node and not constants.names(node) & assigned:
-                    self.added.append(", ".join(sorted(constants.names(node))))
-                    if (below := constants.after(node, self.old.statements)) is not None:
-                        self._add_after(below, [node], "", blank=2)  # below what it reads
-                    else:
-                        waiting, anchor = self._place(node, waiting, anchor, "", 2)
-                else:
-                    self.kept.append(self._first_line(node))
+                below = constants.after(node, self.old.statements)  # what it reads
+                at = (waiting, anchor, below)
+                waiting, anchor = self._statement(node, constant, assigned, at, "", 2)
             elif last[node.name] is not node:
                 continue
             elif (target := old_top.get(node.name)) is not None:
@@ -204,22 +195,14 @@ class _Merge:
         anchor: int | None = None
         waiting: list[ast.stmt] = []
         read = constants.read([old_cls, new_cls])
+        assigned = constants.assigned_in(old_cls.body)
         for node in new_cls.body:
             if not isinstance(node, DEFINITIONS):
                 if any(ast.dump(node) == ast.dump(o) for o in old_cls.body):
                     continue
                 constant = constants.constant(node, old_cls.body, read)
-                if constant is not None and constant is not node:
-                    self._replace_statement(constant, node, prefix)
-                    self._add_before(constant, waiting, indent, blank=1)
-                    waiting, anchor = [], span(constant).end
-                elif constant is node and not constants.names(node) & constants.assigned_in(
-                    old_cls.body
-                ):
-                    self.added.append(prefix + ", ".join(sorted(constants.names(node))))
-                    waiting, anchor = self._place(node, waiting, anchor, indent, 1)
-                else:
-                    self.kept.append(f"{prefix[:-1]}: {self._first_line(node)}")
+                at = (waiting, anchor, None)
+                waiting, anchor = self._statement(node, constant, assigned, at, indent, 1, prefix)
             elif last[node.name] is not node:
                 continue
             elif (target := old_members.get(node.name)) is not None:
@@ -234,24 +217,41 @@ class _Merge:
                     self._add_after(anchor, [node], indent, blank=1)
         self._add_after(span(old_cls).end, waiting, indent, blank=1)
 
-    def _replace_statement(self, target: ast.stmt, node: ast.stmt, prefix: str = "") -> None:
-        """The file's assignment `target` rewritten as the block's `node`."""
-        self.matched = True
-        if ast.dump(target) == ast.dump(node):
-            return
-        lines = self._lines(node)
-        indent = indent_of(self.source.line(span(target).start))
-        self.source.replace(span(target), reindent(lines, indent_of(lines[0]), indent))
-        self.replaced.append(prefix + ", ".join(sorted(constants.names(node))))
-
-    def _place(
-        self, node: ast.stmt, waiting: list[ast.stmt], anchor: int | None, indent: str, blank: int
+    def _statement(
+        self,
+        node: ast.stmt,
+        constant: ast.stmt | None,
+        assigned: set[str],
+        at: tuple[list[ast.stmt], int | None, int | None],
+        indent: str,
+        blank: int,
+        prefix: str = "",
     ) -> tuple[list[ast.stmt], int | None]:
-        """A new statement: after the last one placed (`anchor`), else waiting for the
-        next definition the block replaces, as new definitions do."""
-        if anchor is None:
+        """A statement of the block: a constant (`constant`: the file's assignment it
+        rewrites, or `node` itself when new) merged, anything else kept out. `at`: the new
+        definitions waiting for a place, the line the last one went after, and the line
+        a new constant must go below (what it reads); returns the first two."""
+        waiting, anchor, below = at
+        given = ", ".join(sorted(constants.names(node)))
+        if constant is not None and constant is not node:
+            self.matched = True
+            if ast.dump(constant) != ast.dump(node):
+                lines = self._lines(node)
+                there = indent_of(self.source.line(span(constant).start))
+                self.source.replace(span(constant), reindent(lines, indent_of(lines[0]), there))
+                self.replaced.append(prefix + given)
+            self._add_before(constant, waiting, indent, blank)
+            return [], span(constant).end
+        if constant is not node or constants.names(node) & assigned:
+            self.kept.append(f"{prefix[:-1]}: " * bool(prefix) + self._first_line(node))
+            return waiting, anchor
+        self.added.append(prefix + given)
+        if below is not None:
+            self._add_after(below, [node], indent, blank)
+        elif anchor is None:
             return [*waiting, node], None
-        self._add_after(anchor, [node], indent, blank)
+        else:
+            self._add_after(anchor, [node], indent, blank)
         return waiting, anchor
 
     def _bare_method(self, node: Definition, owners: list[tuple[ast.ClassDef, Definition]]) -> None:

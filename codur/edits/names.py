@@ -5,9 +5,8 @@ exist) where Python evaluates it (a string annotation, a local variable's annota
 any under `from __future__ import annotations` are never evaluated). Such code fails only
 when it runs, which the checks may never do: a reply that pastes a copy of a test beside
 its fix, calling helpers the module does not have, would otherwise be written and
-verified. Only names the file as it was did not already leave
-undefined count (a name the program installs at run time, like gettext's `_`, is used
-as before).
+verified. Only names the file as it was did not already leave undefined count (a name
+the program installs at run time, like gettext's `_`, is used as before).
 """
 
 from __future__ import annotations
