@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fake_servers import Delay, Fail, OpenAIServer, Reply, unused_port
+from helpers import buggy_folder, run_cli
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
@@ -183,6 +184,28 @@ def test_missing_key_variable_is_a_config_error(
         ConfigError, match=f"profile 'fake': environment variable {KEY_VAR} is not set"
     ):
         client.invoke([HumanMessage("hi")])
+    assert openai_server.requests == []
+
+
+@pytest.mark.slow
+def test_a_run_without_its_key_stops_before_anything_runs(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """A hosted profile whose key variable is unset: one line and exit code 2 before the
+    check or the repair search runs (they ran first, and the program with them), and the
+    server never asked."""
+    root = buggy_folder(tmp_path / "work")
+    env = {k: v for k, v in os.environ.items() if k != KEY_VAR}
+    flags = [
+        "-o", "llm.profiles.h.provider=openai", "-o", "llm.profiles.h.model=m",
+        "-o", f"llm.profiles.h.base_url={openai_server.base_url}",
+        "-o", f"llm.profiles.h.api_key_env={KEY_VAR}", "-o", "llm.default_profile=h",
+    ]  # fmt: skip
+    done = run_cli([*flags, "--json", "fix @main.py"], root, env=env)
+    assert done.returncode == 2, done.stderr
+    assert f"environment variable {KEY_VAR} is not set" in done.stderr
+    kinds = [json.loads(line)["event"] for line in done.stdout.splitlines() if line.strip()]
+    assert "program.start" not in kinds and "repair.start" not in kinds
     assert openai_server.requests == []
 
 

@@ -3,11 +3,13 @@ limits) and the choice among them (default, fallback order)."""
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from pydantic import Field
 
 from codur.config.sections import _Section
+from codur.errors import ConfigError
 
 
 class LLMProfile(_Section):
@@ -108,3 +110,11 @@ class LLMConfig(_Section):
     provider refusing the request): the first one not yet found unreachable in this run
     answers instead, and the switch is logged (`model.fallback`). Empty: the run ends
     (exit code 3)."""
+
+
+def require_key(name: str, profile: LLMProfile) -> None:
+    """ConfigError when the variable profile `name` names for its API key is not set."""
+    if profile.api_key_env and not os.environ.get(profile.api_key_env):
+        raise ConfigError(
+            f"profile '{name}': environment variable {profile.api_key_env} is not set"
+        )

@@ -30,8 +30,8 @@ import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
+from codur.config.llm import require_key
 from codur.config.schema import LLMProfile
-from codur.errors import ConfigError
 from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
@@ -113,11 +113,8 @@ def api_key(name: str, profile: LLMProfile) -> str:
     """The profile's API key from the environment variable it names (never from config)."""
     if not profile.api_key_env:
         return PLACEHOLDER_KEY
-    value = os.environ.get(profile.api_key_env)
-    if not value:
-        raise ConfigError(
-            f"profile '{name}': environment variable {profile.api_key_env} is not set"
-        )
+    require_key(name, profile)
+    value = os.environ[profile.api_key_env]
     remember([value])  # masked wherever it shows up, whatever the variable's name
     return value
 
