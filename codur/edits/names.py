@@ -59,16 +59,16 @@ def _unevaluated(tree: ast.Module) -> list[ast.expr]:
         if isinstance(node, ast.JoinedStr)
         for part in ast.walk(node)
     }
+    functions = ast.FunctionDef | ast.AsyncFunctionDef
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             found += [] if id(node) in formatted else [node]
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            local = [n.annotation for n in ast.walk(node) if isinstance(n, ast.AnnAssign)]
-            found += local if not future else []
-        if future and isinstance(node, ast.arg | ast.AnnAssign) and node.annotation:
+        elif future and isinstance(node, ast.arg | ast.AnnAssign) and node.annotation:
             found.append(node.annotation)
-        elif future and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+        elif future and isinstance(node, functions) and node.returns:
             found.append(node.returns)
+        elif not future and isinstance(node, functions):  # its locals' annotations
+            found += [n.annotation for n in ast.walk(node) if isinstance(n, ast.AnnAssign)]
     return found
 
 
