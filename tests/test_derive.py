@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from codur.verify.statements import (
@@ -10,7 +12,9 @@ from codur.verify.statements import (
     doctest_examples,
     stated_calls,
     stated_output,
+    stated_values,
 )
+from codur.verify.values import shortfall
 
 
 @pytest.mark.parametrize(
@@ -249,3 +253,39 @@ def test_after_a_refused_example_one_using_a_name_it_may_have_set_is_left_out() 
         "count_lines(t)\n",
         "sorted([2, 1], key=lambda v: -v)\n",
     ]
+
+
+PROGRAM = ast.parse('PLAYERS = [("bo", 7), ("cy", 9), ("al", 7)]\nLABEL = "pass"\nprint("Total")')
+
+
+@pytest.mark.parametrize(
+    ("task", "values"),
+    [
+        ("fix it so the output should be cy 9, al 7, bo 7", "cy 9, al 7, bo 7"),
+        ("It should print cy 9 and al 7.", None),  # "and" is no value of the program
+        ("a score of 90 should print pass", None),  # a lone word is prose
+        ("the output should be cy al bo", None),  # words alone: prose
+        ("the output should be cy 9, al 7. It should print bo 7, al 7.", None),  # disagree
+        ("the output should be 'cy 9, al 7'", None),  # quoted: exact, stated_output's
+        ("the output should be Total: 15", None),  # exact (no letter-only word but Total)
+    ],
+)
+def test_stated_values(task: str, values: str | None) -> None:
+    assert stated_values(task, {"main.py": PROGRAM}) == values
+
+
+@pytest.mark.parametrize(
+    ("stated", "output", "held"),
+    [
+        ("cy 9, al 7", "cy 9, al 7", True),
+        ("cy 9, al 7", "Ranking\n1. cy: 9\n2. al: 7\n", True),
+        ("cy 9, al 7", "al 7, cy 9", False),
+        ("cy 9, al 7", "cy 9.0 al 7.00", True),
+        ("cy 9, al 7", "cy 9, al -7", False),
+        ("cy 9, al 7", "cy 9", False),
+        ("total -3", "total: -3", True),
+        ("total -3", "total: 3", False),
+    ],
+)
+def test_values_in_order_any_layout(stated: str, output: str, held: bool) -> None:
+    assert (shortfall(stated, output) == "") is held

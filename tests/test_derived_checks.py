@@ -460,3 +460,43 @@ def test_a_claim_about_a_function_however_its_def_is_written(
     result = verify(tmp_path, task, {"m.py": code})
     assert [c.kind for c in result.plan.checks] == ["derived"], result.reasoning
     assert not result.passed
+
+
+RANKING = """PLAYERS = [("bo", 7), ("cy", 9), ("al", 7), ("di", 3)]
+
+
+def ranking(players):
+    return sorted(players, key=lambda player: player[1], reverse=True)
+
+
+for name, score in ranking(PLAYERS):
+    print(f"{name}: {score}")
+"""
+RANKING_FIXED = RANKING.replace("player[1], reverse=True", "(-player[1], player[0])")
+
+
+def test_an_output_stated_in_the_programs_own_words_is_compared_as_values(
+    tmp_path: Path,
+) -> None:
+    task = "fix @main.py: equal scores by name, so the output should be cy 9, al 7, bo 7, di 3"
+    result = verify(tmp_path, task, {"main.py": RANKING})
+    assert (result.passed, result.strategy) == (False, "output")
+    assert result.plan.checks == [
+        OutputCheck(
+            entry="main.py",
+            expected_text="cy 9, al 7, bo 7, di 3",
+            match="values",
+            expected_origin="the values stated in the task (in order, any layout)",
+        )
+    ]
+    failed = result.failed[0]
+    assert failed.hint == (
+        "The output must hold the values the task states, in this order (any layout): "
+        "`cy 9 al 7 bo 7 di 3`; `bo` is missing after `cy 9 al 7`."
+    )
+    assert failed.hint in failed.feedback
+    # one line a player, under a header: the layout is the program's, the values agree
+    fixed = verify(tmp_path, task, {"main.py": "print('Ranking')\n" + RANKING_FIXED})
+    assert fixed.passed
+    assert fixed.evidence[0].basis == "task_values"
+    assert listing(tmp_path) == {"main.py"}

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Literal
 
 from codur.events import EventBus
 from codur.process import ProcessResult
 from codur.promptbook import PromptBook
 from codur.redaction import Redactor
 from codur.verify.target import Target
+from codur.verify.values import shortfall
 
 
 def normalize(text: str) -> str:
@@ -26,6 +28,8 @@ class Verdict:
     result: ProcessResult
     expected: str | None
     diff: str
+    shortfall: str = ""
+    """Why the output lacks the stated values (a `values` comparison), else empty."""
 
     @property
     def fingerprint(self) -> str:
@@ -41,11 +45,22 @@ def shown_expected(verdict: Verdict) -> str:
     return Redactor().text(verdict.expected or "")
 
 
-def judge(target: Target, result: ProcessResult, expected: str | None) -> Verdict:
+Match = Literal["exact", "values"]
+"""How an output is compared with what is expected: the same text (line endings and
+trailing spaces aside), or the stated values in their order, any layout (values.py)."""
+
+
+def judge(
+    target: Target, result: ProcessResult, expected: str | None, match: Match = "exact"
+) -> Verdict:
     """Passed means exit code 0 and, when there is an expected output, the same stdout as
-    printed (`raw_stdout`); the diff, for people and the model, is of the masked texts."""
+    printed (`raw_stdout`), or for `values` its values in order; the diff, for people and
+    the model, is of the masked texts."""
     if expected is None:
         return Verdict(result.ok, target, result, None, "")
+    if match == "values":
+        lacking = shortfall(expected, result.raw_stdout)
+        return Verdict(result.ok and not lacking, target, result, expected, "", lacking)
     passed = result.ok and normalize(result.raw_stdout) == normalize(expected)
     diff = ""
     if not passed:
@@ -106,6 +121,8 @@ def failure_message(book: PromptBook, verdict: Verdict, max_lines: int = 30) -> 
         )
     if result.exit_code not in (0, None):
         problems.append(f"The program exited with code {result.exit_code}.")
+    if verdict.shortfall:
+        problems.append(verdict.shortfall)
     error = diff = ""
     if result.stderr.strip():
         error = book.render("verification_error", error=_clip(result.stderr, max_lines))

@@ -1,7 +1,8 @@
 """Checks derived from the task and the docstrings, for a folder with no expected output
 and no tests (a fix or implement task still gets a check):
 
-- an output the task states -> an OutputCheck of the entry point against that text;
+- an output the task states -> an OutputCheck of the entry point against that text, or,
+  stated in prose in the program's own words, against its values in order (values.py);
 - calls the task makes claims about -> one generated pytest file (source "task");
 - the docstring examples of the functions the task names, or, when it names none, of the
   functions in the files it references -> one generated pytest file (source "doctest").
@@ -30,6 +31,7 @@ from codur.verify.statements import (
     doctest_examples,
     stated_calls,
     stated_output,
+    stated_values,
 )
 from codur.verify.target import entry_point, is_test, python_files
 from codur.workspace import Workspace
@@ -169,6 +171,9 @@ def _names(trees: dict[str, ast.Module]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+VALUES_ORIGIN = "the values stated in the task (in order, any layout)"
+
+
 def derived_checks(
     task: str, ws: Workspace, refs: list[str], cfg: VerifyConfig
 ) -> tuple[list[Check], str]:
@@ -179,12 +184,19 @@ def derived_checks(
     sources = {path: every[path] for path in _may_matter(defs, task, refs)}
     checks: list[Check] = []
     found: list[str] = []
-    output = stated_output(task)
-    entry = entry_point(ws, refs, cfg) if output is not None else None
-    if output is not None and entry is not None:
-        checks.append(OutputCheck(entry=entry, expected_text=output))
-        found.append(f"the task statement: the output of {entry} should be {output!r}")
     trees = _parsed(sources)
+    output, match = stated_output(task), "exact"
+    entry = entry_point(ws, refs, cfg) if output is not None or task else None
+    if output is None and entry is not None:  # in the words of the program run
+        program = trees | _parsed({entry: every[entry]} if entry in every else {})
+        match = "values" if (output := stated_values(task, program)) is not None else match
+    if output is not None and entry is not None:
+        origin = VALUES_ORIGIN if match == "values" else "the output stated in the task"
+        checks.append(
+            OutputCheck(entry=entry, expected_text=output, match=match, expected_origin=origin)
+        )
+        how = "hold the values, in order," if match == "values" else "be"
+        found.append(f"the task statement: the output of {entry} should {how} {output!r}")
     claims = stated_calls(task, _defined(trees, refs))
     if claims:
         described = _describe(list(claims))

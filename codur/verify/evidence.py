@@ -13,13 +13,15 @@ Basis = Literal[
     "project_tests",
     "partial_tests",
     "task_output",
+    "task_values",
     "task_claims",
     "docstrings",
     "model_test",
 ]
 """What a behavioural check judged by: the project's expected-output file or its own tests,
-part of them (the whole suite stopped at its budget), an output or calls the task states,
-docstring examples, or a test the model wrote (codur/verify/strength.py ranks them)."""
+part of them (the whole suite stopped at its budget), an output, its values or calls the
+task states, docstring examples, or a test the model wrote (codur/verify/strength.py
+ranks them)."""
 
 
 class Location(BaseModel):

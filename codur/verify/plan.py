@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, model_validator
 from codur.process import ProcessResult
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
-from codur.verify.check import emit_run, failure_message, judge, shown_expected
+from codur.verify.check import Match, emit_run, failure_message, judge, shown_expected
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
@@ -41,6 +41,9 @@ class OutputCheck(BaseModel):
     stated in the task."""
     expected_origin: str = "the output stated in the task"
     """What `expected_text` is when there is no file, for messages."""
+    match: Match = "exact"
+    """`exact`: the same text; `values`: the values of a stated output in prose, in their
+    order, any layout (`codur.verify.values`)."""
 
     @model_validator(mode="after")
     def _an_expectation(self) -> OutputCheck:
@@ -58,7 +61,9 @@ class OutputCheck(BaseModel):
     @property
     def basis(self) -> Basis:
         """The project's expected-output file, or an output the task states."""
-        return "task_output" if self.expected_file is None else "expected_output"
+        if self.expected_file is not None:
+            return "expected_output"
+        return "task_values" if self.match == "values" else "task_output"
 
     def _expected(self, ctx: ToolContext) -> str:
         if self.expected_text is not None:
@@ -70,7 +75,8 @@ class OutputCheck(BaseModel):
         verification: `codur.verify.stream`), and judge its output."""
         shown = f"python {self.entry}, compared with {self.against}"
         expected = self._expected(ctx)
-        watched = dataclasses.replace(ctx, stop_output=mismatch(expected))
+        stop = mismatch(expected) if self.match == "exact" else None
+        watched = dataclasses.replace(ctx, stop_output=stop)
         call = invoke("run_python_file", {"path": self.entry}, watched)
         if not call.ok:
             return Evidence(
@@ -96,7 +102,7 @@ class OutputCheck(BaseModel):
             stopped_at_line=report.stopped_at_line,
         )
         target = Target(result.command, self.entry, self.against)
-        verdict = judge(target, result, expected)
+        verdict = judge(target, result, expected, self.match)
         emit_run(ctx.bus, verdict)
         if verdict.passed:
             summary = f"{shown}: same output"
@@ -110,6 +116,8 @@ class OutputCheck(BaseModel):
                 cases=1,
             )
         first_wrong, hint = _first_difference(shown_expected(verdict), result.stdout)
+        if self.match == "values":  # no line is wrong in a layout-free comparison
+            first_wrong, hint = None, verdict.shortfall
         return Evidence(
             check="output",
             basis=self.basis,

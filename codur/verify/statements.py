@@ -12,6 +12,12 @@ Stated output (`stated_output`): a requirement phrase, then the output.
   (`total(1, 5) == 15`, `Total: 15`, `[1, 2]` do; `the sum of the list` does not).
 - Several statements that disagree: None.
 
+Stated values (`stated_values`): unquoted text after the phrase that is prose by the rule
+above only because its words are the program's own values, one-word string literals of
+its code, two or more of them among numbers or punctuation (`cy 9, al 7, bo 7` where the
+program holds "cy", "al" and "bo"; a lone word, `should print pass`, stays prose). Prose
+states values, not layout, so these are compared as values in order (values.py).
+
 Stated calls (`stated_calls`): the claims about calls of the folder's functions
 (`total(1, 5) should return 15`, `is_leap(1900) is False`), by the rules of claims.py.
 Text inside a stated output is output, not a claim.
@@ -38,8 +44,16 @@ from dataclasses import dataclass
 from codur.verify.check_helpers import claimed
 from codur.verify.claims import TASK, CallClaim, find_claims
 from codur.verify.io_examples import io_claims
+from codur.verify.values import tokens
 
-__all__ = ["CallClaim", "DocExample", "doctest_examples", "stated_calls", "stated_output"]
+__all__ = [
+    "CallClaim",
+    "DocExample",
+    "doctest_examples",
+    "stated_calls",
+    "stated_output",
+    "stated_values",
+]
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,36 @@ def stated_output(task: str) -> str | None:
     """The program output `task` states explicitly, or None."""
     values = {value for _, value in _output_statements(task)}
     return values.pop() if len(values) == 1 and None not in values else None
+
+
+def stated_values(task: str, code: dict[str, ast.Module]) -> str | None:
+    """The output `task` states in the program's own words (`code`: its parsed files),
+    to be compared as values in order; None when there is none or statements disagree."""
+    texts = set()
+    for (start, stop), value in _output_statements(task):
+        if value is not None:
+            return None  # an exact output is stated_output's
+        texts.add(task[start:stop])
+    if len(texts) != 1:
+        return None
+    text = _OUTPUT_PHRASE.sub("", texts.pop(), count=1).strip()
+    words = [t for t in tokens(text) if t.isalpha()]
+    own = set(words)
+    if len(own) < 2 or len(words) == len(text.split()):
+        return None  # a lone word or words only: prose
+    return text if own <= _one_word_literals(code) else None
+
+
+def _one_word_literals(code: dict[str, ast.Module]) -> frozenset[str]:
+    """The string constants of `code` that are one word of letters (`"cy"`, `'Total'`)."""
+    return frozenset(
+        node.value.strip()
+        for tree in code.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.strip().isalpha()
+    )
 
 
 # --- stated calls and docstring examples ---------------------------------------------

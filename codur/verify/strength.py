@@ -13,7 +13,7 @@ the pass `partial` whatever else passed:
 |   the code (the whole suite)                                  |           |          |
 | part of its tests: those that failed and those of the changed | partial   | checked  |
 |   code passed, the whole suite stopped at its time budget     |           |          |
-| an output or calls the task states                            | task      | checked  |
+| an output, its values or calls the task states                | task      | checked  |
 | the docstrings' examples                                      | docstring | checked  |
 | a test the model wrote from the task                          | model     | checked  |
 | none of these (a checkpoint of an older Codur)                | None      | checked  |
@@ -40,6 +40,7 @@ LEVEL_OF: dict[Basis, Level] = {
     "project_tests": "project",
     "partial_tests": "partial",
     "task_output": "task",
+    "task_values": "task",
     "task_claims": "task",
     "docstrings": "docstring",
     "model_test": "model",
@@ -104,6 +105,8 @@ def _part(e: Evidence) -> str:
         return f"{e.cases} passed; the whole suite stopped at verify.suite_budget_s"
     if e.basis == "task_output":
         return "the output stated in the task"
+    if e.basis == "task_values":
+        return "the values the task states, in order"
     if e.basis == "task_claims":
         return f"{_count(e.cases, 'call', 'calls')} stated in the task"
     return f"{_count(e.cases, 'docstring example', 'docstring examples')}"
