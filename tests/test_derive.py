@@ -262,6 +262,10 @@ PROGRAM = ast.parse('PLAYERS = [("bo", 7), ("cy", 9), ("al", 7)]\nLABEL = "pass"
     ("task", "values"),
     [
         ("fix it so the output should be cy 9, al 7, bo 7", "cy 9, al 7, bo 7"),
+        ("fix @main.py: ties by name. It should print cy 9, al 7", "cy 9, al 7"),
+        ("for an empty list it should print cy 0, al 0", None),  # a condition: one case
+        ("`python main.py x` should print cy 9, al 7", None),
+        ("3 should print cy 9, al 7", None),
         ("It should print cy 9 and al 7.", None),  # "and" is no value of the program
         ("a score of 90 should print pass", None),  # a lone word is prose
         ("the output should be cy al bo", None),  # words alone: prose
@@ -278,7 +282,16 @@ def test_stated_values(task: str, values: str | None) -> None:
     ("stated", "output", "held"),
     [
         ("cy 9, al 7", "cy 9, al 7", True),
-        ("cy 9, al 7", "Ranking\n1. cy: 9\n2. al: 7\n", True),
+        ("cy 9, al 7", "Ranking\ncy: 9\nal: 7\n", True),  # a line each, under a title
+        ("cy 9, al 7", "1. cy: 9\n2. al: 7\n", False),  # a value between: not together
+        ("cy 9, al 7", "in: al 7, cy 9\nout: cy 9, bo 7, al 7", False),  # scattered
+        ("Total 12, count 3", "total: 12\ncount: 3", True),  # case aside
+        ("north 1,200, south 950", "north 1200\nsouth 950", True),
+        ("north 1,000", "north 1 0", False),
+        ("mon \u22123", "mon -3", True),  # a typographic minus
+        ("v 1.10.4", "v 1.1.4", False),  # a version is text
+        ("at 9:05", "at 9:5", False),  # so is a leading zero
+        ("x .5", "x 5", False),
         ("cy 9, al 7", "al 7, cy 9", False),
         ("cy 9, al 7", "cy 9.0 al 7.00", True),
         ("cy 9, al 7", "cy 9, al -7", False),

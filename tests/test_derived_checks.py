@@ -491,10 +491,15 @@ def test_an_output_stated_in_the_programs_own_words_is_compared_as_values(
     ]
     failed = result.failed[0]
     assert failed.hint == (
-        "The output must hold the values the task states, in this order (any layout): "
-        "`cy 9 al 7 bo 7 di 3`; `bo` is missing after `cy 9 al 7`."
+        "The output must hold the values the task states, together and in this order "
+        "(punctuation, spacing and line breaks are free): `cy 9 al 7 bo 7 di 3`; after "
+        "`cy 9` it has `bo` where `al` should be."
     )
     assert failed.hint in failed.feedback
+    assert "these values, together and in this order; any punctuation" in failed.feedback
+    # the values scattered over an echo of the input and a wrong result: no pass
+    echoed = "print('in:', ', '.join(f'{n} {s}' for n, s in PLAYERS))\n" + RANKING
+    assert not verify(tmp_path, task, {"main.py": echoed}).passed
     # one line a player, under a header: the layout is the program's, the values agree
     fixed = verify(tmp_path, task, {"main.py": "print('Ranking')\n" + RANKING_FIXED})
     assert fixed.passed

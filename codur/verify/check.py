@@ -10,8 +10,8 @@ from codur.events import EventBus
 from codur.process import ProcessResult
 from codur.promptbook import PromptBook
 from codur.redaction import Redactor
+from codur.verify import values
 from codur.verify.target import Target
-from codur.verify.values import shortfall
 
 
 def normalize(text: str) -> str:
@@ -21,6 +21,11 @@ def normalize(text: str) -> str:
     return "\n".join(line.rstrip() for line in lines).rstrip("\n")
 
 
+Match = Literal["exact", "values"]
+"""How an output is compared with what is expected: the same text (line endings and
+trailing spaces aside), or the stated values in their order, any layout (values.py)."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     passed: bool
@@ -28,6 +33,7 @@ class Verdict:
     result: ProcessResult
     expected: str | None
     diff: str
+    match: Match = "exact"
     shortfall: str = ""
     """Why the output lacks the stated values (a `values` comparison), else empty."""
 
@@ -45,11 +51,6 @@ def shown_expected(verdict: Verdict) -> str:
     return Redactor().text(verdict.expected or "")
 
 
-Match = Literal["exact", "values"]
-"""How an output is compared with what is expected: the same text (line endings and
-trailing spaces aside), or the stated values in their order, any layout (values.py)."""
-
-
 def judge(
     target: Target, result: ProcessResult, expected: str | None, match: Match = "exact"
 ) -> Verdict:
@@ -59,8 +60,8 @@ def judge(
     if expected is None:
         return Verdict(result.ok, target, result, None, "")
     if match == "values":
-        lacking = shortfall(expected, result.raw_stdout)
-        return Verdict(result.ok and not lacking, target, result, expected, "", lacking)
+        lacking = values.shortfall(expected, result.raw_stdout)
+        return Verdict(result.ok and not lacking, target, result, expected, "", match, lacking)
     passed = result.ok and normalize(result.raw_stdout) == normalize(expected)
     diff = ""
     if not passed:
@@ -130,6 +131,8 @@ def failure_message(book: PromptBook, verdict: Verdict, max_lines: int = 30) -> 
     if verdict.diff and long_output > DIFF_FROM_LINES:
         diff = book.render("verification_diff", diff=_clip(verdict.diff, max_lines))
     expected = shown_expected(verdict) if verdict.expected is not None else "(exit code 0)"
+    if verdict.match == "values":  # not the exact text: the values it must hold
+        expected = values.shown(expected)
     return book.render(
         "verification_failed",
         problems=" ".join(problems),

@@ -105,7 +105,7 @@ class OutputCheck(BaseModel):
         verdict = judge(target, result, expected, self.match)
         emit_run(ctx.bus, verdict)
         if verdict.passed:
-            summary = f"{shown}: same output"
+            summary = f"{shown}: {'holds them' if self.match == 'values' else 'same output'}"
             return Evidence(
                 check="output",
                 basis=self.basis,

@@ -14,9 +14,11 @@ Stated output (`stated_output`): a requirement phrase, then the output.
 
 Stated values (`stated_values`): unquoted text after the phrase that is prose by the rule
 above only because its words are the program's own values, one-word string literals of
-its code, two or more of them among numbers or punctuation (`cy 9, al 7, bo 7` where the
-program holds "cy", "al" and "bo"; a lone word, `should print pass`, stays prose). Prose
-states values, not layout, so these are compared as values in order (values.py).
+its code (case aside), two or more of them among numbers or punctuation (`cy 9, al 7, bo
+7` where the program holds "cy", "al" and "bo"; a lone word, `should print pass`, stays
+prose), in a clause with no condition before the phrase (`so the output should be`, `it
+should print`; not `for an empty list it should print`, `3 should print`). Prose states
+values, not layout, so these are compared as values in order (values.py).
 
 Stated calls (`stated_calls`): the claims about calls of the folder's functions
 (`total(1, 5) should return 15`, `is_leap(1900) is False`), by the rules of claims.py.
@@ -119,6 +121,17 @@ def stated_output(task: str) -> str | None:
     return values.pop() if len(values) == 1 and None not in values else None
 
 
+_CLAUSE_START = re.compile(r"[.;:!?,\n]")
+_PLAIN_SUBJECT = re.compile(
+    r"(?:(?:fix|change|update)\s+(?:it|this|that|the\s+(?:program|script|code)|@?[\w./-]+)\s+)?"
+    r"(?:(?:so|and|then|now)(?:\s+that)?\s*)?(?:it|the\s+(?:program|script)|@?[\w./-]+\.py)?",
+    re.IGNORECASE,
+)
+"""What may stand before the phrase in its clause for the output stated to be the
+program's whole output when it runs: no condition (`for an empty list`, `with --name`,
+`3 should print`, `ranking() should output`), only a subject (`it`, `the program`)."""
+
+
 def stated_values(task: str, code: dict[str, ast.Module]) -> str | None:
     """The output `task` states in the program's own words (`code`: its parsed files),
     to be compared as values in order; None when there is none or statements disagree."""
@@ -126,6 +139,9 @@ def stated_values(task: str, code: dict[str, ast.Module]) -> str | None:
     for (start, stop), value in _output_statements(task):
         if value is not None:
             return None  # an exact output is stated_output's
+        clause = _CLAUSE_START.split(task[:start])[-1]
+        if not _PLAIN_SUBJECT.fullmatch(clause.strip()):
+            return None  # "for an empty list it ...", "`main.py name` ...", "3 should ..."
         texts.add(task[start:stop])
     if len(texts) != 1:
         return None
@@ -134,7 +150,8 @@ def stated_values(task: str, code: dict[str, ast.Module]) -> str | None:
     own = set(words)
     if len(own) < 2 or len(words) == len(text.split()):
         return None  # a lone word or words only: prose
-    return text if own <= _one_word_literals(code) else None
+    known = {word.casefold() for word in _one_word_literals(code)}
+    return text if {word.casefold() for word in own} <= known else None
 
 
 def _one_word_literals(code: dict[str, ast.Module]) -> frozenset[str]:

@@ -1,56 +1,83 @@
-"""An output stated as values in prose, compared whatever the layout.
+"""An output stated as values in prose, compared whatever its punctuation and spacing.
 
-"the output should be cy 9, al 7, bo 7, di 3" states which values the program prints and
-in which order, not its punctuation, line breaks or headers: `cy: 9` a line, or a table
-under a title, says the same. So the comparison is of tokens (words and numbers; numbers
-by value, `7.0` is `7`): the stated tokens must appear in the output in their order,
-other tokens may stand between them. A program printing the right values in another
-order, or missing one, fails; one printing more around them passes.
+"so the output should be cy 9, al 7, bo 7, di 3" states which values the program prints
+and in which order, not its commas, colons or line breaks: `cy: 9` a line, under a title
+line, says the same. So the comparison is of tokens (words, case aside, and numbers, by
+value: `7.0` is `7`): the stated tokens must stand together in the output's tokens, in
+their order, with nothing between them. A program printing the values in another order,
+missing one, with another between them, or scattered (an echo of its input, then a wrong
+result) fails; what it prints before or after them does not matter.
 """
 
 from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+")
-"""A number (with its sign where nothing stands right before it) or a word of letters."""
+_NUMBER = r"[-\u2212]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
+_TOKEN = re.compile(
+    rf"\d+(?:\.\d+){{2,}}"  # a version or a date (1.10.4): text, not a number
+    rf"|(?<![\w.]){_NUMBER}|\d+(?:\.\d+)?"  # a sign only where nothing stands right before
+    r"|\.\d+"  # .5: text (no number is printed so)
+    r"|[^\W\d_]+"
+)
+_PLAIN = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
+"""A number compared by value: no leading zero (`05` in 9:05 is text, not 5)."""
 
 
 def tokens(text: str) -> list[str]:
-    """The words and numbers of `text`, in order; punctuation and spacing dropped."""
-    return _TOKEN.findall(text)
+    """The words and numbers of `text`, in order; punctuation and spacing dropped, a
+    number's thousands separators and a typographic minus read as Python would print."""
+    return [t.replace(",", "").replace("\u2212", "-") for t in _TOKEN.findall(text)]
 
 
 def _same(stated: str, printed: str) -> bool:
-    if stated == printed:
+    if stated.casefold() == printed.casefold():
         return True
-    try:
+    if _PLAIN.fullmatch(stated) and _PLAIN.fullmatch(printed):
         return float(stated) == float(printed)
-    except ValueError:
-        return False
+    return False
 
 
-def found_in_order(stated: str, output: str) -> int:
-    """How many of `stated`'s tokens `output` holds in their order (greedy, which finds
-    the longest matched prefix of a subsequence); all of them: the output states it."""
-    wanted = tokens(stated)
-    matched = 0
-    for token in tokens(output):
-        if matched < len(wanted) and _same(wanted[matched], token):
-            matched += 1
-    return matched
+def _run_at(wanted: list[str], got: list[str], start: int) -> int:
+    """How many of `wanted` stand in `got` from `start` on, one after another."""
+    count = 0
+    while count < len(wanted) and start + count < len(got):
+        if not _same(wanted[count], got[start + count]):
+            break
+        count += 1
+    return count
+
+
+def _closest(wanted: list[str], got: list[str]) -> tuple[int, int]:
+    """Where in `got` the longest run of `wanted`'s first tokens starts, and its length."""
+    best = (0, 0)
+    for start in range(len(got)):
+        count = _run_at(wanted, got, start)
+        if count > best[1]:
+            best = (start, count)
+    return best
 
 
 def shortfall(stated: str, output: str) -> str:
-    """Why `output` does not hold `stated`'s values in order ("" when it does), as the
-    model and the user read it."""
-    wanted = tokens(stated)
-    matched = found_in_order(stated, output)
-    if matched == len(wanted):
+    """Why `output` does not hold `stated`'s values together and in order ("" when it
+    does), as the model and the user read it."""
+    wanted, got = tokens(stated), tokens(output)
+    start, count = _closest(wanted, got)
+    if count == len(wanted):
         return ""
-    before = " ".join(wanted[:matched])
-    after = f" after `{before}`" if before else ""
-    return (
-        f"The output must hold the values the task states, in this order (any layout): "
-        f"`{' '.join(wanted)}`; `{wanted[matched]}` is missing{after}."
+    needed = (
+        "The output must hold the values the task states, together and in this order "
+        f"(punctuation, spacing and line breaks are free): `{' '.join(wanted)}`; "
     )
+    if count == 0:
+        return needed + f"`{wanted[0]}` is not in it."
+    shown = " ".join(wanted[:count])
+    after = start + count
+    if after >= len(got):
+        return needed + f"it ends after `{shown}`, where `{wanted[count]}` should follow."
+    return needed + f"after `{shown}` it has `{got[after]}` where `{wanted[count]}` should be."
+
+
+def shown(stated: str) -> str:
+    """The stated values as the failure report shows them in place of an exact output."""
+    return f"{stated}\n(these values, together and in this order; any punctuation or layout)"
