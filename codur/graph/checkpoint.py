@@ -56,6 +56,7 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.verify.plan", "TestCheck"),
     ("codur.verify.plan", "StaticCheck"),
     ("codur.verify.oracle", "OracleCheck"),
+    ("codur.verify.names_check", "NamesCheck"),
     ("codur.verify.derived", "DerivedCheck"),
     ("codur.tools.todo", "TodoItem"),
     ("codur.planning.verdict", "VerifierVerdict"),

@@ -35,7 +35,7 @@ class Location(BaseModel):
 class Evidence(BaseModel):
     """The outcome of one check."""
 
-    check: Literal["output", "tests", "derived", "syntax", "import", "lint", "oracle"]
+    check: Literal["output", "tests", "derived", "syntax", "import", "lint", "oracle", "names"]
     passed: bool
     command: str
     summary: str
