@@ -378,6 +378,33 @@ def test_a_task_naming_a_failing_test_needs_no_planning_call(tmp_path: Path) -> 
     assert decision["agent"] == "agent:coder" and "nothing to choose" in decision["reasoning"]
 
 
+@pytest.mark.parametrize(
+    ("quote", "calls"),
+    [
+        ("`assert total([1, 2, 3, 4])  ==  10` fails. It should hold; please fix.", 1),
+        ("`assert total([5]) == 5` fails. It should hold; please fix.", 3),  # not its code
+        ("could you fix it so that `assert total([1, 2, 3, 4]) == 10` holds?", 3),  # asked
+    ],
+)
+def test_a_task_quoting_the_workspaces_code_needs_no_planning_call(
+    tmp_path: Path, quote: str, calls: int
+) -> None:
+    """An issue quoting the failing check, as it stands in the workspace's code (spacing
+    aside), is about that code: with one agent nothing is left to classify or plan (on
+    main: two calls, 28 s on the real-repository benchmark's symptom tasks). Code the
+    workspace does not hold, or a question, goes through both."""
+    root = tmp_path / "work"
+    (root / "tests").mkdir(parents=True)
+    (root / "main.py").write_text(BUGGY.replace("print(total([1, 2, 3, 4]))\n", ""))
+    test = "from main import total\n\n\ndef test_total():\n    assert total([1, 2, 3, 4]) == 10\n"
+    (root / "tests" / "test_main.py").write_text(test)
+    fixed = FIXED.replace("print(total([1, 2, 3, 4]))\n", "")
+    classify = json.dumps({"kind": "code_change", "confidence": 0.5})
+    replies = [classify, PLAN][: calls - 1] + [whole_file("main.py", fixed)]
+    result, events, _ = run_in_process(root, replies, task=quote)
+    assert result.status == "verified" and result.model_calls == calls, result.message
+
+
 def test_bare_agent_name_from_the_planner_is_accepted(tmp_path: Path) -> None:
     plan = json.dumps({"action": "delegate", "agent": "coder"})
     run = Run(tmp_path, [plan, whole_file("main.py", FIXED)])

@@ -3,14 +3,16 @@
 Only greetings, plain questions and explicit file operations may be routed from here,
 and only above `planning.pre_plan_confidence`; anything that changes code goes on to the
 full planner (a code task routed wrongly here would never reach an agent). A task
-that names the workspace's files (`@main.py`, or `tests/test_x.py::test_y fails`) is
-about code, so it goes on without spending a call. Only a request phrased as a question
+that names the workspace's files (`@main.py`, or `tests/test_x.py::test_y fails`), or
+that is no question and quotes the workspace's code (an issue quoting the failing
+check), is about code, so it goes on without spending a call. Only a request phrased as a question
 is answered here: an imperative ("fix the bug") the model calls a question goes on to
 the planner, never ends the run with an answer in place of the change it asks for.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -37,7 +39,10 @@ def llm_pre_plan(
     session = runtime.context
     if state.get("context_files") or not session.model_allowed:
         return Command(goto="llm_plan")
-    if names_workspace_files(session, state["task"]):
+    task = state["task"]
+    if names_workspace_files(session, task) or (
+        not is_question(task) and quotes_workspace_code(session, task)
+    ):
         return Command(update={"code_task": True}, goto="llm_plan")
     client = session.client()
     system = SystemMessage(session.prompts.render("pre_planner"))
@@ -78,6 +83,27 @@ def names_workspace_files(session: Session, task: str) -> bool:
                 return True
         except WorkspaceError:  # outside the workspace: not one of its files
             continue
+    return False
+
+
+_QUOTED_CODE = re.compile(r"`([^`\n]{12,})`")
+QUOTE_PREFIX = 60
+"""Characters of a quoted snippet looked for (a statement may go on over lines)."""
+
+
+def quotes_workspace_code(session: Session, task: str) -> bool:
+    """Whether `task` quotes, in backticks, code a Python file of the workspace holds (an
+    issue's `assert r.named["dt"] == datetime(...)` from its failing test): the request
+    is about the workspace's code. Spacing aside; a long snippet by its start."""
+    from codur.tools.registry import invoke
+
+    ctx = session.tool_context()
+    for snippet in _QUOTED_CODE.findall(task):
+        words = re.split(r"\s+", snippet.strip()[:QUOTE_PREFIX].strip())
+        pattern = r"\s+".join(re.escape(word) for word in words)
+        found = invoke("grep_files", {"pattern": pattern, "glob": "*.py"}, ctx)
+        if found.ok and found.value is not None and found.value.matches:
+            return True
     return False
 
 
