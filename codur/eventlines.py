@@ -163,7 +163,6 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "scope.refused": lambda d: f"edit of {d['path']} refused: {short(d['reason'], 240)}",
     "edit.refused": lambda d: f"edit of {d['path']} refused: {short(d['reason'], 240)}",
-    "edit.undefined": lambda d: f"{d['path']} uses an undefined name: {short(d['reason'], 240)}",
     "snapshot": lambda d: (
         f"snapshot ({d['stage']}, {d['store']}): {d['files']} files in {d['duration_s']}s"
     ),
@@ -206,7 +205,6 @@ PROGRESS = {
     "scope.locked",
     "scope.refused",
     "edit.refused",
-    "edit.undefined",
     "repair.end",
     "repair.review",
     "crosscheck.end",

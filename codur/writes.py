@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -40,9 +40,6 @@ class Changes:
     run: Changes | None = None
     """A scratch copy's: the run's own write path, which still says what the run wrote
     and made (a program created in this run asks before it runs, in the copy too)."""
-    notes: list[str] = field(default_factory=list)
-    """What a tool's writes leave for the model to know (a name left undefined), taken
-    once by `take_notes`."""
 
     def guard(
         self, path: str, new: str | None = None, by: str = "", cut: bool = False
@@ -52,19 +49,14 @@ class Changes:
         harness left out (`scope.kept_harness`); `new` None (a removal or a move):
         whether the scope allows the path at all. ScopeError (announced as
         `scope.refused`) when the scope refuses it, or (`edit.refused`) when `new` leaves
-        a name undefined; a tool's write (`by` "tool") that does is written with a note
-        (`edit.undefined`): a model editing step by step may write a call before the
-        function, and the names check fails the run while it stays undefined."""
+        a name undefined."""
         if self.scope is None:
             return new
         snapshot = self.snapshot
         original = (lambda: snapshot.original(path)) if snapshot is not None else None
         if new is not None and (reason := refusal(path, self._current(path), new, original)):
-            if by != "tool":
-                self.bus.emit("edit.refused", path=path, reason=reason)
-                raise ScopeError(reason, path)
-            self.bus.emit("edit.undefined", path=path, reason=reason)
-            self.notes.append(f"Note: {reason}; the checks fail while it stays undefined.")
+            self.bus.emit("edit.refused", path=path, reason=reason)
+            raise ScopeError(reason, path)
         try:
             if new is None:
                 reason = self.scope.why_not(path)
@@ -111,11 +103,6 @@ class Changes:
         it was (`made` follows once it is changed)."""
         if self.snapshot is not None:
             self.snapshot.note(path)
-
-    def take_notes(self) -> list[str]:
-        """The notes of the writes since the last call (see `notes`)."""
-        taken, self.notes[:] = list(self.notes), []
-        return taken
 
     def made(self) -> None:
         """The recorded changes are made: the run knows the files as they are now as its

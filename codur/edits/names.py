@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any
 
 from codur.edits.parse import is_python
@@ -79,32 +79,20 @@ def _inside(message: Any, node: ast.expr) -> bool:
     return (node.lineno, node.col_offset) <= at < end
 
 
-def known_undefined(path: str, text: str | None) -> list[str]:
-    """The names a file (`text`; None: no file) already uses undefined, which an edit may
-    go on using: those pyflakes finds or, when it does not parse, every word in it."""
-    if text is None or not is_python(path):
-        return []
-    found = _undefined(path, text)
-    if found is None:
-        return sorted(set(re.findall(r"[A-Za-z_]\w*", text)))
-    return list(dict.fromkeys(name for name, _, _ in found))
-
-
-def new_undefined(path: str, text: str, known: Collection[str]) -> list[str]:
-    """`path:line: message` for each name `text` uses undefined that is not in `known`;
-    empty when there is none, or `path` is not Python or `text` does not parse (the
-    syntax check says so)."""
-    if not is_python(path):
-        return []
-    found = _undefined(path, text) or []
-    lines = [f"{path}:{line}: {message}" for name, line, message in found if name not in known]
-    return list(dict.fromkeys(lines))
-
-
 def left_undefined(path: str, old: str | None, new: str) -> list[str]:
     """`path:line: message` for each name `new` uses undefined that `old` (None: a new
-    file) did not (`new_undefined`)."""
-    return new_undefined(path, new, set(known_undefined(path, old)))
+    file) did not; empty when there is none, or `path` is not Python or `new` does not
+    parse (the syntax check says so)."""
+    if not is_python(path):
+        return []
+    found = _undefined(path, new) or []
+    before = _undefined(path, old) if old is not None else []
+    if before is None:  # the old text does not parse: any use of the name in it counts
+        known = set(re.findall(r"[A-Za-z_]\w*", old or ""))
+    else:
+        known = {name for name, _, _ in before}
+    lines = [f"{path}:{line}: {message}" for name, line, message in found if name not in known]
+    return list(dict.fromkeys(lines))
 
 
 def refusal(

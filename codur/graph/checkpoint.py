@@ -56,7 +56,6 @@ STATE_TYPES: tuple[tuple[str, str], ...] = (
     ("codur.verify.plan", "TestCheck"),
     ("codur.verify.plan", "StaticCheck"),
     ("codur.verify.oracle", "OracleCheck"),
-    ("codur.verify.names_check", "NamesCheck"),
     ("codur.verify.derived", "DerivedCheck"),
     ("codur.tools.todo", "TodoItem"),
     ("codur.planning.verdict", "VerifierVerdict"),

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codur.edits.names import known_undefined
-from codur.edits.parse import is_python
 from codur.graph.state import AgentState, ModelTest
 from codur.scope.learned import ScopeLearned, learn
 from codur.session import Session
@@ -56,15 +54,6 @@ def _derived(found: Any) -> tuple[list, str] | None:
     return (list(found[0]), found[1]) if found else None
 
 
-def _names(session: Session, changed: list[str]) -> dict[str, list[str]]:
-    """The Python files the run changed, each with the names it used undefined as the
-    run found it (the names check's: a tool's write may leave one undefined)."""
-    snapshot = session.snapshot
-    if snapshot is None:
-        return {}
-    return {p: known_undefined(p, snapshot.original(p)) for p in changed if is_python(p)}
-
-
 def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult, dict[str, Any]]:
     """Decide how to verify (from what is in the folder, never by keywords) and run it,
     the tests that failed in the run's first and last checks first; put back oracle files
@@ -92,7 +81,6 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
             scope.compiled or {} if scope else {},
             (scope.site_dirs, scope.site_digests) if scope else ((), {}),
             failing,
-            _names(session, changed),
         )
 
     verdict = run(_derived(state.get("derived")))

@@ -212,7 +212,6 @@ def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[b
     if problem:
         return False, f"Bad arguments for {name}: {problem}. Expected: {spec.usage}", None
     lock = ctx.write_lock if spec.writes else contextlib.nullcontext()
-    notes: list[str] = []
     try:
         with lock:
             try:
@@ -220,7 +219,6 @@ def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[b
             finally:
                 if spec.writes:  # what it changed is as Codur left it
                     ctx.changed()
-                    notes = ctx.changes.take_notes()
     except ApprovalRequired:
         raise  # nobody can approve it: the run stops (not an observation for the model)
     except CodurError as exc:
@@ -228,7 +226,7 @@ def _run(name: str, args: Mapping[str, Any] | None, ctx: ToolContext) -> tuple[b
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         return False, f"{name} failed: {exc.strerror or exc}{where}", None
-    return True, "\n".join([_text(value) or "(empty)", *notes]), value
+    return True, _text(value) or "(empty)", value
 
 
 def _validate(spec: ToolSpec, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]:

@@ -29,7 +29,6 @@ from codur.tools.registry import invoke
 from codur.verify import detect
 from codur.verify.derived_checks import derived_checks
 from codur.verify.evidence import Evidence
-from codur.verify.names_check import NamesCheck
 from codur.verify.oracle import OracleCheck
 from codur.verify.plan import (
     Check,
@@ -74,7 +73,6 @@ def choose_checks(
     compiled: Mapping[str, str] | None = None,
     site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
     failing: Collection[str] = (),
-    names: Mapping[str, list[str]] | None = None,
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `oracle`: the files checks judge
     by, as captured at the start of the run (compared with them, and kept unchanged;
@@ -86,9 +84,7 @@ def choose_checks(
     `compiled`: the `__pycache__` modules then (`codur.scope.compiled`); `site`: the
     site-packages folders of the project's Python and the site hooks there at the start
     of the run (path -> sha256; `codur.scope.site_hooks`);
-    `failing`: ids of the tests that failed earlier in the run (run first); `names`: the
-    Python files the run changed, each with the names it used undefined when the run
-    found it (a names check: `codur.verify.names_check`)."""
+    `failing`: ids of the tests that failed earlier in the run (run first)."""
     ws = ctx.ws
     watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
     oracle = oracle or {}
@@ -122,8 +118,6 @@ def choose_checks(
             reasons.append("no expected output and no tests: static checks of the changed code")
         else:
             reasons.append("no expected output, no tests and no changed Python files")
-    if names and checks:
-        checks.append(NamesCheck(files=dict(names)))
     if watch and checks:  # also with nothing captured: a conftest.py may be created
         digests = {
             p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
@@ -286,24 +280,11 @@ def verify_task(
     compiled: Mapping[str, str] | None = None,
     site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
     failing: Collection[str] = (),
-    names: Mapping[str, list[str]] | None = None,
 ) -> VerificationResult:
     """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
     vctx = verification_context(ctx, cfg)
     plan = choose_checks(
-        vctx,
-        cfg,
-        refs,
-        changed,
-        task,
-        oracle,
-        derived,
-        allowed,
-        present,
-        compiled,
-        site,
-        failing,
-        names,
+        vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site, failing
     )
     result = run_plan(plan, vctx)
     ctx.bus.emit(

@@ -35,7 +35,7 @@ class Location(BaseModel):
 class Evidence(BaseModel):
     """The outcome of one check."""
 
-    check: Literal["output", "tests", "derived", "syntax", "import", "lint", "oracle", "names"]
+    check: Literal["output", "tests", "derived", "syntax", "import", "lint", "oracle"]
     passed: bool
     command: str
     summary: str

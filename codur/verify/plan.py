@@ -21,7 +21,6 @@ from codur.tools.registry import invoke
 from codur.verify.check import Match, emit_run, failure_message, judge, shown_expected
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
-from codur.verify.names_check import NamesCheck
 from codur.verify.oracle import OracleCheck
 from codur.verify.stream import mismatch
 from codur.verify.target import Target, runs_something
@@ -213,14 +212,14 @@ def _importable(path: Path) -> bool:
 
 
 Check = Annotated[
-    OutputCheck | TestCheck | StaticCheck | DerivedCheck | OracleCheck | NamesCheck,
+    OutputCheck | TestCheck | StaticCheck | DerivedCheck | OracleCheck,
     Field(discriminator="kind"),
 ]
 
 
 def strategy_of(kinds: Iterable[str]) -> str:
     """The strategy of checks of these kinds (`Strategy` in codur/verify/result.py)."""
-    kinds = {"tests" if kind == "derived" else kind for kind in kinds} - {"oracle", "names"}
+    kinds = {"tests" if kind == "derived" else kind for kind in kinds} - {"oracle"}
     kinds = {kind if kind in ("output", "tests") else "static" for kind in kinds}
     dynamic = kinds & {"output", "tests"}
     if len(dynamic) > 1:

@@ -231,7 +231,7 @@ def _unshown_fix(state: AgentState, verdict: VerificationResult) -> bool:
     written = state.get("model_test")
     if written is None or not written.test or written.failed_first is not False:
         return False
-    return all(e.check in ("derived", "oracle", "names") for e in verdict.evidence)
+    return all(e.check in ("derived", "oracle") for e in verdict.evidence)
 
 
 def _repairable(verdict: VerificationResult, state: AgentState, session: Session) -> bool:
