@@ -383,16 +383,17 @@ def test_a_task_naming_a_failing_test_needs_no_planning_call(tmp_path: Path) -> 
     [
         ("`assert total([1, 2, 3, 4])  ==  10` fails. It should hold; please fix.", 1),
         ("`assert total([5]) == 5` fails. It should hold; please fix.", 3),  # not its code
+        ("tell me what `s += xs[i]` does", 3),  # the program's code: maybe to explain
         ("could you fix it so that `assert total([1, 2, 3, 4]) == 10` holds?", 3),  # asked
     ],
 )
-def test_a_task_quoting_the_workspaces_code_needs_no_planning_call(
+def test_a_task_quoting_a_test_of_the_workspace_needs_no_planning_call(
     tmp_path: Path, quote: str, calls: int
 ) -> None:
-    """An issue quoting the failing check, as it stands in the workspace's code (spacing
-    aside), is about that code: with one agent nothing is left to classify or plan (on
+    """An issue quoting the failing check, as it stands in the workspace's tests (spacing
+    aside), is about the code: with one agent nothing is left to classify or plan (on
     main: two calls, 28 s on the real-repository benchmark's symptom tasks). Code the
-    workspace does not hold, or a question, goes through both."""
+    tests do not hold, the program's own code, or a question, goes through both."""
     root = tmp_path / "work"
     (root / "tests").mkdir(parents=True)
     (root / "main.py").write_text(BUGGY.replace("print(total([1, 2, 3, 4]))\n", ""))

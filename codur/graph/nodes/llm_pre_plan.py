@@ -4,10 +4,11 @@ Only greetings, plain questions and explicit file operations may be routed from 
 and only above `planning.pre_plan_confidence`; anything that changes code goes on to the
 full planner (a code task routed wrongly here would never reach an agent). A task
 that names the workspace's files (`@main.py`, or `tests/test_x.py::test_y fails`), or
-that is no question and quotes the workspace's code (an issue quoting the failing
-check), is about code, so it goes on without spending a call. Only a request phrased as a question
-is answered here: an imperative ("fix the bug") the model calls a question goes on to
-the planner, never ends the run with an answer in place of the change it asks for.
+that is no question and quotes one of the workspace's tests (an issue quoting the
+failing check), is about code, so it goes on without spending a call. Only a request
+phrased as a question is answered here: an imperative ("fix the bug") the model calls a
+question goes on to the planner, never ends the run with an answer in place of the
+change it asks for.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def llm_pre_plan(
         return Command(goto="llm_plan")
     task = state["task"]
     if names_workspace_files(session, task) or (
-        not is_question(task) and quotes_workspace_code(session, task)
+        not is_question(task) and quotes_a_check(session, task)
     ):
         return Command(update={"code_task": True}, goto="llm_plan")
     client = session.client()
@@ -91,18 +92,21 @@ QUOTE_PREFIX = 60
 """Characters of a quoted snippet looked for (a statement may go on over lines)."""
 
 
-def quotes_workspace_code(session: Session, task: str) -> bool:
-    """Whether `task` quotes, in backticks, code a Python file of the workspace holds (an
-    issue's `assert r.named["dt"] == datetime(...)` from its failing test): the request
-    is about the workspace's code. Spacing aside; a long snippet by its start."""
+def quotes_a_check(session: Session, task: str) -> bool:
+    """Whether `task` quotes, in backticks, code a test of the workspace holds (an issue's
+    `assert r.named["dt"] == datetime(...)` from its failing test): a check of the
+    project's is reported, so its code is to change. Spacing aside; a long snippet by its
+    start. (Quoted code of the program itself may come with a request to explain it.)"""
     from codur.tools.registry import invoke
+    from codur.verify.target import is_test
 
     ctx = session.tool_context()
     for snippet in _QUOTED_CODE.findall(task):
         words = re.split(r"\s+", snippet.strip()[:QUOTE_PREFIX].strip())
         pattern = r"\s+".join(re.escape(word) for word in words)
         found = invoke("grep_files", {"pattern": pattern, "glob": "*.py"}, ctx)
-        if found.ok and found.value is not None and found.value.matches:
+        matches = found.value.matches if found.ok and found.value is not None else []
+        if any(is_test(line.split(":", 1)[0]) for line in matches):
             return True
     return False
 
