@@ -32,6 +32,7 @@ from codur.verify.statements import (
     stated_calls,
     stated_output,
     stated_values,
+    states_output,
 )
 from codur.verify.target import entry_point, is_test, python_files
 from codur.workspace import Workspace
@@ -186,7 +187,7 @@ def derived_checks(
     found: list[str] = []
     trees = _parsed(sources)
     output, match = stated_output(task), "exact"
-    entry = entry_point(ws, refs, cfg) if output is not None or task else None
+    entry = entry_point(ws, refs, cfg) if states_output(task) else None
     if output is None and entry is not None:  # in the words of the program run
         program = trees | _parsed({entry: every[entry]} if entry in every else {})
         match = "values" if (output := stated_values(task, program)) is not None else match

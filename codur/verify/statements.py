@@ -55,6 +55,7 @@ __all__ = [
     "stated_calls",
     "stated_output",
     "stated_values",
+    "states_output",
 ]
 
 
@@ -113,6 +114,11 @@ def _looks_like_output(text: str) -> bool:
         return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return all(not word.isalpha() for word in text.split())
+
+
+def states_output(task: str) -> bool:
+    """Whether `task` has an output phrase at all (what it states may be prose)."""
+    return bool(_output_statements(task))
 
 
 def stated_output(task: str) -> str | None:
