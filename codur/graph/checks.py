@@ -74,13 +74,9 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
             refs,
             changed,
             state["task"],
-            scope.oracle if scope else None,
             derived,
-            scope.oracle_editable if scope else (),
-            scope.present or () if scope else (),
-            scope.compiled or {} if scope else {},
-            (scope.site_dirs, scope.site_digests) if scope else ((), {}),
             failing,
+            scope,
         )
 
     verdict = run(_derived(state.get("derived")))

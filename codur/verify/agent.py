@@ -20,6 +20,7 @@ import hashlib
 import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
@@ -41,6 +42,9 @@ from codur.verify.plan import (
 from codur.verify.reach import unreached
 from codur.verify.result import VerificationResult
 from codur.verify.target import entry_point, is_test, python_files
+
+if TYPE_CHECKING:
+    from codur.scope import EditScope
 
 
 def verification_context(
@@ -66,28 +70,20 @@ def choose_checks(
     refs: list[str],
     changed: list[str],
     task: str = "",
-    oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
-    allowed: Collection[str] = (),
-    present: Collection[str] = (),
-    compiled: Mapping[str, str] | None = None,
-    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
     failing: Collection[str] = (),
+    scope: EditScope | None = None,
 ) -> VerificationPlan:
-    """Choose the checks for this folder and say why. `oracle`: the files checks judge
-    by, as captured at the start of the run (compared with them, and kept unchanged;
-    None: not in a run, no oracle check);
-    `derived`: the checks derived from the task and the docstrings at the start of the
-    run (so an edit that drops a docstring's examples does not drop its check);
-    `allowed`: oracle files the run may change or create; `present`: the files pytest
-    loads by name that were there at the start of the run (none of them is created);
-    `compiled`: the `__pycache__` modules then (`codur.scope.compiled`); `site`: the
-    site-packages folders of the project's Python and the site hooks there at the start
-    of the run (path -> sha256; `codur.scope.site_hooks`);
-    `failing`: ids of the tests that failed earlier in the run (run first)."""
+    """Choose the checks for this folder and say why. `derived`: the checks derived from
+    the task and the docstrings at the start of the run (so an edit that drops a
+    docstring's examples does not drop its check); `failing`: ids of the tests that
+    failed earlier in the run (run first); `scope`: the run's edit scope (None: not in a
+    run, no oracle check), with what it captured at the start: the files checks judge
+    by (compared with them, and kept unchanged), those the run may change, the files
+    pytest loads by name then (none of them is created), the `__pycache__` modules
+    then, and the site hooks of the project's Python (`OracleCheck`)."""
     ws = ctx.ws
-    watch = oracle is not None  # in a run: the oracle as captured (maybe nothing)
-    oracle = oracle or {}
+    oracle = scope.oracle if scope is not None else {}
     checks: list[Check] = []
     reasons: list[str] = []
     entry, why = _entry(ctx, cfg, refs)
@@ -118,18 +114,18 @@ def choose_checks(
             reasons.append("no expected output and no tests: static checks of the changed code")
         else:
             reasons.append("no expected output, no tests and no changed Python files")
-    if watch and checks:  # also with nothing captured: a conftest.py may be created
+    if scope is not None and checks:  # also with nothing captured: a conftest.py may come
         digests = {
             p: hashlib.sha256(d).hexdigest() if d is not None else None for p, d in oracle.items()
         }
         checks.append(
             OracleCheck(
                 files=digests,
-                allowed=list(allowed),
-                present=list(present),
-                compiled=dict(compiled or {}),
-                site_dirs=list(site[0]),
-                site_hooks=dict(site[1]),
+                allowed=list(scope.oracle_editable),
+                present=list(scope.present or ()),
+                compiled=dict(scope.compiled or {}),
+                site_dirs=list(scope.site_dirs),
+                site_hooks=dict(scope.site_digests),
             )
         )
     return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
@@ -273,19 +269,14 @@ def verify_task(
     refs: list[str],
     changed: list[str],
     task: str = "",
-    oracle: Mapping[str, bytes | None] | None = None,
     derived: tuple[list[Check], str] | None = None,
-    allowed: Collection[str] = (),
-    present: Collection[str] = (),
-    compiled: Mapping[str, str] | None = None,
-    site: tuple[Collection[str], Mapping[str, str]] = ((), {}),
     failing: Collection[str] = (),
+    scope: EditScope | None = None,
 ) -> VerificationResult:
-    """Decide, run, judge; the verdict also goes out as a `verify.result` event."""
+    """Decide, run, judge (`choose_checks`); the verdict also goes out as a `verify.result`
+    event."""
     vctx = verification_context(ctx, cfg)
-    plan = choose_checks(
-        vctx, cfg, refs, changed, task, oracle, derived, allowed, present, compiled, site, failing
-    )
+    plan = choose_checks(vctx, cfg, refs, changed, task, derived, failing, scope)
     result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",

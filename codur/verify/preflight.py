@@ -23,9 +23,7 @@ def planned_check(
 ) -> VerificationPlan:
     """The checks Codur would run for `task` in the folder as it is now (nothing runs):
     the expected output, the tests, the derived checks or the static ones."""
-    return choose_checks(
-        verification_context(ctx, cfg), cfg, file_refs(task), [], task, None, derived
-    )
+    return choose_checks(verification_context(ctx, cfg), cfg, file_refs(task), [], task, derived)
 
 
 def pytest_runs(plan: VerificationPlan) -> list[str]:
