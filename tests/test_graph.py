@@ -361,16 +361,21 @@ def test_single_agent_code_task_needs_no_planning_call(tmp_path: Path) -> None:
     assert "llm_plan" in nodes and decision["agent"] == "agent:coder"
 
 
-def test_a_task_naming_a_failing_test_needs_no_planning_call(tmp_path: Path) -> None:
-    """`tests/test_main.py::test_total fails` names the workspace's files without `@`: a
-    code task, so with one agent nothing is left to plan (on main: a planner call, 1,146
-    prompt tokens, before every such run)."""
+def _a_failing_test(tmp_path: Path) -> tuple[Path, str]:
+    """A folder whose tests/test_main.py fails on main.py's bug; and main.py fixed."""
     root = tmp_path / "work"
     (root / "tests").mkdir(parents=True)
     (root / "main.py").write_text(BUGGY.replace("print(total([1, 2, 3, 4]))\n", ""))
     test = "from main import total\n\n\ndef test_total():\n    assert total([1, 2, 3, 4]) == 10\n"
     (root / "tests" / "test_main.py").write_text(test)
-    fixed = FIXED.replace("print(total([1, 2, 3, 4]))\n", "")
+    return root, FIXED.replace("print(total([1, 2, 3, 4]))\n", "")
+
+
+def test_a_task_naming_a_failing_test_needs_no_planning_call(tmp_path: Path) -> None:
+    """`tests/test_main.py::test_total fails` names the workspace's files without `@`: a
+    code task, so with one agent nothing is left to plan (on main: a planner call, 1,146
+    prompt tokens, before every such run)."""
+    root, fixed = _a_failing_test(tmp_path)
     task = "tests/test_main.py::test_total fails: fix the bug"
     result, events, _ = run_in_process(root, [whole_file("main.py", fixed)], task=task)
     assert result.status == "verified" and result.model_calls == 1, result.message
@@ -394,12 +399,7 @@ def test_a_task_quoting_a_test_of_the_workspace_needs_no_planning_call(
     aside), is about the code: with one agent nothing is left to classify or plan (on
     main: two calls, 28 s on the real-repository benchmark's symptom tasks). Code the
     tests do not hold, the program's own code, or a question, goes through both."""
-    root = tmp_path / "work"
-    (root / "tests").mkdir(parents=True)
-    (root / "main.py").write_text(BUGGY.replace("print(total([1, 2, 3, 4]))\n", ""))
-    test = "from main import total\n\n\ndef test_total():\n    assert total([1, 2, 3, 4]) == 10\n"
-    (root / "tests" / "test_main.py").write_text(test)
-    fixed = FIXED.replace("print(total([1, 2, 3, 4]))\n", "")
+    root, fixed = _a_failing_test(tmp_path)
     classify = json.dumps({"kind": "code_change", "confidence": 0.5})
     replies = [classify, PLAN][: calls - 1] + [whole_file("main.py", fixed)]
     result, events, _ = run_in_process(root, replies, task=quote)
