@@ -189,7 +189,8 @@ def derived_checks(
     output, match = stated_output(task), "exact"
     entry = entry_point(ws, refs, cfg) if states_output(task) else None
     if output is None and entry is not None:  # in the words of the program run
-        program = trees | _parsed({entry: every[entry]} if entry in every else {})
+        unparsed = {entry: every[entry]} if entry in every and entry not in trees else {}
+        program = trees | _parsed(unparsed)
         match = "values" if (output := stated_values(task, program)) is not None else match
     if output is not None and entry is not None:
         origin = VALUES_ORIGIN if match == "values" else "the output stated in the task"

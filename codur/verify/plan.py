@@ -115,9 +115,10 @@ class OutputCheck(BaseModel):
                 duration_s=result.duration_s,
                 cases=1,
             )
-        first_wrong, hint = _first_difference(shown_expected(verdict), result.stdout)
         if self.match == "values":  # no line is wrong in a layout-free comparison
             first_wrong, hint = None, verdict.shortfall
+        else:
+            first_wrong, hint = _first_difference(shown_expected(verdict), result.stdout)
         return Evidence(
             check="output",
             basis=self.basis,
