@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Prompt lookup decoding on edit replies: the embedded model answers the coder's first
 prompt for each challenge in challenges/ (the buggy file and "fix it, reply with the whole
-file") at temperature 0, with `draft: none` and `draft: prompt_lookup`, the KV cache
-cleared before each call. Prints each call's generation rate (reply tokens a second
-after the prompt was evaluated) with the draft off and on, the ratio overall, and where
-two replies differ (speculative decoding is exact under greedy decoding only when a
-batch's logits are those of one token at a time). Exit code 1 when a reply differs.
+file") at temperature 0, with `draft: none` and each of `--drafts` (llama-cpp-python's
+`prompt_lookup`, Codur's `copy`), the KV cache cleared before each call. Prints each
+call's generation rate (reply tokens a second after the prompt was evaluated) with the
+draft off and on, the ratio overall, and where two replies differ (speculative decoding
+is exact under greedy decoding only when a batch's logits are those of one token at a
+time). Exit code 1 when a reply differs.
 
 nice -n 19 .venv/bin/python bench/prompt_lookup.py [--calls 20] [--threads 1]
-    [--draft-tokens 10] [--max-tokens 512]
+    [--draft-tokens 10] [--max-tokens 512] [--drafts prompt_lookup,copy]
 """
 
 from __future__ import annotations
@@ -78,7 +79,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="default: the cores")
     parser.add_argument("--draft-tokens", type=int, default=10)
     parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument(
+        "--drafts", default="prompt_lookup,copy", help="draft kinds to set against none"
+    )
     args = parser.parse_args()
+    kinds = ["none", *(k for k in args.drafts.split(",") if k and k != "none")]
     clients = {
         draft: ModelClient(
             f"local-{draft}",
@@ -94,10 +99,10 @@ def main() -> None:
             ),
             EventBus(),
         )
-        for draft in ("none", "prompt_lookup")
+        for draft in kinds
     }
     totals = {draft: [0, 0.0] for draft in clients}
-    differ = []
+    differ: dict[str, list[str]] = {draft: [] for draft in kinds[1:]}
     asked = prompts(args.calls)
     for name, messages in asked:
         replies = {}
@@ -107,18 +112,25 @@ def main() -> None:
             totals[draft][0] += tokens
             totals[draft][1] += seconds
             print(f"{name:28} {draft:13} {tokens:4} tokens {tokens / seconds:6.2f} tokens/s")
-        off, on = replies["none"], replies["prompt_lookup"]
-        if off != on:
-            differ.append(name)
+        off = replies["none"]
+        for draft in kinds[1:]:
+            on = replies[draft]
+            if off == on:
+                continue
+            differ[draft].append(name)
             at = next((i for i, (a, b) in enumerate(zip(off, on, strict=False)) if a != b), 0)
             at = at or min(len(off), len(on))
-            print(f"{name:28} the replies differ at character {at}:")
+            print(f"{name:28} {draft} differs at character {at}:")
             start = max(0, at - 60)
             print(f"  off: {off[start : at + 60]!r}\n  on:  {on[start : at + 60]!r}")
-    off, on = (totals[d][0] / totals[d][1] for d in ("none", "prompt_lookup"))
-    print(f"generation rate: off {off:.2f} tokens/s, on {on:.2f} tokens/s, ratio {on / off:.2f}")
-    print(f"identical replies: {len(asked) - len(differ)}/{len(asked)}")
-    sys.exit(1 if differ else 0)
+    rate = {d: totals[d][0] / totals[d][1] for d in kinds}
+    for draft in kinds[1:]:
+        print(
+            f"{draft}: generation rate off {rate['none']:.2f} tokens/s, on {rate[draft]:.2f}"
+            f" tokens/s, ratio {rate[draft] / rate['none']:.2f};"
+            f" identical replies {len(asked) - len(differ[draft])}/{len(asked)}"
+        )
+    sys.exit(1 if any(differ.values()) else 0)
 
 
 if __name__ == "__main__":

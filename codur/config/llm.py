@@ -58,16 +58,18 @@ class LLMProfile(_Section):
     """local: context window in tokens."""
     n_threads: int | None = Field(None, gt=0)
     """local: CPU threads for inference (unset: the number of cores)."""
-    draft: Literal["none", "prompt_lookup"] = "none"
-    """local: speculative decoding. prompt_lookup drafts the next tokens by finding the
-    reply's last two tokens earlier in the prompt and copying what followed them there;
-    one decode then checks the whole draft and keeps the tokens the model picks anyway.
-    An edit copies most of its reply from the file in the prompt, so it comes several
-    tokens a decode. Not exact: a batch's logits differ slightly from one token's, so a
-    greedy reply can differ where two tokens nearly tie (bench/prompt_lookup.py)."""
+    draft: Literal["none", "prompt_lookup", "copy"] = "none"
+    """local: speculative decoding: draft the next tokens from the context, then check
+    the whole draft in one decode and keep the tokens the model picks anyway. An edit
+    copies most of its reply from the file in the prompt, so it comes several tokens a
+    decode. prompt_lookup: llama-cpp-python's (what followed the first occurrence of the
+    reply's last two tokens, or last one); copy: what followed the longest latest
+    occurrence of the last 3-16 tokens, no draft when none is 3 long (codur.models.draft).
+    Not exact: a batch's logits differ slightly from one token's, so a greedy reply can
+    differ where two tokens nearly tie (bench/prompt_lookup.py)."""
     draft_tokens: int = Field(10, gt=0, le=64)
-    """local: tokens drafted at a time (prompt_lookup): more gains more when the draft
-    holds, and costs more when it does not."""
+    """local: tokens drafted at a time: more gains more when the draft holds, and costs
+    more when it does not."""
     repeat_stop: int = Field(3, ge=0)
     """local: a reply that ends in the same block of 24-256 tokens this many times in a
     row is caught in a loop: it stops there and counts as cut at its output cap. 0: never

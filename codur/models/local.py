@@ -35,9 +35,9 @@ from codur.models.local_actions import (
 )
 from codur.models.local_llama import (
     close_all,
+    draft_model,
     generating,
     load_llama,
-    prompt_lookup,
     prompt_tokens,
 )
 from codur.models.local_prefix import MIN_GAIN, PrefixStore, store_folder
@@ -59,7 +59,7 @@ class LocalChatModel(BaseChatModel):
     max_tokens: int = 2048
     seed: int = 0
     draft: str = "none"
-    """Speculative decoding: none or prompt_lookup (LLMProfile.draft)."""
+    """Speculative decoding: none, prompt_lookup or copy (LLMProfile.draft)."""
     draft_tokens: int = 10
     repeat_stop: int = 3
     """A reply ending in the same block this many times stops (LLMProfile.repeat_stop)."""
@@ -120,7 +120,7 @@ class LocalChatModel(BaseChatModel):
         }
         llama = self.llama
         asked = time.perf_counter()
-        draft = prompt_lookup(self.draft_tokens) if self.draft == "prompt_lookup" else None
+        draft = draft_model(self.draft, self.draft_tokens)
         progress = current_progress()
         on_decode = _reporter(progress) if progress is not None else None
         # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates

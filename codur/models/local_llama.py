@@ -92,12 +92,19 @@ def generating(
         GENERATE_LOCK.release()
 
 
-def prompt_lookup(draft_tokens: int) -> Any:
-    """llama-cpp-python's prompt lookup draft model: the `draft_tokens` tokens that followed
-    the reply's last two tokens where they first occur in the context."""
-    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+def draft_model(kind: str, draft_tokens: int) -> Any:
+    """The draft model of `LLMProfile.draft` (None for none): llama-cpp-python's prompt
+    lookup (the `draft_tokens` tokens that followed the reply's last two tokens where
+    they first occur in the context), or Codur's copy draft (codur.models.draft)."""
+    if kind == "copy":
+        from codur.models.draft import CopyDraft
 
-    return LlamaPromptLookupDecoding(max_ngram_size=2, num_pred_tokens=draft_tokens)
+        return CopyDraft(draft_tokens)
+    if kind == "prompt_lookup":
+        from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+        return LlamaPromptLookupDecoding(max_ngram_size=2, num_pred_tokens=draft_tokens)
+    return None
 
 
 def close_all() -> None:
