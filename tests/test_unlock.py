@@ -37,6 +37,9 @@ UNLOCKS = [
     ("Update expected.txt, not main.py", "expected.txt"),
     ("Update expected.txt rather than main.py", "expected.txt"),
     ("Update expected.txt without touching main.py", "expected.txt"),
+    ("Fix main.py; update expected.txt", "expected.txt"),
+    ("The output changed, so update expected.txt", "expected.txt"),
+    ("Please also update expected.txt", "expected.txt"),
 ]
 STAYS_LOCKED = [
     # negation, anywhere before the file in its clause
@@ -89,6 +92,21 @@ STAYS_LOCKED = [
     ("Fix calc.py and test_calc.py's assert is wrong", "test_calc.py"),
     ("Fix main.py, expected.txt will be regenerated", "expected.txt"),
     ("Update main.py and expected.txt remains as it is", "expected.txt"),
+    # a prohibition, an infinitive or a clause with a subject: no imperative
+    ("It's forbidden to edit expected.txt", "expected.txt"),
+    ("You are forbidden to edit expected.txt", "expected.txt"),
+    ("I forbid you to edit expected.txt", "expected.txt"),
+    ("It would be wrong to edit expected.txt", "expected.txt"),
+    ("It would be wrong to read and edit expected.txt", "expected.txt"),
+    ("It's cheating to edit expected.txt", "expected.txt"),
+    ("Resist the urge to edit expected.txt", "expected.txt"),
+    ("You may update expected.txt", "expected.txt"),
+    # a negation earlier in the sentence, past a colon, a bracket or an abbreviation
+    ("Do not cheat, e.g. edit expected.txt", "expected.txt"),
+    ("Don't: edit expected.txt", "expected.txt"),
+    ("Forbidden: edit expected.txt", "expected.txt"),
+    ("Do NOT (repeat: NOT) edit expected.txt", "expected.txt"),
+    ("Don`t edit expected.txt", "expected.txt"),
 ]
 
 

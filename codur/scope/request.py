@@ -4,9 +4,14 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
 
 - a goal or a reference: "so test_calc.py passes", "until X passes", "to match
   expected.txt", "make the tests in X pass", "run X", "what expected.txt says";
-- a negation, a condition or a question anywhere before the file in its clause: "do not
-  change X", "never edit X", "without changing X", "but not X", "if needed, update X",
-  "should I update X?";
+- a negation or a prohibition anywhere before the file in its sentence, a condition
+  before the verb in its clause, or a question: "do not change X", "never edit X",
+  "without changing X", "but not X", "Forbidden: edit X", "if needed, update X", "should I
+  update X?";
+- a verb that is no imperative: an infinitive ("it is forbidden to edit X", "resist the
+  urge to edit X", "remember to update X") or a clause with a subject ("you may update
+  X", "it would be wrong to read and edit X"): the clause must open with a verb, after
+  words like "please", "then" or "and";
 - a verb in another clause or sentence: in "Fix the program. Update nothing else in
   expected.txt" or "Fix calc.py; expected.txt is right" no verb reaches the file;
 - the file as the subject of a new clause: a file followed in its clause by a verb, an
@@ -49,9 +54,24 @@ SUCCESS = _set("pass passes passing passed succeed succeeds green work works")
 """After a symptom verb's file, these make the file the goal ("fix X so it passes")."""
 NEGATIONS = _set(
     "not no never nothing none neither nor without avoid avoiding refrain instead rather "
-    "except dont cannot"
+    "except dont cannot forbid forbids forbidden forbidding prohibit prohibits prohibited "
+    "disallow disallowed banned"
 )
-"""Anywhere before the file in its clause, these make the clause no request."""
+"""Anywhere before the file in its sentence, these make it no request."""
+LEADERS = _set(
+    "please kindly also then and now just so simply finally next first lastly but or yet "
+    "additionally afterwards"
+)
+"""Words an imperative clause may open with before its verb ("please update X")."""
+SUBJECTS = _set(
+    "i you we they he she it one someone somebody anyone anybody nobody everyone everybody "
+    "this that these those there here its it's you're we're i'm they're my your our their "
+    "his her the a an to"
+)
+"""Pronouns and determiners (closed classes): a clause opening with one has a subject, so
+its verb is no imperative ("you may update X", "it is wrong to edit X")."""
+ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "viz"})
+"""Abbreviations whose full stop ends no sentence ("do not cheat, e.g. edit X")."""
 CONDITIONS = _set("if unless whether when whenever")
 """A condition or a doubt before the verb: no request ("if needed, update X")."""
 OTHER_VERBS = _set(
@@ -107,6 +127,8 @@ _TOKEN = re.compile(r"[^\s,;:!?()]+|[,;:!?()]")
 _BOUNDARY = frozenset(";:!?()")
 _COORDINATORS = _set("and but then also so or yet")
 _QUOTES = "'\"`*"
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])[`\u00b4](?=[A-Za-z])")
+"""A backtick or an acute accent typed for an apostrophe ("Don`t")."""
 
 
 def _word(raw: str) -> tuple[str, bool]:
@@ -114,7 +136,8 @@ def _word(raw: str) -> tuple[str, bool]:
     text = raw.strip(_QUOTES)
     ends = False
     while text.endswith(".") and len(text) > 1:
-        text, ends = text[:-1].rstrip(_QUOTES), True
+        text = text[:-1].rstrip(_QUOTES)
+        ends = ends or text.lower() not in ABBREVIATIONS
     text = text.lstrip("@").removesuffix("'s")
     return text, ends
 
@@ -132,7 +155,7 @@ def clauses(task: str) -> list[Clause]:
     """The task's clauses; a clause ends at a sentence's or a line's end, at `; : ! ? ( )`,
     and at a comma before `and`, `but`, `then`, `so`..."""
     text = task.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
-    text = text.replace("\u201d", '"')
+    text = _APOSTROPHE.sub("'", text.replace("\u201d", '"'))
     found: list[Clause] = []
     sentence = 0
     for line in text.splitlines():
@@ -204,18 +227,30 @@ def _subject(words: list[str], at: int) -> bool:
     return False
 
 
-def _requested(words: list[str], at: int, rest: list[str]) -> bool:
+def _imperative(lower: list[str], verb: int) -> bool:
+    """Whether the verb at `verb` is an imperative: no infinitive, and its clause opens
+    with a verb (after LEADERS), not with a subject."""
+    if verb > 0 and lower[verb - 1] == "to":
+        return False
+    head = next((w for w in lower[:verb] if w not in LEADERS and w != ","), lower[verb])
+    return head not in SUBJECTS
+
+
+def _requested(words: list[str], at: int, rest: list[str], before: list[str]) -> bool:
     """Whether the file named at `words[at]` is the object of an affirmative change verb;
-    `rest`: the words of its sentence after it."""
+    `rest`: the words of its sentence after it, `before`: those of its sentence before its
+    clause."""
     lower = [w.lower() for w in words]
-    if any(_negated(w) for w in lower[:at]) or _subject(lower, at):
+    if any(_negated(w.lower()) for w in before) or any(_negated(w) for w in lower[:at]):
+        return False
+    if _subject(lower, at):
         return False
     verb = at - 1
     while verb >= 0 and lower[verb] not in CHANGE_VERBS:
         if _blocks(lower, verb) or at - verb > MAX_GAP:
             return False
         verb -= 1
-    if verb < 0 or any(w in CONDITIONS for w in lower[:verb]):
+    if verb < 0 or any(w in CONDITIONS for w in lower[:verb]) or not _imperative(lower, verb):
         return False
     symptom = lower[verb] in SYMPTOM_VERBS  # "fix the failing test in X", "fix X so it passes"
     outcome = OUTCOMES & set(lower[verb + 1 : at]) or SUCCESS & {w.lower() for w in rest}
@@ -257,7 +292,8 @@ def _asks(reading: _Reading, index: int, at: int) -> bool:
         len(rest) < REST_WORDS and after < len(parts) and parts[after].sentence == clause.sentence
     ):
         rest, after = rest + parts[after].words, after + 1
-    return _requested(clause.words, at, rest)
+    before = [w for p in parts[:index] if p.sentence == clause.sentence for w in p.words]
+    return _requested(clause.words, at, rest, before)
 
 
 def asked_to_change(task: str, path: str) -> bool:
