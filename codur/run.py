@@ -174,6 +174,7 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     """The run: the project's Python probed, the edit scope decided (once: a resumed run
     has its checkpoint's), the planned check's needs met, then the graph's states."""
     from codur.graph.checkpoint import run_graph
+    from codur.graph.nodes.textual_pre_plan import read_reference
     from codur.scope import decide_scope
     from codur.task import file_refs
     from codur.verify.derived_checks import derived_checks
@@ -183,6 +184,8 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
     first: dict = {}
     if saved is None:  # decided once (a resumed run has its checkpoint's)
+        for ref in file_refs(task):  # a bad @file is refused before any file is parsed
+            read_reference(session, ref, f"@{ref}")
         ignore = set(cfg.tools.ignore)
         session.changes.scope = decide_scope(
             task,

@@ -113,6 +113,17 @@ def test_a_huge_reference_is_refused(tmp_path: Path) -> None:
     assert "tools.max_ref_bytes" in result.stderr
 
 
+def test_a_huge_python_reference_is_refused_before_anything_parses_it(tmp_path: Path) -> None:
+    """A 3 MB module given with @ was parsed whole (scope, derived checks, entry point:
+    seconds and gigabytes; 48 MB took the machine's memory) before its size was checked."""
+    work = workdir(tmp_path)
+    (work / "big.py").write_text("x = 1\n" * 300_000)
+    result = codur([*scripted_profile(tmp_path, []), "fix @big.py"], work)
+    ended(result, work, 2, error="@big.py is 1,800,000 bytes; a file given with @ may be")
+    events = [json.loads(line)["event"] for line in debug_log(work).read_text().splitlines()]
+    assert "interpreter" in events and "scope" not in events
+
+
 def test_json_output_into_head_exits_quietly(tmp_path: Path) -> None:
     work = workdir(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

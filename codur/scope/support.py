@@ -40,7 +40,8 @@ the test frameworks and pytest's own dependencies. A folder module of the same n
 would be imported in their place."""
 _PLUGIN_FLAG = re.compile(r"(?:^|\s)-p\s*([A-Za-z_][\w.]*)")
 MAX_BYTES = 1_000_000
-"""A larger file is not parsed for imports or plugins."""
+"""A larger Python file is data (a generated table), not parsed for imports, plugins or
+what the task states about its code."""
 
 
 def loaded_by_name(path: str) -> bool:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
+from codur.scope.support import MAX_BYTES
 from codur.task import mentioned
 from codur.verify.derived import ORIGIN, DerivedCheck
 from codur.verify.plan import Check, OutputCheck
@@ -103,16 +104,24 @@ def _describe(items: list[CallClaim | DocExample]) -> str:
 
 
 def _sources(ws: Workspace) -> dict[str, str]:
-    """The folder's code: its Python files other than tests, by path."""
+    """The folder's code: its Python files other than tests and larger than MAX_BYTES
+    (data, like a generated table: parsing one costs seconds and gigabytes), by path."""
     found: dict[str, str] = {}
     for path in sorted(python_files(ws.root)):
-        if is_test(path) or Path(path).name == "conftest.py":
+        if is_test(path) or Path(path).name == "conftest.py" or _too_big(ws.root / path):
             continue
         try:
             found[path] = ws.read_text(path)
         except WorkspaceError:
             continue  # not UTF-8 text: it defines nothing a statement can be checked on
     return found
+
+
+def _too_big(path: Path) -> bool:
+    try:
+        return path.stat().st_size > MAX_BYTES
+    except OSError:
+        return False  # read_text says what is wrong with it
 
 
 _GAP = r"(?:[ \t\f]|\\\r?\n)+"  # blanks, or a backslash continuing the line
