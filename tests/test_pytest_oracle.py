@@ -294,6 +294,27 @@ def test_a_planted_pycache_fails_the_check_and_is_removed(tmp_path: Path) -> Non
     assert subprocess_pytest(tmp_path).returncode == 1  # the source again
 
 
+def test_a_compiled_module_rewritten_with_its_size_and_time_put_back_is_planted(
+    tmp_path: Path,
+) -> None:
+    """A program that overwrites a compiled test module (one the user's own pytest run
+    left) with a forgery of the same size, then puts its time back with `utime`: the
+    status change time tells it (a hostile probe faked a pass so)."""
+    import os
+
+    from codur.scope.compiled import planted, stamps
+
+    cached = tmp_path / "tests/__pycache__/test_calc.cpython-311-pytest-9.0.3.pyc"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"a" * 64)
+    before = stamps(tmp_path)
+    info = cached.stat()
+    cached.write_bytes(b"b" * 64)
+    os.utime(cached, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert cached.stat().st_size == info.st_size
+    assert planted(tmp_path, before) == ["tests/__pycache__/test_calc.cpython-311-pytest-9.0.3.pyc"]
+
+
 def subprocess_pytest(root: Path):
     import subprocess
     import sys

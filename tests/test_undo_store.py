@@ -81,6 +81,27 @@ def test_undo_restores_content_modes_links_and_removes_what_was_created(ws: Path
 
 
 @pytest.mark.slow
+def test_a_same_size_rewrite_with_its_time_put_back_is_undone(ws: Path) -> None:
+    """Outside git a file's content is read again when its size, time or status change
+    time differ: a program that rewrote data in place and put its time back with `utime`
+    was missed, and undo left its data (a hostile probe)."""
+    data = ws / "data.txt"
+    data.write_text("precious lowercase data\n")
+    old = data.stat()
+    os.utime(data, ns=(old.st_atime_ns, old.st_mtime_ns - 10**10))  # settled: not re-read
+    start(ws, "r0")[1].finish("done")  # an earlier run: its snapshot knows the file
+    before = state(ws)
+    config, snap = start(ws)
+    info = data.stat()
+    with snap.program():
+        data.write_text("PRECIOUS LOWERCASE DATA\n")
+        os.utime(data, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert "data.txt" in snap.finish("done")
+    assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
+    assert state(ws) == before
+
+
+@pytest.mark.slow
 def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
     config, snap = start(ws)  # Codur is killed before finish(): no end snapshot
     (ws / "lib/mod.py").write_text("X = 2\n")

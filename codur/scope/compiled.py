@@ -1,7 +1,8 @@
-"""Compiled modules in the folder's `__pycache__` folders. Python runs one in place of its
-source when the stamp inside matches the source's size and time, and the programs Codur
-runs never write one (PYTHONDONTWRITEBYTECODE), so one that appears or changes during a
-run was planted: a check would run code no file shows."""
+"""Compiled modules in the folder's `__pycache__` folders. Python (and pytest, for the
+test modules it rewrites) runs one in place of its source when the stamp inside matches
+the source's size and time, and the programs Codur runs never write one
+(PYTHONDONTWRITEBYTECODE), so one that appears or changes during a run was planted: a
+check would run code no file shows. The run removes it at its end (restore_oracle)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ CACHE = "__pycache__"
 
 
 def stamps(root: Path) -> dict[str, str]:
-    """Each `__pycache__/*.pyc` under `root` (workspace-relative) -> "size:mtime_ns"."""
+    """Each `__pycache__/*.pyc` under `root` (workspace-relative) -> "size:mtime:ctime"
+    (nanoseconds; a program that rewrites one and puts its size and time back with `utime`
+    cannot put its status change time back)."""
     found: dict[str, str] = {}
     # not codur.tools.walk nor project_tree: they skip the __pycache__ folders looked into here
     for folder, dirs, names in os.walk(root):
@@ -25,7 +28,8 @@ def stamps(root: Path) -> dict[str, str]:
             path = Path(folder, name)
             if name.endswith(".pyc") and path.is_file() and not path.is_symlink():
                 stat = path.stat()
-                found[path.relative_to(root).as_posix()] = f"{stat.st_size}:{stat.st_mtime_ns}"
+                stamp = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
+                found[path.relative_to(root).as_posix()] = stamp
     return found
 
 

@@ -58,7 +58,9 @@ class FileStore:
                 continue
             tree[rel] = entry
         tree.update(empty_folders(folders, [*tree, *left_out, *unreadable]))
-        manifest = {p: [e.mode, e.digest, e.size, e.mtime_ns] for p, e in sorted(tree.items())}
+        manifest = {
+            p: [e.mode, e.digest, e.size, e.mtime_ns, e.ctime_ns] for p, e in sorted(tree.items())
+        }
         snap = self._put(json.dumps({"files": manifest}).encode())
         return Taken(snap, tree, skipped, unreadable)
 
@@ -69,15 +71,17 @@ class FileStore:
             return Entry(info.st_mode, digest, info.st_size)
         same = (
             old is not None
-            and (old.mode, old.size, old.mtime_ns) == (info.st_mode, info.st_size, info.st_mtime_ns)
+            and (old.mode, old.size, old.mtime_ns, old.ctime_ns)
+            == (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
             and self._blob(old.digest).is_file()
         )
         if same:
             os.utime(self._blob(old.digest))  # in use: fresh for the sweep's grace period
             return old  # type: ignore[return-value]
         digest = self._put_file(path)
-        mtime = info.st_mtime_ns if now - info.st_mtime_ns / 1e9 > RACY_S else 0
-        return Entry(info.st_mode, digest, info.st_size, mtime)
+        settled = now - max(info.st_mtime_ns, info.st_ctime_ns) / 1e9 > RACY_S
+        mtime = info.st_mtime_ns if settled else 0
+        return Entry(info.st_mode, digest, info.st_size, mtime, info.st_ctime_ns)
 
     def _walk(self, folders: list[str]) -> Iterator[tuple[str, os.stat_result]]:
         """Files and symlinks under the root (links never followed), minus the excluded;
@@ -140,7 +144,8 @@ class FileStore:
             manifest = json.loads(self._blob(snap).read_bytes())["files"]
         except (OSError, ValueError, KeyError) as exc:
             raise SnapshotError(f"snapshot {snap[:12]} is missing or damaged: {exc}") from None
-        return {p: Entry(m, d, s, t) for p, (m, d, s, t) in manifest.items()}
+        # an older manifest has no ctime (4 fields): its files are read again once
+        return {p: Entry(*row) for p, row in manifest.items()}
 
     def read(self, path: str, entry: Entry) -> bytes:
         if entry.is_folder:

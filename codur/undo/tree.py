@@ -23,6 +23,9 @@ class Entry:
     size: int = field(default=0, compare=False)
     mtime_ns: int = field(default=0, compare=False)
     """Outside git: when the content was read, so an unchanged file is not read again."""
+    ctime_ns: int = field(default=0, compare=False)
+    """Outside git: its status change time then (a program that puts the time of a
+    rewrite back with `utime` cannot put this back)."""
 
     @property
     def is_link(self) -> bool:
