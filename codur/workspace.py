@@ -198,6 +198,8 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
             own_folder(root / CODUR_DIR)
             stack.enter_context(held(lock, busy, unlocked))
         except OSError as exc:
+            if (machine := cannot_write(exc, root / CODUR_DIR, writing=True)) is not None:
+                raise machine from None  # a folder Codur may not write in: exit 11
             link = exc.errno in (errno.ELOOP, errno.ENOTDIR)
             why = f"{CODUR_DIR} or {RUN_LOCK} is a symlink or not a folder or file" if link else ""
             fix = " (Codur never follows a link there: remove it)" if link else ""

@@ -170,3 +170,25 @@ def test_recovery_commands_load_a_config_naming_an_unknown_profile(tmp_path: Pat
     assert "key 'llm.default_profile'" in listed.stderr and "warning" in listed.stderr
     refused = run_cli(["config", "show"], root)
     assert refused.returncode != 0 and "key 'llm.default_profile'" in refused.stderr
+
+
+def test_a_folder_codur_may_not_write_in_stops_the_run_with_exit_11(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project folder without write permission (`.codur` cannot be made): Codur could
+    write no fix either, so the run stops with exit 11, not 2 (a hostile probe)."""
+    from codur.errors import CannotWrite, ExitCode
+
+    root = buggy_folder(tmp_path / "w")
+    real_mkdir = os.mkdir
+
+    def refused(path, *args, **kwargs):
+        if Path(path).name == ".codur":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", refused)
+    with pytest.raises(CannotWrite, match=r"cannot write .*\.codur: permission denied") as err:
+        with hold_workspace(root, print):
+            pass
+    assert err.value.exit_code == ExitCode.CANNOT_WRITE
