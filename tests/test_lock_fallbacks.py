@@ -188,7 +188,7 @@ def test_a_folder_codur_may_not_write_in_stops_the_run_with_exit_11(
         return real_mkdir(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "mkdir", refused)
-    with pytest.raises(CannotWrite, match=r"cannot write .*\.codur: permission denied") as err:
-        with hold_workspace(root, print):
-            pass
+    denied = r"cannot write .*\.codur: permission denied"
+    with pytest.raises(CannotWrite, match=denied) as err, hold_workspace(root, print):
+        pass
     assert err.value.exit_code == ExitCode.CANNOT_WRITE

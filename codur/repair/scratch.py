@@ -3,8 +3,10 @@ files and parallel candidates never see each other's edits."""
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -29,6 +31,8 @@ class Scratch:
             Path(shutil.copytree(root, Path(self._tmp.name) / str(i), symlinks=True, ignore=skip))
             for i in range(workers)
         ]
+        for folder in self.dirs:
+            _owner_writable(folder)
         self._free: queue.Queue[Path] = queue.Queue()
         for folder in self.dirs:
             self._free.put(folder)
@@ -47,6 +51,16 @@ class Scratch:
 
     def __exit__(self, *exc: object) -> None:
         self._tmp.cleanup()
+
+
+def _owner_writable(top: Path) -> None:
+    """Let the owner write every file and folder of a copy (a read-only `main.py` is
+    copied read-only, and a candidate is written over it there)."""
+    for folder, _dirs, names in os.walk(top):
+        for path in [folder, *(os.path.join(folder, name) for name in names)]:
+            info = os.lstat(path)
+            if not stat.S_ISLNK(info.st_mode) and not info.st_mode & stat.S_IWUSR:
+                os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IWUSR)
 
 
 def _special(path: Path) -> bool:

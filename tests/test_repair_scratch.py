@@ -1,0 +1,36 @@
+"""The repair search's scratch copies: candidates are written there, so every file and
+folder of a copy is the owner's to write, whatever its mode in the workspace."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from codur.repair.scratch import Scratch
+
+
+def test_a_read_only_file_and_folder_are_writable_in_the_copy(tmp_path: Path) -> None:
+    """A read-only main.py stopped the search with exit 4 ('the repair step failed 4
+    times: PermissionError'): its copy was read-only too (a hostile probe)."""
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "main.py").write_text("print(1)\n")
+    (root / "pkg" / "mod.py").write_text("X = 1\n")
+    (root / "link.py").symlink_to("main.py")
+    (root / "main.py").chmod(0o444)
+    (root / "pkg" / "mod.py").chmod(0o444)
+    (root / "pkg").chmod(0o555)
+    root.chmod(0o555)
+    try:
+        with Scratch(root, 2, ()) as scratch:
+            for copy in scratch.dirs:
+                for path in (copy, copy / "pkg", copy / "main.py", copy / "pkg" / "mod.py"):
+                    assert path.stat().st_mode & stat.S_IWUSR, path
+                assert stat.S_IMODE((copy / "main.py").stat().st_mode) == 0o644
+                assert (copy / "link.py").is_symlink()
+                (copy / "main.py").write_text("print(2)\n")
+    finally:
+        root.chmod(0o755)
+        (root / "pkg").chmod(0o755)
+    assert (root / "main.py").read_text() == "print(1)\n"
+    assert stat.S_IMODE((root / "main.py").stat().st_mode) == 0o444
