@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,27 @@ def test_list_run_and_diff(work: Path, tmp_path: Path) -> None:
     assert no_diff.stderr.startswith("codur: error: nope: no such run"), no_diff.stderr
     assert run_cli(["undo", "--run", second], cwd=work).returncode == 0
     assert (work / "main.py").read_text() == BUGGY
+
+
+def test_codur_output_redirected_into_the_folder_is_no_change_of_the_run(
+    work: Path, tmp_path: Path
+) -> None:
+    """`codur --json "fix @main.py" > events.jsonl` (the README's example) in the project:
+    the file Codur itself writes was reported as changed by someone else, and `codur undo`
+    refused ("changed since it ended: events.jsonl"); `--force` cut it to 2 lines."""
+    args = [*scripted_profile(tmp_path, [whole_file("main.py", FIXED)]), "--json", "fix @main.py"]
+    with (work / "events.jsonl").open("w") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "codur", *args], cwd=work, stdout=out, stderr=subprocess.PIPE
+        )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
+    assert not [e for e in events if "events.jsonl" in json.dumps(e)], "reported as a change"
+    lines = len(events)
+    undo = run_cli(["undo"], cwd=work)
+    assert undo.returncode == 0, undo.stdout + undo.stderr
+    assert (work / "main.py").read_text() == BUGGY
+    assert len((work / "events.jsonl").read_text().splitlines()) == lines
 
 
 def test_undo_is_a_command_not_a_task(work: Path) -> None:

@@ -5,6 +5,7 @@ files someone else changed meanwhile (`witness.py`: undo keeps those)."""
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,15 +35,30 @@ ctime is no older than the run's start minus this was created (or touched) in th
 
 def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
     """What snapshots leave out: the tools' ignore list, Codur's own debug log and its
-    own folder (`.codur/`: the code index, the project's memory), and a recording being
-    written or replayed (`--record`, `--replay`) when it lies in the workspace."""
+    own folder (`.codur/`: the code index, the project's memory), a recording being
+    written or replayed (`--record`, `--replay`) and Codur's own standard output or error
+    redirected to a file (`codur --json ... > events.jsonl`), when they lie in the
+    workspace."""
     log = config.log_path(ws.root).resolve()
     paths = {ws.relative(log)} if config.log.enabled and ws.contains(log) else set()
-    for named in (config.runs.record, config.runs.replay):
-        target = Path(named).expanduser().resolve() if named else None
-        if target is not None and ws.contains(target):
+    named = [Path(p).expanduser() for p in (config.runs.record, config.runs.replay) if p]
+    for target in [*(p.resolve() for p in named), *own_output()]:
+        if ws.contains(target):
             paths.add(ws.relative(target))
     return Excluded(frozenset([*config.tools.ignore, CODUR_DIR]), frozenset(paths))
+
+
+def own_output() -> list[Path]:
+    """The files this process's standard output and error are redirected to (Linux's
+    /proc names them; elsewhere none are known)."""
+    found = []
+    for fd in (1, 2):
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                found.append(Path(os.readlink(f"/proc/self/fd/{fd}")))
+        except OSError:
+            continue  # closed, or no /proc
+    return found
 
 
 def open_store(
