@@ -139,6 +139,28 @@ def test_missing_model_file_falls_back_in_process(tmp_path: Path) -> None:
     assert session.client("gone").name == "s"  # later calls go straight to the fallback
 
 
+def test_a_profile_whose_api_key_is_not_set_falls_back_to_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/configuration.md: a missing key stops the run with exit 2 "unless
+    llm.fallback_order names other profiles"; the run went on to its first model call and
+    stopped there with exit 2 (a docs probe)."""
+    monkeypatch.delenv("CODUR_TEST_NO_SUCH_KEY", raising=False)
+    root = buggy_folder(tmp_path / "proj")
+    overrides = [
+        "llm.profiles.keyed.provider=openai",
+        "llm.profiles.keyed.model=m",
+        "llm.profiles.keyed.api_key_env=CODUR_TEST_NO_SUCH_KEY",
+        "llm.default_profile=keyed",
+        "llm.fallback_order=[s]",
+    ]
+    result, events, _ = run_in_process(root, [whole_file("main.py", FIXED)], overrides=overrides)
+    assert result.status == "verified"
+    (switch,) = [e.data for e in events if e.kind == "model.fallback"]
+    assert (switch["profile"], switch["to"]) == ("keyed", "s")
+    assert "CODUR_TEST_NO_SUCH_KEY is not set" in switch["error"]
+
+
 @pytest.mark.slow
 def test_unreachable_profile_without_fallback_still_ends_with_exit_3(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "proj")

@@ -19,7 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from codur.errors import Cancelled, CodurError, LimitReached, ModelError, ModelUnreachable
+from codur.errors import (
+    Cancelled,
+    CodurError,
+    ConfigError,
+    LimitReached,
+    ModelError,
+    ModelUnreachable,
+)
 from codur.events import EventBus
 from codur.models import provider
 from codur.models.call_log import counted, error_line, rendered, response_fields
@@ -91,6 +98,10 @@ class ModelClient:
                     self._model = prov.build(self.name, self.profile)
                 except (ModelUnreachable, ModelError):
                     raise
+                except ConfigError as exc:  # its API key is not set...
+                    if self.fallback is None:
+                        raise
+                    raise ModelUnreachable(str(exc)) from exc  # ...llm.fallback_order's turn
                 except OSError as exc:
                     raise ModelUnreachable(f"profile '{self.name}' ({endpoint}): {exc}") from exc
             answered = self.usage.by_profile.get(self.name, 0)
