@@ -77,6 +77,24 @@ def test_result_fields_and_a_run_without_planning(
     assert result.is_verified and result.usage.model_calls == 1
 
 
+def test_the_config_decides_what_the_agent_is_not_given(tmp_path: Path) -> None:
+    """Agent(config=..., overrides=...) layer as `codur -o` does: the API's own defaults
+    (recursion_limit=50, enable_planning=True) always won over them (a docs probe)."""
+    root = folder(tmp_path)
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("runtime:\n  recursion_limit: 400\nplanning:\n  enabled: false\n")
+    settings = lambda agent: (  # noqa: E731
+        agent.loaded.config.runtime.recursion_limit,
+        agent.loaded.config.planning.enabled,
+    )
+    assert settings(Agent(root)) == (300, True)  # the configured defaults, as the CLI's
+    assert settings(Agent(root, config=extra)) == (400, False)
+    overrides = ["runtime.recursion_limit=120", "planning.enabled=false"]
+    assert settings(Agent(root, overrides=overrides)) == (120, False)
+    given = Agent(root, config=extra, recursion_limit=60, enable_planning=True)
+    assert settings(given) == (60, True)  # an argument given is a flag: it wins
+
+
 def test_a_custom_prompt_reaches_the_model_and_a_bad_one_is_refused(tmp_path: Path) -> None:
     from codur.promptbook import PromptError
 

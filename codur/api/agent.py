@@ -22,9 +22,9 @@ class Agent:
         self,
         cwd: str | Path = ".",
         model: str | None = None,
-        enable_planning: bool = True,
+        enable_planning: bool | None = None,
         tools: list[str] | None = None,
-        recursion_limit: int = 50,
+        recursion_limit: int | None = None,
         max_context_tokens: int | None = None,
         verbose: bool = False,
         config: str | Path | None = None,
@@ -179,16 +179,18 @@ def _check_kinds(cwd: object, model: object, tools: object, overrides: object) -
 
 def _flags(
     model: str | None,
-    planning: bool,
+    planning: bool | None,
     tools: list[str] | None,
-    recursion_limit: int,
+    recursion_limit: int | None,
     model_kwargs: dict[str, Any],
 ) -> dict[str, tuple[str, Any]]:
-    """The Agent's arguments as config layers (label -> key, value)."""
-    flags: dict[str, tuple[str, Any]] = {
-        "Agent(enable_planning=...)": ("planning.enabled", planning),
-        "Agent(recursion_limit=...)": ("runtime.recursion_limit", recursion_limit),
-    }
+    """The Agent's arguments given (not None) as config layers (label -> key, value):
+    above the config files and `overrides`, as flags are."""
+    flags: dict[str, tuple[str, Any]] = {}
+    if planning is not None:
+        flags["Agent(enable_planning=...)"] = ("planning.enabled", planning)
+    if recursion_limit is not None:
+        flags["Agent(recursion_limit=...)"] = ("runtime.recursion_limit", recursion_limit)
     if tools is not None:
         flags["Agent(tools=...)"] = ("agents.configs.coder.tool_names", list(tools))
     if model is None or model.startswith("llm:") or "/" not in model:
