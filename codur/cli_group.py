@@ -40,17 +40,25 @@ class DefaultToRun(TyperGroup):
             args = [*head, *args[:first], *rest]
         elif first is not None:
             if not task:
-                self._refuse_a_word(args[first])
+                self._refuse_a_word(args[first], args[first + 1 :])
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
-    def _refuse_a_word(self, word: str) -> None:
+    def _refuse_a_word(self, word: str, after: list[str]) -> None:
         """A task of one word is a mistyped command more often than a task (`codur undoo`
-        ran the model for minutes): refuse it, naming the nearest commands."""
+        ran the model for minutes): refuse it, naming the nearest commands; words after
+        a word like no command are a task typed without quotes (`codur fix the bug`):
+        say how to quote it."""
         if len(word.split()) != 1:  # a task of words, or an empty one (run says so)
             return
         names = [name for name, command in self.commands.items() if not command.hidden]
         nearest = difflib.get_close_matches(word, names, n=3, cutoff=0.6)
+        words = [w for w in after if not w.startswith("-")]
+        if words and not nearest:
+            typed = " ".join([word, *words])
+            raise UsageError(
+                f"no command '{word}'; a task of several words goes in quotes: codur \"{typed}\""
+            )
         said = f"did you mean {' or '.join(nearest)}?" if nearest else "see codur --help"
         raise UsageError(
             f"no command '{word}' ({said}); a task is more than one word "

@@ -18,7 +18,10 @@ EXIT_CODES: dict[str, ExitCode] = {
     "approval": ExitCode.APPROVAL_NEEDED,
     "error": ExitCode.ERROR,
     "failed": ExitCode.MODEL_UNREACHABLE,
+    "refused": ExitCode.USAGE,
 }
+"""The exit code of a run's status (`refused`: stopped before anything ran, by bad
+input or config; a project Python without pytest exits 12 then, 2 when resumed)."""
 
 
 @dataclass

@@ -66,6 +66,16 @@ def test_a_word_that_is_no_command_is_refused_not_run(
     assert (work / "main.py").read_text() == BUGGY  # no run, no model
 
 
+def test_a_task_typed_without_quotes_is_refused_with_the_command_to_type(work: Path) -> None:
+    done = run_cli(["fix", "the", "bug", "in", "@main.py", "-v"], work)
+    assert done.returncode == ExitCode.USAGE == 2, done.stderr
+    assert done.stderr.strip() == (
+        "codur: error: no command 'fix'; a task of several words goes in quotes: "
+        'codur "fix the bug in @main.py"'
+    )
+    assert not (work / ".codur").exists()
+
+
 @pytest.mark.parametrize("spelled", [["run", "refactor"], ["--", "refactor"], ["--", "undo"]])
 def test_a_one_word_task_asked_for_runs(tmp_path: Path, spelled: list[str]) -> None:
     done = run_cli(["--json", "--no-model", *spelled], tmp_path)  # an empty folder

@@ -406,3 +406,18 @@ def test_a_checkpoint_from_an_older_codur_is_refused_in_one_line(tmp_path: Path)
     assert len(lines) == 1 and "older Codur" in lines[0] and f"codur undo {run_id}" in lines[0]
     assert "Traceback" not in again.stdout + again.stderr
     assert (work / "main.py").read_text() == before
+
+
+@pytest.mark.slow
+def test_resuming_a_refused_run_exits_with_its_code(tmp_path: Path) -> None:
+    """A run refused before anything ran (exit 2): `codur resume ID` says it has ended and
+    exits 2 as the run did, not 0 (a docs probe)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(BUGGY)
+    refused = run_cli(["--no-model", "fix @nosuch.py"], cwd=work)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    run_id = next(r["run"] for r in records(work) if r["event"] == "run.start")
+    again = run_cli(["resume", run_id], cwd=work)
+    assert again.returncode == 2, again.stdout + again.stderr
+    assert f"run {run_id} has ended (refused" in again.stdout
