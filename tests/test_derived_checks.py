@@ -505,3 +505,28 @@ def test_an_output_stated_in_the_programs_own_words_is_compared_as_values(
     assert fixed.passed
     assert fixed.evidence[0].basis == "task_values"
     assert listing(tmp_path) == {"main.py"}
+
+
+@pytest.mark.slow
+def test_a_suite_whose_every_test_is_skipped_leaves_the_docstring_examples_to_decide(
+    tmp_path: Path,
+) -> None:
+    """docs/verification.md: a pytest run where every test was skipped checked nothing and
+    counts as no check. It passed instead, so the failing docstring example never ran and
+    the repair search never started (a docs probe): now the examples run when the tests
+    checked nothing, and the search fixes the bug with no model."""
+    from helpers import run_cli
+
+    write_files(
+        tmp_path,
+        {
+            "calc.py": 'def add(a, b):\n    """\n    >>> add(2, 3)\n    5\n    """\n'
+            "    return a - b\n",
+            "test_calc.py": "import pytest\nfrom calc import add\n\n\n@pytest.mark.skip\n"
+            "def test_add():\n    assert add(2, 3) == 5\n",
+        },
+    )
+    done = run_cli(["--no-model", "fix @calc.py"], tmp_path)
+    assert done.returncode == 10, done.stdout + done.stderr  # checked by the examples
+    assert "return a + b" in (tmp_path / "calc.py").read_text()
+    assert "from the docstring examples): 1 passed" in done.stdout

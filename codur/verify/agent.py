@@ -99,10 +99,14 @@ def choose_checks(
         check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing)
         checks.append(check)
         reasons += why
+    fallback: list[Check] = []
     if not any(_about_task(c) for c in checks) and (task or derived):
         found, why = derived if derived is not None else derived_checks(task, ws, refs, cfg)
         checks = [*checks, *found]
         reasons += [why] if found else []
+    elif derived is not None and derived[0] and any(isinstance(c, TestCheck) for c in checks):
+        fallback = list(derived[0])  # should every test be skipped
+        reasons.append(f"if the tests check nothing: {derived[1]}")
     if not any(_about_task(c) for c in checks):
         files = [
             f
@@ -128,7 +132,7 @@ def choose_checks(
                 site_hooks=dict(scope.site_digests),
             )
         )
-    return VerificationPlan(checks=checks, reasoning="; ".join(reasons))
+    return VerificationPlan(checks=checks, reasoning="; ".join(reasons), fallback=fallback)
 
 
 def _entry(ctx: ToolContext, cfg: VerifyConfig, refs: list[str]) -> tuple[str | None, str]:
