@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from codur.approval import Action, Gate
-from codur.edits.names import refusal
+from codur.edits.names import why_refused
 from codur.errors import EditDeclined, WorkspaceError
 from codur.events import EventBus
 from codur.scope import EditScope, ScopeError
@@ -54,7 +54,7 @@ class Changes:
             return new
         snapshot = self.snapshot
         original = (lambda: snapshot.original(path)) if snapshot is not None else None
-        if new is not None and (reason := refusal(path, self._current(path), new, original)):
+        if new is not None and (reason := why_refused(path, self._current(path), new, original)):
             self.bus.emit("edit.refused", path=path, reason=reason)
             raise ScopeError(reason, path)
         try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from codur.edits import EditError, check_syntax, parse_edits
-from codur.edits.names import refusal
+from codur.edits.names import why_refused
 from codur.edits.parse import paths_named
 from codur.errors import EditDeclined, WorkspaceError
 from codur.scope import ScopeError
@@ -104,7 +104,7 @@ def read_reply(
         if current == edit.content:
             proposal.unchanged.append(edit.path)
             continue
-        if reason := refusal(path, current, edit.content):
+        if reason := why_refused(path, current, edit.content):
             session.bus.emit("edit.refused", path=path, reason=reason)
             proposal.error = f"nothing of the reply was applied: {reason}"
             proposal.sources.clear()

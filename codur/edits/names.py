@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from codur.edits.equal_all import equal_to_all
 from codur.edits.parse import is_python
 
 RUN_TIME_ERRORS = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
@@ -108,3 +109,11 @@ def refusal(
     if not undefined:
         return None
     return f"{'; '.join(undefined)} (define or import each, or leave out what uses it)"
+
+
+def why_refused(
+    path: str, old: str | None, new: str, original: Callable[[], str | None] | None = None
+) -> str | None:
+    """Why writing `new` over `old` at `path` is refused (a line for the model), or None:
+    a name left undefined, or an object made equal to everything (codur.edits.equal_all)."""
+    return refusal(path, old, new, original) or equal_to_all(path, old, new, original)
