@@ -64,7 +64,11 @@ def report(
     if result.run_changes:
         here = workdir == Path.cwd().resolve()
         undo = "codur undo" + ("" if here else f" -C {shlex.quote(str(workdir))}")
-        io.info(f"run {result.run_id}: {len(result.run_changes)} file(s) changed | undo: {undo}")
+        others = [p for p in result.run_changes if p not in result.files_changed]
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        made = f" ({shown}: not by an edit)" if others else ""
+        count = len(result.run_changes)
+        io.info(f"run {result.run_id}: {count} file(s) changed{made} | undo: {undo}")
     if log_file is not None:
         io.info(f"debug log: {log_file}")
 
