@@ -86,3 +86,19 @@ def test_profiles_and_config_show_as_json(tmp_path: Path) -> None:
     assert config["config"]["llm"]["default_profile"] == "groq"
     assert config["sources"]["llm.default_profile"] == "-o llm.default_profile"
     assert config["project_python"]["path"]
+
+
+def test_a_run_still_running_is_not_said_to_be_stopped(tmp_path: Path) -> None:
+    """A live run has no end snapshot yet: its note was "no end snapshot (Codur was
+    stopped)" beside its `running` status (a docs probe); only a killed one says so."""
+    from codur.resume.listing import _note, status
+    from codur.undo.records import RunRecord
+
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "codur"])
+    try:
+        record = RunRecord("r1", str(tmp_path), "files", "fix it", "2026-11-30", "s0", pid=live.pid)
+        assert (status(record), _note(record)) == ("running", "")
+    finally:
+        live.kill()
+        live.wait()
+    assert (status(record), _note(record)) == ("killed", "no end snapshot (Codur was stopped)")

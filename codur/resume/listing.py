@@ -89,7 +89,7 @@ def _note(record: RunRecord) -> str:
         return f"yours too: {_names(record.foreign)}"
     if resumable(record):
         return f"codur resume {record.run_id}"
-    stopped = record.snapshots and not record.end
+    stopped = record.snapshots and not record.end and status(record) != "running"
     return "no end snapshot (Codur was stopped)" if stopped else ""
 
 
