@@ -102,3 +102,17 @@ def test_the_cli_ends_with_exit_code_4_and_one_line(tmp_path: Path) -> None:
     assert end["message"] == f"the llm_plan step failed 4 times; the last error: {LINE}"
     logged = debug_log(root).read_text()
     assert logged.count('"node.error"') == 4 and "Traceback" in logged
+
+
+def test_a_limit_is_an_ending_recorded_without_a_traceback(tmp_path: Path) -> None:
+    """`--max-llm-calls` reached: node.error names the limit in one line and carries no
+    traceback (with -v a limit printed a Python traceback; docs/cli.md: never one)."""
+    from helpers import buggy_folder, run_in_process, whole_file
+
+    root = buggy_folder(tmp_path / "w")
+    replies = [whole_file("main.py", "print(1)\n")] * 3
+    result, events, _ = run_in_process(root, replies, overrides=["runtime.max_llm_calls=1"])
+    assert result.status == "limit"
+    errors = [e.data for e in events if e.kind == "node.error"]
+    assert errors and all("traceback" not in e for e in errors), errors
+    assert errors[0]["error"].startswith("LimitReached: LLM call limit reached")

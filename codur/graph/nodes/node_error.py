@@ -69,13 +69,10 @@ def node_error(state: AgentState, error: NodeError, runtime: Runtime[Session]) -
         fallback=fallback,
     )
     decision = on_error(facts)
+    # a typed error (a limit, an approval) is an ending, not a bug: no traceback
+    trace = {} if typed else {"traceback": "".join(traceback.format_exception(exc))}
     runtime.context.bus.emit(
-        "node.error",
-        node=node,
-        error=one_line(exc),
-        count=count,
-        decision=decision,
-        traceback="".join(traceback.format_exception(exc)),
+        "node.error", node=node, error=one_line(exc), count=count, decision=decision, **trace
     )
     if decision == "fallback":  # review hands the task to the next agent
         failure = Outcome("agent_failed", agent=agent, error=str(exc))
