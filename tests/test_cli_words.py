@@ -149,6 +149,10 @@ def test_codex_approval_spellings_map_to_codur_modes(work: Path) -> None:
     assert not (work / "main.py").exists()
     bad = run_cli(["-a", "sometimes", "delete expected.txt"], work)
     assert bad.returncode == 2 and (work / "expected.txt").exists()
+    assert bad.stderr.strip().endswith(  # Codex's spellings listed too (a docs probe)
+        "one of suggest, auto-edit, full-auto, untrusted, on-request, never expected "
+        "(got 'sometimes')"
+    )
 
 
 def test_sandbox_flag_takes_codur_and_codex_spellings(work: Path) -> None:

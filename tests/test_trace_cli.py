@@ -96,8 +96,10 @@ def test_full_shows_prompts_arguments_and_results_whole(traced_run) -> None:
     assert "    for i in range(len(xs) - 1):" in full.stdout
     assert "print(total([1, 2, 3, 4]))" in full.stdout
     assert "sandbox confine=" in full.stdout  # housekeeping events too
+    assert "interpreter path=" in full.stdout
     short = run_cli(["trace"], root).stdout
     assert "sandbox confine=" not in short and "system: " not in short
+    assert "interpreter path=" not in short  # the project's Python: housekeeping
 
 
 def test_json_prints_the_tree(traced_run) -> None:

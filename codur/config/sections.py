@@ -4,7 +4,7 @@ rules: every field documented, unknown keys are errors). `CodurConfig` holds the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -159,7 +159,12 @@ class ApprovalConfig(_Section):
     @field_validator("mode", mode="before")
     @classmethod
     def _codex_spelling(cls, value: object) -> object:
-        return CODEX_APPROVAL.get(value, value) if isinstance(value, str) else value
+        if isinstance(value, str) and value not in get_args(ApprovalMode):
+            if value not in CODEX_APPROVAL:
+                modes = ", ".join([*get_args(ApprovalMode), *CODEX_APPROVAL])
+                raise ValueError(f"one of {modes} expected")
+            return CODEX_APPROVAL[value]
+        return value
 
 
 class UndoConfig(_Section):

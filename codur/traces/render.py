@@ -17,7 +17,7 @@ from codur.ui import Outline
 LINE_CHARS = 110
 """A value shown on an item's line is cut to this many characters (--full: never)."""
 QUIET = frozenset(
-    {"sandbox", "snapshot", "index", "index.semantic"}
+    {"sandbox", "interpreter", "snapshot", "index", "index.semantic"}
     | {f"{kind}.progress" for kind in ("index", "model", "program", "repair")}
 )
 """Events shown only with --full: the run's housekeeping (progress while something ran)."""
