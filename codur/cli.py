@@ -138,6 +138,10 @@ def run(
         "--sandbox": ("sandbox.confine", sandbox),
     }
     loaded = _load(directory, config, overrides, flags)
+    if replay is not None and profile is None:  # the recording's requests are that profile's
+        from codur.models.recording import recorded_profile
+
+        profile = recorded_profile(replay.resolve())
     return task_command(
         loaded,
         directory.resolve(),

@@ -96,6 +96,13 @@ def test_a_recorded_scripted_run_replays_without_its_model(tmp_path: Path) -> No
         assert ends[0][field] == ends[1][field], field
     loads = [r for r in records(again) if r["event"] == "model.load.start"]
     assert [r["endpoint"] for r in loads] == [f"recording {recording}"]
+    # no --profile: the profile the recording was made with (docs/sessions.md; a docs
+    # probe's replay ran on the default profile and stopped at its first request)
+    third = folder(tmp_path / "third", buggy)
+    unnamed = [a for a in replaying("s") if a not in ("--profile", "s")]
+    bare = run_cli([*unnamed, "--replay", str(recording), "fix @main.py"], third, env)
+    assert bare.returncode == 0, bare.stdout + bare.stderr
+    assert (third / "main.py").read_text() == fixed
 
 
 def test_a_replay_that_asks_something_else_stops_naming_the_request(tmp_path: Path) -> None:

@@ -109,6 +109,11 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def recorded_profile(path: Path) -> str | None:
+    """The profile the recording's first call was made with (None: it holds no call)."""
+    return next((line.get("profile") for line in read_lines(path) if line["kind"] == "call"), None)
+
+
 def check_target(path: Path) -> None:
     """UsageError unless `path` may be written as a recording: no file is there yet, or a
     Codur recording is (an earlier one, rewritten). Any other file is the user's, and
