@@ -21,8 +21,10 @@ class DefaultToRun(TyperGroup):
     """`codur "TASK"` means `codur run "TASK"`: a first word that is no command is a task,
     when it is more than one word (`codur undoo`, `codur tools`: a usage error naming the
     nearest commands; a one-word task is `codur run WORD` or `codur -- WORD`). No task at
-    all, in a terminal, means `codur chat`. Options may come before the command (`codur -C
-    DIR undo`, `codur -C DIR memory show`): the command is moved first."""
+    all, in a terminal, means `codur chat`; elsewhere, options with no task (`codur -m
+    groq`) are a run's, which says its task is missing. Options may come before the
+    command (`codur -C DIR undo`, `codur -C DIR memory show`): the command is moved
+    first."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         first = self._first_word(args)
@@ -30,6 +32,8 @@ class DefaultToRun(TyperGroup):
         task = first is not None and "--" in args[:first]  # `codur -- WORD`: a task, asked for
         if first is None and sys.stdin.isatty() and not asked:
             args = ["chat", *args]  # no task, in a terminal: a chat session
+        elif first is None and args and not asked:
+            args = ["run", *args]  # options of a run and no task: run says the task is missing
         elif first is not None and not task and args[first] in self.commands:
             head, rest = [args[first]], args[first + 1 :]
             if isinstance(self.commands[head[0]], TyperGroup) and rest[:1] not in (

@@ -66,6 +66,16 @@ def test_a_word_that_is_no_command_is_refused_not_run(
     assert (work / "main.py").read_text() == BUGGY  # no run, no model
 
 
+def test_a_run_option_with_no_task_and_no_terminal_says_the_task_is_missing(
+    work: Path,
+) -> None:
+    """`codur -m groq` with stdin not a terminal (no chat to open) said `No such option:
+    -m` of an option the docs name (a docs probe)."""
+    done = run_cli(["-m", "groq"], work)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "codur: error: Missing argument 'task'. (see codur run --help)"
+
+
 def test_a_task_typed_without_quotes_is_refused_with_the_command_to_type(work: Path) -> None:
     done = run_cli(["fix", "the", "bug", "in", "@main.py", "-v"], work)
     assert done.returncode == ExitCode.USAGE == 2, done.stderr
