@@ -45,9 +45,22 @@ def output_width() -> int:
     return int(os.environ.get("COLUMNS", "200"))
 
 
+class _Console(Console):
+    """A Rich console whose closed output stops Codur as a closed output does everywhere
+    (exit code 141, `codur.interrupt.output_closed`); Rich's own exits with 1."""
+
+    def on_broken_pipe(self) -> None:
+        from codur.interrupt import output_closed
+
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)  # nothing more to flush at exit
+        os.dup2(devnull, sys.stdout.fileno())
+        raise output_closed()
+
+
 def _console(stderr: bool) -> Console:
     """Rich decides colour (NO_COLOR, terminal or not); piped output is not wrapped at 80."""
-    console = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    console = _Console(stderr=stderr, highlight=False, soft_wrap=True)
     if not console.is_terminal:
         console.width = output_width()
     return console

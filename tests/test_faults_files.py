@@ -142,6 +142,25 @@ def test_json_output_into_head_exits_quietly(tmp_path: Path) -> None:
     assert end["status"] == "interrupted" and end["signal"] == "SIGPIPE"
 
 
+@pytest.mark.parametrize("command", [["config", "show"], ["profiles"]])
+def test_any_command_whose_output_is_closed_exits_141(tmp_path: Path, command: list) -> None:
+    """Not only a run: `codur config show | head -1` exited 1 (Rich's own exit for a closed
+    pipe), not the documented 141 (a docs probe). The pipe is closed before the command
+    writes, so its first write fails."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codur", *command],
+        cwd=workdir(tmp_path),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141, proc.stderr.read()
+    assert proc.stderr.read() == b""
+
+
 def test_leftover_temp_files_are_removed_by_the_next_run(tmp_path: Path) -> None:
     work = workdir(tmp_path)
     stale = [work / ".main.py.999999999.ab12cd34.codur-tmp", work / ".main.py.k3j2h1g0.codur-tmp"]
