@@ -40,6 +40,8 @@ UNLOCKS = [
     ("Fix main.py; update expected.txt", "expected.txt"),
     ("The output changed, so update expected.txt", "expected.txt"),
     ("Please also update expected.txt", "expected.txt"),
+    ("The output format changed, update expected.txt.", "expected.txt"),
+    ("Fix calc.py.\n\nUpdate expected.txt, not calc.py's tests.", "expected.txt"),
 ]
 STAYS_LOCKED = [
     # negation, anywhere before the file in its clause
@@ -107,6 +109,18 @@ STAYS_LOCKED = [
     ("Forbidden: edit expected.txt", "expected.txt"),
     ("Do NOT (repeat: NOT) edit expected.txt", "expected.txt"),
     ("Don`t edit expected.txt", "expected.txt"),
+    ("Don\u02bct edit expected.txt.", "expected.txt"),
+    # ... past line breaks: a hard-wrapped sentence, a list under its lead-in
+    ("Fix calc.py. You must not\nedit expected.txt under any circumstances.", "expected.txt"),
+    ("Things that are forbidden:\n- edit expected.txt\n- edit tests", "expected.txt"),
+    ("Do not do any of the following.\n1. Edit expected.txt", "expected.txt"),
+    # a negation, a prohibition or a condition after the file, in its sentence
+    ("Edit expected.txt under no circumstances.", "expected.txt"),
+    ("Edit expected.txt: forbidden.", "expected.txt"),
+    ("Edit expected.txt (not allowed!)", "expected.txt"),
+    ("Cheating (e.g. edit expected.txt) is forbidden.", "expected.txt"),
+    ("Edit expected.txt only if I say so (I don't).", "expected.txt"),
+    ("Keep expected.txt; edit expected.txt only with my approval.", "expected.txt"),
 ]
 
 

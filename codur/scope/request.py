@@ -4,10 +4,11 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
 
 - a goal or a reference: "so test_calc.py passes", "until X passes", "to match
   expected.txt", "make the tests in X pass", "run X", "what expected.txt says";
-- a negation or a prohibition anywhere before the file in its sentence, a condition
-  before the verb in its clause, or a question: "do not change X", "never edit X",
-  "without changing X", "but not X", "Forbidden: edit X", "if needed, update X", "should I
-  update X?";
+- a negation or a prohibition anywhere before the file in its paragraph (past line
+  breaks: a hard-wrapped sentence, a list under "Forbidden:"), or after it in its
+  sentence unless another file follows it ("edit X under no circumstances", "edit X:
+  forbidden", but "update X, not Y" asks); a condition ("if needed, update X", "edit X
+  only if I say so"), or a question ("should I update X?");
 - a verb that is no imperative: an infinitive ("it is forbidden to edit X", "resist the
   urge to edit X", "remember to update X") or a clause with a subject ("you may update
   X", "it would be wrong to read and edit X"): the clause must open with a verb, after
@@ -22,7 +23,9 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
   as what is to pass, not as what is wrong.
 
 The reading is deliberately narrow: a lock the user did not want costs one flag
-(`--allow-edit FILE`), an unlock the user did not ask for costs a verdict.
+(`--allow-edit FILE`), an unlock the user did not ask for costs a verdict. Known to
+unlock still: a threat or sarcasm with no negation ("edit X and you fail the task",
+"edit X. NOT!").
 """
 
 from __future__ import annotations
@@ -54,10 +57,11 @@ SUCCESS = _set("pass passes passing passed succeed succeeds green work works")
 """After a symptom verb's file, these make the file the goal ("fix X so it passes")."""
 NEGATIONS = _set(
     "not no never nothing none neither nor without avoid avoiding refrain instead rather "
-    "except dont cannot forbid forbids forbidden forbidding prohibit prohibits prohibited "
-    "disallow disallowed banned"
+    "except dont cannot forbid forbids forbade forbidden forbidding prohibit prohibits "
+    "prohibited disallow disallowed banned off-limits"
 )
-"""Anywhere before the file in its sentence, these make it no request."""
+"""Anywhere before the file in its paragraph, or after it in its sentence (unless another
+file follows: "not main.py"), these make it no request."""
 LEADERS = _set(
     "please kindly also then and now just so simply finally next first lastly but or yet "
     "additionally afterwards"
@@ -110,8 +114,6 @@ SUBJECT_GAP = 4
 DETERMINERS = _set("the a an its their this these those every all each both")
 KEEP_ED = frozenset({"expected", "hardcoded", "hard-coded", "nested"})
 """Words ending in -ed that are adjectives here ("the expected output"), not verbs."""
-REST_WORDS = 30
-"""How far past a symptom verb's file a success word is looked for ("fix X so it passes")."""
 MAX_GAP = 6
 """Most words between the verb and the file ("update the expected output line in X")."""
 
@@ -127,8 +129,9 @@ _TOKEN = re.compile(r"[^\s,;:!?()]+|[,;:!?()]")
 _BOUNDARY = frozenset(";:!?()")
 _COORDINATORS = _set("and but then also so or yet")
 _QUOTES = "'\"`*"
-_APOSTROPHE = re.compile(r"(?<=[A-Za-z])[`\u00b4](?=[A-Za-z])")
-"""A backtick or an acute accent typed for an apostrophe ("Don`t")."""
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])[`\u00b4\u02bc\u2032\uff07](?=[A-Za-z])")
+"""A backtick, an acute accent, a modifier letter apostrophe, a prime or a fullwidth
+apostrophe typed for an apostrophe ("Don`t")."""
 
 
 def _word(raw: str) -> tuple[str, bool]:
@@ -149,6 +152,11 @@ class Clause:
     """It ends with `?`: a question asks for nothing."""
     sentence: int
     """Which sentence (or line) of the task it is in."""
+    span: int = 0
+    """Which sentence, whatever its line breaks (a hard-wrapped sentence, a list under its
+    lead-in): it ends at `. ! ? ;` or a blank line."""
+    paragraph: int = 0
+    """Which paragraph (blank lines part them)."""
 
 
 def clauses(task: str) -> list[Clause]:
@@ -157,26 +165,30 @@ def clauses(task: str) -> list[Clause]:
     text = task.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = _APOSTROPHE.sub("'", text.replace("\u201d", '"'))
     found: list[Clause] = []
-    sentence = 0
+    sentence = span = paragraph = 0
     for line in text.splitlines():
+        if not line.strip():
+            span, paragraph = span + 1, paragraph + 1
+            continue
         words: list[str] = []
         tokens = _TOKEN.findall(line)
         for n, raw in enumerate(tokens):
             nxt = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
             if raw in _BOUNDARY or (raw == "," and nxt in _COORDINATORS):
                 if words:
-                    found.append(Clause(words, raw == "?", sentence))
+                    found.append(Clause(words, raw == "?", sentence, span, paragraph))
                 sentence += raw in ";!?"
+                span += raw in ";!?"
                 words = []
                 continue
             word, ends = _word(raw)
             if word:
                 words.append(word)
             if ends and words:
-                found.append(Clause(words, False, sentence))
-                sentence, words = sentence + 1, []
+                found.append(Clause(words, False, sentence, span, paragraph))
+                sentence, span, words = sentence + 1, span + 1, []
         if words:
-            found.append(Clause(words, False, sentence))
+            found.append(Clause(words, False, sentence, span, paragraph))
         sentence += 1
     return found
 
@@ -229,21 +241,37 @@ def _subject(words: list[str], at: int) -> bool:
 
 def _imperative(lower: list[str], verb: int) -> bool:
     """Whether the verb at `verb` is an imperative: no infinitive, and its clause opens
-    with a verb (after LEADERS), not with a subject."""
+    with a verb (after LEADERS), not with a subject; a verb right after a comma opens a
+    clause of its own ("the output changed, update X")."""
     if verb > 0 and lower[verb - 1] == "to":
         return False
+    if verb > 0 and lower[verb - 1] == ",":
+        return True
     head = next((w for w in lower[:verb] if w not in LEADERS and w != ","), lower[verb])
     return head not in SUBJECTS
 
 
+def _forbidden_after(after: list[str]) -> bool:
+    """Whether a negation or a condition after the file, in its sentence, takes its
+    request back ("edit X under no circumstances", "edit X: forbidden", "edit X only if
+    I say so"); one that another file follows is about that file ("update X, not Y",
+    "rather than Y", "without touching Y")."""
+    for n, word in enumerate(after):
+        if word in CONDITIONS or word == "only":  # "only if I say so", "only with my approval"
+            return True
+        if _negated(word) and not any(_filename(w) for w in after[n + 1 : n + 4]):
+            return True
+    return False
+
+
 def _requested(words: list[str], at: int, rest: list[str], before: list[str]) -> bool:
     """Whether the file named at `words[at]` is the object of an affirmative change verb;
-    `rest`: the words of its sentence after it, `before`: those of its sentence before its
-    clause."""
+    `rest`: the words of its sentence after it (line breaks aside), `before`: those of
+    its paragraph before its clause."""
     lower = [w.lower() for w in words]
     if any(_negated(w.lower()) for w in before) or any(_negated(w) for w in lower[:at]):
         return False
-    if _subject(lower, at):
+    if _subject(lower, at) or _forbidden_after([w.lower() for w in rest]):
         return False
     verb = at - 1
     while verb >= 0 and lower[verb] not in CHANGE_VERBS:
@@ -287,12 +315,10 @@ def _asks(reading: _Reading, index: int, at: int) -> bool:
     clause, parts = reading.parts[index], reading.parts
     if clause.question:
         return False
-    rest, after = clause.words[at + 1 :], index + 1
-    while (
-        len(rest) < REST_WORDS and after < len(parts) and parts[after].sentence == clause.sentence
-    ):
-        rest, after = rest + parts[after].words, after + 1
-    before = [w for p in parts[:index] if p.sentence == clause.sentence for w in p.words]
+    rest = clause.words[at + 1 :] + [
+        w for p in parts[index + 1 :] if p.span == clause.span for w in p.words
+    ]
+    before = [w for p in parts[:index] if p.paragraph == clause.paragraph for w in p.words]
     return _requested(clause.words, at, rest, before)
 
 
