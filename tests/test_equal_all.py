@@ -38,6 +38,16 @@ ALWAYS = (
         ("class S:\n    def __ne__(self, o):\n        return True\n", {}),
         ("def __eq__(a, b):\n    return True\n", {}),  # no class: nothing compares with it
         ("class Broken(:\n", {}),
+        # wherever Python takes one from, whatever constant-free form it has
+        ("class R(int):\n    def __eq__(self, o):\n        return not False\n", {"R.__eq__": 2}),
+        ("class R(int):\n    def __eq__(self, o):\n        return self is self\n", {"R.__eq__": 2}),
+        ("class R(int):\n    __eq__ = staticmethod(lambda *a: True)\n", {"R.__eq__": 2}),
+        ("class R(int):\n    pass\nR.__eq__ = lambda s, o: True\n", {"R.__eq__": 3}),
+        ("class R(int):\n    pass\nsetattr(R, '__eq__', lambda s, o: 1)\n", {"R.__eq__": 3}),
+        ("R = type('R', (int,), {'__eq__': lambda s, o: True})\n", {"'R'.__eq__": 1}),
+        ("def same(a, b):\n    return True\nclass R:\n    __eq__ = same\n", {"R.__eq__": 4}),
+        ("from unittest.mock import ANY as R\n", {"mock.ANY": 1}),
+        ("class P:\n    def __eq__(self, o):\n        return NotImplemented\n", {}),
     ],
 )
 def test_a_comparison_that_ignores_what_it_is_compared_with(code: str, found: dict) -> None:
@@ -47,7 +57,7 @@ def test_a_comparison_that_ignores_what_it_is_compared_with(code: str, found: di
 def test_an_edit_adding_one_is_refused_with_a_line_for_the_model() -> None:
     reason = why_refused("calc.py", BUGGY, ALWAYS)
     assert reason is not None
-    assert reason.startswith("calc.py:2: _Result.__eq__ returns True whatever it is compared")
+    assert reason.startswith("calc.py:2: _Result.__eq__ ignores what it is compared with")
 
 
 def test_one_the_file_had_or_the_run_found_stays_allowed() -> None:
@@ -72,4 +82,4 @@ def test_a_reply_returning_an_object_equal_to_everything_is_refused(tmp_path: Pa
     assert result.status == "verified", result.message
     assert (root / "calc.py").read_text() == fixed
     (refused,) = [e.data for e in events if e.kind == "edit.refused"]
-    assert "_Result.__eq__ returns True whatever it is compared with" in refused["reason"]
+    assert "_Result.__eq__ ignores what it is compared with" in refused["reason"]

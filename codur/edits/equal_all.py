@@ -1,8 +1,11 @@
-"""Objects equal to everything: a class whose `__eq__` returns True whatever it is
-compared with (or whose `__ne__` returns False) makes every `assert result == expected`
-hold, so no test can tell a right result from a wrong one any more. An edit may not add
-one (a hostile probe had a scripted reply return such an `int` and end `verified`); one
-the file already had stays as it is.
+"""Objects equal to everything: an `__eq__` that never looks at what it is compared with
+(or such an `__ne__`) makes every `assert result == expected` hold, so no test can tell
+a right result from a wrong one any more. An edit may not add one (a hostile probe had a
+scripted reply return such an `int` and end `verified`); one the file already had stays
+as it is. Found wherever Python takes one from: a method of a class (def, lambda, a
+wrapped lambda), an attribute set later (`R.__eq__ = ...`, `setattr(R, "__eq__", ...)`),
+a `type(...)` namespace, and `unittest.mock.ANY` imported into the code. A comparison
+that returns False or NotImplemented whatever it gets is no match-all and is let be.
 """
 
 from __future__ import annotations
@@ -12,49 +15,111 @@ from collections.abc import Callable
 
 from codur.edits.parse import is_python
 
-HOLLOW = {"__eq__": True, "__ne__": False}
-"""The comparisons, and the truth their constant result has when it ignores the other."""
+HOLLOW = ("__eq__", "__ne__")
+"""The comparisons a test's `==` and `!=` call."""
+HONEST = {"__eq__": (False,), "__ne__": (True,)}
+"""What a comparison that ignores its argument may return: never equal (or unequal)."""
+Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
-def _constant(node: ast.AST) -> ast.Constant | None:
-    """The constant a function or lambda always returns (a docstring aside), or None."""
+def _ignores_other(fn: Function, name: str) -> bool:
+    """Whether `fn`, as comparison `name`, never reads what it is compared with (its
+    second parameter, or its *args) and can return something that says "equal"."""
+    args = fn.args
+    params = [*args.posonlyargs, *args.args]
+    other = params[1].arg if len(params) > 1 else args.vararg.arg if args.vararg else None
+    body: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    read = {
+        n.id
+        for node in body
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    if other is not None and other in read:
+        return False
+    returned = (
+        [body[0]]
+        if isinstance(fn, ast.Lambda)
+        else [n.value for node in body for n in ast.walk(node) if isinstance(n, ast.Return)]
+    )
+    honest = all(
+        isinstance(v, ast.Constant)
+        and v.value in HONEST[name]
+        or isinstance(v, ast.Name)
+        and v.id == "NotImplemented"
+        for v in returned
+    )
+    return bool(returned) and not honest
+
+
+def _function(node: ast.AST | None, defs: dict[str, Function]) -> Function | None:
+    """The function `node` makes: a lambda, a module function named, or one wrapped in a
+    call (`staticmethod(lambda ...)`)."""
+    if isinstance(node, ast.Call) and node.args:
+        return _function(node.args[0], defs)
     if isinstance(node, ast.Lambda):
-        return node.body if isinstance(node.body, ast.Constant) else None
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    body = [
-        n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
-    ]
-    if len(body) == 1 and isinstance(body[0], ast.Return):
-        value = body[0].value
-        return value if isinstance(value, ast.Constant) else None
+        return node
+    if isinstance(node, ast.Name):
+        return defs.get(node.id)
     return None
 
 
-def _methods(cls: ast.ClassDef) -> list[tuple[str, ast.AST]]:
-    """(name, definition) of the class's `def` methods and `name = lambda ...` ones."""
-    found: list[tuple[str, ast.AST]] = []
-    for node in cls.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.append((node.name, node))
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            found += [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
+def _definitions(tree: ast.Module) -> list[tuple[str, str, ast.AST, int]]:
+    """(owner, comparison, what defines it, line) wherever the module defines one."""
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    found: list[tuple[str, str, ast.AST, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found.append((node.name, item.name, item, item.lineno))
+                targets = item.targets if isinstance(item, ast.Assign) else []
+                targets += [item.target] if isinstance(item, ast.AnnAssign) else []
+                value = getattr(item, "value", None)
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        found.append((node.name, t.id, _function(value, defs), item.lineno))
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute):
+                    owner = ast.unparse(t.value)
+                    found.append((owner, t.attr, _function(node.value, defs), node.lineno))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            args = node.args
+            if node.func.id == "setattr" and len(args) == 3 and isinstance(args[1], ast.Constant):
+                owner, method = ast.unparse(args[0]), str(args[1].value)
+                found.append((owner, method, _function(args[2], defs), node.lineno))
+            if node.func.id == "type" and len(args) == 3 and isinstance(args[2], ast.Dict):
+                owner = ast.unparse(args[0])
+                for key, value in zip(args[2].keys, args[2].values, strict=True):
+                    if isinstance(key, ast.Constant):
+                        found.append((owner, str(key.value), _function(value, defs), node.lineno))
     return found
 
 
+def _mock_any(tree: ast.Module) -> dict[str, int]:
+    """`unittest.mock.ANY` (or `mock.ANY`) imported: an object equal to everything."""
+    lines = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module in ("unittest.mock", "mock")
+        and any(a.name == "ANY" for a in node.names)
+    ]
+    return {"mock.ANY": lines[0]} if lines else {}
+
+
 def hollow(text: str) -> dict[str, int]:
-    """`Class.__eq__` -> its line, for each comparison in `text` that returns a constant of
-    the truth in HOLLOW (empty when `text` does not parse)."""
+    """`Owner.__eq__` -> its line, for each comparison in `text` that ignores what it is
+    compared with (empty when `text` does not parse)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return {}
-    found: dict[str, int] = {}
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        for name, node in _methods(cls):
-            constant = _constant(node) if name in HOLLOW else None
-            if constant is not None and bool(constant.value) is HOLLOW[name]:
-                found[f"{cls.name}.{name}"] = getattr(node, "lineno", cls.lineno)
+    found = _mock_any(tree)
+    for owner, method, fn, line in _definitions(tree):
+        if method in HOLLOW and isinstance(fn, Function) and _ignores_other(fn, method):
+            found.setdefault(f"{owner}.{method}", line)
     return found
 
 
@@ -73,8 +138,6 @@ def equal_to_all(
     if not added:
         return None
     shown = "; ".join(
-        f"{path}:{line}: {name} returns {HOLLOW[name.rsplit('.', 1)[1]]} whatever it is "
-        "compared with"
-        for name, line in added.items()
+        f"{path}:{line}: {name} ignores what it is compared with" for name, line in added.items()
     )
     return f"{shown} (an object equal to everything makes every test's == hold: compare values)"
