@@ -81,6 +81,11 @@ class ConfigError(CodurError):
         self.key = key
 
 
+class MissingKey(ConfigError):
+    """A profile's API key variable is not set: the profile cannot be used here (the next
+    profile of `llm.fallback_order` may be)."""
+
+
 class UsageError(CodurError):
     """Invalid command-line input."""
 

@@ -54,7 +54,8 @@ class _Console(Console):
 
         self.quiet = True
         devnull = os.open(os.devnull, os.O_WRONLY)  # nothing more to flush at exit
-        os.dup2(devnull, sys.stdout.fileno())
+        stream = sys.stderr if self.stderr else sys.stdout
+        os.dup2(devnull, stream.fileno())
         raise output_closed()
 
 

@@ -161,6 +161,25 @@ def test_a_profile_whose_api_key_is_not_set_falls_back_to_the_next(
     assert "CODUR_TEST_NO_SUCH_KEY is not set" in switch["error"]
 
 
+def test_a_profile_configured_wrongly_does_not_fall_back(tmp_path: Path) -> None:
+    """Only a missing key makes a profile unusable here: any other config mistake (a
+    malformed script) stops the run, rather than sending the task, and the code, to the
+    next provider unasked (a review of the fallback on a missing key)."""
+    from codur.errors import ConfigError
+
+    root = buggy_folder(tmp_path / "proj")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("not: a list\n")
+    overrides = [
+        "llm.profiles.bad.provider=scripted",
+        f"llm.profiles.bad.script={bad}",
+        "llm.default_profile=bad",
+        "llm.fallback_order=[s]",
+    ]
+    with pytest.raises(ConfigError, match="a script is a list of responses"):
+        run_in_process(root, [whole_file("main.py", FIXED)], overrides=overrides)
+
+
 @pytest.mark.slow
 def test_unreachable_profile_without_fallback_still_ends_with_exit_3(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "proj")

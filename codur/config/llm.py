@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from codur.config.sections import _Section
-from codur.errors import ConfigError
+from codur.errors import MissingKey
 
 
 class LLMProfile(_Section):
@@ -115,8 +115,6 @@ class LLMConfig(_Section):
 
 
 def require_key(name: str, profile: LLMProfile) -> None:
-    """ConfigError when the variable profile `name` names for its API key is not set."""
+    """MissingKey (a ConfigError) when the variable profile `name` names for its key is unset."""
     if profile.api_key_env and not os.environ.get(profile.api_key_env):
-        raise ConfigError(
-            f"profile '{name}': environment variable {profile.api_key_env} is not set"
-        )
+        raise MissingKey(f"profile '{name}': environment variable {profile.api_key_env} is not set")

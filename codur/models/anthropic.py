@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from codur.config.schema import LLMProfile
-from codur.errors import ConfigError, MissingExtra
+from codur.errors import ConfigError, MissingExtra, MissingKey
 from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
@@ -87,9 +87,7 @@ def api_key(name: str, profile: LLMProfile) -> str:
         )
     value = os.environ.get(profile.api_key_env)
     if not value:
-        raise ConfigError(
-            f"profile '{name}': environment variable {profile.api_key_env} is not set"
-        )
+        raise MissingKey(f"profile '{name}': environment variable {profile.api_key_env} is not set")
     remember([value])  # masked wherever it shows up, whatever the variable's name
     return value
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from codur.errors import (
     Cancelled,
     CodurError,
-    ConfigError,
     LimitReached,
+    MissingKey,
     ModelError,
     ModelUnreachable,
 )
@@ -98,7 +98,7 @@ class ModelClient:
                     self._model = prov.build(self.name, self.profile)
                 except (ModelUnreachable, ModelError):
                     raise
-                except ConfigError as exc:  # its API key is not set...
+                except MissingKey as exc:  # its API key is not set...
                     if self.fallback is None:
                         raise
                     raise ModelUnreachable(str(exc)) from exc  # ...llm.fallback_order's turn

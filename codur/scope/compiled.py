@@ -26,13 +26,22 @@ def stamps(root: Path) -> dict[str, str]:
             continue
         for name in names:
             path = Path(folder, name)
-            if name.endswith(".pyc") and path.is_file() and not path.is_symlink():
-                stat = path.stat()
-                stamp = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
-                found[path.relative_to(root).as_posix()] = stamp
+            if not name.endswith(".pyc") or not path.is_file():
+                continue
+            stat = path.stat()  # a link's target: Python reads through it
+            stamp = f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
+            if path.is_symlink():
+                stamp += f":link {os.readlink(path)}:{path.lstat().st_ctime_ns}"
+            found[path.relative_to(root).as_posix()] = stamp
     return found
 
 
 def planted(root: Path, before: dict[str, str]) -> list[str]:
-    """The compiled modules created or changed since `before` was taken."""
-    return sorted(p for p, stamp in stamps(root).items() if before.get(p) != stamp)
+    """The compiled modules created or changed since `before` was taken (a stamp taken
+    before status change times were kept, "size:mtime", is compared on those two)."""
+    return sorted(
+        p
+        for p, stamp in stamps(root).items()
+        if (old := before.get(p)) is None
+        or old != (stamp if old.count(":") >= 2 else ":".join(stamp.split(":")[:2]))
+    )

@@ -104,8 +104,8 @@ def _describe(items: list[CallClaim | DocExample]) -> str:
 
 
 def _sources(ws: Workspace) -> dict[str, str]:
-    """The folder's code: its Python files other than tests and larger than MAX_BYTES
-    (data, like a generated table: parsing one costs seconds and gigabytes), by path."""
+    """The folder's code, by path: its Python files but tests and those over MAX_BYTES
+    (data, like a generated table: parsing one costs seconds and gigabytes)."""
     found: dict[str, str] = {}
     for path in sorted(python_files(ws.root)):
         if is_test(path) or Path(path).name == "conftest.py" or _too_big(ws.root / path):
