@@ -41,8 +41,9 @@ SHELL = {"|", "||", "&&", ";", ">", ">>", "<", "&", "2>", "(", ")"}
 PLACEHOLDER = re.compile(r"^(?:[A-Z][A-Z_]*(?:\|[A-Z_]+)*|\[[A-Z_|]+\]|<[^>]*>)$")
 """A word the docs write for a value: `TASK`, `[RUN]`, `<id>`."""
 OPTIONAL = re.compile(r"^\[(--?[\w-]+)\]$")
-REFUSED = {("undoo",)}
-"""Commands the docs show being refused (a lone word that is no command)."""
+REFUSED = {("undoo",), ("fix", "the", "bug", "in", "@main.py")}
+"""Commands the docs show being refused (a lone word that is no command, a task typed
+without quotes)."""
 
 
 def _words(line: str) -> list[str] | None:

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,11 @@ def test_a_run_still_running_is_not_said_to_be_stopped(tmp_path: Path) -> None:
     from codur.undo.records import RunRecord
 
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "codur"])
+    cmdline = Path(f"/proc/{live.pid}/cmdline")
+    for _ in range(500):  # until its exec shows (a process starting may still show ours)
+        if not cmdline.exists() or b"codur" in cmdline.read_bytes():
+            break
+        time.sleep(0.01)
     try:
         record = RunRecord("r1", str(tmp_path), "files", "fix it", "2026-11-30", "s0", pid=live.pid)
         assert (status(record), _note(record)) == ("running", "")

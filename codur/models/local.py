@@ -58,9 +58,9 @@ class LocalChatModel(BaseChatModel):
     temperature: float = 0.2
     max_tokens: int = 2048
     seed: int = 0
-    draft: str = "none"
+    draft: str = "copy"
     """Speculative decoding: none, prompt_lookup or copy (LLMProfile.draft)."""
-    draft_tokens: int = 10
+    draft_tokens: int = 16
     repeat_stop: int = 3
     """A reply ending in the same block this many times stops (LLMProfile.repeat_stop)."""
     prefix_cache_mb: int = 512
@@ -120,7 +120,8 @@ class LocalChatModel(BaseChatModel):
         }
         llama = self.llama
         asked = time.perf_counter()
-        draft = draft_model(self.draft, self.draft_tokens)
+        # a reply under a tool call's JSON grammar is short and copies little: no draft
+        draft = draft_model(self.draft, self.draft_tokens) if not tools else None
         progress = current_progress()
         on_decode = _reporter(progress) if progress is not None else None
         # the run cancelled, llama.cpp stops before its next decode and Cancelled propagates
