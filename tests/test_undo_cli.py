@@ -39,7 +39,8 @@ def fix(work: Path, tmp_path: Path, replies: list, *extra: str) -> str:
     """Run `fix @main.py` with scripted replies; the run id from the summary."""
     run = run_cli([*scripted_profile(tmp_path, replies), *extra, "fix @main.py"], cwd=work)
     assert run.returncode == 0, run.stdout + run.stderr
-    found = re.search(r"^run (\S+): \d+ file\(s\) changed \| undo: codur undo$", run.stdout, re.M)
+    line = r"^run (\S+): \d+ file\(s\) changed( \([^)]*: not by an edit\))? \| undo: codur undo$"
+    found = re.search(line, run.stdout, re.M)
     assert found, run.stdout
     return found.group(1)
 

@@ -81,7 +81,8 @@ def test_undo_restores_a_program_s_changes_and_leaves_git_alone(git_repo: Path, 
     run = run_cli([*flags, "--yes", "fix @main.py"], cwd=repo)
     assert run.returncode == 0, run.stdout + run.stderr
     assert not (repo / "data.csv").exists() and (repo / "made/deep/x.txt").exists()
-    found = re.search(r"run (\S+): 7 file\(s\) changed \| undo: codur undo\n", run.stdout)
+    others = r"\(data\.csv, made/deep/x\.txt, out\.txt and 2 more: not by an edit\)"
+    found = re.search(rf"run (\S+): 7 file\(s\) changed {others} \| undo: codur undo\n", run.stdout)
     assert found, run.stdout
     run_id = found.group(1)
     outside = "cleanup.py, data.csv, made/deep/x.txt, out.txt, scratch.txt, tool.sh"
