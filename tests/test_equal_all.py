@@ -48,6 +48,8 @@ ALWAYS = (
         ("def same(a, b):\n    return True\nclass R:\n    __eq__ = same\n", {"R.__eq__": 4}),
         ("from unittest.mock import ANY as R\n", {"mock.ANY": 1}),
         ("class P:\n    def __eq__(self, o):\n        return NotImplemented\n", {}),
+        ("class P:\n    def __eq__(self, o):\n        return\n", {}),  # None: not equal
+        ("class N:\n    def __ne__(self, o):\n        return\n", {"N.__ne__": 2}),
     ],
 )
 def test_a_comparison_that_ignores_what_it_is_compared_with(code: str, found: dict) -> None:

@@ -17,7 +17,7 @@ from codur.edits.parse import is_python
 
 HOLLOW = ("__eq__", "__ne__")
 """The comparisons a test's `==` and `!=` call."""
-HONEST = {"__eq__": (False,), "__ne__": (True,)}
+HONEST = {"__eq__": (False, None), "__ne__": (True,)}
 """What a comparison that ignores its argument may return: never equal (or unequal)."""
 Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -43,8 +43,7 @@ def _ignores_other(fn: Function, name: str) -> bool:
         else [n.value for node in body for n in ast.walk(node) if isinstance(n, ast.Return)]
     )
     honest = all(
-        isinstance(v, ast.Constant)
-        and v.value in HONEST[name]
+        (v.value if isinstance(v, ast.Constant) else None if v is None else v) in HONEST[name]
         or isinstance(v, ast.Name)
         and v.id == "NotImplemented"
         for v in returned
@@ -73,7 +72,7 @@ def _definitions(tree: ast.Module) -> list[tuple[str, str, ast.AST, int]]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     found.append((node.name, item.name, item, item.lineno))
-                targets = item.targets if isinstance(item, ast.Assign) else []
+                targets = [*item.targets] if isinstance(item, ast.Assign) else []
                 targets += [item.target] if isinstance(item, ast.AnnAssign) else []
                 value = getattr(item, "value", None)
                 for t in targets:
