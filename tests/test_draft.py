@@ -41,8 +41,15 @@ def test_a_short_context_drafts_nothing():
 
 
 def test_the_draft_model_returns_llama_tokens():
-    draft = CopyDraft(3)(ids(1, 2, 3, 4, 5, 1, 2, 3))
-    assert draft.dtype == np.intc and draft.tolist() == [4, 5, 1]
+    draft = CopyDraft(3)(ids(1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6))
+    assert draft.dtype == np.intc and draft.tolist() == [7, 1, 2]
+
+
+def test_the_draft_model_drafts_from_six_matching_tokens():
+    # a wrong draft costs a batch of tokens: a chance match of prose (3-5 tokens) drafts
+    # nothing, a copy under way (6 or more) does
+    assert CopyDraft(3)(ids(1, 2, 3, 4, 5, 9, 8, 0, 1, 2, 3, 4, 5)).size == 0
+    assert CopyDraft(3)(ids(1, 2, 3, 4, 5, 6, 9, 8, 0, 1, 2, 3, 4, 5, 6)).tolist() == [9, 8, 0]
 
 
 def test_the_profile_names_the_draft_model():

@@ -64,14 +64,15 @@ class LLMProfile(_Section):
     copies most of its reply from the file in the prompt, so it comes several tokens a
     decode. prompt_lookup: llama-cpp-python's (what followed the first occurrence of the
     reply's last two tokens, or last one); copy: what followed the longest latest
-    occurrence of the last 3-16 tokens, no draft when none is 3 long (codur.models.draft).
+    occurrence of the last 6-16 tokens, no draft when none is 6 long (codur.models.draft).
     Not exact: a batch's logits differ slightly from one token's, so a greedy reply can
-    differ where two tokens nearly tie (bench/prompt_lookup.py: copy 1.74x the plain
-    generation rate on edit replies, 9 of 20 greedy replies the same). A call with tools
+    differ where two tokens nearly tie (bench/prompt_lookup.py: copy 1.68x the plain
+    generation rate on edit replies, 18 of 20 greedy replies the same). A call with tools
     bound (its reply under a JSON grammar) drafts nothing."""
-    draft_tokens: int = Field(16, gt=0, le=64)
+    draft_tokens: int = Field(15, gt=0, le=64)
     """local: tokens drafted at a time: more gains more when the draft holds, and costs
-    more when it does not."""
+    more when it does not. 15 makes a decode of 16 tokens, which llama.cpp's CPU kernels
+    run in 8-token blocks: 16 tokens cost less than 15 or 17 (bench/decode_cost.py)."""
     repeat_stop: int = Field(3, ge=0)
     """local: a reply that ends in the same block of 24-256 tokens this many times in a
     row is caught in a loop: it stops there and counts as cut at its output cap. 0: never

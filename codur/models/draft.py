@@ -4,7 +4,11 @@ An edit's reply copies long runs of the file it was shown. The draft for the nex
 is what followed the longest earlier occurrence of the context's last tokens (the most
 recent of equally long ones), and only when that occurrence is at least `min_match`
 tokens long: a run being copied matches long and keeps matching, while prose matches a
-token or two by chance, and a wrong draft costs a batch of tokens for nothing.
+few tokens by chance ("the `total` function"), and a wrong draft costs a batch of tokens
+for nothing: on 2 cores a decode of 16 tokens takes as long as 5-6 single ones
+(bench/decode_cost.py). Measured on edit replies (bench/prompt_lookup.py, the same
+machine state): drafting from a 3-token match, 1.53x the plain generation rate and 13 of
+20 greedy replies the same; from a 6-token match, 1.68x and 18 of 20.
 llama-cpp-python's own `LlamaPromptLookupDecoding` takes the first occurrence of the last
 two tokens, or of the last one, anywhere in the context (often in the system text).
 """
@@ -42,7 +46,7 @@ class CopyDraft(LlamaDraftModel):  # type: ignore[misc]
     """Drafts up to `tokens` tokens by following the longest earlier match of the
     context's last tokens (at least `min_match`, looked for up to `max_match`)."""
 
-    def __init__(self, tokens: int, min_match: int = 3, max_match: int = 16) -> None:
+    def __init__(self, tokens: int, min_match: int = 6, max_match: int = 16) -> None:
         self.tokens, self.min_match, self.max_match = tokens, min_match, max_match
 
     def __call__(self, input_ids: Any, /, **kwargs: Any) -> np.ndarray:

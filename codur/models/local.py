@@ -60,7 +60,7 @@ class LocalChatModel(BaseChatModel):
     seed: int = 0
     draft: str = "copy"
     """Speculative decoding: none, prompt_lookup or copy (LLMProfile.draft)."""
-    draft_tokens: int = 16
+    draft_tokens: int = 15
     repeat_stop: int = 3
     """A reply ending in the same block this many times stops (LLMProfile.repeat_stop)."""
     prefix_cache_mb: int = 512
