@@ -124,9 +124,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     `runs.checkpoints` is off); with `resume`, go on with that run from its last
     checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py). Three
     steps: open the run, run the graph, close the run; then its result."""
+    start = time.perf_counter()
+    _load_model_early(session)
     from langgraph.errors import GraphRecursionError
 
-    start = time.perf_counter()
     saved = _open(session, task, resume)
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
@@ -146,6 +147,18 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     finally:
         evidence, touched = _close(session, state, status)
     return _result(session, state, (status, message), evidence, touched, start)
+
+
+def _load_model_early(session: Session) -> None:
+    """An embedded model starts loading now, on a thread, while the run opens on the
+    other core (codur.models.local_early), unless the run may call no model or replays
+    its recording's replies."""
+    llm = session.config.llm
+    name = (session.profile or llm.default_profile).removeprefix("llm:")
+    if session.model_allowed and not session.config.runs.replay and name in llm.profiles:
+        from codur.models.local_early import load_early
+
+        load_early(llm.profiles[name])
 
 
 def _open(session: Session, task: str, resume: RunRecord | None) -> Saved | None:

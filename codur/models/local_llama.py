@@ -17,8 +17,10 @@ from typing import Any
 from codur.errors import Cancelled, ModelUnreachable
 from codur.models.local_decoding import Decoding
 
-_LLAMAS: dict[tuple[str, int, int], Any] = {}
-_LOCK = threading.Lock()  # guards _LLAMAS
+_Key = tuple[str, int, int]
+_LLAMAS: dict[_Key, Any] = {}
+_FAILED: dict[_Key, ModelUnreachable] = {}  # an early load's failure, for the next load
+_LOCK = threading.Lock()  # guards _LLAMAS and _FAILED; held while a model loads
 
 
 GENERATE_LOCK = threading.Lock()
@@ -27,34 +29,102 @@ generation's)."""
 
 
 def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
-    """The process-wide llama.cpp model for (path, n_ctx, n_threads), loaded once."""
+    """The process-wide llama.cpp model for (path, n_ctx, n_threads), loaded once (or
+    the ModelUnreachable of an early load that failed). A load under way on another
+    thread (`load_early`) is waited for."""
     key = (path, n_ctx, n_threads)
     with _LOCK:
-        if key in _LLAMAS:
-            return _LLAMAS[key]
-        try:
-            import llama_cpp  # noqa: F401
-        except ImportError:
-            raise ModelUnreachable(
-                "the embedded model needs the local extra: pip install 'codur[local]'"
-            ) from None
-        from codur.models.local_cancel import CancellableLlama
+        if key in _FAILED:
+            raise _FAILED.pop(key)
+        return _LLAMAS[key] if key in _LLAMAS else _load(key, seed)
 
-        try:
-            llama = CancellableLlama(
-                model_path=path,
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                seed=seed,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
-        if not _LLAMAS:
-            atexit.register(close_all)
-        _LLAMAS[key] = llama
-        return llama
+
+def load_early(path: str, n_ctx: int, n_threads: int, seed: int) -> threading.Thread | None:
+    """Start loading the model on a thread, for a run that will probably call it: the
+    load is one core's work (~0.9 s for the 1.5B model, most of it repacking the weights
+    for the CPU kernels), which overlaps the run's opening on the other core. A failure
+    is kept for the next `load_llama`, which raises it. Returns the thread (None: the
+    model is loaded already)."""
+    key = (path, n_ctx, n_threads)
+    if key in _LLAMAS:
+        return None
+
+    def load() -> None:
+        with _LOCK:
+            if key in _LLAMAS or key in _FAILED:
+                return
+            try:
+                _load(key, seed)
+            except ModelUnreachable as exc:
+                _FAILED[key] = exc
+
+    thread = threading.Thread(target=load, name="codur-model-load", daemon=True)
+    thread.start()
+    return thread
+
+
+def _load(key: _Key, seed: int) -> Any:
+    """Load the model of `key` (called with _LOCK held)."""
+    path, n_ctx, n_threads = key
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        raise ModelUnreachable(
+            "the embedded model needs the local extra: pip install 'codur[local]'"
+        ) from None
+    from codur.models.local_cancel import CancellableLlama
+
+    _quiet_llama_cpp()
+    try:
+        llama = CancellableLlama(
+            model_path=path,
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            seed=seed,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelUnreachable(f"cannot load model {path}: {exc}") from exc
+    _LLAMAS[key] = llama
+    return llama
+
+
+def _quiet_llama_cpp() -> None:
+    """Silence llama.cpp without touching the process's file descriptors.
+    llama-cpp-python quiets a load by pointing descriptors 1 and 2 at /dev/null for its
+    duration (`suppress_stdout_stderr`), which would swallow what the rest of Codur
+    prints meanwhile from another thread (`load_early`). Instead llama.cpp's log goes to
+    a callback that drops it, and that swap is turned off (the two modules that load a
+    text model: `llama`, `_internals`)."""
+    import llama_cpp
+    import llama_cpp._internals
+    import llama_cpp.llama
+
+    global _DROP_LOG
+    if _DROP_LOG is not None:
+        return
+    _DROP_LOG = llama_cpp.llama_log_callback(lambda level, text, data: None)
+    llama_cpp.llama_log_set(_DROP_LOG, None)
+    for module in (llama_cpp.llama, llama_cpp._internals):
+        module.suppress_stdout_stderr = _Unsuppressed  # type: ignore[attr-defined]
+
+
+_DROP_LOG: Any = None
+"""The log callback given to llama.cpp (kept alive here: llama.cpp holds only a pointer)."""
+
+
+class _Unsuppressed:
+    """Stands in for llama-cpp-python's `suppress_stdout_stderr`: leaves the descriptors."""
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        return None
 
 
 LOCK_POLL_SECONDS = 0.1
@@ -109,11 +179,15 @@ def draft_model(kind: str, draft_tokens: int) -> Any:
 
 def close_all() -> None:
     """Free the loaded models while llama.cpp is still whole (its own finaliser fails when
-    it runs during interpreter shutdown, after the library's globals are gone)."""
+    it runs during interpreter shutdown, after the library's globals are gone); a load
+    under way on another thread is waited for (it holds the lock). Run at exit."""
     with _LOCK:
         for llama in _LLAMAS.values():
             llama.close()
         _LLAMAS.clear()
+
+
+atexit.register(close_all)
 
 
 class _PromptReady(Exception):

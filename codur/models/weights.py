@@ -164,6 +164,18 @@ def verified(path: Path, sha256: str, size: int) -> bool:
     return True
 
 
+def assembled(key: str, cache_dir: Path | None = None) -> Path | None:
+    """The GGUF for `key` when it is assembled and stamped as checked (nothing read but
+    the stamp), else None."""
+    spec = _spec(key)
+    dest = (cache_dir or default_cache_dir()) / spec.filename
+    stamp = _stamp(dest)
+    if not dest.is_file() or dest.stat().st_size != spec.size or not stamp.is_file():
+        return None
+    expected = f"{spec.sha256.lower()} {spec.size}"
+    return dest if stamp.read_text(encoding="utf-8").strip() == expected else None
+
+
 def ensure_weights(key: str, cache_dir: Path | None = None) -> Path:
     """The path of the assembled GGUF for `key`, joining the parts on first use."""
     spec = _spec(key)

@@ -1,0 +1,31 @@
+"""The embedded model loaded while the run opens (imports no LangChain: it is called
+before the run's heavy imports, which it overlaps)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from codur.config.schema import LLMProfile
+from codur.models import local_llama
+from codur.models.weights import PACKAGED, assembled
+
+
+def load_early(profile: LLMProfile) -> threading.Thread | None:
+    """Start loading `profile`'s model on a thread (local_llama.load_early) when it is a
+    local profile whose file is ready: `model_file` exists, or the packaged weights are
+    assembled. Returns the loading thread; None when there is none (the model is loaded
+    already, or not ready: the first call then builds it as before, joining the weights'
+    parts or saying what is wrong)."""
+    if profile.provider != "local":
+        return None
+    if profile.model_file:
+        path = os.path.expanduser(profile.model_file)
+        ready = path if os.path.isfile(path) else None
+    else:
+        found = assembled(profile.weights) if profile.weights in PACKAGED else None
+        ready = str(found) if found else None
+    if ready is None:
+        return None
+    n_threads = profile.n_threads or os.cpu_count() or 1
+    return local_llama.load_early(ready, profile.n_ctx, n_threads, profile.seed)
