@@ -43,6 +43,9 @@ def test_only_a_local_model_that_is_ready_loads_early(tmp_path: Path) -> None:
     missing = LLMProfile(provider="local", model_file=str(tmp_path / "none.gguf"))
     assert load_early(missing) is None
     assert load_early(LLMProfile(provider="local", weights="no-such-weights")) is None
+    real = tmp_path / "model.gguf"
+    real.write_bytes(b"GGUF")
+    assert load_early(LLMProfile(provider="local", model_file=str(real), load_early=False)) is None
 
 
 def test_assembled_weights_are_those_stamped_as_checked(

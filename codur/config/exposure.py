@@ -64,6 +64,9 @@ RULES: dict[str, Rule] = {
     "llm.profiles.*.draft_tokens": TUNING,
     "llm.profiles.*.repeat_stop": TUNING,
     "llm.profiles.*.prefix_cache_mb": SIZE,
+    "llm.profiles.*.load_early": allowed(
+        "load the model in a run that needs none", "memory and a core for a second"
+    ),
     "llm.profiles.*.seed": TUNING,
     "llm.profiles.*.context_window": allowed(
         "claim a larger window (prompts then cut by the server)",

@@ -13,11 +13,11 @@ from codur.models.weights import PACKAGED, assembled
 
 def load_early(profile: LLMProfile) -> threading.Thread | None:
     """Start loading `profile`'s model on a thread (local_llama.load_early) when it is a
-    local profile whose file is ready: `model_file` exists, or the packaged weights are
-    assembled. Returns the loading thread; None when there is none (the model is loaded
-    already, or not ready: the first call then builds it as before, joining the weights'
-    parts or saying what is wrong)."""
-    if profile.provider != "local":
+    local profile with `load_early` whose file is ready: `model_file` exists, or the
+    packaged weights are assembled. Returns the loading thread; None when there is none
+    (the model is loaded already, or not ready: the first call then builds it as before,
+    joining the weights' parts or saying what is wrong)."""
+    if profile.provider != "local" or not profile.load_early:
         return None
     if profile.model_file:
         path = os.path.expanduser(profile.model_file)
