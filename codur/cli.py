@@ -6,7 +6,6 @@ load inside the commands that need them, so `codur --help` stays fast.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -194,6 +193,7 @@ app.command()(cli_info.doctor)
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one place exceptions become messages and exit codes."""
     from codur.errors import Interrupted
+    from codur.exiting import leave
     from codur.interrupt import output_closed, stop_on_signals, stopped
     from codur.ui import IO
 
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
                 code = ExitCode.ERROR
-    sys.exit(int(code or 0))
+    leave(int(code or 0))  # sys.exit, without the interpreter's teardown (0.3 s)
 
 
 def _usage_line(exc: Exception) -> str:
