@@ -19,9 +19,19 @@ from typing import NoReturn
 
 from codur.errors import ExitCode
 
+_IMMEDIATE = threading.Event()
+
+
+def immediate() -> bool:
+    """Whether the process is ending by `leave`: an atexit function need not wait for
+    work on other threads that nothing reads (`os._exit` ends them where they stand, and
+    no finaliser or library destructor runs after it)."""
+    return _IMMEDIATE.is_set()
+
 
 def leave(code: int) -> NoReturn:
     """End the process with exit code `code`, as `sys.exit` would minus the teardown."""
+    _IMMEDIATE.set()
     threading._shutdown()  # type: ignore[attr-defined] # what the interpreter's exit calls
     atexit._run_exitfuncs()
     try:

@@ -124,10 +124,9 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     `runs.checkpoints` is off); with `resume`, go on with that run from its last
     checkpoint, its session as the checkpoint left it (codur/graph/checkpoint.py). Three
     steps: open the run, run the graph, close the run; then its result."""
-    start = time.perf_counter()
-    _load_model_early(session)
     from langgraph.errors import GraphRecursionError
 
+    start = time.perf_counter()
     saved = _open(session, task, resume)
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
     status, message = "error", ""
@@ -150,9 +149,10 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
 
 
 def _load_model_early(session: Session) -> None:
-    """An embedded model starts loading now, on a thread, while the run opens on the
-    other core (codur.models.local_early), unless the run may call no model or replays
-    its recording's replies."""
+    """An embedded model starts loading now, on a thread, while the run probes the
+    project's Python, checks and searches on the other core (codur.models.local_early),
+    unless the run may call no model or replays its recording's replies. Not earlier:
+    its own imports (llama_cpp, numpy) would then compete with the run's for the GIL."""
     llm = session.config.llm
     name = (session.profile or llm.default_profile).removeprefix("llm:")
     if session.model_allowed and not session.config.runs.replay and name in llm.profiles:
@@ -194,6 +194,7 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     from codur.verify.preflight import planned_check, require_pytest
 
     cfg = session.config
+    _load_model_early(session)
     session.interpreter  # noqa: B018 - the project's Python, probed before anything runs
     first: dict = {}
     if saved is None:  # decided once (a resumed run has its checkpoint's)

@@ -98,3 +98,30 @@ def test_what_codur_prints_while_the_model_loads_early_is_kept() -> None:
     assert lines >= 5
     assert done.stdout.splitlines()[:-1] == [f"out {n}" for n in range(lines)]
     assert done.stderr.splitlines() == [f"err {n}" for n in range(lines)]  # no llama.cpp log
+
+
+@pytest.mark.embedded
+def test_the_cli_exit_leaves_an_unused_early_load_behind_safely() -> None:
+    """`leave` ends the process while llama.cpp may still be loading on another thread:
+    no finaliser or destructor runs after `os._exit`, so the exit code is the one asked
+    for (not a crash's), and close_all does not wait for that load."""
+    if why := embedded_model_unavailable():
+        pytest.skip(why)
+    script = textwrap.dedent(
+        """
+        from codur.config.schema import LLMProfile
+        from codur.exiting import leave
+        from codur.models import local_llama
+        from codur.models.local_early import load_early
+        thread = load_early(LLMProfile(provider="local", weights="qwen2.5-coder-1.5b",
+                                       n_ctx=1024, n_threads=1))
+        assert thread is not None
+        print("loading" if thread.is_alive() else "loaded", flush=True)
+        leave(7)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 7, done.stderr
+    assert done.stdout.strip() in ("loading", "loaded") and done.stderr == ""

@@ -83,9 +83,9 @@ class LLMProfile(_Section):
     state instead of evaluating the shared tokens again. 0 turns it off."""
     load_early: bool = True
     """local: start loading the model on a thread as the run opens (its ~1 s of one core
-    then overlaps the run's start on another): the README demo waited ~0.6 s less. A run
-    the repair search fixes alone loads it for nothing (~0.8 s more there, its exit
-    waiting for the load): false loads it at the first call instead."""
+    then overlaps the run's first check and repair search): the README demo waited ~0.4 s
+    less. A run the repair search fixes alone loads it for nothing (~0.4 s more there):
+    false loads it at the first call instead."""
     seed: int = 0
     """Sampling seed, so runs are reproducible; attempt k after a failed one uses seed + k
     (local and ollama; OpenAI-compatible servers get it too, some ignore it)."""

@@ -180,7 +180,13 @@ def draft_model(kind: str, draft_tokens: int) -> Any:
 def close_all() -> None:
     """Free the loaded models while llama.cpp is still whole (its own finaliser fails when
     it runs during interpreter shutdown, after the library's globals are gone); a load
-    under way on another thread is waited for (it holds the lock). Run at exit."""
+    under way on another thread is waited for (it holds the lock). Run at exit; nothing
+    to do when the CLI ends the process by `os._exit` (codur.exiting): no finaliser runs
+    then, and an early load that no run used need not be waited for."""
+    from codur.exiting import immediate
+
+    if immediate():
+        return
     with _LOCK:
         for llama in _LLAMAS.values():
             llama.close()
