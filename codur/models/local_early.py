@@ -1,5 +1,5 @@
-"""The embedded model loaded while the run opens (imports no LangChain: it is called
-before the run's heavy imports, which it overlaps)."""
+"""The embedded model loaded on a thread while the run opens: while it probes the
+project's Python, runs the first check and the repair search (codur.run)."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def load_llama(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
 def load_early(path: str, n_ctx: int, n_threads: int, seed: int) -> threading.Thread | None:
     """Start loading the model on a thread, for a run that will probably call it: the
     load is one core's work (~0.9 s for the 1.5B model, most of it repacking the weights
-    for the CPU kernels), which overlaps the run's opening on the other core. A failure
+    for the CPU kernels), which overlaps the run's first steps on the other core. A failure
     is kept for the next `load_llama`, which raises it. Returns the thread (None: the
     model is loaded already)."""
     key = (path, n_ctx, n_threads)

@@ -154,14 +154,19 @@ def verified(path: Path, sha256: str, size: int) -> bool:
     """Whether `path` holds the expected file: size always; sha256 once (then stamped)."""
     if not path.is_file() or path.stat().st_size != size:
         return False
-    stamp = _stamp(path)
-    expected = f"{sha256.lower()} {size}"
-    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == expected:
+    if _stamped(path, sha256, size):
         return True
     if _file_sha256(path) != sha256.lower():
         return False
-    stamp.write_text(expected + "\n", encoding="utf-8")
+    _stamp(path).write_text(f"{sha256.lower()} {size}\n", encoding="utf-8")
     return True
+
+
+def _stamped(path: Path, sha256: str, size: int) -> bool:
+    """Whether `path`'s stamp says it was checked as (sha256, size)."""
+    stamp = _stamp(path)
+    expected = f"{sha256.lower()} {size}"
+    return stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == expected
 
 
 def assembled(key: str, cache_dir: Path | None = None) -> Path | None:
@@ -169,11 +174,9 @@ def assembled(key: str, cache_dir: Path | None = None) -> Path | None:
     the stamp), else None."""
     spec = _spec(key)
     dest = (cache_dir or default_cache_dir()) / spec.filename
-    stamp = _stamp(dest)
-    if not dest.is_file() or dest.stat().st_size != spec.size or not stamp.is_file():
+    if not dest.is_file() or dest.stat().st_size != spec.size:
         return None
-    expected = f"{spec.sha256.lower()} {spec.size}"
-    return dest if stamp.read_text(encoding="utf-8").strip() == expected else None
+    return dest if _stamped(dest, spec.sha256, spec.size) else None
 
 
 def ensure_weights(key: str, cache_dir: Path | None = None) -> Path:
