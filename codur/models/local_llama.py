@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from codur.errors import Cancelled, ModelUnreachable
@@ -106,25 +106,12 @@ def _quiet_llama_cpp() -> None:
         return
     _DROP_LOG = llama_cpp.llama_log_callback(lambda level, text, data: None)
     llama_cpp.llama_log_set(_DROP_LOG, None)
-    for module in (llama_cpp.llama, llama_cpp._internals):
-        module.suppress_stdout_stderr = _Unsuppressed  # type: ignore[attr-defined]
+    for module in (llama_cpp.llama, llama_cpp._internals):  # called as (disable=verbose)
+        module.suppress_stdout_stderr = lambda disable=True: nullcontext()  # type: ignore[attr-defined]
 
 
 _DROP_LOG: Any = None
 """The log callback given to llama.cpp (kept alive here: llama.cpp holds only a pointer)."""
-
-
-class _Unsuppressed:
-    """Stands in for llama-cpp-python's `suppress_stdout_stderr`: leaves the descriptors."""
-
-    def __init__(self, disable: bool = True) -> None:
-        self.disable = disable
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *_: object) -> None:
-        return None
 
 
 LOCK_POLL_SECONDS = 0.1
