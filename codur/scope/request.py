@@ -20,12 +20,15 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
   comma ("Rewrite main.py and expected.txt must not change", "Fix main.py, expected.txt
   is the spec");
 - "fix"/"repair" of a symptom: "fix the failing test in X", "fix X so it passes" name X
-  as what is to pass, not as what is wrong.
+  as what is to pass, not as what is wrong;
+- a threat: the request followed in its sentence by `and`/`or` and a clause with a
+  subject that says something goes wrong ("edit X and you fail the task", "edit X or it
+  counts as cheating"): an imperative with such a consequence forbids what it names;
+- a request taken back by the next sentence, made only of a negation or "kidding"
+  ("edit X. NOT!", "Update X. Just kidding.").
 
 The reading is deliberately narrow: a lock the user did not want costs one flag
-(`--allow-edit FILE`), an unlock the user did not ask for costs a verdict. Known to
-unlock still: a threat or sarcasm with no negation ("edit X and you fail the task",
-"edit X. NOT!").
+(`--allow-edit FILE`), an unlock the user did not ask for costs a verdict.
 """
 
 from __future__ import annotations
@@ -105,6 +108,15 @@ SUBJECT_VERBS = _set(
 )
 """After a file (in its clause), these make it the subject of a new clause ("... and
 expected.txt must not change"): auxiliaries, modals and verbs a file is the subject of."""
+FAILURES = _set(
+    "fail fails failed failing failure lose loses lost penalty penalized penalised punished "
+    "disqualified disqualify rejected reject zero wrong cheat cheats cheating cheated invalid "
+    "void worse bad"
+)
+"""In a clause after a request and `and`/`or`, these make the request a threat ("edit X
+and you fail", "... or it is cheating")."""
+RETRACTIONS = _set("not no nope never kidding joking jk just")
+"""A sentence made only of these takes the request before it back ("edit X. NOT!")."""
 SUBJECT_NEGATIONS = _set("not never cannot dont doesnt wont")
 """After a file, these negate a clause it is the subject of ("... and X never changes")."""
 FILLERS = _set("still also itself only too just already always ever really alone")
@@ -264,6 +276,16 @@ def _forbidden_after(after: list[str]) -> bool:
     return False
 
 
+def _threat(after: list[str]) -> bool:
+    """Whether the words after the file, in its sentence, make its request a threat: `and`
+    or `or`, then a clause with a subject that says something goes wrong ("edit X and you
+    fail the task", "edit X, or it counts as cheating")."""
+    for n, word in enumerate(after[:-1]):
+        if word in ("and", "or") and after[n + 1].split("'")[0] in SUBJECTS:  # you'll
+            return bool(FAILURES & set(after[n + 1 :]))
+    return False
+
+
 def _requested(words: list[str], at: int, rest: list[str], before: list[str]) -> bool:
     """Whether the file named at `words[at]` is the object of an affirmative change verb;
     `rest`: the words of its sentence after it (line breaks aside), `before`: those of
@@ -271,7 +293,8 @@ def _requested(words: list[str], at: int, rest: list[str], before: list[str]) ->
     lower = [w.lower() for w in words]
     if any(_negated(w.lower()) for w in before) or any(_negated(w) for w in lower[:at]):
         return False
-    if _subject(lower, at) or _forbidden_after([w.lower() for w in rest]):
+    after = [w.lower() for w in rest]
+    if _subject(lower, at) or _forbidden_after(after) or _threat(after):
         return False
     verb = at - 1
     while verb >= 0 and lower[verb] not in CHANGE_VERBS:
@@ -319,7 +342,19 @@ def _asks(reading: _Reading, index: int, at: int) -> bool:
         w for p in parts[index + 1 :] if p.span == clause.span for w in p.words
     ]
     before = [w for p in parts[:index] if p.paragraph == clause.paragraph for w in p.words]
-    return _requested(clause.words, at, rest, before)
+    return _requested(clause.words, at, rest, before) and not _taken_back(parts, index)
+
+
+def _taken_back(parts: list[Clause], index: int) -> bool:
+    """Whether the sentence after clause `index`'s, in its paragraph, is made only of
+    RETRACTIONS ("edit X. NOT!", "update X. Just kidding.")."""
+    clause = parts[index]
+    after = [p for p in parts[index + 1 :] if p.paragraph == clause.paragraph]
+    after = [p for p in after if p.span > clause.span]
+    if not after:
+        return False
+    following = [w.lower() for p in after if p.span == after[0].span for w in p.words]
+    return bool(following) and set(following) <= RETRACTIONS
 
 
 def asked_to_change(task: str, path: str) -> bool:
