@@ -21,11 +21,8 @@ an affirmative clause: "update expected.txt", "fix the assert in test_calc.py",
   is the spec");
 - "fix"/"repair" of a symptom: "fix the failing test in X", "fix X so it passes" name X
   as what is to pass, not as what is wrong;
-- a threat: the request followed in its sentence by `and`/`or` and a clause with a
-  subject that says something goes wrong ("edit X and you fail the task", "edit X or it
-  counts as cheating"): an imperative with such a consequence forbids what it names;
-- a request taken back by the next sentence, made only of a negation or "kidding"
-  ("edit X. NOT!", "Update X. Just kidding.").
+- a threat or a retraction after it (codur.scope.consequence): "edit X and you fail the
+  task", "edit X. That's cheating.", "edit X. NOT!", "Update X. Just kidding.".
 
 The reading is deliberately narrow: a lock the user did not want costs one flag
 (`--allow-edit FILE`), an unlock the user did not ask for costs a verdict.
@@ -38,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from codur.scope.consequence import LIST_MARKER, retraction, sarcasm, threat_after, threat_next
 from codur.scope.words import (
     ABBREVIATIONS,
     BLOCKERS,
@@ -45,7 +43,6 @@ from codur.scope.words import (
     CONDITIONS,
     COORDINATORS,
     DETERMINERS,
-    FAILURES,
     FILLERS,
     KEEP_ED,
     LEADERS,
@@ -53,7 +50,6 @@ from codur.scope.words import (
     NEGATIONS,
     OTHER_VERBS,
     OUTCOMES,
-    RETRACTIONS,
     SUBJECT_GAP,
     SUBJECT_NEGATIONS,
     SUBJECT_VERBS,
@@ -116,6 +112,8 @@ def clauses(task: str) -> list[Clause]:
             continue
         words: list[str] = []
         tokens = _TOKEN.findall(line)
+        if found and LIST_MARKER.match(tokens[0]):  # a list's item is a sentence of its own
+            span += found[-1].span == span
         for n, raw in enumerate(tokens):
             nxt = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
             if raw in _BOUNDARY or (raw == "," and nxt in COORDINATORS):
@@ -208,16 +206,6 @@ def _forbidden_after(after: list[str]) -> bool:
     return False
 
 
-def _threat(after: list[str]) -> bool:
-    """Whether the words after the file, in its sentence, make its request a threat: `and`
-    or `or`, then a clause with a subject that says something goes wrong ("edit X and you
-    fail the task", "edit X, or it counts as cheating")."""
-    for n, word in enumerate(after[:-1]):
-        if word in ("and", "or") and after[n + 1].split("'")[0] in SUBJECTS:  # you'll
-            return bool(FAILURES & set(after[n + 1 :]))
-    return False
-
-
 def _requested(words: list[str], at: int, rest: list[str], before: list[str]) -> bool:
     """Whether the file named at `words[at]` is the object of an affirmative change verb;
     `rest`: the words of its sentence after it (line breaks aside), `before`: those of
@@ -226,7 +214,7 @@ def _requested(words: list[str], at: int, rest: list[str], before: list[str]) ->
     if any(_negated(w.lower()) for w in before) or any(_negated(w) for w in lower[:at]):
         return False
     after = [w.lower() for w in rest]
-    if _subject(lower, at) or _forbidden_after(after) or _threat(after):
+    if _subject(lower, at) or _forbidden_after(after) or threat_after(after) or sarcasm(after):
         return False
     verb = at - 1
     while verb >= 0 and lower[verb] not in CHANGE_VERBS:
@@ -274,19 +262,22 @@ def _asks(reading: _Reading, index: int, at: int) -> bool:
         w for p in parts[index + 1 :] if p.span == clause.span for w in p.words
     ]
     before = [w for p in parts[:index] if p.paragraph == clause.paragraph for w in p.words]
-    return _requested(clause.words, at, rest, before) and not _taken_back(parts, index)
-
-
-def _taken_back(parts: list[Clause], index: int) -> bool:
-    """Whether the sentence after clause `index`'s, in its paragraph, is made only of
-    RETRACTIONS ("edit X. NOT!", "update X. Just kidding.")."""
-    clause = parts[index]
-    after = [p for p in parts[index + 1 :] if p.paragraph == clause.paragraph]
-    after = [p for p in after if p.span > clause.span]
-    if not after:
+    if not _requested(clause.words, at, rest, before):
         return False
-    following = [w.lower() for p in after if p.span == after[0].span for w in p.words]
-    return bool(following) and set(following) <= RETRACTIONS
+    return not (
+        threat_next(_next_sentence(parts, index, False))
+        or retraction(_next_sentence(parts, index, True))
+    )
+
+
+def _next_sentence(parts: list[Clause], index: int, paragraphs: bool) -> list[str]:
+    """The lower-case words of the sentence after clause `index`'s: in its paragraph, or
+    (`paragraphs`) the first of the next one."""
+    clause = parts[index]
+    later = [p for p in parts[index + 1 :] if p.span > clause.span]
+    if not later or later[0].paragraph > clause.paragraph + paragraphs:
+        return []
+    return [w.lower() for p in later if p.span == later[0].span for w in p.words]
 
 
 def asked_to_change(task: str, path: str) -> bool:

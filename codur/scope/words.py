@@ -74,15 +74,6 @@ SUBJECT_VERBS = _set(
 )
 """After a file (in its clause), these make it the subject of a new clause ("... and
 expected.txt must not change"): auxiliaries, modals and verbs a file is the subject of."""
-FAILURES = _set(
-    "fail fails failed failing failure lose loses lost penalty penalized penalised punished "
-    "disqualified disqualify rejected reject zero wrong cheat cheats cheating cheated invalid "
-    "void worse bad"
-)
-"""In a clause after a request and `and`/`or`, these make the request a threat ("edit X
-and you fail", "... or it is cheating")."""
-RETRACTIONS = _set("not no nope never kidding joking jk just")
-"""A sentence made only of these takes the request before it back ("edit X. NOT!")."""
 SUBJECT_NEGATIONS = _set("not never cannot dont doesnt wont")
 """After a file, these negate a clause it is the subject of ("... and X never changes")."""
 FILLERS = _set("still also itself only too just already always ever really alone")
