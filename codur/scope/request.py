@@ -35,7 +35,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from codur.scope.consequence import LIST_MARKER, retraction, sarcasm, threat_after, threat_next
+from codur.scope.consequence import (
+    LIST_MARKER,
+    filename,
+    retraction,
+    sarcasm,
+    threat_after,
+    threat_next,
+)
 from codur.scope.words import (
     ABBREVIATIONS,
     BLOCKERS,
@@ -147,10 +154,6 @@ def _negated(word: str) -> bool:
     return word in NEGATIONS or word.endswith("n't")
 
 
-def _filename(word: str) -> bool:
-    return "/" in word or re.fullmatch(r"[\w.-]*\w\.\w+", word) is not None
-
-
 def _blocks(words: list[str], at: int) -> bool:
     """Whether the word at `at`, between a verb and the file, stops the verb."""
     word = words[at]
@@ -162,7 +165,7 @@ def _blocks(words: list[str], at: int) -> bool:
         return True  # a participle: another verb ("the bug shown in X", "updated")
     if word in ("and", ",", "to"):  # a list ("fix a.py and b.py"), a place ("to X")
         after = words[at + 1]  # ... or a new verb ("and rerun X", "to reproduce X")
-        return not (after in DETERMINERS or _filename(after) or after.isdigit())
+        return not (after in DETERMINERS or filename(after) or after.isdigit())
     return False
 
 
@@ -176,7 +179,7 @@ def _subject(words: list[str], at: int) -> bool:
             continue
         if word in (",", "to") or word in COORDINATORS or word in BLOCKERS:
             return False
-        if _negated(word) or _filename(word):
+        if _negated(word) or filename(word):
             return False  # "rather than X", "instead of X", "X Y": another phrase
     return False
 
@@ -201,7 +204,7 @@ def _forbidden_after(after: list[str]) -> bool:
     for n, word in enumerate(after):
         if word in CONDITIONS or word == "only":  # "only if I say so", "only with my approval"
             return True
-        if _negated(word) and not any(_filename(w) for w in after[n + 1 : n + 4]):
+        if _negated(word) and not any(filename(w) for w in after[n + 1 : n + 4]):
             return True
     return False
 
