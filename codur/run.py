@@ -210,6 +210,9 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
             cfg.verify.test_command or (),
         )
         session.scope.watch_site(session.interpreter.site_packages)
+        for target in session.scope.targets:  # said now, not after the model's first reply
+            if session.snapshot is not None and (why := session.snapshot.uncovered(target)):
+                session.bus.emit("warning", message=why)
         derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         first = {"scope": session.scope, "derived": derived}
     derived = first["derived"] if saved is None else saved.values.get("derived")

@@ -50,9 +50,12 @@ class Changes:
         whether the scope allows the path at all. ScopeError (announced as
         `scope.refused`) when the scope refuses it, or (`edit.refused`) when `new` leaves
         a name undefined."""
+        snapshot = self.snapshot
+        if snapshot is not None and (uncovered := snapshot.uncovered(path)):
+            self.bus.emit("scope.refused", path=path, reason=uncovered)
+            raise ScopeError(uncovered, path)
         if self.scope is None:
             return new
-        snapshot = self.snapshot
         original = (lambda: snapshot.original(path)) if snapshot is not None else None
         if new is not None and (reason := why_refused(path, self._current(path), new, original)):
             self.bus.emit("edit.refused", path=path, reason=reason)

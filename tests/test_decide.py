@@ -122,6 +122,9 @@ ROWS: list[tuple[str, dict, tuple]] = [
      (END, "unverified", "applied", False, False)),
     ("no model after an attempt", {"kind": "no_repair", **FAILING, "model": False,
      "repairs_tried": True}, (END, "unverified", None, False, False)),
+    ("no model, the search's fix kept out", {"kind": "no_repair", **FAILING, "model": False,
+     "repairs_tried": True, "repair_kept_out": "the repair search's fix of a.py was declined"},
+     (END, "unverified", None, False, False)),
     # plan mode (plan_verify): chosen after the first check ...
     ("auto, nothing checks behaviour: plan", {"kind": None, "strategy": "static",
      "passed": True, "mode": "auto"}, ("planner", None, None, False, False)),
@@ -211,6 +214,9 @@ def test_messages_say_why() -> None:
     assert limit.message == "no verification passed in 5 iterations"
     no_model = decide(Facts("no_repair", **FAILING, model=False, repairs_tried=True))
     assert no_model.message == "no model (--no-model): the repair search found no fix"
+    declined = "the repair search's fix of a.py was declined"
+    kept_out = decide(Facts("no_repair", **FAILING, model=False, repair_kept_out=declined))
+    assert kept_out.message == f"no model (--no-model): {declined}"
     failed = decide(Facts("agent_failed", **FAILING, agent_error="agent:codex timed out"))
     assert failed.message == "agent:codex timed out"
     changed = decide(Facts("edited", strategy="none", run_changes=("a.py", "b.py")))

@@ -4,6 +4,7 @@ must come out untouched."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -182,3 +183,35 @@ def test_a_gitignore_listing_codur_s_log_keeps_the_git_store(
     undo = run_cli(["undo"], cwd=git_repo)
     assert undo.returncode == 0, undo.stdout + undo.stderr
     assert (git_repo / "main.py").read_text() == BUGGY
+
+
+@pytest.mark.slow
+def test_a_file_git_ignores_is_not_changed_since_undo_could_not_put_it_back(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """git's snapshot leaves ignored files out (as `git stash -u`), so an edit of one could
+    not be undone: the repair search's fix and the model's edit of it are both refused,
+    and the run says why (it does not claim the search found no fix)."""
+    repo = git_repo
+    (repo / ".gitignore").write_text("main.py\n")
+    (repo / "main.py").write_text(BUGGY)
+    (repo / "expected.txt").write_text("10\n")
+    git(repo, "add", ".gitignore", "expected.txt")
+    git(repo, "commit", "-q", "-m", "project")
+
+    searched = run_cli(["--yes", "--no-model", "fix @main.py"], cwd=repo)
+    assert searched.returncode == 1, searched.stdout + searched.stderr
+    assert (repo / "main.py").read_text() == BUGGY
+    said = searched.stdout + searched.stderr
+    assert "the repair search's fix was refused: main.py is in no snapshot of this run" in said
+    assert "warning: main.py is in no snapshot of this run" in searched.stderr  # before any
+
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)] * 3)
+    args = [*flags, "--yes", "--max-llm-calls", "3", "-o", "repair.enabled=false", "fix @main.py"]
+    edited = run_cli(args, cwd=repo)
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    assert (repo / "main.py").read_text() == BUGGY
+    events = [json.loads(line) for line in debug_log(repo).read_text().splitlines()]
+    refused = [e for e in events if e["event"] == "scope.refused"]
+    assert refused and all(e["path"] == "main.py" for e in refused), refused
+    assert "could not put it back" in refused[0]["reason"]

@@ -151,6 +151,7 @@ def _before_first_attempt(f: Facts) -> Decision:
 
 def _no_model(f: Facts, record: Record | None) -> Decision:
     found = "the repair search found no fix" if f.repairs_tried else "no repair"
+    found = f.repair_kept_out or found
     return end("unverified", f"no model (--no-model): {found}", record)
 
 

@@ -80,6 +80,9 @@ class Facts:
     """What the verdict rests on: the checks that ran, one summary each."""
     repairs_tried: bool = False
     """The repair search has run in this run."""
+    repair_kept_out: str = ""
+    """Why the repair search's fix was not written (the user declined it, the scope or
+    the snapshot refused it; empty: it was, or none was found)."""
     seen_failure: bool = False
     """The current failure was seen in an earlier round."""
     new_failures: bool = True

@@ -108,6 +108,20 @@ class RunSnapshot:
         if self.witness is not None:
             self.witness.writing(path)
 
+    def uncovered(self, path: str) -> str | None:
+        """Why a change to `path` could not be undone (None: it could): it exists, Codur
+        did not create it in this run, and the start snapshot holds no copy of it (a path
+        git or `tools.ignore` ignores, or one over `undo.max_snapshot_mb`)."""
+        if path in self.start or self.saved.get(path) is False:
+            return None
+        if not os.path.lexists(self.ws.root / path):
+            return None
+        return (
+            f"{path} is in no snapshot of this run (ignored by git or tools.ignore, or over "
+            "undo.max_snapshot_mb), so `codur undo` could not put it back: Codur does not "
+            "change it (commit it, or unignore it, to let Codur edit it)"
+        )
+
     def wrote(self) -> None:
         """Codur's changes noted so far are made: the files as they are now are the run's."""
         if self.witness is not None:

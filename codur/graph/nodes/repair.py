@@ -69,17 +69,21 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
                 goto="review",
             )
         doubt = judged.reason if judged.verdict == "unconfirmed" else ""
-    written = []
+    written, kept_out = [], []
     for path, text in result.sources.items():
         try:
             session.changes.write(path, text, by="repair")  # the scope allowed it: see `allows`
-        except EditDeclined:
-            continue  # suggest mode, and the user said no (the gate's event records it)
-        except ScopeError:
-            continue  # the whole-file check is stricter than `allows` (scope.refused logs it)
+        except EditDeclined:  # suggest mode, and the user said no (the gate's event says so)
+            kept_out.append(f"the repair search's fix of {path} was declined")
+            continue
+        except ScopeError as exc:  # stricter than `allows`: the whole-file check, the snapshot
+            kept_out.append(f"the repair search's fix was refused: {exc}")
+            continue
         written.append(path)
     if not written:
-        return none
+        return Command(
+            update={**tried, "outcome": Outcome("no_repair", notes=tuple(kept_out))}, goto="review"
+        )
     outcome = Outcome(
         "repaired",
         reply=f"repair search: {result.candidate.description}",

@@ -77,6 +77,7 @@ def facts(state: AgentState, session: Session) -> Facts:
         run_changes=tuple(session.snapshot.changed()) if session.snapshot else (),
         checks="; ".join(e.summary for e in verdict.evidence) if verdict is not None else "",
         repairs_tried=bool(state.get("repair_searches")),
+        repair_kept_out="; ".join(outcome.notes) if outcome and outcome.kind == "no_repair" else "",
         seen_failure=verdict is not None and verdict.fingerprint in seen,
         new_failures=any(f not in seen for f in failures),
         sampled_ran=not none_ran,
