@@ -80,21 +80,23 @@ def test_without_a_snapshot_it_says_so(call) -> None:
     assert not result.ok and "keeps no snapshot" in result.output
 
 
-def test_files_in_no_snapshot_are_never_deleted(tmp_path: Path) -> None:
+def test_files_in_no_snapshot_are_never_changed_nor_deleted(tmp_path: Path) -> None:
     """An ignored file that existed before the run, and one a program made: no copy of
-    either, so restore_file says so and leaves them."""
+    either, so write_file refuses the first (undo could not put it back) and
+    restore_file says so and leaves both."""
     root = tmp_path / "proj"
     (root / "node_modules" / "pkg").mkdir(parents=True)
     (root / "node_modules" / "pkg" / "index.js").write_text("old\n")
     session = _session(root)
     ctx = session.tool_context()
     edited = "node_modules/pkg/index.js"
-    assert invoke("write_file", {"path": edited, "content": "new\n"}, ctx).ok
+    written = invoke("write_file", {"path": edited, "content": "new\n"}, ctx)
+    assert not written.ok and "could not put it back" in written.output, written.output
     (root / "made.txt").write_text("by a program\n")
     for path in (edited, "made.txt"):
         result = invoke("restore_file", {"path": path}, ctx)
         assert not result.ok and "no copy to restore" in result.output, result.output
-    assert (root / edited).read_text() == "new\n" and (root / "made.txt").exists()
+    assert (root / edited).read_text() == "old\n" and (root / "made.txt").exists()
 
 
 def test_a_symbolic_link_itself_is_restored(tmp_path: Path) -> None:
