@@ -146,23 +146,26 @@ def test_a_run_that_changes_nothing_shows_no_undo_and_keeps_no_snapshots(work: P
     assert "nothing to undo" in run_cli(["undo"], cwd=work).stderr
 
 
-def test_files_over_the_size_cap_are_named_and_not_restored(work: Path) -> None:
+def test_files_over_the_size_cap_are_named_and_not_changed(work: Path) -> None:
+    """A file over undo.max_snapshot_mb has no copy in the snapshot, so Codur does not
+    delete it (undo could not bring it back); the warning names it."""
     (work / "big.bin").write_bytes(b"\1" * 300_000)
     cap = ["-o", "undo.max_snapshot_mb=0.1", "--yes"]
     result = run_cli([*cap, "delete big.bin"], cwd=work)
-    assert result.returncode == 0 and not (work / "big.bin").exists()
+    assert result.returncode == 1 and (work / "big.bin").exists()
     warning = [ln for ln in result.stderr.splitlines() if "snapshot:" in ln]
     assert warning == [
         "codur: warning: snapshot: 1 file(s) over the 0.1 MiB cap (undo.max_snapshot_mb) "
         "not saved; undo cannot restore them: big.bin (293 KiB)"
     ]
+    assert "big.bin is in no snapshot of this run" in result.stdout
     (work / "main.py").write_text("changed by the user before another run\n")
     run_cli([*cap, "delete data.csv"], cwd=work)
     undo = run_cli(["undo"], cwd=work)
     assert undo.returncode == 0 and (work / "data.csv").exists()
-    first = run_cli(["undo"], cwd=work)  # the run that deleted big.bin changed nothing saved
+    first = run_cli(["undo"], cwd=work)  # the run that was refused big.bin changed nothing
     assert first.returncode == 2 and "nothing to undo" in first.stderr
-    assert not (work / "big.bin").exists()
+    assert (work / "big.bin").read_bytes() == b"\1" * 300_000
 
 
 def test_a_file_name_that_is_no_utf8_is_logged_recorded_and_undone(tmp_path: Path) -> None:

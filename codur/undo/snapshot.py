@@ -119,7 +119,8 @@ class RunSnapshot:
         return (
             f"{path} is in no snapshot of this run (ignored by git or tools.ignore, or over "
             "undo.max_snapshot_mb), so `codur undo` could not put it back: Codur does not "
-            "change it (commit it, or unignore it, to let Codur edit it)"
+            "change it (commit or unignore it, or raise undo.max_snapshot_mb, to let Codur "
+            "change it)"
         )
 
     def wrote(self) -> None:
