@@ -128,6 +128,23 @@ def test_the_test_command_given_on_the_command_line_is_the_suite(tmp_path: Path)
     assert (root / "calc.py").read_text() == CALC
 
 
+def test_a_test_command_whose_program_is_missing_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    """A mistyped `--test-cmd` is a bad value (exit 2, one line naming the flag), not a
+    failure inside Codur retried four times (exit 4); nothing runs, nothing changes."""
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "tests/test_calc.py": MARKED})
+    for command, where in (("nosuchprog -x", "on PATH"), ("./run_tests.sh", f"in {root}")):
+        done = run_cli(["fix @calc.py", "--no-model", "--test-cmd", command], root)
+        assert done.returncode == 2, done.stdout + done.stderr
+        head = command.split()[0]
+        said = f"--test-cmd: the test command `{command}` cannot run: {head} is not found {where}"
+        assert said in done.stderr
+        assert "verify:" not in done.stdout  # before the first check
+    assert (root / "calc.py").read_text() == CALC_BUG
+
+
 SCRIPT = (
     "import sys\n\nfrom calc import add\n\n"
     "print('add(2, 3) =', add(2, 3))\nsys.exit(0 if add(2, 3) == 5 else 1)\n"

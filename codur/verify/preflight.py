@@ -5,8 +5,13 @@ the end whose reason only the trace shows."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+from pathlib import Path
+
 from codur.config.schema import VerifyConfig
-from codur.errors import ProjectEnvError
+from codur.errors import ConfigError, ProjectEnvError
 from codur.project.interpreter import Interpreter
 from codur.task import file_refs
 from codur.tools.context import ToolContext
@@ -53,3 +58,25 @@ def require_pytest(plan: VerificationPlan, python: Interpreter) -> None:
         f"the check ({runs[0]}) needs pytest, which {where} does not have: install it with "
         f"`{python.install_pytest}`, or set tools.python to an interpreter that has it"
     )
+
+
+def require_program(plan: VerificationPlan, root: Path, path_var: str | None = None) -> None:
+    """ConfigError (exit 2, naming the key) when the configured test command's program is
+    not there: not on PATH (`path_var`, default $PATH), or no file of the folder for a
+    path; `python`, `python3` and `pytest` are the project's Python's."""
+    for check in plan.checks:
+        if not (isinstance(check, TestCheck) and check.runner == "command" and check.command):
+            continue
+        head = check.command[0]
+        if head in ("python", "python3", "pytest"):
+            continue
+        if os.sep in head:
+            found, where = (root / Path(head).expanduser()).is_file(), f"in {root}"
+        else:
+            found, where = shutil.which(head, path=path_var) is not None, "on PATH"
+        if not found:
+            raise ConfigError(
+                f"the test command `{shlex.join(check.command)}` cannot run: {head} is not "
+                f"found {where}",
+                key=("verify", "test_command"),
+            )
