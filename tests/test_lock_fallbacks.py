@@ -172,6 +172,34 @@ def test_recovery_commands_load_a_config_naming_an_unknown_profile(tmp_path: Pat
     assert refused.returncode != 0 and "key 'llm.default_profile'" in refused.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("llm:\n  default_profile: [unclosed\n", "invalid YAML"),
+        ("runtime:\n  max_iterations: lots\n", "key 'runtime.max_iterations'"),
+    ],
+)
+def test_a_broken_codur_yaml_does_not_stand_between_the_user_and_undo(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    """A half-typed codur.yaml (no YAML, or a bad value) is left out of undo and diff with
+    a warning naming it; a run still stops on it (exit 2)."""
+    root = buggy_folder(tmp_path / "w")
+    done = run_cli(["--yes", "--no-model", "fix @main.py"], root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    fixed = (root / "main.py").read_text()
+    (root / "codur.yaml").write_text(text)
+    shown = run_cli(["diff"], root)
+    assert shown.returncode == 0 and "--- a/main.py" in shown.stdout, shown.stderr
+    undone = run_cli(["undo"], root)
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert said in undone.stderr and "left out for this command" in undone.stderr
+    assert (root / "main.py").read_text() != fixed
+    refused = run_cli(["--no-model", "fix @main.py"], root)
+    assert refused.returncode == 2 and said in refused.stderr
+
+
 def test_a_folder_codur_may_not_write_in_stops_the_run_with_exit_11(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -91,8 +91,8 @@ def load_config(
     if user_file.is_file():
         layers.append(_with_paths(yaml_layer(user_file), user_file.resolve().parent))
     project = workdir / "codur.yaml"
-    if project.is_file():
-        layer = yaml_layer(project)
+    layer = _project_layer(project, recovery, warnings) if project.is_file() else None
+    if layer is not None:
         confined: tuple[Path, ...] = ()
         beyond = strip_user_only(layer.values)
         if not is_trusted(project, trust_store):
@@ -128,7 +128,13 @@ def load_config(
     try:
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, origins)) from None
+        problem = _describe(exc, origins)
+        if not recovery or layer is None:
+            raise ConfigError(problem) from None
+        warnings.append(f"{problem} (the whole of {project} is left out for this command)")
+        layers = [x for x in layers if x.label != layer.label]
+        merged, origins = merge(layers)
+        config = CodurConfig.model_validate(merged)
     loaded = LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
     unknown = unknown_references(config)
     if unknown is not None:  # a value naming an agent or a profile that does not exist
@@ -139,6 +145,19 @@ def load_config(
         warnings.append(problem)
     check_files(config.prompts, loaded.nearest_origin)
     return loaded
+
+
+def _project_layer(project: Path, recovery: bool, warnings: list[str]) -> Layer | None:
+    """The folder's codur.yaml as a layer; None, with a warning, when it is no valid YAML
+    and the command only looks back at or puts back runs (`recovery`): a half-typed
+    codur.yaml never stands between the user and `codur undo`."""
+    try:
+        return yaml_layer(project)
+    except ConfigError as exc:
+        if not recovery:
+            raise
+        warnings.append(f"{exc} (left out for this command)")
+        return None
 
 
 def _with_paths(layer: Layer, base: Path, inside: tuple[Path, ...] = (), hint: str = "") -> Layer:
