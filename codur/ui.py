@@ -60,8 +60,11 @@ class _Console(Console):
 
 
 def _console(stderr: bool) -> Console:
-    """Rich decides colour (NO_COLOR, terminal or not); piped output is not wrapped at 80."""
-    console = _Console(stderr=stderr, highlight=False, soft_wrap=True)
+    """Rich decides colour (terminal or not); with NO_COLOR set no style at all is sent
+    (rich's own NO_COLOR drops colours but keeps bold: the prompt's `[y/n]`); piped
+    output is not wrapped at 80."""
+    plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
+    console = _Console(stderr=stderr, highlight=False, soft_wrap=True, **plain)
     if not console.is_terminal:
         console.width = output_width()
     return console

@@ -23,3 +23,21 @@ def test_a_question_and_its_diff_are_shown_as_plain_text(monkeypatch: pytest.Mon
     out = shown.getvalue()
     assert "[conceal]; touch /tmp/x[/conceal] [/]" in out
     assert "\x1b[8m" not in out and "\x1b]0;" not in out and "hidden" in out
+
+
+def test_no_color_sends_no_style_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR: the question's `[y/n]` is not bold either (rich keeps bold with its own
+    NO_COLOR); without it, a terminal gets its styles."""
+    for no_color, styled in (("1", False), (None, True)):
+        if no_color:
+            monkeypatch.setenv("NO_COLOR", no_color)
+        else:
+            monkeypatch.delenv("NO_COLOR", raising=False)
+        monkeypatch.setenv("TERM", "xterm")
+        monkeypatch.setenv("FORCE_COLOR", "1")  # a terminal, as rich sees it
+        shown = io.StringIO()
+        ui = IO()
+        ui.err.file = shown
+        monkeypatch.setattr(builtins, "input", lambda *args: "n")
+        assert ui.confirm("Allow the agent to write main.py?", "") is False
+        assert ("\x1b[" in shown.getvalue()) is styled, repr(shown.getvalue())
