@@ -6,6 +6,9 @@ load inside the commands that need them, so `codur --help` stays fast.
 
 from __future__ import annotations
 
+import json
+import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -197,14 +200,16 @@ def main(argv: list[str] | None = None) -> None:
     from codur.interrupt import output_closed, stop_on_signals, stopped
     from codur.ui import IO
 
+    args = sys.argv[1:] if argv is None else argv
     with stop_on_signals():
         try:
-            code = app(args=argv, standalone_mode=False)
+            code = app(args=args, standalone_mode=False)
             if (interrupted := stopped()) is not None:  # typer made it an exit code
                 raise interrupted
         except CodurError as exc:
             IO().error(str(exc))
             code = exc.exit_code
+            _json_end(args, str(exc), code)
         except typer.Exit as exc:
             code = exc.exit_code
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
@@ -212,6 +217,7 @@ def main(argv: list[str] | None = None) -> None:
                 exc.show()
             else:
                 IO().error(_usage_line(exc))
+                _json_end(args, _usage_line(exc), ExitCode.USAGE)
             code = ExitCode.USAGE
         except Interrupted as exc:
             if not exc.quiet:
@@ -230,6 +236,22 @@ def main(argv: list[str] | None = None) -> None:
                 IO().error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it)")
                 code = ExitCode.ERROR
     leave(int(code or 0))  # sys.exit, without the interpreter's teardown (0.3 s)
+
+
+def _json_end(args: list[str], message: str, code: int) -> None:
+    """--json: a run or a question the command line or its config stopped before it
+    started still ends its stream with an end record (`run.end`, `ask.end`), as one that
+    started does."""
+    from codur.events import EVENT_SCHEMA
+    from codur.ui import IO
+
+    kind = DefaultToRun.routed
+    if "--json" not in args or kind not in ("run", "ask") or IO.ended:
+        return
+    record = {"ts": round(time.time(), 3), "event": f"{kind}.end", "status": "error"}
+    ending = {"error": message, "exit_code": int(code), "schema": EVENT_SCHEMA}
+    sys.stdout.write(json.dumps({**record, **ending}) + "\n")
+    IO.ended = True
 
 
 def _usage_line(exc: Exception) -> str:

@@ -26,6 +26,10 @@ class DefaultToRun(TyperGroup):
     command (`codur -C DIR undo`, `codur -C DIR memory show`): the command is moved
     first."""
 
+    routed: str | None = None
+    """The command the last parse chose (`run` for a task): main's error handling says a
+    run's or a question's end in --json even when the command line stopped it."""
+
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         first = self._first_word(args)
         asked = {*HELP_FLAGS, *VERSION_FLAGS} & set(args)
@@ -46,6 +50,7 @@ class DefaultToRun(TyperGroup):
             if not task:
                 self._refuse_a_word(args[first], args[first + 1 :])
             args = ["run", *args]
+        DefaultToRun.routed = args[0] if args else None
         return super().parse_args(ctx, args)
 
     def _refuse_a_word(self, word: str, after: list[str]) -> None:

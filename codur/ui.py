@@ -87,8 +87,12 @@ class IO:
         """--verbose: the reply text streamed so far of the model call under way."""
 
     # -- events -------------------------------------------------------------------------
+    ended = False
+    """--json: a run's or a question's end record was written (by any IO of the process)."""
+
     def on_event(self, event: Event) -> None:
         if self.json_mode:
+            IO.ended = IO.ended or event.kind in ("run.end", "ask.end")
             record = {
                 "ts": round(event.ts, 3),
                 "event": event.kind,

@@ -158,6 +158,28 @@ def test_json_mode_streams_events_on_stdout(challenge: Path, tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+def test_json_mode_ends_with_an_end_record_whatever_stops_the_run(challenge: Path) -> None:
+    """--json: a run or a question stopped by its command line (an unknown profile, a bad
+    value) ends its stdout with one end record, as one stopped inside does (a missing
+    @file); other commands' JSON is their own."""
+    stopped = [
+        (["-m", "nosuch", "--no-model", "fix @main.py"], "run.end", "unknown LLM profile"),
+        (["--max-iterations", "-1", "fix @main.py"], "run.end", "--max-iterations: key"),
+        (["--no-model", "fix @nothere.py"], "run.end", "@nothere.py: no such file"),
+        (["ask", "-m", "nosuch", "what is it?"], "ask.end", "unknown LLM profile"),
+    ]
+    for args, kind, said in stopped:
+        result = run_cli(["--json", *args], cwd=challenge)
+        assert result.returncode == 2, result.stdout + result.stderr
+        ends = [json.loads(line) for line in result.stdout.splitlines() if '.end"' in line]
+        assert len(ends) == 1 and ends[0]["event"] == kind, result.stdout
+        assert ends[0]["status"] == "error" and ends[0]["exit_code"] == 2
+        assert said in ends[0]["error"]
+    listed = run_cli(["undo", "--json"], cwd=challenge)
+    assert listed.returncode == 2 and listed.stdout == ""
+
+
+@pytest.mark.slow
 def test_missing_reference_and_unreachable_model(challenge: Path) -> None:
     missing = run_cli(["fix @nothere.py"], cwd=challenge)
     assert missing.returncode == 2 and "@nothere.py: no such file" in missing.stderr
