@@ -104,6 +104,21 @@ def test_check_reports_an_unsound_challenge(tmp_path: Path) -> None:
     assert result.returncode == 1 and "0/1 challenges are sound" in result.stdout
 
 
+@pytest.mark.slow
+def test_check_says_when_the_python_that_would_judge_has_no_pytest(tmp_path: Path) -> None:
+    """A challenge checked by pytest, and a python3 on PATH without it: that is said
+    (exit 12, how to install it), not reported as an unsound challenge."""
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": ""}
+    pytest_challenge = ROOT / "challenges" / "calc_median_pytest"
+    result = run_cli(["challenges", "check", str(pytest_challenge)], cwd=tmp_path, env=env)
+    assert result.returncode == 12, result.stdout + result.stderr
+    said = f"which {venv / 'bin' / 'python3'} (python3 on PATH) does not have: install it"
+    assert "calc_median_pytest's check runs pytest, " + said in result.stderr
+    assert "challenges are sound" not in result.stdout
+
+
 def run_challenges(tmp_path: Path, root: Path, flags: list[str], *extra: str):  # noqa: ANN201
     out = tmp_path / "out"
     result = run_cli(

@@ -22,7 +22,12 @@ from codur.ui import IO
 
 
 def check_all(challenges: list[Challenge]) -> int:
-    """Each challenge: the bug shows, its solution/ passes and changes only editable files."""
+    """Each challenge: the bug shows, its solution/ passes and changes only editable files.
+    ProjectEnvError (exit 12) first when one's check runs pytest and the Python that would
+    run it has none: that is no unsound challenge."""
+    for challenge in challenges:
+        if "pytest" in challenge.spec.entry:
+            _require_pytest(challenge)
     results = [check(c) for c in challenges]
     rows = [
         [
@@ -149,3 +154,21 @@ def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOp
         io.info(" ".join(line for line in tally.lines() if line))
     io.info(f"passed {passed}/{len(outcomes)}; report: {options.out / 'report.md'}")
     return ExitCode.OK if passed == len(outcomes) else ExitCode.NOT_VERIFIED
+
+
+def _require_pytest(challenge: Challenge) -> None:
+    """The Python the judge would find for a copy of `challenge` (copies are made in a
+    temporary folder, as `check` makes them) is asked whether it has pytest."""
+    import tempfile
+
+    from codur.errors import ProjectEnvError
+    from codur.project.interpreter import locate, probe
+    from codur.sandbox import Sandbox
+
+    with tempfile.TemporaryDirectory(prefix="codur-check-") as tmp:
+        python = probe(locate(Path(tmp), None), Path(tmp), Sandbox(scrub=False), 60)
+    if python.pytest is None:
+        raise ProjectEnvError(
+            f"challenge {challenge.name}'s check runs pytest, which {python.path} "
+            f"({python.where}) does not have: install it with `{python.install_pytest}`"
+        )
