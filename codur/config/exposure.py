@@ -154,6 +154,7 @@ RULES: dict[str, Rule] = {
     "verify.test_command": PROGRAM,
     "verify.suite_budget_s": WAIT,
     "verify.lint_command": PROGRAM,
+    "verify.script_run_s": WAIT,
     "verify.allow_edit": protected(
         "let the model rewrite the folder's own expected output or tests, so any change passes",
         "which of the check's files a run may change is the user's choice (`--allow-edit`)",

@@ -114,7 +114,10 @@ def choose_checks(
             if f.endswith(".py") and ws.resolve(f).is_file()
         ]
         if files:
-            checks.append(StaticCheck(files=files, lint_command=cfg.lint_command))
+            static = StaticCheck(
+                files=files, lint_command=cfg.lint_command, script_run_s=cfg.script_run_s
+            )
+            checks.append(static)
             reasons.append("no expected output and no tests: static checks of the changed code")
         else:
             reasons.append("no expected output, no tests and no changed Python files")

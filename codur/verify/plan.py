@@ -19,6 +19,7 @@ from codur.process import ProcessResult
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.check import Match, emit_run, failure_message, judge, shown_expected
+from codur.verify.crash import uncaught
 from codur.verify.derived import DerivedCheck
 from codur.verify.evidence import Basis, Evidence, exception_names, locations
 from codur.verify.oracle import OracleCheck
@@ -160,11 +161,13 @@ def _first_difference(expected: str, actual: str) -> tuple[int | None, str]:
 
 
 class StaticCheck(BaseModel):
-    """Without running the program: every file parses, library modules import, lint."""
+    """Every file parses, library modules import, lint; and each script among the files
+    runs for up to `script_run_s` without an uncaught exception (`codur.verify.crash`)."""
 
     kind: Literal["static"] = "static"
     files: list[str]
     lint_command: list[str] | None = None
+    script_run_s: float = 0.0
 
     def run(self, ctx: ToolContext) -> Evidence:
         problems: list[str] = []
@@ -183,8 +186,14 @@ class StaticCheck(BaseModel):
             result = self._run(ctx, [*self.lint_command, *self.files])
             if not result.ok:
                 problems.append(f"{' '.join(self.lint_command)}:\n{result.stdout[-2000:]}")
+        scripts = [p for p in self.files if self.script_run_s and runs_something(ctx.ws.root / p)]
+        for path in scripts if not problems else []:
+            crashed = uncaught(ctx.run([ctx.python, path], self.script_run_s, stdin=""))
+            if crashed:
+                problems.append(f"python {path} raised an uncaught exception:\n{crashed}")
         what = f"syntax and imports of {', '.join(self.files)}"
         what += f", {' '.join(self.lint_command)}" if self.lint_command else ""
+        what += f"; {', '.join(scripts)} run without an uncaught exception" if scripts else ""
         if not problems:
             return Evidence(check="syntax", passed=True, command=what, summary=f"{what}: fine")
         text = "\n".join(problems)
