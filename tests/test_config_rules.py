@@ -98,6 +98,7 @@ BAD: dict[str, Any] = {
     "verify.lint_command": ["sh", "-c", "touch pwned"],
     "verify.test_command": ["sh", "-c", "touch pwned"],
     "verify.allow_edit": ["expected.txt"],
+    "verify.script_run_s": 0,
     "repair.review": False,
     "repair.review_probes": 1,
     "log.path": "../stolen.log",

@@ -154,7 +154,10 @@ RULES: dict[str, Rule] = {
     "verify.test_command": PROGRAM,
     "verify.suite_budget_s": WAIT,
     "verify.lint_command": PROGRAM,
-    "verify.script_run_s": WAIT,
+    "verify.script_run_s": protected(
+        "turn off the check that a script does not crash, or let one hold the run for ever",
+        "whether and how long Codur runs a script to see it crash is the user's choice",
+    ),
     "verify.allow_edit": protected(
         "let the model rewrite the folder's own expected output or tests, so any change passes",
         "which of the check's files a run may change is the user's choice (`--allow-edit`)",

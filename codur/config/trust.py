@@ -64,6 +64,7 @@ PROTECTED: tuple[str, ...] = (
     "verify.lint_command",
     "verify.test_command",
     "verify.allow_edit",
+    "verify.script_run_s",
     "repair.review",
     "repair.review_probes",
     "tools.python",
