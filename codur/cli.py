@@ -201,6 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     from codur.ui import IO
 
     args = sys.argv[1:] if argv is None else argv
+    IO.ended, DefaultToRun.routed = False, None  # this command line's
     with stop_on_signals():
         try:
             code = app(args=args, standalone_mode=False)
@@ -250,8 +251,14 @@ def _json_end(args: list[str], message: str, code: int) -> None:
         return
     record = {"ts": round(time.time(), 3), "event": f"{kind}.end", "status": "error"}
     ending = {"error": message, "exit_code": int(code), "schema": EVENT_SCHEMA}
-    sys.stdout.write(json.dumps({**record, **ending}) + "\n")
     IO.ended = True
+    if sys.stdout is None or sys.stdout.closed:  # `>&-`: the error line said it all
+        return
+    try:
+        sys.stdout.write(json.dumps({**record, **ending}) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| true`: nobody reads the stream; the exit code stays
+        return
 
 
 def _usage_line(exc: Exception) -> str:

@@ -177,6 +177,11 @@ def test_json_mode_ends_with_an_end_record_whatever_stops_the_run(challenge: Pat
         assert said in ends[0]["error"]
     listed = run_cli(["undo", "--json"], cwd=challenge)
     assert listed.returncode == 2 and listed.stdout == ""
+    codur = f"{sys.executable} -m codur --json -m nosuch 'fix @main.py'"
+    for shell in (f"{codur} >&-", f"{codur} | true"):  # no stdout, or nobody reading it
+        closed = subprocess.run(["bash", "-c", f"{shell}; exit ${{PIPESTATUS[0]}}"],
+                                cwd=challenge, capture_output=True, text=True)  # fmt: skip
+        assert closed.returncode == 2 and "Traceback" not in closed.stderr, closed.stderr
 
 
 @pytest.mark.slow

@@ -9,10 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, scripted_profile
+from helpers import run_cli, scripted_profile, watched_context
 
+from codur.config.schema import VerifyConfig
 from codur.process import run_process
+from codur.verify.agent import choose_checks
 from codur.verify.crash import uncaught
+from codur.verify.plan import StaticCheck
 
 CRASH = 'def price(x):\n    return "$" + x * 1.2\n\n\nprint(price(10))\n'
 
@@ -36,6 +39,11 @@ def test_an_uncaught_exception_is_reported_with_its_traceback(tmp_path: Path) ->
         ("name = input('name? ')\nprint(name)\n", "waits for input: EOFError on closed stdin"),
         ("import sys\nprint('usage: script.py FILE', file=sys.stderr)\nsys.exit(2)\n", "own error"),
         ("import time\ntime.sleep(30)\n", "still running at the limit"),
+        ("import sys\n\npath = sys.argv[1]\nprint(path)\n", "wants an argument"),
+        ("import os\n\nprint(os.environ['API_TOKEN'])\n", "wants an environment variable"),
+        ("from .core import add\n\nprint(add(1, 2))\n", "a package's module: ImportError"),
+        ("open('/etc/codur-no-such-file').read()\n", "the sandbox or the machine: OSError"),
+        ("import socket\n\nsocket.create_connection(('127.0.0.1', 9))\n", "no server there"),
     ],
 )
 def test_what_is_not_judged(tmp_path: Path, code: str, why: str) -> None:
@@ -58,3 +66,16 @@ def test_fix_a_crashing_script_that_nothing_changed_is_not_done(tmp_path: Path) 
     assert (root / "main.py").read_text() == CRASH
     off = run_cli([*flags, "-o", "verify.script_run_s=0", "--no-model", "fix @main.py"], root)
     assert "run without an uncaught exception" not in off.stdout
+
+
+def test_only_scripts_the_task_names_are_run(tmp_path: Path) -> None:
+    """A script the run wrote or changed (the model's, say) is checked for syntax, never
+    started by a check the user did not ask for; one the task names is run."""
+    (tmp_path / "main.py").write_text("print('hi')\n")
+    (tmp_path / "util.py").write_text("open('PWNED', 'w').write('x')\n")
+    ctx, _ = watched_context(tmp_path)
+    plan = choose_checks(ctx, VerifyConfig(), ["main.py"], ["util.py"])
+    static = next(c for c in plan.checks if isinstance(c, StaticCheck))
+    assert static.files == ["util.py", "main.py"] and static.scripts == ["main.py"]
+    assert static.run(ctx).passed
+    assert not (tmp_path / "PWNED").exists()

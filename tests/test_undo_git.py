@@ -8,6 +8,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -198,13 +199,14 @@ def test_a_file_git_ignores_is_not_changed_since_undo_could_not_put_it_back(
     (repo / "expected.txt").write_text("10\n")
     git(repo, "add", ".gitignore", "expected.txt")
     git(repo, "commit", "-q", "-m", "project")
+    time.sleep(2.1)  # older than the run by more than file times' 2 s: there before it
 
     searched = run_cli(["--yes", "--no-model", "fix @main.py"], cwd=repo)
     assert searched.returncode == 1, searched.stdout + searched.stderr
     assert (repo / "main.py").read_text() == BUGGY
     said = searched.stdout + searched.stderr
-    assert "the repair search's fix was refused: main.py is in no snapshot of this run" in said
-    assert "warning: main.py is in no snapshot of this run" in searched.stderr  # before any
+    assert "the repair search's fix was refused: main.py is not in this run's snapshot" in said
+    assert "warning: main.py is not in this run's snapshot" in searched.stderr  # before any
 
     flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)] * 3)
     args = [*flags, "--yes", "--max-llm-calls", "3", "-o", "repair.enabled=false", "fix @main.py"]
@@ -215,3 +217,30 @@ def test_a_file_git_ignores_is_not_changed_since_undo_could_not_put_it_back(
     refused = [e for e in events if e["event"] == "scope.refused"]
     assert refused and all(e["path"] == "main.py" for e in refused), refused
     assert "could not put it back" in refused[0]["reason"]
+
+
+@pytest.mark.slow
+def test_a_file_a_program_of_the_run_made_is_the_run_s_to_change(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A file that is in no start snapshot because the run made it (a program wrote it)
+    is no file undo lacks a copy of: Codur may edit it, and undo removes it."""
+    repo = git_repo
+    (repo / "main.py").write_text(BUGGY)
+    (repo / "expected.txt").write_text("10\n")
+    (repo / "gen.py").write_text("open('helper.py', 'w').write('X = 1\\n')\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "project")
+    time.sleep(2.1)
+    steps = tool_calls(
+        ("run_python_file", {"path": "gen.py"}),
+        ("write_file", {"path": "helper.py", "content": "X = 2\n"}),
+    )
+    flags = scripted_profile(tmp_path, [steps, whole_file("main.py", FIXED)])
+    task = "fix the bug so the output matches expected.txt"
+    run = run_cli([*flags, "--yes", "-o", "repair.enabled=false", task], cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (repo / "helper.py").read_text() == "X = 2\n", run.stdout
+    assert "not in this run's snapshot" not in run.stdout + run.stderr
+    undo = run_cli(["undo"], cwd=repo)
+    assert undo.returncode == 0 and not (repo / "helper.py").exists(), undo.stdout + undo.stderr

@@ -157,8 +157,8 @@ def run_challenges(challenges: list[Challenge], cfg: CodurConfig, options: RunOp
 
 
 def _require_pytest(challenge: Challenge) -> None:
-    """The Python the judge would find for a copy of `challenge` (copies are made in a
-    temporary folder, as `check` makes them) is asked whether it has pytest."""
+    """The Python the judge would find for a copy of `challenge` (made in a temporary
+    folder, as `check` makes it) is asked whether it has pytest."""
     import tempfile
 
     from codur.errors import ProjectEnvError
@@ -166,7 +166,8 @@ def _require_pytest(challenge: Challenge) -> None:
     from codur.sandbox import Sandbox
 
     with tempfile.TemporaryDirectory(prefix="codur-check-") as tmp:
-        python = probe(locate(Path(tmp), None), Path(tmp), Sandbox(scrub=False), 60)
+        work = challenge.copy_to(Path(tmp))  # its own .venv too, as the judge finds it
+        python = probe(locate(work, None), work, Sandbox(scrub=False), 60)
     if python.pytest is None:
         raise ProjectEnvError(
             f"challenge {challenge.name}'s check runs pytest, which {python.path} "

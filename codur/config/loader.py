@@ -131,10 +131,13 @@ def load_config(
         problem = _describe(exc, origins)
         if not recovery or layer is None:
             raise ConfigError(problem) from None
-        warnings.append(f"{problem} (the whole of {project} is left out for this command)")
-        layers = [x for x in layers if x.label != layer.label]
+        layers = [x for x in layers if x.label != layer.label]  # the folder's file at fault?
         merged, origins = merge(layers)
-        config = CodurConfig.model_validate(merged)
+        try:
+            config = CodurConfig.model_validate(merged)
+        except ValidationError:  # not (only) it: the error as it was
+            raise ConfigError(problem) from None
+        warnings.append(f"{problem} (the whole of {project} is left out for this command)")
     loaded = LoadedConfig(config, origins, [layer.label for layer in layers], warnings)
     unknown = unknown_references(config)
     if unknown is not None:  # a value naming an agent or a profile that does not exist

@@ -81,11 +81,12 @@ class VerifyConfig(_Section):
     lint_command: list[str] | None = None
     """Linter for the static strategy, run with the changed files appended (e.g.
     `[ruff, check]`); unset means syntax and import checks only."""
-    script_run_s: float = Field(10.0, ge=0)
+    script_run_s: float = Field(5.0, ge=0)
     """With no expected output and no tests, the static checks also run each script the
-    task names or the run changed, stdin closed, for at most this long: an uncaught
-    exception fails them (a script still running then, one waiting for input, or one that
-    exits with an error of its own is not judged). 0: scripts are not run."""
+    task names, stdin closed, for at most this long: an uncaught exception fails them (one
+    from the check's surroundings, an OSError, a missing argument or module, is not
+    judged; nor a script still running then, or one that exits with an error of its
+    own). 0: scripts are not run."""
     allow_edit: list[str] = []
     """Files the checks judge by (expected output, tests, pytest's configuration...) that
     a run may change anyway, relative to the working folder (`--allow-edit FILE`). An

@@ -109,18 +109,23 @@ class RunSnapshot:
             self.witness.writing(path)
 
     def uncovered(self, path: str) -> str | None:
-        """Why a change to `path` could not be undone (None: it could): it exists, Codur
-        did not create it in this run, and the start snapshot holds no copy of it (a path
-        git or `tools.ignore` ignores, or one over `undo.max_snapshot_mb`)."""
+        """Why a change to `path` could not be undone (None: it could): it was there
+        before the run, and the start snapshot holds no copy of it (a path git or
+        `tools.ignore` leaves out, or one over `undo.max_snapshot_mb`). A file made during
+        the run (by Codur, or by a program of the run, a resumed one's included) is the
+        run's own."""
         if path in self.start or self.saved.get(path) is False:
             return None
-        if not os.path.lexists(self.ws.root / path):
+        try:
+            made = (self.ws.root / path).lstat().st_ctime_ns >= self.began_ns - CLOCK_NS
+        except FileNotFoundError:
+            return None
+        if made:
             return None
         return (
-            f"{path} is in no snapshot of this run (ignored by git or tools.ignore, or over "
-            "undo.max_snapshot_mb), so `codur undo` could not put it back: Codur does not "
-            "change it (commit or unignore it, or raise undo.max_snapshot_mb, to let Codur "
-            "change it)"
+            f"{path} is not in this run's snapshot (git or tools.ignore leaves it out, or it "
+            "is over undo.max_snapshot_mb), so `codur undo` could not put it back: Codur does "
+            "not change it (unignore it or raise undo.max_snapshot_mb to let Codur change it)"
         )
 
     def wrote(self) -> None:

@@ -41,7 +41,7 @@ from codur.verify.plan import (
 )
 from codur.verify.reach import unreached
 from codur.verify.result import VerificationResult
-from codur.verify.target import entry_point, is_test, python_files
+from codur.verify.target import entry_point, is_test, python_files, runs_something
 
 if TYPE_CHECKING:
     from codur.scope import EditScope
@@ -114,8 +114,12 @@ def choose_checks(
             if f.endswith(".py") and ws.resolve(f).is_file()
         ]
         if files:
+            scripts = [f for f in files if f in refs and runs_something(ws.resolve(f))]
             static = StaticCheck(
-                files=files, lint_command=cfg.lint_command, script_run_s=cfg.script_run_s
+                files=files,
+                lint_command=cfg.lint_command,
+                scripts=scripts,
+                script_run_s=cfg.script_run_s,
             )
             checks.append(static)
             reasons.append("no expected output and no tests: static checks of the changed code")

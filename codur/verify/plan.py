@@ -161,12 +161,14 @@ def _first_difference(expected: str, actual: str) -> tuple[int | None, str]:
 
 
 class StaticCheck(BaseModel):
-    """Every file parses, library modules import, lint; and each script among the files
-    runs for up to `script_run_s` without an uncaught exception (`codur.verify.crash`)."""
+    """Every file parses, library modules import, lint; and each of `scripts` (scripts
+    the task names) runs for up to `script_run_s` without an uncaught exception
+    (`codur.verify.crash`)."""
 
     kind: Literal["static"] = "static"
     files: list[str]
     lint_command: list[str] | None = None
+    scripts: list[str] = []
     script_run_s: float = 0.0
 
     def run(self, ctx: ToolContext) -> Evidence:
@@ -186,7 +188,7 @@ class StaticCheck(BaseModel):
             result = self._run(ctx, [*self.lint_command, *self.files])
             if not result.ok:
                 problems.append(f"{' '.join(self.lint_command)}:\n{result.stdout[-2000:]}")
-        scripts = [p for p in self.files if self.script_run_s and runs_something(ctx.ws.root / p)]
+        scripts = self.scripts if self.script_run_s else []
         for path in scripts if not problems else []:
             crashed = uncaught(ctx.run([ctx.python, path], self.script_run_s, stdin=""))
             if crashed:

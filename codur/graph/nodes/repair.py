@@ -69,6 +69,13 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
                 goto="review",
             )
         doubt = judged.reason if judged.verdict == "unconfirmed" else ""
+    snapshot = session.snapshot
+    uncovered = [why for p in result.sources if snapshot and (why := snapshot.uncovered(p))]
+    if uncovered:  # a fix of several files is written whole or not at all
+        notes = tuple(f"the repair search's fix was refused: {why}" for why in uncovered)
+        return Command(
+            update={**tried, "outcome": Outcome("no_repair", notes=notes)}, goto="review"
+        )
     written, kept_out = [], []
     for path, text in result.sources.items():
         try:
