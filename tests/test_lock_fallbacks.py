@@ -220,3 +220,14 @@ def test_a_folder_codur_may_not_write_in_stops_the_run_with_exit_11(
     with pytest.raises(CannotWrite, match=denied) as err, hold_workspace(root, print):
         pass
     assert err.value.exit_code == ExitCode.CANNOT_WRITE
+
+
+@pytest.mark.slow
+def test_a_bad_value_given_to_undo_is_not_blamed_on_a_good_codur_yaml(tmp_path: Path) -> None:
+    """Recovery leaves the folder's codur.yaml out only when it is at fault: a bad `-o`
+    with a valid file stays a usage error (exit 2), not an internal one."""
+    root = buggy_folder(tmp_path / "w")
+    (root / "codur.yaml").write_text("runtime:\n  max_iterations: 3\n")
+    bad = run_cli(["undo", "--list", "-o", "undo.keep_days=-1"], root)
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert "key 'undo.keep_days'" in bad.stderr and "internal error" not in bad.stderr
