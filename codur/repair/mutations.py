@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import hashlib
 import keyword
 import warnings
 from collections.abc import Iterable, Iterator
@@ -133,11 +134,11 @@ def mutations(
         raise ValueError(f"unknown mutation operators: {', '.join(unknown)}")
     src = Source(path, source, exception_names)
     checker = _Checker(src, tree)
-    kept: dict[str, Mutation] = {}
-    rejected = {source}
+    kept: dict[bytes, Mutation] = {}  # by a digest of the new source: a file's copy per
+    rejected = {_digest(source)}  # mutation took memory in the square of its size (GBs)
     for name in names:
         for edit in OPERATORS[name](tree, src):
-            new = apply_mutations(source, [edit])
+            new = _digest(apply_mutations(source, [edit]))
             if new in rejected:
                 continue
             if new in kept:
@@ -148,3 +149,7 @@ def mutations(
             else:
                 rejected.add(new)
     return list(kept.values())
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
