@@ -421,3 +421,22 @@ def test_resuming_a_refused_run_exits_with_its_code(tmp_path: Path) -> None:
     again = run_cli(["resume", run_id], cwd=work)
     assert again.returncode == 2, again.stdout + again.stderr
     assert f"run {run_id} has ended (refused" in again.stdout
+
+
+@pytest.mark.slow
+def test_a_run_stopped_for_an_approval_goes_on_with_resume_yes(tmp_path: Path) -> None:
+    """No terminal to ask: the run stops (exit 5); `codur resume` alone stops again, and
+    `codur resume --yes` (or --approval full-auto) gives the approval and finishes it.
+    A bad --approval is a usage error."""
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "t.py").write_text("print('ran')\n")
+    stopped = run_cli(["--no-model", "run `python t.py`"], root)
+    assert stopped.returncode == ExitCode.APPROVAL_NEEDED, stopped.stdout + stopped.stderr
+    again = run_cli(["resume"], root)
+    assert again.returncode == ExitCode.APPROVAL_NEEDED, again.stdout + again.stderr
+    bad = run_cli(["resume", "--approval", "bogus"], root)
+    assert bad.returncode == ExitCode.USAGE and "--approval bogus" in bad.stderr
+    done = run_cli(["resume", "--yes"], root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ran" in done.stdout and "exited with 0" in done.stdout

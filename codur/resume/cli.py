@@ -37,13 +37,32 @@ def resume(
     json_mode: Annotated[
         bool, typer.Option("--json", help="JSONL events on stdout; human output on stderr.")
     ] = False,
+    approval: Annotated[
+        str | None,
+        typer.Option(
+            "--approval",
+            help="Approval mode for the rest of the run (suggest, auto-edit, full-auto); "
+            "default: the run's own. A run stopped for want of an approval goes on with it.",
+        ),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --approval full-auto.")] = False,
 ) -> int:
-    """Continue an interrupted run (Ctrl-C, killed, crashed, model server gone) from its
-    last completed step, with the task, profile and config it started with."""
+    """Continue an interrupted run (Ctrl-C, killed, crashed, model server gone, stopped
+    for an approval) from its last completed step, with the task, profile and config it
+    started with (`--approval`/`--yes`: another approval mode)."""
+    from typing import get_args
+
+    from codur.config.sections import CODEX_APPROVAL, ApprovalMode
+    from codur.errors import UsageError
     from codur.resume import commands
     from codur.workspace import Workspace
 
-    return commands.resume(Workspace(_folder(directory)), run_id, verbose, json_mode)
+    if yes and approval not in (None, "full-auto"):
+        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
+    mode = "full-auto" if yes else CODEX_APPROVAL.get(approval or "", approval)
+    if mode is not None and mode not in get_args(ApprovalMode):
+        raise UsageError(f"--approval {approval}: one of {', '.join(get_args(ApprovalMode))}")
+    return commands.resume(Workspace(_folder(directory)), run_id, verbose, json_mode, mode)
 
 
 def _folder(directory: Path) -> Path:

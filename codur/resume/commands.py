@@ -19,9 +19,12 @@ from codur.undo.tree import changed
 from codur.workspace import Workspace, hold_workspace
 
 
-def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) -> int:
+def resume(
+    ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool, approval: str | None = None
+) -> int:
     """Go on with run `run_id` (default: the latest interrupted one) from its last
-    checkpoint; a run that had ended is only reported (its exit code)."""
+    checkpoint, in approval mode `approval` (None: the run's own); a run that had ended
+    is only reported (its exit code)."""
     history = History(state_root(), ws.root)
     if run_id:
         record = history.find(run_id, every=True)
@@ -32,10 +35,17 @@ def resume(ws: Workspace, run_id: str | None, verbose: bool, json_mode: bool) ->
     io = IO(json_mode=json_mode)
     with hold_workspace(ws.root, io.warn):  # another run under way (resumed too): exit 9
         record = history.find(record.run_id, every=True)  # as the process before left it
-        return _resume(ws, record, verbose, json_mode, io)
+        return _resume(ws, record, verbose, json_mode, io, approval)
 
 
-def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io: IO) -> int:
+def _resume(
+    ws: Workspace,
+    record: RunRecord,
+    verbose: bool,
+    json_mode: bool,
+    io: IO,
+    approval: str | None = None,
+) -> int:
     from codur.run import task_command
 
     if record.undo_of:
@@ -49,8 +59,11 @@ def _resume(ws: Workspace, record: RunRecord, verbose: bool, json_mode: bool, io
         return EXIT_CODES.get(record.status, ExitCode.OK)
     if not record.config:
         raise UsageError(f"run {record.run_id} was recorded without its settings: not resumable")
+    recorded = dict(record.config)
+    if approval is not None:  # the user's choice now, as on a run's command line
+        recorded["approval"] = {**recorded.get("approval", {}), "mode": approval}
     try:
-        config = CodurConfig.model_validate(record.config)
+        config = CodurConfig.model_validate(recorded)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "config"
