@@ -95,8 +95,9 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     error = [line for line in done.stderr.splitlines() if line.startswith("codur: error:")]
     assert error == [
         "codur: error: the check (pytest tests) needs pytest, which the project's "
-        f"Python {python} (.venv in {root}) does not have: install it with `{python} -m pip "
-        "install pytest`, or set tools.python to an interpreter that has it"
+        f"Python {python} (.venv in {root}) does not have: install it with `{python} -m "
+        f"ensurepip && {python} -m pip install pytest`, or set tools.python to an interpreter "
+        "that has it"  # its venv was made --without-pip: pip comes first
     ]
     log = [json.loads(line) for line in debug_log(root).read_text().splitlines()]
     kinds = [r["event"] for r in log]

@@ -48,6 +48,7 @@ try:
     found = util.find_spec("pytest")
 except (ImportError, ValueError) as exc:
     found, info["pytest_error"] = None, "%s: %s" % (type(exc).__name__, exc)
+info["pip"] = util.find_spec("pip") is not None
 if found is None:
     info["pytest"] = None
 else:
@@ -83,6 +84,8 @@ class Interpreter:
     """Its version (empty: the probe failed; `problem` says why)."""
     pytest: str | None = None
     """pytest's version when it is importable there (None: it is not)."""
+    pip: bool = True
+    """pip is importable there (a venv made `--without-pip` has none)."""
     site_packages: tuple[str, ...] = ()
     """Its site-packages folders: the `.pth` files and site hooks there load with every
     program it runs."""
@@ -100,8 +103,10 @@ class Interpreter:
 
     @property
     def install_pytest(self) -> str:
-        """The command that installs pytest for it."""
-        return f"{shlex.quote(self.path)} -m pip install pytest"
+        """The command that installs pytest for it (pip first, where it has none)."""
+        python = shlex.quote(self.path)
+        pip = "" if self.pip else f"{python} -m ensurepip && "
+        return f"{pip}{python} -m pip install pytest"
 
     @property
     def warning(self) -> str:
@@ -200,6 +205,7 @@ def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) ->
         path=executable if Path(executable).is_file() else located.path,
         version=str(info.get("version", "")),
         pytest=info.get("pytest"),
+        pip=bool(info.get("pip", True)),
         site_packages=tuple(str(d) for d in info.get("site", [])),
         problem=str(info.get("pytest_error", "")),
     )
