@@ -218,3 +218,17 @@ def test_a_module_a_test_runs_as_a_script_is_code_not_a_fixture(tmp_path: Path) 
     )
     oracle = find_oracle(tmp_path, "expected.txt", set())
     assert oracle == ["sample.py", "tab/_table.py", "test/test_cli.py"]
+
+
+def test_a_file_named_through_a_link_in_the_folder_is_a_target_by_its_real_path(
+    tmp_path: Path,
+) -> None:
+    """`fix @lnk.py` where lnk.py links to impl.py: edits land on impl.py, so it is a
+    target too; a link to the checks' oracle does not make the oracle one."""
+    (tmp_path / "impl.py").write_text("x = 1\n")
+    (tmp_path / "lnk.py").symlink_to("impl.py")
+    (tmp_path / "expected.txt").write_text("1\n")
+    (tmp_path / "out.txt").symlink_to("expected.txt")
+    scope = decide_scope("fix @lnk.py and @out.txt", tmp_path, "expected.txt")
+    assert "impl.py" in scope.targets and "lnk.py" in scope.targets
+    assert "expected.txt" not in scope.targets

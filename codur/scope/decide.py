@@ -92,7 +92,16 @@ def _expand(root: Path, refs: list[str]) -> list[str]:
             files += sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file())
         else:
             files.append(PurePosixPath(ref).as_posix())
+            if path.is_symlink() and (target := _inside(root, path)) is not None:
+                files.append(target)  # edits land on the file it points to, in the folder
     return files
+
+
+def _inside(root: Path, link: Path) -> str | None:
+    """The folder-relative path a symbolic link resolves to; None when it leads out."""
+    resolved = link.resolve()
+    base = root.resolve()
+    return resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else None
 
 
 def _named(path: Path) -> bool:
