@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,7 @@ def test_without_a_snapshot_it_says_so(call) -> None:
     assert not result.ok and "keeps no snapshot" in result.output
 
 
+@pytest.mark.slow  # waits 2 s: file times may be that coarse
 def test_files_in_no_snapshot_are_never_changed_nor_deleted(tmp_path: Path) -> None:
     """An ignored file that existed before the run, and one a program made: no copy of
     either, so write_file refuses the first (undo could not put it back) and
@@ -87,6 +89,7 @@ def test_files_in_no_snapshot_are_never_changed_nor_deleted(tmp_path: Path) -> N
     root = tmp_path / "proj"
     (root / "node_modules" / "pkg").mkdir(parents=True)
     (root / "node_modules" / "pkg" / "index.js").write_text("old\n")
+    time.sleep(2.1)  # there before the run, by more than file times' 2 s
     session = _session(root)
     ctx = session.tool_context()
     edited = "node_modules/pkg/index.js"
