@@ -18,9 +18,18 @@ from codur import cli_info
 from codur.challenges.cli import challenges_app
 from codur.chat.cli import chat
 from codur.cli_group import HELP_FLAGS, VERSION_FLAGS, DefaultToRun
-from codur.cli_options import ConfigFile, Confine, Overrides, Profile, Record, Replay, WorkDir
+from codur.cli_options import (
+    ConfigFile,
+    Confine,
+    Overrides,
+    Profile,
+    Record,
+    Replay,
+    WorkDir,
+    approval_mode,
+)
 from codur.cli_options import load as _load
-from codur.errors import CodurError, ExitCode, UsageError, cannot_write
+from codur.errors import CodurError, ExitCode, cannot_write
 from codur.memory.cli import memory_app
 from codur.prompts_cli import prompts_app
 from codur.resume.cli import resume, runs
@@ -124,15 +133,13 @@ def run(
     ] = None,
 ) -> int:
     """Run TASK in the current folder (the default command)."""
-    from codur.config.sections import CODEX_APPROVAL
     from codur.run import task_command
 
-    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
-        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
+    mode = approval_mode(yes, approval)
     flags = {
         "--max-iterations": ("runtime.max_iterations", max_iterations),
         "--max-llm-calls": ("runtime.max_llm_calls", 0 if no_model else max_llm_calls),
-        "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
+        "--yes" if yes else "--approval": ("approval.mode", mode),
         "--record": ("runs.record", str(record.resolve()) if record else None),
         "--replay": ("runs.replay", str(replay.resolve()) if replay else None),
         "--allow-edit": ("verify.allow_edit", allow_edit or None),

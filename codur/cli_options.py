@@ -71,3 +71,13 @@ def load_and_warn(
     for warning in loaded.warnings:
         io.warn(warning)
     return loaded, io
+
+
+def approval_mode(yes: bool, approval: str | None) -> str | None:
+    """`--yes` and `--approval` as one approval mode (None: neither given; a Codex
+    spelling is kept for the config to map); UsageError when they contradict."""
+    from codur.config.sections import CODEX_APPROVAL
+
+    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
+        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
+    return "full-auto" if yes else approval

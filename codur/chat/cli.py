@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from codur.cli_options import ConfigFile, Confine, Overrides, Profile, WorkDir, load
-from codur.errors import UsageError
 
 
 def chat(
@@ -37,13 +36,11 @@ def chat(
     `codur` alone in a terminal). /undo, /diff, /memory, /profile TEXT,
     /model [NAME], /help, /exit."""
     from codur.chat.repl import Chat, line_reader
-    from codur.config.sections import CODEX_APPROVAL
+    from codur.cli_options import approval_mode
     from codur.ui import IO
 
-    if yes and CODEX_APPROVAL.get(approval or "", approval) not in (None, "full-auto"):
-        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
     flags = {
-        "--yes" if yes else "--approval": ("approval.mode", "full-auto" if yes else approval),
+        "--yes" if yes else "--approval": ("approval.mode", approval_mode(yes, approval)),
         "--sandbox": ("sandbox.confine", sandbox),
     }
     loaded = load(directory, config, overrides, flags)

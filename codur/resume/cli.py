@@ -50,18 +50,21 @@ def resume(
     """Continue an interrupted run (Ctrl-C, killed, crashed, model server gone, stopped
     for an approval) from its last completed step, with the task, profile and config it
     started with (`--approval`/`--yes`: another approval mode)."""
-    from typing import get_args
+    from pydantic import ValidationError
 
-    from codur.config.sections import CODEX_APPROVAL, ApprovalMode
+    from codur.cli_options import approval_mode
+    from codur.config.sections import ApprovalConfig
     from codur.errors import UsageError
     from codur.resume import commands
     from codur.workspace import Workspace
 
-    if yes and approval not in (None, "full-auto"):
-        raise UsageError(f"--yes means --approval full-auto; it contradicts --approval {approval}")
-    mode = "full-auto" if yes else CODEX_APPROVAL.get(approval or "", approval)
-    if mode is not None and mode not in get_args(ApprovalMode):
-        raise UsageError(f"--approval {approval}: one of {', '.join(get_args(ApprovalMode))}")
+    mode = approval_mode(yes, approval)
+    if mode is not None:  # checked (and a Codex spelling mapped) as the config does
+        try:
+            mode = ApprovalConfig(mode=mode).mode
+        except ValidationError as exc:
+            said = exc.errors()[0]["msg"].removeprefix("Value error, ")
+            raise UsageError(f"--approval {approval}: {said}") from None
     return commands.resume(Workspace(_folder(directory)), run_id, verbose, json_mode, mode)
 
 

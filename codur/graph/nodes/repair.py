@@ -71,13 +71,9 @@ def repair(state: AgentState, runtime: Runtime[Session]) -> Command[Literal["ver
         doubt = judged.reason if judged.verdict == "unconfirmed" else ""
     snapshot = session.snapshot
     uncovered = [why for p in result.sources if snapshot and (why := snapshot.uncovered(p))]
-    if uncovered:  # a fix of several files is written whole or not at all
-        notes = tuple(f"the repair search's fix was refused: {why}" for why in uncovered)
-        return Command(
-            update={**tried, "outcome": Outcome("no_repair", notes=notes)}, goto="review"
-        )
-    written, kept_out = [], []
-    for path, text in result.sources.items():
+    kept_out = [f"the repair search's fix was refused: {why}" for why in uncovered]
+    written = []
+    for path, text in result.sources.items() if not kept_out else ():  # whole or not at all
         try:
             session.changes.write(path, text, by="repair")  # the scope allowed it: see `allows`
         except EditDeclined:  # suggest mode, and the user said no (the gate's event says so)
