@@ -175,6 +175,13 @@ class Changes:
             return self.run.written() if self.run is not None else []
         return sorted(self.snapshot.saved)
 
+    def originals(self, paths: list[str]) -> dict[str, str | None] | None:
+        """The text each of `paths` had before the run (None: the run made it); None when
+        there is no snapshot to say."""
+        if self.snapshot is None:
+            return self.run.originals(paths) if self.run is not None else None
+        return {p: self.snapshot.original(p) for p in paths}
+
     def made_in_run(
         self, path: str, created_only: bool = False
     ) -> Literal["created", "changed"] | None:

@@ -323,3 +323,21 @@ def test_a_model_test_may_import_the_code_by_any_name_it_has() -> None:
     script = "import runpy\n\n\ndef test_run():\n    runpy.run_path('scripts/run.py')\n"
     assert untested_code(script, ["scripts/run.py"]) == ""
     assert untested_code("import os\n", files) == "it imports nothing from src.shop.cart"
+
+
+CALC = "def add(a, b):\n    return a + b\n"
+CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+WITH_SUB = CALC + "\n\ndef sub(a, b):\n    return a - b\n"
+
+
+@pytest.mark.slow
+def test_passing_tests_that_call_no_new_function_do_not_verify_it(tmp_path: Path) -> None:
+    """A new `sub()` in a module the tests import, which no test calls: the tests passing
+    say nothing of it (they verified it before: the reach was judged per module)."""
+    files = {"calc.py": CALC, "test_calc.py": CALC_TEST}
+    replies = [PLAN, whole_file("calc.py", WITH_SUB), "No test needed."]
+    task = "add a function sub to @calc.py that subtracts its second argument from its first"
+    run = Run(tmp_path, replies, task=task, files=files, overrides=CHECK_MODE)
+    assert (run.root / "calc.py").read_text() == WITH_SUB
+    assert run.result.status == "unverified" and run.result.exit_code == 1, run.result.message
+    assert "no test calls calc.py: sub" in str(run.kinds("verify.result"))

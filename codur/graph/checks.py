@@ -77,6 +77,7 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
             derived,
             failing,
             scope,
+            session.changes.originals(changed),
         )
 
     verdict = run(_derived(state.get("derived")))

@@ -27,7 +27,7 @@ from codur.errors import WorkspaceError
 from codur.scope.support import closure
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
-from codur.verify import detect
+from codur.verify import calls, detect
 from codur.verify.derived_checks import derived_checks
 from codur.verify.evidence import Evidence
 from codur.verify.oracle import OracleCheck
@@ -73,6 +73,7 @@ def choose_checks(
     derived: tuple[list[Check], str] | None = None,
     failing: Collection[str] = (),
     scope: EditScope | None = None,
+    before: Mapping[str, str | None] | None = None,
 ) -> VerificationPlan:
     """Choose the checks for this folder and say why. `derived`: the checks derived from
     the task and the docstrings at the start of the run (so an edit that drops a
@@ -81,7 +82,9 @@ def choose_checks(
     run, no oracle check), with what it captured at the start: the files checks judge
     by (compared with them, and kept unchanged), those the run may change, the files
     pytest loads by name then (none of them is created), the `__pycache__` modules
-    then, and the site hooks of the project's Python (`OracleCheck`)."""
+    then, and the site hooks of the project's Python (`OracleCheck`); `before`: the
+    changed files' text before the run (None: not known), whose changed functions the
+    tests must call for their passing to be about the task (verify/calls.py)."""
     ws = ctx.ws
     oracle = scope.oracle if scope is not None else {}
     checks: list[Check] = []
@@ -96,7 +99,7 @@ def choose_checks(
     found = sorted(p for p in python_files(ws.root) if is_test(p))
     tests = [p for p in found if Path(p).name != "conftest.py"]
     if tests or cfg.test_command:
-        check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing)
+        check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing, before)
         checks.append(check)
         reasons += why
     fallback: list[Check] = []
@@ -186,11 +189,16 @@ def _apart(root: Path, named: list[str]) -> list[str]:
 
 
 def _about_task(check: Check) -> bool:
-    return not (isinstance(check, TestCheck) and check.unreached)
+    return not (isinstance(check, TestCheck) and (check.unreached or check.uncalled))
 
 
 def _tests(
-    root: Path, cfg: VerifyConfig, found: list[str], named: list[str], failing: Collection[str]
+    root: Path,
+    cfg: VerifyConfig,
+    found: list[str],
+    named: list[str],
+    failing: Collection[str],
+    before: Mapping[str, str | None] | None,
 ) -> tuple[TestCheck, list[str]]:
     """The project's tests as a staged check (verify/tests_check.py), and why."""
     suite = detect.suite(root, cfg, found)
@@ -200,6 +208,8 @@ def _tests(
     related = [] if set(related) >= set(modules) else related  # the suite is no more
     # the user's command is the project's verdict, whatever its test files import
     apart = [] if related or suite.runner == "command" else _apart(root, named)
+    own = suite.runner == "command" or apart or not before
+    uncalled = [] if own else calls.uncalled(root, before or {})
     # a check's ids for files outside the folder (the docstrings' generated tests) are
     # no tests of the project's
     first = [i for i in dict.fromkeys(failing) if _in_folder(root, i)]
@@ -215,6 +225,7 @@ def _tests(
         related=related,
         budget_s=cfg.suite_budget_s,
         unreached=apart,
+        uncalled=uncalled,
     )
     shown = suite.command and shlex.join(suite.command)
     reasons = [f"the test suite: {shown or ' '.join(suite.paths)} ({suite.why})"]
@@ -224,6 +235,8 @@ def _tests(
         reasons.append(f"then the tests that import the changed code: {', '.join(related)}")
     if apart:
         reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
+    if uncalled:
+        reasons.append(f"no test calls {', '.join(uncalled)}: they say nothing of it")
     return check, reasons
 
 
@@ -283,11 +296,12 @@ def verify_task(
     derived: tuple[list[Check], str] | None = None,
     failing: Collection[str] = (),
     scope: EditScope | None = None,
+    before: Mapping[str, str | None] | None = None,
 ) -> VerificationResult:
     """Decide, run, judge (`choose_checks`); the verdict also goes out as a `verify.result`
     event."""
     vctx = verification_context(ctx, cfg)
-    plan = choose_checks(vctx, cfg, refs, changed, task, derived, failing, scope)
+    plan = choose_checks(vctx, cfg, refs, changed, task, derived, failing, scope, before)
     result = run_plan(plan, vctx)
     ctx.bus.emit(
         "verify.result",

@@ -51,6 +51,9 @@ class TestCheck(BaseModel):
     unreached: list[str] = []
     """The files the task is about, when no test reaches any of them (verify/reach.py):
     the tests must still pass, but their passing says nothing of the task."""
+    uncalled: list[str] = []
+    """`path: function` for each function the run changed that no test calls
+    (verify/calls.py): the tests must still pass, but their passing says nothing of it."""
     runner: Runner = "pytest"
     command: list[str] | None = None
     """The configured test command (runner `command`)."""
@@ -215,6 +218,7 @@ class TestCheck(BaseModel):
         silent = silent and not (summary.passed or summary.skipped)
         counts = "exit code 0 (no test counts reported)" if silent else counts
         apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
+        apart += f" (no test calls {', '.join(self.uncalled)})" if self.uncalled else ""
         return Evidence(
             check="tests",
             basis="project_tests",
@@ -224,7 +228,7 @@ class TestCheck(BaseModel):
             duration_s=ran.duration_s,
             cases=summary.passed,
             # every test skipped or xfailed, or none reaches the task's files: hollow
-            ran=(summary.passed > 0 or silent) and not self.unreached,
+            ran=(summary.passed > 0 or silent) and not (self.unreached or self.uncalled),
         )
 
     def _partial(self, ran: Ran, passed: int) -> Evidence:
@@ -241,7 +245,7 @@ class TestCheck(BaseModel):
             duration_s=ran.duration_s,
             timed_out=True,
             cases=passed,
-            ran=not self.unreached,
+            ran=not (self.unreached or self.uncalled),
         )
 
     def _failed(self, ctx: ToolContext, ran: Ran, cut_alone: bool = False) -> Evidence:
