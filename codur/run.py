@@ -28,6 +28,7 @@ from codur.session import Session
 from codur.ui import IO
 from codur.undo.diff import text_diff
 from codur.undo.records import RESUMABLE, RunRecord
+from codur.writes import read_only
 
 if TYPE_CHECKING:
     from codur.graph.checkpoint import Saved
@@ -211,7 +212,8 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
         )
         session.scope.watch_site(session.interpreter.site_packages)
         for target in session.scope.targets:  # said now, not after the model's first reply
-            if session.snapshot is not None and (why := session.snapshot.uncovered(target)):
+            snapshot = session.snapshot
+            if why := read_only(session.ws, target) or (snapshot and snapshot.uncovered(target)):
                 session.bus.emit("warning", message=why)
         derived = derived_checks(task, session.ws, file_refs(task), cfg.verify)
         first = {"scope": session.scope, "derived": derived}

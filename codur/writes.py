@@ -7,6 +7,7 @@ the file before it changes) and write (atomically, announced as a `file.write` e
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -51,9 +52,10 @@ class Changes:
         `scope.refused`) when the scope refuses it, or (`edit.refused`) when `new` leaves
         a name undefined."""
         snapshot = self.snapshot
-        if snapshot is not None and (uncovered := snapshot.uncovered(path)):
-            self.bus.emit("scope.refused", path=path, reason=uncovered)
-            raise ScopeError(uncovered, path)
+        kept = read_only(self.ws, path) or (snapshot.uncovered(path) if snapshot else None)
+        if kept:
+            self.bus.emit("scope.refused", path=path, reason=kept)
+            raise ScopeError(kept, path)
         if self.scope is None:
             return new
         original = (lambda: snapshot.original(path)) if snapshot is not None else None
@@ -197,6 +199,18 @@ class Changes:
             return self.ws.read_text(path) if self.ws.resolve(path).is_file() else None
         except WorkspaceError:
             return None
+
+
+def read_only(ws: Workspace, path: str) -> str | None:
+    """Why `path` is not Codur's to change (None: it is): its owner may not write it
+    (`chmod a-w`), which a rename would replace anyway, and root would write."""
+    try:
+        mode = ws.resolve(path).stat().st_mode
+    except (OSError, WorkspaceError):
+        return None  # absent (made by the run), or not the workspace's: judged elsewhere
+    if stat.S_ISREG(mode) and not mode & stat.S_IWUSR:
+        return f"{path} is read-only: Codur leaves it as it is (chmod u+w {path} to allow it)"
+    return None
 
 
 def text_or_none(path: Path) -> str | None:

@@ -244,3 +244,31 @@ def test_a_file_a_program_of_the_run_made_is_the_run_s_to_change(
     assert "not in this run's snapshot" not in run.stdout + run.stderr
     undo = run_cli(["undo"], cwd=repo)
     assert undo.returncode == 0 and not (repo / "helper.py").exists(), undo.stdout + undo.stderr
+
+
+@pytest.mark.slow
+def test_a_read_only_file_is_left_as_it_is(git_repo: Path, tmp_path: Path) -> None:
+    """A file its owner may not write (`chmod a-w`) is not Codur's to change: an atomic
+    write (a rename) would replace it anyway, and root would write it. The repair search's
+    fix and the model's edit are both refused, and the run warns at its start."""
+    repo = git_repo
+    (repo / "main.py").write_text(BUGGY)
+    (repo / "expected.txt").write_text("10\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "project")
+    (repo / "main.py").chmod(0o444)
+
+    searched = run_cli(["--yes", "--no-model", "fix @main.py"], cwd=repo)
+    assert searched.returncode == 1, searched.stdout + searched.stderr
+    assert (repo / "main.py").read_text() == BUGGY
+    assert "warning: main.py is read-only: Codur leaves it as it is" in searched.stderr
+
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)] * 3)
+    args = [*flags, "--yes", "--max-llm-calls", "3", "-o", "repair.enabled=false", "fix @main.py"]
+    edited = run_cli(args, cwd=repo)
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    assert (repo / "main.py").read_text() == BUGGY
+    assert (repo / "main.py").stat().st_mode & 0o777 == 0o444
+    events = [json.loads(line) for line in debug_log(repo).read_text().splitlines()]
+    refused = [e for e in events if e["event"] == "scope.refused"]
+    assert refused and all("read-only" in e["reason"] for e in refused), refused
