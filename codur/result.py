@@ -19,9 +19,11 @@ EXIT_CODES: dict[str, ExitCode] = {
     "error": ExitCode.ERROR,
     "failed": ExitCode.MODEL_UNREACHABLE,
     "refused": ExitCode.USAGE,
+    "unrunnable": ExitCode.PROJECT_ENV,
 }
 """The exit code of a run's status (`refused`: stopped before anything ran, by bad
-input or config; a project Python without pytest exits 12 then, 2 when resumed)."""
+input or config; `unrunnable`: stopped then because the project's Python cannot run
+the check, e.g. it has no pytest)."""
 
 
 @dataclass

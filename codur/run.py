@@ -142,7 +142,7 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         raise
     except CodurError as exc:
         if exc.exit_code in (ExitCode.USAGE, ExitCode.PROJECT_ENV):  # nothing ran
-            status = "refused"
+            status = "refused" if exc.exit_code == ExitCode.USAGE else "unrunnable"
         raise
     finally:
         evidence, touched = _close(session, state, status)

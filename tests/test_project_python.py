@@ -103,6 +103,8 @@ def test_an_interpreter_without_pytest_stops_the_run_before_it_starts(tmp_path: 
     kinds = [r["event"] for r in log]
     assert "model.request" not in kinds and "verify.run" not in kinds  # nothing ran
     assert (root / "calc.py").read_text() == BUGGY
+    runs = run_cli(["runs", "--json"], cwd=root)  # listed for what stopped it, not bad input
+    assert [r["status"] for r in json.loads(runs.stdout)] == ["unrunnable"]
 
 
 @pytest.mark.slow
