@@ -26,7 +26,6 @@ from codur.report import report, report_answer
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
-from codur.undo.diff import text_diff
 from codur.undo.records import RESUMABLE, RunRecord
 from codur.writes import read_only
 
@@ -97,16 +96,8 @@ def ask_command(
 def changes(session: Session) -> tuple[list[str], str]:
     """Files Codur changed in the run and their unified diff, against the snapshot taken
     before the run."""
-    paths, parts = [], []
-    for path in session.changes.written():
-        before = session.snapshot.original(path) if session.snapshot else None
-        target = session.ws.resolve(path)
-        after = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else None
-        if before == after:
-            continue
-        paths.append(path)
-        parts.append(text_diff(path, before, after))
-    return paths, "".join(parts)
+    found = session.changes.diffs()
+    return [path for path, _ in found], "".join(diff for _, diff in found)
 
 
 def _tidy(session: Session) -> None:

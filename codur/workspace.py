@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from codur import source_encoding
 from codur.errors import WorkspaceBusy, WorkspaceError, cannot_write
 from codur.litter import TEMP_SUFFIX, write_prefix
 from codur.locking import UNSUPPORTED, held
@@ -120,11 +121,15 @@ class Workspace:
         if target.exists() and not target.is_file():  # a FIFO would block the read forever
             raise WorkspaceError(f"cannot read {path}: not a regular file")
         try:
-            return target.read_text(encoding="utf-8")
+            data = target.read_bytes()
         except OSError as exc:
             raise WorkspaceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        encoding = source_encoding.of_file(str(path), data[:4096])
+        try:  # newlines as text mode reads them
+            return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError:
-            raise WorkspaceError(f"cannot read {path}: not UTF-8 text") from None
+            shown = source_encoding.label(encoding)
+            raise WorkspaceError(f"cannot read {path}: not {shown} text") from None
 
     def write_text(self, path: str | Path, text: str) -> Path:
         """Write atomically (temp file + rename), keeping the file's mode and line endings."""
@@ -153,8 +158,9 @@ class Workspace:
             )
         except OSError as exc:
             raise _unwritten(path, exc) from None
+        encoding = source_encoding.of_text(str(path), text)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
                 fh.write(text)
             if mode is not None:
                 os.chmod(tmp, mode)
@@ -162,6 +168,13 @@ class Workspace:
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
             raise _unwritten(path, exc) from None
+        except UnicodeEncodeError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            bad = exc.object[exc.start : exc.end]
+            raise WorkspaceError(
+                f"cannot write {path}: it declares the {encoding} encoding, "
+                f"which cannot hold {bad!r}"
+            ) from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from codur import source_encoding
 from codur.approval import Action, Gate
 from codur.edits.names import why_refused
 from codur.errors import EditDeclined, WorkspaceError
@@ -177,6 +178,19 @@ class Changes:
             return self.run.written() if self.run is not None else []
         return sorted(self.snapshot.saved)
 
+    def diffs(self) -> list[tuple[str, str]]:
+        """(path, unified diff) of each file Codur changed in the run whose text differs
+        from before the run (its snapshot's), in path order."""
+        found = []
+        for path in self.written():
+            before = self.snapshot.original(path) if self.snapshot else None
+            target = self.ws.resolve(path)
+            data = target.read_bytes() if target.is_file() else None
+            after = source_encoding.decode(path, data, "replace") if data is not None else None
+            if before != after:
+                found.append((path, text_diff(path, before, after)))
+        return found
+
     def originals(self, paths: list[str]) -> dict[str, str | None] | None:
         """The text each of `paths` had before the run (None: the run made it); None when
         there is no snapshot to say."""
@@ -214,8 +228,8 @@ def read_only(ws: Workspace, path: str) -> str | None:
 
 
 def text_or_none(path: Path) -> str | None:
-    """A file's text, to show what an edit changes (None: absent, or not UTF-8 text)."""
+    """A file's text, to show what an edit changes (None: absent, or not text)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return source_encoding.decode(path.name, path.read_bytes())
+    except (OSError, UnicodeDecodeError, LookupError):
         return None

@@ -341,3 +341,17 @@ def test_passing_tests_that_call_no_new_function_do_not_verify_it(tmp_path: Path
     assert (run.root / "calc.py").read_text() == WITH_SUB
     assert run.result.status == "unverified" and run.result.exit_code == 1, run.result.message
     assert "no test calls calc.py: sub" in str(run.kinds("verify.result"))
+
+
+@pytest.mark.slow
+def test_a_latin1_module_is_fixed_and_written_back_in_latin1(tmp_path: Path) -> None:
+    """A file that declares its encoding is read and written in it; the diff shows it."""
+    from helpers import BUGGY, FIXED, run_cli
+
+    cookie = "# -*- coding: latin-1 -*-\n# Café\n"
+    (tmp_path / "main.py").write_bytes((cookie + BUGGY).encode("latin-1"))
+    (tmp_path / "expected.txt").write_text("10\n")
+    fixed = run_cli(["fix main.py", "--no-model"], cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (tmp_path / "main.py").read_bytes() == (cookie + FIXED).encode("latin-1")
+    assert " # Café\n" in fixed.stdout  # the diff's context line, decoded as Python does

@@ -206,3 +206,8 @@ def test_listing_and_tree_respect_gitignore(call, tool_ctx, tool_ws) -> None:
     assert "is a file" in call("file_tree", path="main.py").output
     tool_ctx.config = ToolsConfig(max_list_entries=2)
     assert call("list_files").value[-1].startswith("[stopped after 2 entries")
+
+
+def test_read_file_reads_a_python_file_in_its_declared_encoding(call, tool_ws) -> None:
+    (tool_ws / "menu.py").write_bytes(b'# -*- coding: latin-1 -*-\nname = "Caf\xe9"\n')
+    assert call("read_file", path="menu.py").output.endswith('name = "Café"\n')

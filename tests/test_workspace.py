@@ -98,3 +98,20 @@ def test_write_errors_are_workspace_errors(ws: Workspace) -> None:
 def test_a_refused_path_is_named_as_the_user_wrote_it(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match=r"^path '\.\./x' is outside the workspace"):
         Workspace(tmp_path).resolve(Path("../x"))
+
+
+LATIN1 = b'# -*- coding: latin-1 -*-\nname = "Caf\xe9"\n'
+
+
+def test_a_python_file_is_read_and_written_in_the_encoding_it_declares(ws: Workspace) -> None:
+    """As Python reads it (PEP 263); before, a Latin-1 module stopped the run (exit 2)."""
+    (ws.root / "menu.py").write_bytes(LATIN1)
+    assert ws.read_text("menu.py") == '# -*- coding: latin-1 -*-\nname = "Café"\n'
+    ws.write_text("menu.py", '# -*- coding: latin-1 -*-\nname = "Crème"\n')
+    assert (ws.root / "menu.py").read_bytes() == b'# -*- coding: latin-1 -*-\nname = "Cr\xe8me"\n'
+    with pytest.raises(WorkspaceError, match="declares the iso-8859-1 encoding, which cannot hold"):
+        ws.write_text("menu.py", '# -*- coding: latin-1 -*-\nname = "☕"\n')
+    assert (ws.root / "menu.py").read_bytes().endswith(b'"Cr\xe8me"\n')  # left whole
+    (ws.root / "notes.txt").write_bytes(LATIN1)  # only Python files declare one
+    with pytest.raises(WorkspaceError, match="not UTF-8 text"):
+        ws.read_text("notes.txt")

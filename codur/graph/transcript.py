@@ -15,7 +15,6 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from codur.graph.state import AgentState
 from codur.session import Session
 from codur.tools.todo import checklist
-from codur.undo.diff import text_diff
 
 PLAN_MARK = "codur_plan"
 """The additional_kwargs key of the message a plan starts with (its iteration)."""
@@ -93,14 +92,7 @@ def plan_lines(state: AgentState) -> list[str]:
 
 def diff_text(session: Session, limit: int) -> str:
     """The run's changes to files, as a unified diff cut to `limit` characters."""
-    parts = []
-    for path in session.changes.written():
-        before = session.snapshot.original(path) if session.snapshot else None
-        target = session.ws.resolve(path)
-        after = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else None
-        if before != after:
-            parts.append(text_diff(path, before, after))
-    diff = "".join(parts)
+    diff = "".join(diff for _, diff in session.changes.diffs())
     if len(diff) <= limit:
         return diff.rstrip() or "(no file changed)"
     kept = diff[:limit].rsplit("\n", 1)[0]

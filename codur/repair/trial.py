@@ -54,11 +54,11 @@ class Trial:
             return TrialResult(False, 0.0, f"does not compile: {exc}")
         with self.scratch.lease() as folder:
             ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
-            before = {p: _read(folder / p) for p in sources}
+            scratch = Workspace(folder)
+            before = {p: scratch.read_text(p) if (folder / p).is_file() else None for p in sources}
             try:
                 for path, text in sources.items():
-                    (folder / path).parent.mkdir(parents=True, exist_ok=True)
-                    (folder / path).write_text(text, encoding="utf-8")
+                    scratch.write_text(path, text)
                 verdict = None
                 for plan in self.plans:
                     verdict = run_plan(plan, ctx)
@@ -72,8 +72,4 @@ class Trial:
                     if text is None:
                         (folder / path).unlink(missing_ok=True)
                     else:
-                        (folder / path).write_text(text, encoding="utf-8")
-
-
-def _read(path) -> str | None:
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+                        scratch.write_text(path, text)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
 
+from codur import source_encoding
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.registry import TaskType, register_tool
 from codur.tools.walk import walk
@@ -62,7 +63,7 @@ def capped(ctx: ToolContext, lines: Iterable[str]) -> list[str]:
 
 @register_tool(TaskType.FILE_OPERATION, TaskType.EXPLANATION)
 def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = None) -> str:
-    """Read a UTF-8 text file, whole or a range of lines.
+    """Read a text file, whole or a range of lines.
 
     Long files are cut at the size cap with a note telling which line to read next.
 
@@ -80,8 +81,9 @@ def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = N
     size = total = 0
     cut_at: int | None = None
     with open(target, "rb") as fh:
-        if b"\x00" in fh.read(SNIFF):
+        if b"\x00" in (head := fh.read(SNIFF)):
             raise ToolError(f"{path} is a binary file ({target.stat().st_size} bytes)")
+        encoding = source_encoding.of_file(path, head)
         fh.seek(0)
         for total, raw in enumerate(fh, 1):
             if cut_at is None and start_line <= total <= (end_line or total):
@@ -91,9 +93,9 @@ def read_file(ctx: Ctx, path: str, start_line: int = 1, end_line: int | None = N
                     out.append(raw)
                     size += len(raw)
     try:
-        text = b"".join(out).decode("utf-8").replace("\r\n", "\n")
+        text = b"".join(out).decode(encoding).replace("\r\n", "\n")
     except UnicodeDecodeError:
-        raise ToolError(f"{path} is not UTF-8 text") from None
+        raise ToolError(f"{path} is not {source_encoding.label(encoding)} text") from None
     ctx.read_into_context(target)
     if cut_at is not None and not out:
         with open(target, "rb") as fh:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 
+from codur import source_encoding
 from codur.undo.records import RunRecord
 from codur.undo.store import Store
 from codur.undo.tree import Entry, changed
@@ -68,13 +69,14 @@ def _shown(line: str, mark_cr: bool) -> str:
 
 
 def _text(store: Store, path: str, entry: Entry | None) -> str | None:
-    """The text of a file version ("" if absent; None if it is not UTF-8 text)."""
+    """The text of a file version ("" if absent; None if it is not text: not UTF-8, or
+    for a Python file not the encoding it declares)."""
     if entry is None:
         return ""
     data = store.read(path, entry)
     if b"\0" in data[:8192]:
         return None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        return source_encoding.decode(path, data)
+    except (UnicodeDecodeError, LookupError):
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from codur import source_encoding
 from codur.config import CodurConfig
 from codur.events import EventBus
 from codur.sandbox import Sandbox
@@ -149,7 +150,7 @@ class RunSnapshot:
         entry = self.start.get(path)
         if entry is None or entry.is_folder:
             return None
-        return self.store.read(path, entry).decode("utf-8", errors="replace")
+        return source_encoding.decode(path, self.store.read(path, entry), errors="replace")
 
     def changed(self) -> list[str]:
         """Files Codur changed whose content now differs from before the run, sorted."""

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur import source_encoding
 from codur.verify.reach import MAX_BYTES
 from codur.verify.target import is_test, python_files
 
@@ -141,7 +142,7 @@ def uncalled(root: Path, before: Mapping[str, str | None]) -> list[str]:
         if not path.endswith(".py") or is_test(path):
             continue
         try:
-            now = (root / path).read_text(encoding="utf-8", errors="replace")
+            now = source_encoding.decode(path, (root / path).read_bytes(), "replace")
         except OSError:
             continue
         if found := changed_functions(old, now):
