@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import keyword
 import warnings
 from collections.abc import Iterable, Iterator
@@ -18,6 +17,7 @@ from collections.abc import Iterable, Iterator
 # importing the operators registers them in OPERATORS
 from codur.repair import operators as _operators  # noqa: F401
 from codur.repair import operators_scope as _operators_scope  # noqa: F401
+from codur.repair.outcome import Outcome, outcome
 from codur.repair.registry import OPERATORS, operator
 from codur.repair.source import Mutation, Source, apply_mutations, clip, overlaps
 
@@ -134,12 +134,12 @@ def mutations(
         raise ValueError(f"unknown mutation operators: {', '.join(unknown)}")
     src = Source(path, source, exception_names)
     checker = _Checker(src, tree)
-    kept: dict[bytes, Mutation] = {}  # by a digest of the new source: a file's copy per
-    rejected = {_digest(source)}  # mutation took memory in the square of its size (GBs)
-    for name in names:
+    kept: dict[Outcome, Mutation] = {}  # by what each makes of the source (a copy of it
+    rejected: set[Outcome] = set()  # per mutation took time and memory in the square of
+    for name in names:  # its size: gigabytes, seconds)
         for edit in OPERATORS[name](tree, src):
-            new = _digest(apply_mutations(source, [edit]))
-            if new in rejected:
+            new = outcome(source, edit)
+            if new is None or new in rejected:
                 continue
             if new in kept:
                 if _smaller(edit, kept[new]):
@@ -149,7 +149,3 @@ def mutations(
             else:
                 rejected.add(new)
     return list(kept.values())
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
