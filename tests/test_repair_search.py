@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,24 @@ def test_stops_at_its_time_budget(tmp_path: Path) -> None:
     result, events = run_search(tmp_path, files, time_budget_s=1.0, workers=1)
     assert result.reason == "budget" and result.candidate is None
     assert 0 < result.tried == len(candidates(events)) < result.candidates
+
+
+@pytest.mark.slow
+def test_starts_no_candidate_that_would_end_past_its_budget(tmp_path: Path) -> None:
+    """A candidate takes as long as the failing run (a slow test): one started with less
+    time left than that ends past the deadline (seen: 34 s on a 20 s budget)."""
+    slow = "import time\n\ntime.sleep(2.0)\nprint(sum([1, 2, 3][:-1]))\n"
+    files = {"main.py": slow, "expected.txt": "7\n"}  # no single edit fixes it
+    write_files(tmp_path, files)
+    ctx, events = watched_context(tmp_path)
+    failing = verify_task(ctx, VerifyConfig(), [], [])
+    config = RepairConfig(time_budget_s=5.0, workers=2, max_depth=1)
+    deadline = time.time() + 5.0
+    result = search(failing.plan, failing, ctx, config, VerifyConfig())
+    assert result.reason == "budget" and result.tried > 0
+    for event in (e for e in events if e.kind == "repair.candidate"):
+        began = event.ts - event.data["duration_s"]
+        assert began + failing.duration_s < deadline + 0.5, event.data  # 0.5: thread wakeups
 
 
 @pytest.mark.slow

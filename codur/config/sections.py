@@ -73,8 +73,9 @@ class RepairConfig(_Section):
     check already fails (a model is only asked when the search finds nothing)."""
     time_budget_s: float = Field(20.0, gt=0)
     """Wall time the search may spend on one state of the code (its Python files as they
-    are), over all its runs; it gives up cleanly when it runs out. Code it searched to the
-    end, or for this long, is not searched again."""
+    are), over all its runs; it gives up cleanly when it runs out, and starts no candidate
+    with less time left than the failing check took (that one would end past it). Code it
+    searched to the end, or for this long, is not searched again."""
     first_budget_s: float = Field(5.0, gt=0)
     """Wall time the search before the first model call may take (when a model may be
     called): the model is not kept waiting on tasks the search cannot fix. The rest of

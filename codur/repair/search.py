@@ -110,9 +110,17 @@ TICK_S = 0.2
 
 class _Search:
     def __init__(
-        self, trial: Trial, originals: dict[str, str], bus: EventBus, tick: Callable[..., None]
+        self,
+        trial: Trial,
+        originals: dict[str, str],
+        bus: EventBus,
+        tick: Callable[..., None],
+        expected_s: float = 0.0,
     ) -> None:
         self.trial, self.originals, self.bus = trial, originals, bus
+        self.expected_s = expected_s
+        """How long a candidate's checks take when they pass (the failing run's time): one
+        is not started with less time left, since it would end past the deadline."""
         self.tick = tick
         """Reports the progress (repair.progress) with the candidates tried so far."""
         self.tried = 0
@@ -139,16 +147,19 @@ class _Search:
         pending = iter(candidates)
         running: dict[Future, Candidate] = {}
         tried = 0
+        late = False
         with ThreadPoolExecutor(workers, thread_name_prefix="codur-repair") as pool:
             while True:
-                while len(running) < workers and time.monotonic() < deadline:
+                while len(running) < workers:
+                    if late := time.monotonic() + self.expected_s >= deadline:
+                        break
                     candidate = next(pending, None)
                     if candidate is None:
                         break
                     if best is None or (candidate.size < best.size and candidate.near(best)):
                         running[pool.submit(self.check, candidate)] = candidate
                 if not running:
-                    return best, tried, time.monotonic() >= deadline
+                    return best, tried, late
                 done, _ = wait(running, TICK_S, return_when=FIRST_COMPLETED)
                 for future in done:
                     candidate = running.pop(future)
@@ -238,7 +249,8 @@ def search(
         quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
         plans = [quick] if quick == plan else [quick, whole]
         tick = partial(ticker, candidates=len(ranked))
-        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick)
+        expected = failing.duration_s
+        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick, expected)
         fresh = partial(_untried, frozenset(skip))
         singles = fresh(Candidate((e,)) for e in ranked)
         best, tried, late = runner.run(singles, cfg.workers, deadline)
