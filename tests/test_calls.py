@@ -1,8 +1,10 @@
 """Do the tests call the functions a run changed (codur/verify/calls.py)? Real files in a
-temporary folder; each case is a project a run could leave."""
+temporary folder; each case is a project a run could leave. Many came from a hostile
+review: edits no test runs that an earlier reading took as called."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,11 @@ CALC = "def add(a, b):\n    return a + b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 SUB = "\n\ndef sub(a, b):\n    return a - b\n"
 PLUS = CALC.replace("a + b", "_plus(a, b)") + "\n\ndef _plus(a, b):\n    return a + b\n"
-PAIR = "\n\nclass Pair:\n    def __eq__(self, other):\n        return True\n"
 MINUS = "\n\ndef sub(a, b):\n    return _minus(a, b)\n\n\ndef _minus(a, b):\n    return a - b\n"
 OVERLOADS = "@overload\ndef f(x: int): ...\n@overload\ndef f(x: str): ...\n"
 OVERLOADS += "def f(x):\n    return x\n"
+PAIR = "class Pair:\n    def __init__(self, v):\n        self.v = v\n\n"
+PAIR += "    def __eq__(self, other):\n        return self.v == other.v\n"
 
 
 def project(root: Path, files: dict[str, str]) -> Path:
@@ -26,59 +29,142 @@ def project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_a_new_function_no_test_names_is_uncalled(tmp_path: Path) -> None:
-    root = project(tmp_path, {"calc.py": CALC + SUB, "tests/test_calc.py": TEST})
-    assert uncalled(root, {"calc.py": CALC}) == ["calc.py: sub"]
+def missed(tmp_path: Path, files: dict[str, str], before: dict[str, str | None]) -> list[str]:
+    return uncalled(project(tmp_path, files), before)
+
+
+def test_a_new_function_no_test_uses_is_uncalled(tmp_path: Path) -> None:
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
 
 
 def test_a_new_test_of_it_calls_it(tmp_path: Path) -> None:
     test = TEST.replace("add\n", "add, sub\n", 1)
     test += "\n\ndef test_sub():\n    assert sub(3, 2) == 1\n"
-    root = project(tmp_path, {"calc.py": CALC + SUB, "tests/test_calc.py": test})
-    assert uncalled(root, {"calc.py": CALC}) == []
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": test}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == []
 
 
-@pytest.mark.parametrize(
-    ("code", "why"),
-    [
-        (PLUS, "a called function calls it"),
-        (CALC + "\n\nOPS = {'-': lambda a, b: sub(a, b)}\n" + SUB, "import-time code names it"),
-        (CALC + PAIR, "special method"),
-        (CALC + "\n\n@register\ndef sub(a, b):\n    return a - b\n", "a decorator may register it"),
-        (CALC.replace("a + b", "a+b  "), "add changed; the test calls add"),
-    ],
-)
-def test_what_counts_as_called(tmp_path: Path, code: str, why: str) -> None:
-    root = project(tmp_path, {"calc.py": code, "tests/test_calc.py": TEST})
-    assert uncalled(root, {"calc.py": CALC}) == [], why
+CALLED = {
+    "a called function calls it": (PLUS, TEST),
+    "import-time code uses it": (CALC + "\n\nOPS = {'-': lambda a, b: sub(a, b)}\n" + SUB, TEST),
+    "a decorator may register it": (
+        CALC + "\n\n@app.route('/sub')\ndef sub(a, b):\n    return 1\n",
+        TEST,
+    ),
+    "add changed; the test calls add": (CALC.replace("a + b", "a+b  "), TEST),
+    "imported under another name": (CALC + SUB, "from calc import sub as minus\n\nminus(3, 1)\n"),
+    "a string names it": (CALC + SUB, "import calc\n\ngetattr(calc, 'sub')(3, 1)\n"),
+    "its class is used: a special method": (
+        CALC + PAIR,
+        "from calc import Pair\n\nPair(1) == Pair(1)\n",
+    ),
+    "a subclass is used": (
+        CALC + PAIR + "\n\nclass Twin(Pair):\n    pass\n",
+        "from calc import Twin\n\nTwin(1) == Twin(1)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("why", CALLED)
+def test_what_counts_as_called(tmp_path: Path, why: str) -> None:
+    code, test = CALLED[why]
+    files = {"calc.py": code, "tests/test_calc.py": test}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == [], why
+
+
+UNCALLED = {
+    "re-exported by the package": (
+        {"pkg/__init__.py": "from pkg.ops import add, sub\n\n__all__ = ['add', 'sub']\n"},
+        "pkg/ops.py: sub",
+    ),
+    "named in comments and docstrings": (
+        {"pkg/__init__.py": '"""add and sub."""\n# sub: see ops\n'},
+        "pkg/ops.py: sub",
+    ),
+    "a property nobody reads": (
+        {
+            "pkg/ops.py": CALC + "\n\nclass Box:\n    @property\n    def size(self):\n"
+            "        return 1\n"
+        },
+        "pkg/ops.py: Box.size",
+    ),
+    "a cached function nobody calls": (
+        {
+            "pkg/ops.py": "import functools\n\n" + CALC + "\n\n@functools.lru_cache\n"
+            "def sub(a, b):\n    return a - b\n"
+        },
+        "pkg/ops.py: sub",
+    ),
+    "a method named like one the tests call on something else": (
+        {"pkg/ops.py": CALC + "\n\nclass Job:\n    def run(self):\n        return 1\n"},
+        "pkg/ops.py: Job.run",
+    ),
+    "the special method of a class nobody uses": (
+        {"pkg/ops.py": "def add(a, b):\n    return a + b\n\n\n" + PAIR},
+        "pkg/ops.py: Pair.__eq__",
+    ),
+    "import-time code of a file no test loads": (
+        {"examples/demo.py": "from pkg.ops import sub\n\nprint(sub(3, 1))\n"},
+        "pkg/ops.py: sub",
+    ),
+    "form feeds before it": (
+        {"pkg/ops.py": "\x0c\n\x0c\ndef add(a, b):\n    return a + b\n" + SUB},
+        "pkg/ops.py: sub",
+    ),
+}
+OPS_TEST = "import subprocess\n\nfrom pkg.ops import add\n\n\ndef test_add():\n"
+OPS_TEST += "    assert add(1, 2) == 3\n    subprocess.run(['true'])\n"
+
+
+@pytest.mark.parametrize("why", UNCALLED)
+def test_what_does_not_count_as_called(tmp_path: Path, why: str) -> None:
+    extra, expected = UNCALLED[why]
+    files = {"pkg/ops.py": CALC + SUB, "tests/test_ops.py": OPS_TEST, **extra}
+    before = {"pkg/ops.py": CALC}
+    assert expected in missed(tmp_path, files, before), why
+
+
+def test_a_main_block_counts_only_when_a_test_runs_the_script(tmp_path: Path) -> None:
+    cli = "def main():\n    print(1)\n\n\nif __name__ == '__main__':\n    main()\n"
+    imports = "import cli\n\n\ndef test_it():\n    assert cli\n"
+    files = {"cli.py": cli, "test_cli.py": imports}
+    assert missed(tmp_path, files, {"cli.py": None}) == ["cli.py: main"]
+    runs = "import subprocess, sys\n\nsubprocess.run([sys.executable, 'cli.py'])\nimport cli\n"
+    (tmp_path / "test_cli.py").write_text(runs)
+    assert uncalled(tmp_path, {"cli.py": None}) == []
+    (tmp_path / "test_cli.py").write_text(
+        "import subprocess, sys\n\nsubprocess.run([sys.executable, '-m', 'cli'])\n"
+    )
+    assert uncalled(tmp_path, {"cli.py": None}) == []
 
 
 def test_a_helper_only_an_uncalled_function_calls_is_uncalled(tmp_path: Path) -> None:
-    code = CALC + MINUS
-    root = project(tmp_path, {"calc.py": code, "tests/test_calc.py": TEST})
-    assert uncalled(root, {"calc.py": CALC}) == ["calc.py: sub", "calc.py: _minus"]
+    files = {"calc.py": CALC + MINUS, "tests/test_calc.py": TEST}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub", "calc.py: _minus"]
 
 
 def test_its_own_recursion_does_not_call_it(tmp_path: Path) -> None:
     code = CALC + "\n\ndef fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n"
-    root = project(tmp_path, {"calc.py": code, "test_calc.py": TEST})
-    assert uncalled(root, {"calc.py": CALC}) == ["calc.py: fact"]
+    assert missed(tmp_path, {"calc.py": code, "test_calc.py": TEST}, {"calc.py": CALC}) == [
+        "calc.py: fact"
+    ]
 
 
-def test_a_method_is_called_by_its_name_through_another_module(tmp_path: Path) -> None:
+def test_a_method_is_called_through_another_module(tmp_path: Path) -> None:
     files = {
         "shop/cart.py": "class Cart:\n    def total(self):\n        return 1\n",
         "shop/api.py": "from shop.cart import Cart\n\ndef checkout():\n    return Cart().total()\n",
         "tests/test_api.py": "from shop.api import checkout\n\ntest = checkout()\n",
     }
-    root = project(tmp_path, files)
     before = {"shop/cart.py": files["shop/cart.py"].replace("return 1", "return 0")}
-    assert uncalled(root, before) == []
+    assert missed(tmp_path, files, before) == []
 
 
 def test_a_new_file_counts_every_function_in_it(tmp_path: Path) -> None:
-    root = project(tmp_path, {"calc.py": CALC, "extra.py": SUB, "tests/test_calc.py": TEST})
-    assert uncalled(root, {"extra.py": None}) == ["extra.py: sub"]
+    keywords = "\n\ndef kw(a, *, b, c=1):\n    return a\n"  # b: a None among kw_defaults
+    files = {"calc.py": CALC, "extra.py": SUB + keywords, "tests/test_calc.py": TEST}
+    assert missed(tmp_path, files, {"extra.py": None}) == ["extra.py: sub", "extra.py: kw"]
 
 
 def test_changed_functions_ignore_docstrings_and_count_repeated_names() -> None:
@@ -90,5 +176,18 @@ def test_changed_functions_ignore_docstrings_and_count_repeated_names() -> None:
 
 
 def test_tests_and_unchanged_files_are_not_judged(tmp_path: Path) -> None:
-    root = project(tmp_path, {"calc.py": CALC, "tests/test_calc.py": TEST + SUB})
-    assert uncalled(root, {"tests/test_calc.py": TEST, "calc.py": CALC}) == []
+    files = {"calc.py": CALC, "tests/test_calc.py": TEST + SUB}
+    assert missed(tmp_path, files, {"tests/test_calc.py": TEST, "calc.py": CALC}) == []
+
+
+def test_code_too_deep_to_compare_or_files_that_are_no_files_give_no_answer(
+    tmp_path: Path,
+) -> None:
+    branches = "".join(f"    elif x == {i}:\n        return {i}\n" for i in range(1, 400))
+    deep = "def f(x):\n    if x == 0:\n        return 0\n" + branches
+    assert isinstance(changed_functions(None, deep), list)  # no RecursionError
+    sum_chain = "\n\ndef g():\n    return " + " + ".join(["1"] * 990) + "\n"  # dump: too deep
+    project(tmp_path, {"calc.py": CALC + SUB + sum_chain, "tests/test_calc.py": TEST})
+    os.mkfifo(tmp_path / "pipe.py")  # reading it would block for ever
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    assert "calc.py: sub" in uncalled(tmp_path, {"calc.py": CALC})

@@ -1,52 +1,34 @@
 """Do the tests call the functions a run changed? A conservative, static answer.
 
 A run changes a function when it adds it or changes its code (its docstring aside). The
-tests call a function when its name is a word of a test file or conftest.py, of the
-code any of the folder's modules runs on import (outside every function: a dispatch
-table, a class body, a decorator's argument), or of a function the tests call, and so on.
-Special methods (`__eq__`, `__iter__`) and decorated functions (a decorator may register
-them) count as called. Like `verify/reach.py`, the answer errs towards "called": a
-changed function is set aside only when nothing the tests can run so much as names it
-(a new `sub()` no test uses), and then passing tests say nothing about it. A function
-called only by a name built at run time (`getattr(self, "visit_" + kind)`) is not seen.
+tests call a function when code they can run uses its name: a test file or conftest.py,
+the code a module the tests reach (verify/reach.py) runs on import (outside every
+function: a dispatch table, a class body, a decorator's argument; its `__main__` block
+only when a test runs it as a script), or a function the tests call, and so on. A
+method needs its class (or a subclass) used too; its special methods (`__eq__`) then
+count as called. A function under a decorator that may register it (`@app.route`)
+counts as called; `@property`, `@staticmethod`, `@lru_cache` and their kind register
+nothing. Uses are names and attributes in code and words in its strings (`getattr(m,
+"sub")`); imports, `__all__`, comments and docstrings use nothing. The answer errs
+towards "called" (any use of the name counts, whatever object it is on); a changed
+function is set aside only when nothing the tests can run uses its name (a new `sub()`
+no test uses), and then passing tests say nothing about it. A function called only by
+a name built at run time (`getattr(self, "visit_" + kind)`) is not seen.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections import Counter
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from codur import source_encoding
-from codur.verify.reach import MAX_BYTES
+from codur.verify.calls_index import Module, index, module_of, parse
+from codur.verify.reach import is_tests, reached_modules, source_text
 from codur.verify.target import is_test, python_files
 
-_WORD = re.compile(r"\w+")
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-@dataclass(frozen=True)
-class _Function:
-    name: str
-    words: frozenset[str]
-    always: bool
-    """Called whether or not it is named: a special method, or a decorated function."""
-
-
-def _defs(tree: ast.AST, prefix: str = "") -> Iterator[tuple[str, _Def]]:
-    """(qualified name, node) of every function in `tree`, nested ones too, in order
-    (a name may come more than once: `@overload`, a definition under `if`)."""
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, _Def):
-            yield f"{prefix}{node.name}", node
-            yield from _defs(node, f"{prefix}{node.name}.")
-        elif isinstance(node, ast.ClassDef):
-            yield from _defs(node, f"{prefix}{node.name}.")
-        else:
-            yield from _defs(node, prefix)
 
 
 def _code(node: _Def) -> str:
@@ -57,81 +39,133 @@ def _code(node: _Def) -> str:
     return ast.dump(node.args) + "".join(ast.dump(n) for n in [*node.decorator_list, *body])
 
 
-def _parse(text: str | None) -> ast.Module | None:
-    try:
-        return ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
-        return None
-
-
-def changed_functions(before: str | None, after: str) -> list[str]:
-    """Qualified names of the functions in `after` that `before` lacks or has otherwise
-    (`before` None: the file is new). Empty when `after` does not parse."""
-    new = _parse(after)
-    if new is None:
-        return []
-    old = _numbered(_defs(_parse(before) or ast.Module(body=[], type_ignores=[])))
-    now = _numbered(_defs(new))
-    changed = (name for (name, n), code in now.items() if code != old.get((name, n)))
-    return list(dict.fromkeys(changed))
-
-
-def _numbered(defs: Iterator[tuple[str, _Def]]) -> dict[tuple[str, int], str]:
-    """Each function's code, keyed by its name and how many came before it by that name."""
+def _numbered(tree: ast.Module) -> dict[tuple[str, int], str | None]:
+    """Each function's code (None: too deep to compare), keyed by its qualified name and
+    how many came before it by that name (`@overload`, a definition under `if`)."""
     seen: Counter[str] = Counter()
-    numbered = {}
-    for name, node in defs:
-        numbered[(name, seen[name])] = _code(node)
+    numbered: dict[tuple[str, int], str | None] = {}
+    for name, node in index(tree, "").defs:
+        try:
+            numbered[(name, seen[name])] = _code(node)
+        except RecursionError:
+            numbered[(name, seen[name])] = None
         seen[name] += 1
     return numbered
 
 
-def _units(text: str) -> tuple[set[str], list[_Function]]:
-    """The words of a module's import-time code, and its functions (a file that does not
-    parse is all import-time code)."""
-    tree = _parse(text)
-    if tree is None:
-        return set(_WORD.findall(text)), []
-    lines = text.splitlines()
-    outside = [True] * len(lines)
-    functions = []
-    for _, node in _defs(tree):
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-        span = lines[start : node.end_lineno or node.lineno]
-        for i in range(start, start + len(span)):
-            outside[i] = False
-        special = node.name.startswith("__") and node.name.endswith("__")
-        words = frozenset(_WORD.findall("\n".join(span)))
-        functions.append(_Function(node.name, words, special or bool(node.decorator_list)))
-    top = "\n".join(line for line, out in zip(lines, outside, strict=True) if out)
-    return set(_WORD.findall(top)), functions
+def changed_functions(before: str | None, after: str) -> list[str]:
+    """Qualified names of the functions in `after` that `before` lacks or has otherwise
+    (`before` None: the file is new). None of them when `after` does not parse; not one
+    too deep to compare."""
+    new = parse(after)
+    if new is None:
+        return []
+    old = _numbered(parse(before or "") or ast.Module(body=[], type_ignores=[]))
+    changed = (
+        name
+        for (name, n), code in _numbered(new).items()
+        if code is not None and code != old.get((name, n))
+    )
+    return list(dict.fromkeys(changed))
 
 
-def _called_names(root: Path) -> set[str]:
-    """Every word the tests can reach: the names of the functions they can call."""
+def _called(
+    modules: dict[str, Module], tests: Iterable[str], aliases: dict[str, set[str]]
+) -> set[tuple[str, str]]:
+    """(path, qualified name) of every function the tests can call, from the words they
+    use (`tests`) outward; `aliases`: the names imports bind to others."""
+    functions = {}
+    classes: dict[str, list] = {}
+    for path, module in modules.items():
+        for unit in module.functions:
+            functions.setdefault(unit.name, []).append((path, unit))
+        for cls in module.classes:
+            classes.setdefault(cls.name, []).append((path, cls))
     words: set[str] = set()
-    functions: list[_Function] = []
-    for path in python_files(root):
-        try:
-            if (root / path).stat().st_size > MAX_BYTES:
-                continue
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if is_test(path) or Path(path).name == "conftest.py":
-            words |= set(_WORD.findall(text))
-            continue
-        top, found = _units(text)
-        words |= top
-        functions += found
-    pending = list(functions)
-    while True:
-        now = [f for f in pending if f.always or f.name in words]
-        if not now:
-            return words
-        pending = [f for f in pending if not (f.always or f.name in words)]
-        for function in now:
-            words |= function.words
+    queue: deque[str] = deque()
+    done: set[tuple[str, str]] = set()
+    used_classes: set[tuple[str, str]] = set()
+
+    def use(found: Iterable[str]) -> None:
+        for word in found:
+            if word not in words:
+                words.add(word)
+                queue.append(word)
+
+    def call(path: str, unit) -> None:
+        if (path, unit.qualname) not in done:
+            done.add((path, unit.qualname))
+            use(unit.words)
+
+    def instantiate(path: str, cls) -> None:
+        if (path, cls.qualname) in used_classes:
+            return
+        used_classes.add((path, cls.qualname))
+        for unit in modules[path].functions:
+            if unit.owner == cls.qualname and (unit.implicit or unit.name in words):
+                call(path, unit)
+        for base in cls.bases:  # a subclass's instances run its bases' methods
+            for where, other in classes.get(base, ()):
+                instantiate(where, other)
+
+    use(tests)
+    for path, module in modules.items():
+        for unit in module.functions:
+            if unit.registered and unit.owner is None:
+                call(path, unit)
+        for cls in module.classes:
+            if cls.registered:
+                instantiate(path, cls)
+    while queue:
+        word = queue.popleft()
+        use(aliases.get(word, ()))
+        for path, cls in classes.get(word, ()):
+            instantiate(path, cls)
+        for path, unit in functions.get(word, ()):
+            if unit.owner is None or (path, unit.owner) in used_classes:
+                call(path, unit)
+    return done
+
+
+def _project(
+    root: Path,
+) -> tuple[dict[str, Module], set[str], dict[str, set[str]]] | None:
+    """The folder's modules, the words its tests use, and the names imports bind to
+    others; None when a file cannot be read (too large: it may use anything)."""
+    files = sorted(python_files(root))
+    reached = reached_modules(root, files)
+    modules: dict[str, Module] = {}
+    tests: set[str] = set()
+    texts: list[str] = []
+    aliases: dict[str, set[str]] = {}
+    for path in (f for f in files if f in reached or is_tests(f)):  # no other code runs
+        text = source_text(root, path)
+        if text is None:
+            return None
+        module = module_of(text)
+        for alias, name in module.aliases:
+            aliases.setdefault(alias, set()).add(name)
+        if is_tests(path):
+            tests |= module.words_all
+            texts.append(text)
+        else:
+            modules[path] = module
+    for path in reached:
+        module = modules[path]
+        tests |= module.top
+        if module.main and any(_runs(t, path) for t in texts):
+            tests |= module.main
+    return modules, tests, aliases
+
+
+def _runs(test: str, path: str) -> bool:
+    """Whether a test's text runs `path` as a script: by its file name, or `-m` and its
+    dotted name (`python -m pkg.cli`, `[sys.executable, "-m", "pkg.cli"]`)."""
+    if Path(path).name in test:
+        return True
+    parts = path.removesuffix(".py").split("/")
+    dotted = (".".join(parts[i:]) for i in range(len(parts)))
+    return any(re.search(rf"-m\W+{re.escape(name)}\b", test) for name in dotted)
 
 
 def uncalled(root: Path, before: Mapping[str, str | None]) -> list[str]:
@@ -141,19 +175,15 @@ def uncalled(root: Path, before: Mapping[str, str | None]) -> list[str]:
     for path, old in before.items():
         if not path.endswith(".py") or is_test(path):
             continue
-        try:
-            now = source_encoding.decode(path, (root / path).read_bytes(), "replace")
-        except OSError:
-            continue
-        if found := changed_functions(old, now):
+        now = source_text(root, path)
+        if now and (found := changed_functions(old, now)):
             changed[path] = found
-    if not changed:
+    if not changed or (project := _project(root)) is None:
         return []
-    called = _called_names(root)
-    missed = []
-    for path, names in changed.items():
-        for name in names:
-            bare = name.rsplit(".", 1)[-1]
-            if not (bare in called or (bare.startswith("__") and bare.endswith("__"))):
-                missed.append(f"{path}: {name}")
-    return missed
+    called = _called(*project)
+    return [
+        f"{path}: {name}"
+        for path, names in changed.items()
+        for name in names
+        if (path, name) not in called
+    ]

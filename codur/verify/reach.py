@@ -11,8 +11,10 @@ so much as names the target, and then passing tests say nothing about it.
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
+from codur import source_encoding
 from codur.verify.target import is_test, python_files
 
 _WORD = re.compile(r"\w+")
@@ -27,14 +29,20 @@ def _name(path: str) -> str:
     return p.parent.name if p.stem in ("__init__", "__main__") and p.parent.name else p.stem
 
 
-def _text(root: Path, path: str) -> str | None:
-    """A file's text; None when it is too large or unreadable (it names anything)."""
+def source_text(root: Path, path: str) -> str | None:
+    """A Python file's text; None when it is too large or unreadable (it names anything);
+    empty for what is no regular file (a FIFO named `x.py` would block the read)."""
     try:
-        if (root / path).stat().st_size > MAX_BYTES:
+        info = (root / path).stat()
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        if info.st_size > MAX_BYTES:
             return None
-        return (root / path).read_text(encoding="utf-8", errors="replace")
+        with open(root / path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
     except OSError:
         return None
+    return None if len(data) > MAX_BYTES else source_encoding.decode(path, data, "replace")
 
 
 def _spelled(text: str, name: str) -> bool:
@@ -47,11 +55,23 @@ def unreached(root: Path, targets: list[str]) -> list[str]:
     """The Python files among `targets` that no test (or conftest.py) can reach."""
     files = sorted(python_files(root))
     wanted = [t for t in targets if t.endswith(".py") and not is_test(t) and t in files]
-    modules = [f for f in files if not is_test(f) and Path(f).name != "conftest.py"]
-    frontier = [f for f in files if is_test(f) or Path(f).name == "conftest.py"]
+    reached = reached_modules(root, files, set(wanted))
+    return [t for t in wanted if t not in reached]
+
+
+def is_tests(path: str) -> bool:
+    """A test file, or a conftest.py (pytest loads it)."""
+    return is_test(path) or Path(path).name == "conftest.py"
+
+
+def reached_modules(root: Path, files: list[str], enough: set[str] | None = None) -> set[str]:
+    """The folder's modules (of `files`) the tests can reach; the search may stop once
+    `enough` are reached."""
+    modules = [f for f in files if not is_tests(f)]
+    frontier = [f for f in files if is_tests(f)]
     reached: set[str] = set()
-    while frontier and not set(wanted) <= reached:
-        text = _text(root, frontier.pop())
+    while frontier and not (enough is not None and enough <= reached):
+        text = source_text(root, frontier.pop())
         words = set(_WORD.findall(text)) if text is not None else set()
         for module in modules:
             name = _name(module)
@@ -60,4 +80,4 @@ def unreached(root: Path, targets: list[str]) -> list[str]:
             if text is None or (name in words if _WORD.fullmatch(name) else _spelled(text, name)):
                 reached.add(module)
                 frontier.append(module)
-    return [t for t in wanted if t not in reached]
+    return reached

@@ -1,0 +1,179 @@
+"""One module as verify/calls.py reads it: the words its import-time code uses, its
+functions and classes with the words each uses, and its imports' aliases."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+_WORD = re.compile(r"\w+")
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+TRANSPARENT = frozenset(
+    {
+        "property", "setter", "getter", "deleter", "cached_property", "staticmethod",
+        "classmethod", "abstractmethod", "lru_cache", "cache", "wraps", "contextmanager",
+        "asynccontextmanager", "overload", "override", "final", "dataclass",
+        "total_ordering", "singledispatch", "singledispatchmethod",
+    }
+)  # fmt: skip
+"""Decorators that neither call nor register what they decorate: it is used by name."""
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    qualname: str
+    owner: str | None
+    """The qualified name of the class it is a method of (None: not a method)."""
+    words: frozenset[str]
+    registered: bool
+    """Under a decorator that may register or call it."""
+
+    @property
+    def implicit(self) -> bool:
+        """Called without its name being used (once its class is): a special method, or
+        a registered one."""
+        return self.registered or (self.name.startswith("__") and self.name.endswith("__"))
+
+
+@dataclass(frozen=True)
+class Class:
+    name: str
+    qualname: str
+    bases: frozenset[str]
+    registered: bool
+
+
+@dataclass(frozen=True)
+class Module:
+    top: frozenset[str]
+    """Words its import-time code uses (outside functions and its `__main__` block)."""
+    main: frozenset[str] = frozenset()
+    """Words its `if __name__ == "__main__":` blocks use."""
+    words_all: frozenset[str] = frozenset()
+    """Words any of its code uses (a test file: all of it runs)."""
+    functions: tuple[Function, ...] = ()
+    classes: tuple[Class, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    """(name as imported, name in its module): `from ops import sub as minus`."""
+    defs: list[tuple[str, _Def]] = field(default_factory=list, compare=False)
+
+
+def parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _decorator(node: ast.expr) -> str:
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+
+
+def _registered(node: _Def | ast.ClassDef) -> bool:
+    return any(_decorator(d) not in TRANSPARENT for d in node.decorator_list)
+
+
+def _skipped(node: ast.AST) -> bool:
+    """Uses nothing: an import, a docstring (or any bare string), `__all__ = ...`."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return True
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+    return isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in targets
+    )
+
+
+def words(nodes: list[ast.AST | None], into_defs: bool = True) -> frozenset[str]:
+    """The words `nodes` use; `into_defs` False: not inside functions' bodies (their
+    decorators and defaults run where they stand)."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if node is None or _skipped(node):  # None: a keyword-only argument's missing default
+            continue
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.update(_WORD.findall(node.value))
+        if isinstance(node, _Def) and not into_defs:
+            stack += [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]
+            continue
+        if isinstance(node, ast.ClassDef) and not into_defs:  # bases: apart (Class.bases)
+            stack += [b for b in node.bases if not isinstance(b, ast.Name | ast.Attribute)]
+            stack += [*node.decorator_list, *node.keywords, *node.body]
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(found)
+
+
+def _is_main(node: ast.stmt) -> bool:
+    """`if __name__ == "__main__":`."""
+    test = node.test if isinstance(node, ast.If) else None
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
+    return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+
+
+def index(tree: ast.Module | None, text: str) -> Module:
+    """The module `text` (parsed as `tree`; None: it does not parse, and every word of it
+    is import-time code). Functions and classes come in source order."""
+    if tree is None:
+        every = frozenset(_WORD.findall(text))
+        return Module(top=every, words_all=every)
+    functions, classes, defs = [], [], []
+    stack: list[tuple[ast.AST, str, str | None]] = [(tree, "", None)]
+    while stack:  # statements only: no function is defined inside an expression
+        node, prefix, owner = stack.pop()
+        if isinstance(node, _Def):
+            qualname = f"{prefix}{node.name}"
+            defs.append((qualname, node))
+            used = words([*node.body, *node.args.defaults, *node.args.kw_defaults])
+            functions.append(Function(node.name, qualname, owner, used, _registered(node)))
+            prefix, owner = f"{qualname}.", None
+        elif isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            bases = frozenset(_decorator(b) for b in node.bases) - {""}
+            classes.append(Class(node.name, qualname, bases, _registered(node)))
+            prefix, owner = f"{qualname}.", qualname
+        children = [c for c in ast.iter_child_nodes(node) if _holds_statements(c)]
+        stack.extend((c, prefix, owner) for c in reversed(children))
+    main = [n for n in tree.body if _is_main(n)]
+    aliases = tuple(
+        (a.asname, a.name.rsplit(".", 1)[-1])
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+        if a.asname
+    )
+    return Module(
+        top=words([n for n in tree.body if n not in main], into_defs=False),
+        main=words(main),
+        words_all=words(tree.body),
+        functions=tuple(functions),
+        classes=tuple(classes),
+        aliases=aliases,
+        defs=defs,
+    )
+
+
+def _holds_statements(node: ast.AST) -> bool:
+    return isinstance(node, ast.stmt | ast.excepthandler | ast.match_case)
+
+
+@lru_cache(maxsize=2048)
+def module_of(text: str) -> Module:
+    """`index` of `text`, kept for the next verification (without its syntax trees)."""
+    found = index(parse(text), text)
+    return Module(
+        found.top, found.main, found.words_all, found.functions, found.classes, found.aliases
+    )
