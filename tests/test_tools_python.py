@@ -95,6 +95,27 @@ def test_run_pytest_collection_error_and_no_tests(call, tool_ws, fast_pytest) ->
     assert none.exit_code == 5 and none.passed == 0
 
 
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        "import os\n\ndef pytest_unconfigure(config):\n    os._exit(0)\n",
+        "import pytest\n\n@pytest.fixture(autouse=True)\ndef stop(request):\n    yield\n"
+        "    if request.node.name == 'test_after':\n        pytest.exit('no db', returncode=0)\n",
+    ],
+    ids=["os._exit(0) at the end", "pytest.exit(returncode=0) midway"],
+)
+def test_a_run_that_exits_0_after_a_failure_is_no_pass(
+    call, tool_ws, fast_pytest, conftest: str
+) -> None:
+    """Seen in a probe: a conftest's exit 0 after a failing test made it `verified`."""
+    (tool_ws / "conftest.py").write_text(conftest)
+    tests = "def test_wrong():\n    assert 1 == 2\n\n\ndef test_after():\n    pass\n"
+    (tool_ws / "test_a.py").write_text(tests)
+    summary = call("run_pytest").value
+    assert summary.exit_code == 0 and not summary.ok, summary
+    assert summary.failing == ["test_a.py::test_wrong"] or summary.interrupted
+
+
 def test_run_pytest_without_pytest_installed(call, tool_ctx, tool_ws) -> None:
     tool_ctx.config = ToolsConfig(python="/usr/bin/python3")
     (tool_ws / "test_a.py").write_text("def test_a():\n    pass\n")
@@ -108,7 +129,8 @@ def test_parse_pytest_summary_variants() -> None:
     out = "FAILED t.py::a - assert 0\nERROR t.py::b\n== 3 failed, 2 passed, 2 errors in 0.5s =="
     parsed = parse_pytest(out)
     assert parsed == {"passed": 2, "failed": 3, "errors": 2, "skipped": 0,
-                      "failing": ["t.py::a", "t.py::b"], "passing": []}  # fmt: skip
+                      "failing": ["t.py::a", "t.py::b"], "passing": [],
+                      "interrupted": False}  # fmt: skip
 
 
 def test_test_ids_with_spaces_are_read_whole() -> None:

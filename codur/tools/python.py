@@ -124,10 +124,15 @@ class PytestSummary:
     """Why pytest was stopped, for people (empty: it ended by itself)."""
     output_tail: str = ""
     timed_out: bool = False
+    interrupted: bool = False
+    """pytest said it was stopped (`pytest.exit()`, an interrupt) before its end."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0
+        """All it ran passed: exit code 0, and no failure, error or stop reported (a
+        conftest's `os._exit(0)` or `pytest.exit(returncode=0)` after a failure exits 0)."""
+        clean = not (self.failed or self.errors or self.failing or self.interrupted)
+        return self.exit_code == 0 and clean
 
     def __str__(self) -> str:
         counts = f"{self.passed} passed, {self.failed} failed, {self.errors} errors"
@@ -141,18 +146,27 @@ class PytestSummary:
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped)\b")
 _FAILING = re.compile(r"^(FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?$", re.MULTILINE)
 _PASSING = re.compile(r"^PASSED (.+)$", re.MULTILINE)
+_STOPPED = re.compile(r"^!{3,} .*\b(?:Exit|Interrupted|KeyboardInterrupt)\b", re.MULTILINE)
+"""pytest's banner for a run stopped early (`!!! _pytest.outcomes.Exit: ... !!!`)."""
 """A short test summary line: the test's id (its parameters may hold spaces and ` - `:
 `test_x[5 - 2]`), then ` - ` and the message, if any (a pass has none)."""
 
 
-def parse_pytest(output: str) -> dict[str, int | list[str]]:
-    """Counts from pytest's last summary line and ids from its short test summary."""
-    counts: dict[str, int | list[str]] = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+def parse_pytest(output: str) -> dict[str, int | bool | list[str]]:
+    """Counts from pytest's last summary line, ids from its short test summary, and
+    whether it said it was stopped early."""
+    counts: dict[str, int | bool | list[str]] = {
+        "passed": 0,
+        "failed": 0,
+        "errors": 0,
+        "skipped": 0,
+    }
     summary = [ln for ln in output.splitlines() if re.search(r"\bin [\d.]+s\b", ln)]
     for number, word in _COUNT.findall(summary[-1] if summary else ""):
         counts["errors" if word.startswith("error") else word] = int(number)
     counts["failing"] = list(dict.fromkeys(m[1] for m in _FAILING.findall(output)))
     counts["passing"] = list(dict.fromkeys(_PASSING.findall(output)))
+    counts["interrupted"] = _STOPPED.search(output) is not None
     return counts
 
 
