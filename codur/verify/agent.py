@@ -198,7 +198,7 @@ def _tests(
     found: list[str],
     named: list[str],
     failing: Collection[str],
-    before: Mapping[str, str | None] | None,
+    before: Mapping[str, str | None] | None = None,
 ) -> tuple[TestCheck, list[str]]:
     """The project's tests as a staged check (verify/tests_check.py), and why."""
     suite = detect.suite(root, cfg, found)
