@@ -64,3 +64,12 @@ def file_mentions(task: str) -> list[str]:
     for match in _FILE.finditer(task):
         seen.setdefault(match.group(1).rstrip("."), None)
     return list(seen)
+
+
+_TEST_ID = re.compile(r"(?<![\w@/.-])([\w./-]+\.py(?:::\w+)+(?:\[[^\]\s]*\])?)")
+
+
+def named_tests(task: str) -> list[str]:
+    """The pytest test ids the task names (`tests/test_x.py::test_y`,
+    `tests/test_x.py::TestC::test_y[1]`), in order, once."""
+    return list(dict.fromkeys(_TEST_ID.findall(task)))

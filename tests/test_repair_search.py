@@ -149,13 +149,28 @@ def test_starts_no_candidate_that_would_end_past_its_budget(tmp_path: Path) -> N
     write_files(tmp_path, files)
     ctx, events = watched_context(tmp_path)
     failing = verify_task(ctx, VerifyConfig(), [], [])
-    config = RepairConfig(time_budget_s=5.0, workers=2, max_depth=1)
-    deadline = time.time() + 5.0
+    config = RepairConfig(time_budget_s=6.0, workers=2, max_depth=1)
+    deadline = time.time() + 6.0
     result = search(failing.plan, failing, ctx, config, VerifyConfig())
     assert result.reason == "budget" and result.tried > 0
     for event in (e for e in events if e.kind == "repair.candidate"):
         began = event.ts - event.data["duration_s"]
         assert began + failing.duration_s < deadline + 0.5, event.data  # 0.5: thread wakeups
+
+
+@pytest.mark.slow
+def test_a_failing_run_that_hung_still_gets_candidates(tmp_path: Path) -> None:
+    """A hung run's time (its timeout) says nothing of a fix's, which ends: candidates
+    start (a reviewer found none did once the wait was the failing run's time)."""
+    files = {"main.py": "i = 0\nwhile i != 5:\n    i += 2\nprint(i)\n", "expected.txt": "6\n"}
+    write_files(tmp_path, files)
+    ctx, _ = watched_context(tmp_path)
+    quick = VerifyConfig(timeout_s=2)
+    failing = verify_task(ctx, quick, [], [])
+    assert failing.evidence[0].timed_out
+    config = RepairConfig(time_budget_s=20.0, max_depth=1)
+    result = search(failing.plan, failing, ctx, config, quick)
+    assert result.reason == "repaired" and "i != 6" in result.sources["main.py"], result
 
 
 @pytest.mark.slow

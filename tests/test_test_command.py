@@ -280,7 +280,7 @@ def test_a_failed_test_that_is_skipped_now_is_no_pass(tmp_path: Path) -> None:
     check = TestCheck(paths=["tests"], first=["tests/test_calc.py::test_add"])
     evidence = check.run(ctx)
     assert not evidence.passed
-    assert "1 of the tests that failed earlier skipped this time" in evidence.summary
+    assert "1 of the tests the task names or that failed earlier skipped" in evidence.summary
     runs = [e for e in events if e.kind == "verify.run"]
     assert [(r.data["stage"], r.data["passed"]) for r in runs] == [("failing", False)]
     write_files(tmp_path, {"calc.py": CALC})
@@ -414,7 +414,7 @@ def test_a_skip_in_a_suite_of_the_failed_tests_alone_is_no_pass(tmp_path: Path) 
     check = TestCheck(paths=["tests"], held=["tests/test_calc.py::test_add"])
     evidence = check.run(ctx)
     assert not evidence.passed
-    assert "1 of the tests that failed earlier skipped this time" in evidence.summary
+    assert "1 of the tests the task names or that failed earlier skipped" in evidence.summary
     runs = [e.data for e in events if e.kind == "verify.run"]
     assert [(r["stage"], r["passed"]) for r in runs] == [("suite", False)]
     write_files(tmp_path, {"calc.py": CALC})

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from codur.graph.state import AgentState, ModelTest
 from codur.scope.learned import ScopeLearned, learn
 from codur.session import Session
-from codur.task import file_refs
+from codur.task import file_refs, named_tests
 from codur.verify.agent import verify_task
 from codur.verify.result import VerificationResult
 
@@ -65,6 +65,7 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
     scope = session.scope
     earlier = [state.get("first_verification"), state.get("verification")]
     failing = [t for v in earlier if v is not None for e in v.evidence for t in e.failing_tests]
+    failing = [*named_tests(state["task"]), *failing]  # the tests the task names must pass
     update: dict[str, Any] = {}
 
     def run(derived: tuple[list, str] | None) -> VerificationResult:

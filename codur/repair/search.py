@@ -249,7 +249,10 @@ def search(
         quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
         plans = [quick] if quick == plan else [quick, whole]
         tick = partial(ticker, candidates=len(ranked))
-        expected = failing.duration_s
+        # a candidate's checks take about as long as the failing run's, unless that one
+        # hung (stopped at its timeout: a fix ends sooner); at most a candidate's timeout
+        hung = any(e.timed_out for e in failing.evidence)
+        expected = 0.0 if hung else min(failing.duration_s, timeout)
         runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick, expected)
         fresh = partial(_untried, frozenset(skip))
         singles = fresh(Candidate((e,)) for e in ranked)

@@ -42,17 +42,17 @@ def proven(ran: Ran, ids: list[str], runner: str) -> Ran:
         missing = [i for i in first if i not in summary.passing]
         if not missing:
             return ran
-        why = f"{len(missing)} of the tests that failed earlier did not pass this time"
+        why = f"{len(missing)} of the tests the task names or that failed earlier did not pass"
         why += f" ({', '.join(missing[:3])})"
     elif not (summary.passed or summary.skipped):
         return ran  # no report to read: its exit code and the whole suite judge
     elif summary.skipped and runner != "command":
-        why = f"{summary.skipped} of the tests that failed earlier skipped this time"
+        why = f"{summary.skipped} of the tests the task names or that failed earlier skipped"
     elif summary.passed < len(first):
-        why = f"{summary.passed} of the {len(first)} tests that failed earlier passed"
+        why = f"{summary.passed} of the {len(first)} tests the task names or that failed passed"
     else:
         return ran
-    return dataclasses.replace(ran, unproven=f"{why}: skipped or expected to fail is no fix")
+    return dataclasses.replace(ran, unproven=f"{why}: deselected, skipped or xfailed is no pass")
 
 
 def not_found(error: str, ids: list[str]) -> list[str]:

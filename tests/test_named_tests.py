@@ -1,0 +1,56 @@
+"""A test the task names must pass on the files as left: one the project's configuration
+deselects, or that skips, is no pass (a hostile probe's runs ended `verified` with the
+named test never run). Real projects in temporary folders, real pytest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import debug_log, run_cli
+
+from codur.task import named_tests
+
+CORE = (
+    "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+    "    return s\n\n\ndef maximum(xs):\n    return max(xs)\n"
+)
+TESTS = (
+    "import os\n\nimport pytest\n\nfrom stats.core import maximum, total\n\n\n{mark}"
+    "def test_total():\n    assert total([1, 2, 3]) == 6\n\n\n"
+    "def test_maximum():\n    assert maximum([1, 3]) == 3\n"
+)
+
+
+def test_the_ids_a_task_names() -> None:
+    task = "tests/test_core.py::test_total and tests/test_x.py::TestC::test_y[1] fail, fix it."
+    expected = ["tests/test_core.py::test_total", "tests/test_x.py::TestC::test_y[1]"]
+    assert named_tests(task) == expected
+    assert named_tests("fix @tests/test_core.py") == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("mark", "addopts"),
+    [
+        ("", "--deselect tests/test_core.py::test_total"),
+        ("@pytest.mark.skipif(not os.environ.get('STATS_DB'), reason='no db')\n", ""),
+        ("@pytest.mark.xfail(strict=False)\n", ""),
+    ],
+    ids=["deselected", "skipped", "xfail"],
+)
+def test_a_named_test_that_does_not_run_is_no_pass(tmp_path: Path, mark: str, addopts: str) -> None:
+    (tmp_path / "src" / "stats").mkdir(parents=True)
+    (tmp_path / "src" / "stats" / "__init__.py").write_text("")
+    (tmp_path / "src" / "stats" / "core.py").write_text(CORE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_core.py").write_text(TESTS.format(mark=mark))
+    config = f'[tool.pytest.ini_options]\npythonpath = ["src"]\naddopts = "{addopts}"\n'
+    (tmp_path / "pyproject.toml").write_text(config)
+    args = ["--no-model", "-o", "repair.enabled=false", "tests/test_core.py::test_total fails"]
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr  # it said `verified`, exit 0
+    log = [json.loads(line) for line in debug_log(tmp_path).read_text().splitlines()]
+    checks = str([r["checks"] for r in log if r["event"] == "verify.result"])
+    assert "did not pass (tests/test_core.py::test_total)" in checks or "skipped" in checks
