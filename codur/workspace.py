@@ -151,6 +151,15 @@ class Workspace:
         text = text.replace("\r\n", "\n")
         if newline != "\n":
             text = text.replace("\n", newline)
+        encoding = source_encoding.of_text(str(path), text)
+        try:
+            data = text.encode(encoding)
+        except UnicodeEncodeError as exc:  # before any file is made
+            bad = exc.object[exc.start : exc.end]
+            raise WorkspaceError(
+                f"cannot write {path}: it declares the {encoding} encoding, "
+                f"which cannot hold {bad!r}"
+            ) from None
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(
@@ -158,23 +167,15 @@ class Workspace:
             )
         except OSError as exc:
             raise _unwritten(path, exc) from None
-        encoding = source_encoding.of_text(str(path), text)
         try:
-            with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             if mode is not None:
                 os.chmod(tmp, mode)
             os.replace(tmp, target)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
             raise _unwritten(path, exc) from None
-        except UnicodeEncodeError as exc:
-            Path(tmp).unlink(missing_ok=True)
-            bad = exc.object[exc.start : exc.end]
-            raise WorkspaceError(
-                f"cannot write {path}: it declares the {encoding} encoding, "
-                f"which cannot hold {bad!r}"
-            ) from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -231,5 +231,5 @@ def text_or_none(path: Path) -> str | None:
     """A file's text, to show what an edit changes (None: absent, or not text)."""
     try:
         return source_encoding.decode(path.name, path.read_bytes())
-    except (OSError, UnicodeDecodeError, LookupError):
+    except (OSError, UnicodeError):
         return None

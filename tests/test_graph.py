@@ -28,7 +28,7 @@ class Run:
         tmp_path: Path,
         responses: list[Any],
         task: str = "fix @main.py",
-        files: dict[str, str] | None = None,
+        files: dict[str, str | bytes] | None = None,
         overrides: list[str] = (),
     ) -> None:
         self.root = tmp_path / "work"
@@ -36,7 +36,8 @@ class Run:
         for name, text in (
             files if files is not None else {"main.py": BUGGY, "expected.txt": "10\n"}
         ).items():
-            (self.root / name).write_text(text)
+            target = self.root / name
+            target.write_bytes(text) if isinstance(text, bytes) else target.write_text(text)
         script = tmp_path / "script.yaml"
         script.write_text(yaml.safe_dump(responses, sort_keys=False))
         flags = [

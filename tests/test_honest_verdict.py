@@ -355,3 +355,15 @@ def test_a_latin1_module_is_fixed_and_written_back_in_latin1(tmp_path: Path) -> 
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert (tmp_path / "main.py").read_bytes() == (cookie + FIXED).encode("latin-1")
     assert " # Café\n" in fixed.stdout  # the diff's context line, decoded as Python does
+
+
+def test_the_harness_of_a_latin1_program_stays_as_it_is(tmp_path: Path) -> None:
+    """The harness is read in the file's declared encoding too: read as UTF-8 it was no
+    text, so nothing kept a flipped check out and the run was `verified` (a review)."""
+    cookie = "# -*- coding: latin-1 -*-\n# Café\n"
+    files = {"main.py": (cookie + SELF_CHECK).encode("latin-1"), "expected.txt": PASSED}
+    replies = [PLAN, whole_file("main.py", cookie + FLIPPED)] * 2
+    run = Run(tmp_path, replies, task=TASK, files=files)
+    assert run.result.status != "verified", run.result.message
+    assert b"if actual == expected" not in (run.root / "main.py").read_bytes()
+    assert any("harness" in e["reason"] for e in run.kinds("scope.refused"))

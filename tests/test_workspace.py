@@ -109,9 +109,29 @@ def test_a_python_file_is_read_and_written_in_the_encoding_it_declares(ws: Works
     assert ws.read_text("menu.py") == '# -*- coding: latin-1 -*-\nname = "Café"\n'
     ws.write_text("menu.py", '# -*- coding: latin-1 -*-\nname = "Crème"\n')
     assert (ws.root / "menu.py").read_bytes() == b'# -*- coding: latin-1 -*-\nname = "Cr\xe8me"\n'
-    with pytest.raises(WorkspaceError, match="declares the iso-8859-1 encoding, which cannot hold"):
+    with pytest.raises(WorkspaceError, match="declares the iso8859-1 encoding, which cannot hold"):
         ws.write_text("menu.py", '# -*- coding: latin-1 -*-\nname = "☕"\n')
     assert (ws.root / "menu.py").read_bytes().endswith(b'"Cr\xe8me"\n')  # left whole
     (ws.root / "notes.txt").write_bytes(LATIN1)  # only Python files declare one
     with pytest.raises(WorkspaceError, match="not UTF-8 text"):
         ws.read_text("notes.txt")
+
+
+@pytest.mark.parametrize("codec", ["rot13", "hex", "idna", "unicode_escape", "cp037", "nope"])
+def test_a_cookie_naming_no_plain_text_encoding_is_read_as_utf8(ws: Workspace, codec: str) -> None:
+    """These would crash the read (LookupError) or not give back what they read (idna
+    wrote an empty file): Codur reads and writes such a file as UTF-8."""
+    text = f"# coding: {codec}\nname = 'Café'\n"
+    (ws.root / "odd.py").write_text(text)
+    assert ws.read_text("odd.py") == text
+    ws.write_text("odd.py", text.replace("Café", "Crème"))
+    assert (ws.root / "odd.py").read_bytes() == text.replace("Café", "Crème").encode()
+
+
+def test_a_cookie_on_the_second_line_after_a_latin1_comment(ws: Workspace) -> None:
+    """As Python reads it: the first line need not be UTF-8 when the second declares."""
+    data = b"# Caf\xe9\n# -*- coding: latin-1 -*-\nx = 1\n"
+    (ws.root / "two.py").write_bytes(data)
+    assert ws.read_text("two.py") == data.decode("latin-1")
+    ws.write_text("two.py", data.decode("latin-1").replace("x = 1", "x = 2"))
+    assert (ws.root / "two.py").read_bytes() == data.replace(b"x = 1", b"x = 2")

@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codur import source_encoding
 from codur.scope import ScopeError
 from codur.undo.snapshot import excluded
 
@@ -142,6 +143,6 @@ def _text(target: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.lstat(target).st_mode):
             return None
-        return target.read_text(encoding="utf-8")
+        return source_encoding.read(target)
     except (OSError, UnicodeDecodeError):
         return None

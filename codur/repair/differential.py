@@ -161,12 +161,12 @@ def differential(
     with Scratch(ctx.ws.root, 1, ignore) as scratch, scratch.lease() as folder:
         copy = dataclasses.replace(ctx, ws=Workspace(folder))
         for path, text in sources.items():
-            (folder / path).write_text(text, encoding="utf-8")
+            copy.ws.write_text(path, text)
         traced = _traced_calls(plan, copy, set(sources), timeout_s)
         found, own = _probes(traced, cfg.review_probes, nearby)
         after = behaviour(copy, found, cfg.review_call_timeout_s)
         for path, text in originals.items():
-            (folder / path).write_text(text, encoding="utf-8")
+            copy.ws.write_text(path, text)
         before = behaviour(copy, found, cfg.review_call_timeout_s)
     known = [
         (probe, b, a)

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from codur import source_encoding
 from codur.litter import temp_prefix
 from codur.repair.mutations import Mutation
 from codur.tools.context import ToolContext
@@ -112,7 +113,7 @@ def _ran_code(root: Path, executed: Executed) -> bool:
         if is_test(path) or Path(path).name == "conftest.py" or not path.endswith(".py"):
             continue
         try:
-            source = (root / path).read_text(encoding="utf-8")
+            source = source_encoding.read(root / path)
         except (OSError, UnicodeDecodeError):
             continue
         spans = _function_spans(_parse(source))

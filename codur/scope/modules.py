@@ -7,6 +7,8 @@ import ast
 from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
+from codur import source_encoding
+
 
 class OnDisk:
     """The folder's files, asked one by one (when no listing of them is at hand)."""
@@ -44,7 +46,7 @@ def module_file(module: str, files: Container[str], near: str = "", level: int =
 def read_tree(root: Path, path: str) -> ast.Module | None:
     """The module at `path` parsed (None: unreadable or not Python)."""
     try:
-        return ast.parse((root / path).read_text(encoding="utf-8"))
+        return ast.parse(source_encoding.read(root / path))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return None
 

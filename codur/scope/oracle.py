@@ -22,6 +22,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from codur import source_encoding
 from codur.scope.support import closure, helpers, loaded_by_name, plugins, shadows
 from codur.workspace import project_tree
 
@@ -82,7 +83,7 @@ def _fixtures(root: Path, test: str, files: set[str]) -> tuple[set[str], set[str
     a list beside `sys.executable`, or an argument of `subprocess.*`, `os.system`,
     `runpy.run_path`)."""
     try:
-        tree = ast.parse((root / test).read_text(encoding="utf-8"))
+        tree = ast.parse(source_encoding.read(root / test))
     except (SyntaxError, UnicodeDecodeError, OSError):
         return set(), set()
     here = PurePosixPath(test).parent

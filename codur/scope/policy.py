@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from codur import source_encoding
 from codur.scope.captured import CapturedOracle
 from codur.scope.compiled import stamps
 from codur.scope.framework import takes_up_framework
@@ -263,7 +264,7 @@ class EditScope(CapturedOracle):
     def _original_text(self, path: str) -> str | None:
         target = self.root / path
         try:
-            return target.read_text(encoding="utf-8") if target.is_file() else None
+            return source_encoding.read(target) if target.is_file() else None
         except (OSError, UnicodeDecodeError):
             return None
 

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 import tomllib
 
+from codur import source_encoding
 from codur.scope.modules import module_file
 
 LOADED_BY_NAME = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
@@ -68,7 +69,7 @@ def shadows(path: str) -> bool:
 def _text(root: Path, path: str) -> str | None:
     try:
         target = root / path
-        return target.read_text(encoding="utf-8") if target.stat().st_size <= MAX_BYTES else None
+        return source_encoding.read(target) if target.stat().st_size <= MAX_BYTES else None
     except (OSError, UnicodeDecodeError):
         return None
 

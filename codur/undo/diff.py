@@ -78,5 +78,5 @@ def _text(store: Store, path: str, entry: Entry | None) -> str | None:
         return None
     try:
         return source_encoding.decode(path, data)
-    except (UnicodeDecodeError, LookupError):
+    except UnicodeError:
         return None

@@ -39,7 +39,7 @@ def load(path: str) -> types.ModuleType:
     parts = os.path.splitext(os.path.normpath(path))[0].split(os.sep)
     package = parts[-1] == "__init__"
     dotted = ".".join(parts[:-1] if package else parts)
-    with open(file, encoding="utf-8") as fh:
+    with open(file, "rb") as fh:  # its declared encoding (PEP 263), as Python reads it
         tree = ast.parse(fh.read(), file)
     tree.body = [node for node in tree.body if not _runs_program(node)]
     module = types.ModuleType(dotted)

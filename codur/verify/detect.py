@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 import tomllib
 
+from codur import source_encoding
 from codur.config.schema import VerifyConfig
 from codur.verify.suite import Runner
 
@@ -123,7 +124,7 @@ def _unittest_only(root: Path, tests: list[str]) -> bool:
 
 def _test_cases_only(path: Path) -> bool:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(source_encoding.read(path))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return False
     cases = False

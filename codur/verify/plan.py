@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from codur import source_encoding
 from codur.process import ProcessResult
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
@@ -217,7 +218,7 @@ class StaticCheck(BaseModel):
 def _importable(path: Path) -> bool:
     """A library module (only definitions): importing it runs nothing of the program's."""
     try:
-        ast.parse(path.read_text(encoding="utf-8"))
+        ast.parse(source_encoding.read(path))
     except (SyntaxError, UnicodeDecodeError, OSError):
         return False
     return path.suffix == ".py" and path.stem.isidentifier() and not runs_something(path)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur import source_encoding
 from codur.config.schema import VerifyConfig
 from codur.tools.python import CONVENTIONAL_ENTRY_POINTS
 from codur.workspace import Workspace, project_tree
@@ -50,7 +51,7 @@ def runs_something(path: Path) -> bool:
     """Does running this file do anything beyond defining things (a script, not a
     library module like `inventory/stock.py` that main.py imports)?"""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(source_encoding.read(path))
     except (SyntaxError, UnicodeDecodeError):
         return True  # broken code: running it is how its error shows
     body = [
