@@ -191,3 +191,12 @@ def test_code_too_deep_to_compare_or_files_that_are_no_files_give_no_answer(
     os.mkfifo(tmp_path / "pipe.py")  # reading it would block for ever
     (tmp_path / "zero.py").symlink_to("/dev/zero")
     assert "calc.py: sub" in uncalled(tmp_path, {"calc.py": CALC})
+
+
+def test_only_the_suite_s_tests_count(tmp_path: Path) -> None:
+    """A test outside `testpaths` never runs: what it calls is not called."""
+    bench = "from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "bench/test_sub.py": bench}
+    project(tmp_path, files)
+    assert uncalled(tmp_path, {"calc.py": CALC}, ["tests"]) == ["calc.py: sub"]
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []  # the whole folder is the suite

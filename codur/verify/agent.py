@@ -209,7 +209,7 @@ def _tests(
     # the user's command is the project's verdict, whatever its test files import
     apart = [] if related or suite.runner == "command" else _apart(root, named)
     own = suite.runner == "command" or apart or not before
-    uncalled = [] if own else calls.uncalled(root, before or {})
+    uncalled = [] if own else calls.uncalled(root, before or {}, suite.paths)
     # a check's ids for files outside the folder (the docstrings' generated tests) are
     # no tests of the project's
     first = [i for i in dict.fromkeys(failing) if _in_folder(root, i)]

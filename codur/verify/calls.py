@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from codur.verify.calls_index import Module, index, module_of, parse
@@ -127,12 +127,20 @@ def _called(
     return done
 
 
+def _in_suite(path: str, paths: Collection[str]) -> bool:
+    """A conftest.py, or a test file under one of the suite's paths."""
+    if Path(path).name == "conftest.py":
+        return True
+    return any(p in (".", "") or path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
+
+
 def _project(
-    root: Path,
+    root: Path, paths: Collection[str]
 ) -> tuple[dict[str, Module], set[str], dict[str, set[str]]] | None:
-    """The folder's modules, the words its tests use, and the names imports bind to
-    others; None when a file cannot be read (too large: it may use anything)."""
-    files = sorted(python_files(root))
+    """The folder's modules, the words the suite's tests (those under `paths`) use, and
+    the names imports bind to others; None when a file cannot be read (too large: it may
+    use anything)."""
+    files = sorted(f for f in python_files(root) if not is_tests(f) or _in_suite(f, paths))
     reached = reached_modules(root, files)
     modules: dict[str, Module] = {}
     tests: set[str] = set()
@@ -168,9 +176,12 @@ def _runs(test: str, path: str) -> bool:
     return any(re.search(rf"-m\W+{re.escape(name)}\b", test) for name in dotted)
 
 
-def uncalled(root: Path, before: Mapping[str, str | None]) -> list[str]:
+def uncalled(
+    root: Path, before: Mapping[str, str | None], paths: Collection[str] = (".",)
+) -> list[str]:
     """`path: name` for each function the run changed (`before`: the changed files'
-    text before the run, None for a new file) that no test can call."""
+    text before the run, None for a new file) that no test of the suite (the test files
+    under `paths`: a `testpaths` leaves out the others) can call."""
     changed: dict[str, list[str]] = {}
     for path, old in before.items():
         if not path.endswith(".py") or is_test(path):
@@ -178,7 +189,7 @@ def uncalled(root: Path, before: Mapping[str, str | None]) -> list[str]:
         now = source_text(root, path)
         if now and (found := changed_functions(old, now)):
             changed[path] = found
-    if not changed or (project := _project(root)) is None:
+    if not changed or (project := _project(root, paths)) is None:
         return []
     called = _called(*project)
     return [

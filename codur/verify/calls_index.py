@@ -4,9 +4,9 @@ functions and classes with the words each uses, and its imports' aliases."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 _WORD = re.compile(r"\w+")
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -116,12 +116,13 @@ def words(nodes: list[ast.AST | None], into_defs: bool = True) -> frozenset[str]
 
 
 def _is_main(node: ast.stmt) -> bool:
-    """`if __name__ == "__main__":`."""
+    """`if __name__ == "__main__":` (either way round)."""
     test = node.test if isinstance(node, ast.If) else None
     if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
         return False
-    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
-    return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+    sides = [test.left, test.comparators[0]]
+    name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    return name and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
 def index(tree: ast.Module | None, text: str) -> Module:
@@ -170,10 +171,20 @@ def _holds_statements(node: ast.AST) -> bool:
     return isinstance(node, ast.stmt | ast.excepthandler | ast.match_case)
 
 
-@lru_cache(maxsize=2048)
+_KEPT: dict[bytes, Module] = {}
+KEEP = 4096
+"""Modules kept for the next verification, by a digest of their text (not the text)."""
+
+
 def module_of(text: str) -> Module:
-    """`index` of `text`, kept for the next verification (without its syntax trees)."""
-    found = index(parse(text), text)
-    return Module(
-        found.top, found.main, found.words_all, found.functions, found.classes, found.aliases
-    )
+    """`index` of `text` (without its syntax trees), kept for the next verification."""
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if (found := _KEPT.get(key)) is None:
+        whole = index(parse(text), text)
+        found = Module(
+            whole.top, whole.main, whole.words_all, whole.functions, whole.classes, whole.aliases
+        )
+        if len(_KEPT) >= KEEP:
+            _KEPT.pop(next(iter(_KEPT)))  # the oldest
+        _KEPT[key] = found
+    return found

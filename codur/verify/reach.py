@@ -67,17 +67,26 @@ def is_tests(path: str) -> bool:
 def reached_modules(root: Path, files: list[str], enough: set[str] | None = None) -> set[str]:
     """The folder's modules (of `files`) the tests can reach; the search may stop once
     `enough` are reached."""
-    modules = [f for f in files if not is_tests(f)]
+    named: dict[str, list[str]] = {}  # a module's name (one word) -> the modules called so
+    spelled: list[tuple[str, str]] = []  # (name, module) for names that are not one word
+    for module in (f for f in files if not is_tests(f)):
+        name = _name(module)
+        if _WORD.fullmatch(name):
+            named.setdefault(name, []).append(module)
+        else:
+            spelled.append((name, module))
     frontier = [f for f in files if is_tests(f)]
     reached: set[str] = set()
     while frontier and not (enough is not None and enough <= reached):
         text = source_text(root, frontier.pop())
-        words = set(_WORD.findall(text)) if text is not None else set()
-        for module in modules:
-            name = _name(module)
-            if module in reached:
-                continue
-            if text is None or (name in words if _WORD.fullmatch(name) else _spelled(text, name)):
+        if text is None:  # it may name anything
+            found = [m for group in named.values() for m in group] + [m for _, m in spelled]
+        else:
+            words = set(_WORD.findall(text))
+            found = [m for word in words & named.keys() for m in named[word]]
+            found += [m for name, m in spelled if name in text and _spelled(text, name)]
+        for module in found:
+            if module not in reached:
                 reached.add(module)
                 frontier.append(module)
     return reached
