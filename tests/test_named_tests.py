@@ -54,3 +54,22 @@ def test_a_named_test_that_does_not_run_is_no_pass(tmp_path: Path, mark: str, ad
     log = [json.loads(line) for line in debug_log(tmp_path).read_text().splitlines()]
     checks = str([r["checks"] for r in log if r["event"] == "verify.result"])
     assert "did not pass (tests/test_core.py::test_total)" in checks or "skipped" in checks
+
+
+@pytest.mark.slow
+def test_a_call_the_task_states_must_hold_beside_the_tests(tmp_path: Path) -> None:
+    """The tests do not call `total`; the task says what it should return. Before, the
+    tests passing made it `verified: the check already passes`, the bug left in."""
+    (tmp_path / "src" / "stats").mkdir(parents=True)
+    (tmp_path / "src" / "stats" / "__init__.py").write_text("")
+    (tmp_path / "src" / "stats" / "core.py").write_text(CORE)
+    (tmp_path / "tests").mkdir()
+    tests = "from stats.core import maximum\n\n\ndef test_maximum():\n"
+    tests += "    assert maximum([1, 3]) == 3\n"
+    (tmp_path / "tests" / "test_core.py").write_text(tests)
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    task = "fix the bug in src/stats/core.py: total([1, 2, 3]) should return 6"
+    done = run_cli(["--no-model", task], cwd=tmp_path)
+    assert done.returncode == 10, done.stdout + done.stderr  # checked, by the stated call
+    assert "range(len(xs))" in (tmp_path / "src" / "stats" / "core.py").read_text()
+    assert "checked against 1 call stated in the task" in done.stdout + done.stderr

@@ -28,6 +28,7 @@ from codur.scope.support import closure
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify import calls, detect
+from codur.verify.derived import DerivedCheck
 from codur.verify.derived_checks import derived_checks
 from codur.verify.evidence import Evidence
 from codur.verify.oracle import OracleCheck
@@ -108,8 +109,13 @@ def choose_checks(
         checks = [*checks, *found]
         reasons += [why] if found else []
     elif derived is not None and derived[0] and any(isinstance(c, TestCheck) for c in checks):
-        fallback = list(derived[0])  # should every test be skipped
-        reasons.append(f"if the tests check nothing: {derived[1]}")
+        stated = [c for c in derived[0] if _stated(c)]  # must hold whatever the tests say
+        checks += stated
+        if stated:
+            said = [c.description if isinstance(c, DerivedCheck) else "its output" for c in stated]
+            reasons.append(f"and what the task states must hold: {'; '.join(said)}")
+        fallback = [c for c in derived[0] if not _stated(c)]  # should every test be skipped
+        reasons += [f"if the tests check nothing: {derived[1]}"] * bool(fallback)
     if not any(_about_task(c) for c in checks):
         files = [
             f
@@ -186,6 +192,13 @@ def _apart(root: Path, named: list[str]) -> list[str]:
     targets = [f for f in dict.fromkeys(named) if f.endswith(".py") and not is_test(f)]
     missed = unreached(root, targets)
     return missed if targets and len(missed) == len(targets) else []
+
+
+def _stated(check: Check) -> bool:
+    """A check of what the task itself states (the calls, the output), not of docstrings."""
+    return isinstance(check, OutputCheck) or (
+        isinstance(check, DerivedCheck) and check.source == "task"
+    )
 
 
 def _about_task(check: Check) -> bool:
