@@ -243,3 +243,21 @@ def test_a_tools_python_that_is_none_names_where_it_was_set(tmp_path: Path) -> N
     assert lines[0].startswith("problem: key 'tools.python': /no/such/python"), doctor.stdout
     assert "check: not known: no project Python to run it" in lines
     assert any(line.startswith("sandbox: ") for line in lines)
+
+
+@pytest.mark.slow
+def test_pytest_rejecting_its_own_command_line_stops_the_run(tmp_path: Path) -> None:
+    """An addopts option no installed plugin knows (`--cov` without pytest-cov): no edit can
+    make that pass; before,
+    the repair search ran for its whole budget and the run said it found no fix."""
+    (tmp_path / "stats.py").write_text("def total(xs):\n    return sum(xs[:-1])\n")
+    test = "from stats import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n"
+    (tmp_path / "test_stats.py").write_text(test)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--no-such-option"\n'
+    )
+    done = run_cli(["--no-model", "test_stats.py::test_total fails, fix it"], cwd=tmp_path)
+    assert done.returncode == PROJECT_ENV, done.stdout + done.stderr
+    assert "unrecognized arguments: --no-such-option" in done.stderr
+    log = [json.loads(line) for line in debug_log(tmp_path).read_text().splitlines()]
+    assert "repair.start" not in [r["event"] for r in log]

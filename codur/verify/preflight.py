@@ -6,6 +6,7 @@ the end whose reason only the trace shows."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -18,6 +19,7 @@ from codur.tools.context import ToolContext
 from codur.verify.agent import choose_checks, verification_context
 from codur.verify.derived import DerivedCheck
 from codur.verify.plan import Check, TestCheck, VerificationPlan
+from codur.verify.result import VerificationResult
 
 
 def planned_check(
@@ -79,4 +81,24 @@ def require_program(plan: VerificationPlan, root: Path, path_var: str | None = N
                 f"the test command `{shlex.join(check.command)}` cannot run: {head} is not "
                 f"found {where}",
                 key=("verify", "test_command"),
+            )
+
+
+_REJECTED = re.compile(r"pytest could not run \(exit code 4\): ERROR: usage:")
+"""pytest's own usage error (exit code 4 with its usage line: not a conftest's error)."""
+
+
+def require_runnable(verdict: VerificationResult) -> None:
+    """ProjectEnvError when pytest rejected its own command line in the check of the
+    files as found (an `addopts` option of a plugin the project's Python lacks, such as
+    `--cov`): no edit can make that pass, so nothing is searched or asked."""
+    for evidence in verdict.evidence:
+        if evidence.check != "tests" or evidence.passed:
+            continue
+        text = evidence.feedback or evidence.summary
+        if _REJECTED.search(text):
+            said = next((ln for ln in text.splitlines() if ": error: " in ln), "usage error")
+            raise ProjectEnvError(
+                f"the project's pytest rejects its command line ({said.strip()}): fix its "
+                "configuration (addopts) or install the plugin it names in the project's Python"
             )

@@ -15,6 +15,7 @@ from codur.graph.nodes import traced
 from codur.graph.state import AgentState
 from codur.scope.learned import learn
 from codur.session import Session
+from codur.verify.preflight import require_runnable
 
 
 @traced("verify")
@@ -25,6 +26,7 @@ def verify(state: AgentState, runtime: Runtime[Session]) -> dict[str, Any]:
     session = runtime.context
     verdict, learned = verify_now(state, session)
     if outcome is None and "first_verification" not in state:  # the files as found
+        require_runnable(verdict)  # a check no edit can make pass: nothing more is done
         scope = session.scope
         if scope is not None and not verdict.passed:  # the functions the tests saw fail
             # the failing tests focus the tests' helpers, unless the check was cut short
