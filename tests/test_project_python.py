@@ -248,8 +248,8 @@ def test_a_tools_python_that_is_none_names_where_it_was_set(tmp_path: Path) -> N
 @pytest.mark.slow
 def test_pytest_rejecting_its_own_command_line_stops_the_run(tmp_path: Path) -> None:
     """An addopts option no installed plugin knows (`--cov` without pytest-cov): no edit can
-    make that pass; before,
-    the repair search ran for its whole budget and the run said it found no fix."""
+    make that pass; before, the repair search ran for its whole budget and the run said it
+    found no fix."""
     (tmp_path / "stats.py").write_text("def total(xs):\n    return sum(xs[:-1])\n")
     test = "from stats import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n"
     (tmp_path / "test_stats.py").write_text(test)
