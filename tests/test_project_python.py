@@ -175,7 +175,10 @@ def test_the_interpreter_is_found_in_order(tmp_path: Path) -> None:
     assert locate(folder, None, path_env).path == str(near)  # the nearest first
     active = fake_python(tmp_path / "active")
     with_venv = {**path_env, "VIRTUAL_ENV": str(tmp_path / "active")}
-    assert locate(folder, None, with_venv).path == str(active)
+    chosen = locate(folder, None, with_venv)  # the activated one, saying what it outranks
+    assert chosen.path == str(active) and chosen.passed_over.startswith(f"venv in {repo / 'pkg'}")
+    mine = locate(folder, None, {**path_env, "VIRTUAL_ENV": str(repo / "pkg" / "venv")})
+    assert mine.path == str(near) and mine.passed_over == ""  # it is the folder's own
     assert locate(folder, str(python3), with_venv).source == "tools.python"
     gone = {**path_env, "VIRTUAL_ENV": str(tmp_path / "gone")}
     passed = locate(folder, None, gone)  # said, not silently skipped

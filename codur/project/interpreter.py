@@ -143,7 +143,8 @@ def _searched(folder: Path, environ: Mapping[str, str]) -> tuple[Located, str]:
     if environ.get("VIRTUAL_ENV"):
         env = Path(environ["VIRTUAL_ENV"]).expanduser()
         if (found := python_in(env)) is not None:
-            return Located(str(found), "VIRTUAL_ENV", f"$VIRTUAL_ENV={env}"), ""
+            located = Located(str(found), "VIRTUAL_ENV", f"$VIRTUAL_ENV={env}")
+            return located, _own_venv_passed_over(folder, env)
         passed_over = f"$VIRTUAL_ENV={env} holds no Python (bin/python): passed over"
     for parent in up_to_root(folder):
         for name in VENV_NAMES:
@@ -162,6 +163,23 @@ def _searched(folder: Path, environ: Mapping[str, str]) -> tuple[Located, str]:
     if on_path is not None:
         return Located(on_path, "path", "python3 on PATH"), passed_over
     return Located(sys.executable, OWN, "Codur's own"), passed_over
+
+
+def _own_venv_passed_over(folder: Path, active: Path) -> str:
+    """A line when the folder has a virtualenv of its own that the activated one (another
+    project's, perhaps) outranks; empty when it has none or it is the active one."""
+    for parent in up_to_root(folder):
+        for name in VENV_NAMES:
+            own = parent / name
+            if python_in(own) is None:
+                continue
+            if own.resolve() == active.resolve():  # the nearest is the activated one
+                return ""
+            return (
+                f"{name} in {parent} passed over for the activated $VIRTUAL_ENV={active} "
+                "(set tools.python, or deactivate it, to use the folder's own)"
+            )
+    return ""
 
 
 def _configured(folder: Path, value: str, environ: Mapping[str, str]) -> str:
