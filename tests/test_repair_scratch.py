@@ -34,3 +34,27 @@ def test_a_read_only_file_and_folder_are_writable_in_the_copy(tmp_path: Path) ->
         (root / "pkg").chmod(0o755)
     assert (root / "main.py").read_text() == "print(1)\n"
     assert stat.S_IMODE((root / "main.py").stat().st_mode) == 0o444
+
+
+def test_a_copy_is_given_back_as_it_was_made(tmp_path: Path) -> None:
+    """A candidate's program that rewrites a file (a test refreshing its golden file),
+    makes or deletes one, would otherwise judge the next candidate (a probe: the right
+    fix failed against a golden file an earlier candidate had written)."""
+    root = tmp_path / "work"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "golden.txt").write_text("6\n")
+    (root / "main.py").write_text("print(6)\n")
+    (root / "main.py").chmod(0o444)
+    with Scratch(root, 1, []) as scratch:
+        with scratch.lease() as copy:
+            (copy / "tests" / "golden.txt").write_text("5\n")
+            (copy / "main.py").unlink()
+            (copy / "out").mkdir()
+            (copy / "out" / "log.txt").write_text("x")
+        with scratch.lease() as again:
+            assert again == copy
+            assert (copy / "tests" / "golden.txt").read_text() == "6\n"
+            assert (copy / "main.py").read_text() == "print(6)\n"
+            assert not (copy / "out").exists()
+            (copy / "main.py").write_text("print(5)\n")  # a candidate writes over it
+    assert (root / "main.py").read_text() == "print(6)\n"  # the workspace: never touched

@@ -33,24 +33,76 @@ class Scratch:
         ]
         for folder in self.dirs:
             _owner_writable(folder)
+        self._root = root
+        self._copied = {folder: _listing(folder) for folder in self.dirs}
         self._free: queue.Queue[Path] = queue.Queue()
         for folder in self.dirs:
             self._free.put(folder)
 
     @contextmanager
     def lease(self) -> Iterator[Path]:
-        """A copy nobody else is using; give it back as it was found."""
+        """A copy nobody else is using; given back as it was made: what a candidate's
+        program wrote there (a test that rewrites its golden file) would judge the next."""
         folder = self._free.get()
         try:
             yield folder
         finally:
+            self._reset(folder)
             self._free.put(folder)
+
+    def _reset(self, folder: Path) -> None:
+        """Put `folder` back as it was copied: files made since removed, those changed or
+        removed copied again from the workspace."""
+        was, now = self._copied[folder], _listing(folder)
+        for rel in sorted(set(now) - set(was), reverse=True):  # files before their folders
+            target = folder / rel
+            if now[rel] is None:
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+        for rel, seen in list(was.items()):
+            if seen is None or now.get(rel) == seen:
+                continue
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)
+            try:
+                shutil.copy2(self._root / rel, target, follow_symlinks=False)
+                _owner_writable_file(target)
+                was[rel] = _entry(target)
+            except FileNotFoundError:  # gone from the workspace meanwhile: gone here too
+                del was[rel]
 
     def __enter__(self) -> Scratch:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._tmp.cleanup()
+
+
+Entry = tuple[int, int, int] | None
+"""A file's (mode, size, mtime) as a listing holds it; None for a folder."""
+
+
+def _entry(path: Path) -> Entry:
+    info = os.lstat(path)
+    return None if stat.S_ISDIR(info.st_mode) else (info.st_mode, info.st_size, info.st_mtime_ns)
+
+
+def _listing(top: Path) -> dict[str, Entry]:
+    """Every file, link and folder under `top`, by its path relative to it."""
+    found: dict[str, Entry] = {}
+    for folder, dirs, names in os.walk(top):
+        for name in [*dirs, *names]:
+            path = Path(folder, name)
+            found[path.relative_to(top).as_posix()] = _entry(path)
+    return found
+
+
+def _owner_writable_file(path: Path) -> None:
+    info = os.lstat(path)
+    if not stat.S_ISLNK(info.st_mode) and not info.st_mode & stat.S_IWUSR:
+        os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IWUSR)
 
 
 def _owner_writable(top: Path) -> None:
