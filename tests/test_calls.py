@@ -200,3 +200,23 @@ def test_only_the_suite_s_tests_count(tmp_path: Path) -> None:
     project(tmp_path, files)
     assert uncalled(tmp_path, {"calc.py": CALC}, ["tests"]) == ["calc.py: sub"]
     assert uncalled(tmp_path, {"calc.py": CALC}) == []  # the whole folder is the suite
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        "@pytest.mark.skipif(not os.environ.get('RELEASE'), reason='release only')\n",
+        "@pytest.mark.xfail\n",
+        "@unittest.skip('later')\n",
+    ],
+)
+def test_a_test_that_may_not_run_calls_nothing(tmp_path: Path, marked: str) -> None:
+    """A probe's false `verified`: the only test of the changed function skipped unless
+    an environment variable was set, and the suite passed without it."""
+    release = f"import os\n\nimport pytest\n\nfrom calc import sub\n\n\n{marked}"
+    release += "def test_sub():\n    assert sub(3, 1) == 2\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_release.py": release}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    module = "import pytest\n\nfrom calc import sub\n\npytestmark = pytest.mark.skip\n\n\n"
+    (tmp_path / "tests" / "test_release.py").write_text(module + "def test_sub():\n    sub(1, 1)\n")
+    assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"]

@@ -53,7 +53,7 @@ class Module:
     main: frozenset[str] = frozenset()
     """Words its `if __name__ == "__main__":` blocks use."""
     words_all: frozenset[str] = frozenset()
-    """Words any of its code uses (a test file: all of it runs)."""
+    """Words any of its code uses but tests under a skip or xfail marker (a test file)."""
     functions: tuple[Function, ...] = ()
     classes: tuple[Class, ...] = ()
     aliases: tuple[tuple[str, str], ...] = ()
@@ -89,14 +89,44 @@ def _skipped(node: ast.AST) -> bool:
     )
 
 
-def words(nodes: list[ast.AST | None], into_defs: bool = True) -> frozenset[str]:
+_NOT_RUN = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure"})
+"""Markers of a test that may not run, or whose failure is expected: what it uses is no
+use a passing suite vouches for (a `skipif` on an unset environment variable)."""
+
+
+def _marked(node: ast.AST) -> bool:
+    """A test function or class under a skip or xfail marker."""
+    return isinstance(node, _Def | ast.ClassDef) and any(
+        isinstance(n, ast.Name | ast.Attribute) and _decorator(n) in _NOT_RUN
+        for d in node.decorator_list
+        for n in ast.walk(d)
+    )
+
+
+def _module_marked(tree: ast.Module) -> bool:
+    """`pytestmark = pytest.mark.skipif(...)` (or a list holding one): every test of the
+    file may not run."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            return any(_decorator(n) in _NOT_RUN for n in ast.walk(node.value) if hasattr(n, "ctx"))
+    return False
+
+
+def words(
+    nodes: list[ast.AST | None], into_defs: bool = True, run_only: bool = False
+) -> frozenset[str]:
     """The words `nodes` use; `into_defs` False: not inside functions' bodies (their
-    decorators and defaults run where they stand)."""
+    decorators and defaults run where they stand); `run_only`: not inside tests under a
+    skip or xfail marker."""
     found: set[str] = set()
     stack = list(nodes)
     while stack:
         node = stack.pop()
         if node is None or _skipped(node):  # None: a keyword-only argument's missing default
+            continue
+        if run_only and _marked(node):
             continue
         if isinstance(node, ast.Name):
             found.add(node.id)
@@ -159,12 +189,21 @@ def index(tree: ast.Module | None, text: str) -> Module:
     return Module(
         top=words([n for n in tree.body if n not in main], into_defs=False),
         main=words(main),
-        words_all=words(tree.body),
+        words_all=words(_tests_run(tree), run_only=True),
         functions=tuple(functions),
         classes=tuple(classes),
         aliases=aliases,
         defs=defs,
     )
+
+
+def _tests_run(tree: ast.Module) -> list[ast.stmt]:
+    """A test file's statements, less its tests when a module-level mark may skip them."""
+    if not _module_marked(tree):
+        return tree.body
+    tests = (n for n in tree.body if isinstance(n, _Def | ast.ClassDef))
+    out = {id(n) for n in tests if n.name.lower().startswith("test")}
+    return [n for n in tree.body if id(n) not in out]
 
 
 def _holds_statements(node: ast.AST) -> bool:
