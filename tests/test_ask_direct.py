@@ -90,8 +90,30 @@ def shop(root: Path) -> Path:
     return root
 
 
-def direct(root: Path, replies: list, question: str) -> tuple:
-    return ask_in_process(root, replies, ["ask.direct_answer=true"], question)
+SEARCHED = "ask.max_retrieved_chars=1000"
+"""Less than the package's 1.5 KB of code: it is searched (all of it would be shown)."""
+
+
+def direct(root: Path, replies: list, question: str, searched: bool = True) -> tuple:
+    flags = ["ask.direct_answer=true", *([SEARCHED] if searched else [])]
+    return ask_in_process(root, replies, flags, question)
+
+
+def test_a_project_this_small_is_the_evidence_itself(tmp_path: Path) -> None:
+    """No search, no research loop: all of its code fits the answer's evidence (a
+    two-function project's question took five calls, 228 s, through the loop)."""
+    answer = "Nothing in this package sends refunds; it only totals invoices."
+    question = "How are refunds sent to the payment provider?"
+    result, events = direct(shop(tmp_path / "w"), [answer], question, searched=False)
+    (route,) = [e.data for e in events if e.kind == "ask.route"]
+    assert route == {
+        "route": "answer",
+        "reason": "the project's code is small: all of it is the evidence",
+    }
+    assert result.status == "done" and result.model_calls == 1 and result.answer == answer
+    (request,) = [e.data["messages"] for e in events if e.kind == "model.request"]
+    for where in ("shop/money.py:6-8", "shop/invoice.py:26-32", "shop/rates.py:7-10"):
+        assert where in request[0]["content"], where
 
 
 def test_a_question_retrieval_covers_is_answered_with_one_model_call(tmp_path: Path) -> None:
@@ -150,7 +172,7 @@ def test_each_part_of_the_vat_question_is_answered_in_its_own_call(
 def test_codur_ask_on_the_command_line_answers_each_part(tmp_path: Path) -> None:
     root = shop(tmp_path / "w")
     flags = scripted_profile(tmp_path, [RATE_ANSWER, TOTAL_ANSWER])
-    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", VAT], root)
+    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", "-o", SEARCHED, VAT], root)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [e["route"] for e in events if e["event"] == "ask.route"] == ["answer"]

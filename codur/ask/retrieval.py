@@ -100,3 +100,14 @@ def render(evidence: list[PartEvidence], limit: int) -> str:
             body = ["(no code found for this part)"]
         sections.append(head + "\n" + "\n\n".join(body) + calls)
     return "\n\n".join(sections)
+
+
+def whole_project(index: CodeIndex, limit: int) -> str | None:
+    """Every chunk of the index, file by file, as the evidence, when all of it fits in
+    `limit` characters (a project of a few functions: a search could find nothing the
+    model would not see anyway); None for a larger one."""
+    chunks = sorted(index.chunks, key=lambda c: (c.path, c.start))
+    if not chunks or sum(len(c.text) for c in chunks) > limit:
+        return None
+    shown = [f"{c.where} ({c.kind} {c.name})\n{c.text.rstrip()}" for c in chunks]
+    return "### All of the project's code (it is small)\n" + "\n\n".join(shown)
