@@ -3,6 +3,7 @@ folder of a copy is the owner's to write, whatever its mode in the workspace."""
 
 from __future__ import annotations
 
+import shutil
 import stat
 from pathlib import Path
 
@@ -58,3 +59,23 @@ def test_a_copy_is_given_back_as_it_was_made(tmp_path: Path) -> None:
             assert not (copy / "out").exists()
             (copy / "main.py").write_text("print(5)\n")  # a candidate writes over it
     assert (root / "main.py").read_text() == "print(6)\n"  # the workspace: never touched
+
+
+def test_a_copy_is_put_back_when_a_file_became_a_folder_or_back(tmp_path: Path) -> None:
+    """A reviewer's cases: each raised from the reset, and the copy was never given back."""
+    root = tmp_path / "work"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "a.txt").write_text("a")
+    (root / "empty").mkdir()
+    (root / "out.txt").write_text("o")
+    with Scratch(root, 1, []) as scratch:
+        with scratch.lease() as copy:
+            shutil.rmtree(copy / "data")
+            (copy / "data").write_text("now a file")
+            (copy / "out.txt").unlink()
+            (copy / "out.txt").mkdir()
+            (copy / "empty").rmdir()
+        with scratch.lease() as again:
+            assert (again / "data" / "a.txt").read_text() == "a"
+            assert (again / "out.txt").read_text() == "o"
+            assert (again / "empty").is_dir()

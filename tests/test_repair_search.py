@@ -212,3 +212,25 @@ def test_code_that_ran_before_the_first_wrong_line_is_tried_first(tmp_path: Path
     lines = [e.line for e in ranked]
     last_head = max(i for i, n in enumerate(lines) if n == 2)
     assert 6 in lines and last_head < lines.index(6)
+
+
+@pytest.mark.slow
+def test_what_the_traced_run_writes_does_not_judge_the_first_candidate(tmp_path: Path) -> None:
+    """A test that refreshes its golden file: the tracing run wrote the bug's output into
+    the copy, the right fix then failed against it, and a wrong one was kept (a review)."""
+    golden = (
+        "from pathlib import Path\n\nfrom calc import total\n\n"
+        "G = Path(__file__).with_name('golden.txt')\n\n\n"
+        "def test_golden():\n    out = str(total([1, 2, 3]))\n    want = G.read_text().strip()\n"
+        "    G.write_text(out + '\\n')\n    assert out == want\n"
+    )
+    calc = "def total(xs):\n    s = 0\n    for i in range(len(xs) - 1):\n        s += xs[i]\n"
+    calc += "    return s\n"
+    files = {"calc.py": calc, "tests/test_golden.py": golden, "tests/golden.txt": "6\n"}
+    write_files(tmp_path, files)
+    ctx, _ = watched_context(tmp_path)
+    failing = verify_task(ctx, VerifyConfig(), [], [])
+    (tmp_path / "tests" / "golden.txt").write_text("6\n")  # a run's oracle put back
+    config = RepairConfig(workers=1, max_depth=1, time_budget_s=60)
+    result = search(failing.plan, failing, ctx, config, VerifyConfig())
+    assert result.reason == "repaired" and "range(len(xs))" in result.sources["calc.py"], result

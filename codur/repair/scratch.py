@@ -47,31 +47,32 @@ class Scratch:
         try:
             yield folder
         finally:
-            self._reset(folder)
-            self._free.put(folder)
+            try:
+                self._reset(folder)
+            finally:
+                self._free.put(folder)
 
     def _reset(self, folder: Path) -> None:
-        """Put `folder` back as it was copied: files made since removed, those changed or
-        removed copied again from the workspace."""
+        """Put `folder` back as it was copied: what was made since, or changed from a file
+        to a folder or back, removed; files changed or removed copied again from the
+        workspace, folders made again."""
         was, now = self._copied[folder], _listing(folder)
-        for rel in sorted(set(now) - set(was), reverse=True):  # files before their folders
-            target = folder / rel
-            if now[rel] is None:
-                shutil.rmtree(target, ignore_errors=True)
-            else:
+        for rel in sorted(now, reverse=True):  # what a folder holds before the folder
+            if rel not in was or _kind(now[rel]) != _kind(was[rel]):
+                _remove(folder / rel)
+        for rel in sorted(was):  # a folder before what it holds
+            seen, target = was[rel], folder / rel
+            if seen is None:
+                target.mkdir(exist_ok=True)
+            elif now.get(rel) != seen:
                 target.unlink(missing_ok=True)
-        for rel, seen in list(was.items()):
-            if seen is None or now.get(rel) == seen:
-                continue
-            target = folder / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.unlink(missing_ok=True)
-            try:
-                shutil.copy2(self._root / rel, target, follow_symlinks=False)
+                try:
+                    shutil.copy2(self._root / rel, target, follow_symlinks=False)
+                except FileNotFoundError:  # gone from the workspace meanwhile: gone here
+                    del was[rel]
+                    continue
                 _owner_writable_file(target)
                 was[rel] = _entry(target)
-            except FileNotFoundError:  # gone from the workspace meanwhile: gone here too
-                del was[rel]
 
     def __enter__(self) -> Scratch:
         return self
@@ -87,6 +88,17 @@ Entry = tuple[int, int, int] | None
 def _entry(path: Path) -> Entry:
     info = os.lstat(path)
     return None if stat.S_ISDIR(info.st_mode) else (info.st_mode, info.st_size, info.st_mtime_ns)
+
+
+def _kind(entry: Entry) -> str:
+    return "folder" if entry is None else "link" if stat.S_ISLNK(entry[0]) else "file"
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _listing(top: Path) -> dict[str, Entry]:

@@ -219,9 +219,11 @@ def search(
     ticker = Ticker(ctx.bus, "repair.progress")
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
         trace_s = min(budget / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
-        traced = dataclasses.replace(ctx, ws=Workspace(scratch.dirs[0]))
         # the checks run under a tracer first: the lines they execute rank the candidates
-        executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
+        # (in a leased copy: what its programs write there is put back before a candidate)
+        with scratch.lease() as folder:
+            traced = dataclasses.replace(ctx, ws=Workspace(folder))
+            executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:
             files = [p for p in files if p in executed]
