@@ -73,3 +73,19 @@ def test_a_call_the_task_states_must_hold_beside_the_tests(tmp_path: Path) -> No
     assert done.returncode == 10, done.stdout + done.stderr  # checked, by the stated call
     assert "range(len(xs))" in (tmp_path / "src" / "stats" / "core.py").read_text()
     assert "checked against 1 call stated in the task" in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_claim_that_holds_of_the_bug_does_not_block_the_fix(tmp_path: Path) -> None:
+    """ "returns 3. Expected 6." reads as a claim of 3 (the bug as it is): it held on the
+    files as found, so beside the tests it is dropped, not required of every fix."""
+    (tmp_path / "src" / "stats").mkdir(parents=True)
+    (tmp_path / "src" / "stats" / "__init__.py").write_text("")
+    (tmp_path / "src" / "stats" / "core.py").write_text(CORE)
+    (tmp_path / "tests").mkdir()
+    tests = "from stats.core import total\n\n\ndef test_total():\n"
+    (tmp_path / "tests" / "test_core.py").write_text(tests + "    assert total([1, 2, 3]) == 6\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    done = run_cli(["--no-model", "total([1, 2, 3]) returns 3. Expected 6."], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "range(len(xs))" in (tmp_path / "src" / "stats" / "core.py").read_text()

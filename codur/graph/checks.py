@@ -9,7 +9,8 @@ from codur.graph.state import AgentState, ModelTest
 from codur.scope.learned import ScopeLearned, learn
 from codur.session import Session
 from codur.task import file_refs, named_tests
-from codur.verify.agent import verify_task
+from codur.verify.agent import stated_check, verify_task
+from codur.verify.plan import TestCheck
 from codur.verify.result import VerificationResult
 
 if TYPE_CHECKING:
@@ -49,6 +50,36 @@ def _broken_test(verdict: VerificationResult) -> str:
     return ""
 
 
+def _said_of_the_bug(verdict: VerificationResult, state: AgentState) -> tuple | None:
+    """The run's derived checks less those of what the task states that held beside the
+    project's tests on the files as found: "total([1, 2, 3]) returns 5. Expected 6."
+    reads as a claim of 5, which would fail every fix (None: none held)."""
+    derived = _derived(state.get("derived"))
+    plan = verdict.plan
+    tests = [c for c in (plan.checks if plan else []) if isinstance(c, TestCheck)]
+    if derived is None or plan is None or not any(not t.unreached for t in tests):
+        return None  # no tests of the task's code: what the task states is the check
+    held = [
+        c
+        for c, e in zip(plan.checks, verdict.evidence, strict=False)
+        if stated_check(c) and e.passed and c in derived[0]
+    ]
+    return ([c for c in derived[0] if c not in held], derived[1]) if held else None
+
+
+def _without(verdict: VerificationResult, kept: list) -> VerificationResult:
+    """The verdict less the checks of what the task states that are not in `kept` (and
+    their evidence): the repair search judges candidates by its plan."""
+    plan = verdict.plan
+    pairs = list(zip(plan.checks, verdict.evidence, strict=False))
+    gone = [i for i, (c, _) in enumerate(pairs) if stated_check(c) and c not in kept]
+    checks = [c for i, c in enumerate(plan.checks) if i not in gone]
+    evidence = [e for i, e in enumerate(verdict.evidence) if i not in gone]
+    return verdict.model_copy(
+        update={"plan": plan.model_copy(update={"checks": checks}), "evidence": evidence}
+    )
+
+
 def _derived(found: Any) -> tuple[list, str] | None:
     """The state's derived checks as a pair (a checkpoint revives tuples as lists)."""
     return (list(found[0]), found[1]) if found else None
@@ -82,6 +113,9 @@ def verify_now(state: AgentState, session: Session) -> tuple[VerificationResult,
         )
 
     verdict = run(_derived(state.get("derived")))
+    first = state.get("first_verification") is None and state.get("verification") is None
+    if first and (said := _said_of_the_bug(verdict, state)) is not None:
+        update["derived"], verdict = said, _without(verdict, said[0])
     if _needs_model_test(verdict, state, session):
         update["model_test"] = ModelTest("")  # asked once per run, whatever comes back
         check = _write_test(state, session, refs)

@@ -109,12 +109,12 @@ def choose_checks(
         checks = [*checks, *found]
         reasons += [why] if found else []
     elif derived is not None and derived[0] and any(isinstance(c, TestCheck) for c in checks):
-        stated = [c for c in derived[0] if _stated(c)]  # must hold whatever the tests say
+        stated = [c for c in derived[0] if stated_check(c)]  # must hold whatever the tests say
         checks += stated
         if stated:
             said = [c.description if isinstance(c, DerivedCheck) else "its output" for c in stated]
             reasons.append(f"and what the task states must hold: {'; '.join(said)}")
-        fallback = [c for c in derived[0] if not _stated(c)]  # should every test be skipped
+        fallback = [c for c in derived[0] if not stated_check(c)]  # should every test be skipped
         reasons += [f"if the tests check nothing: {derived[1]}"] * bool(fallback)
     if not any(_about_task(c) for c in checks):
         files = [
@@ -194,8 +194,9 @@ def _apart(root: Path, named: list[str]) -> list[str]:
     return missed if targets and len(missed) == len(targets) else []
 
 
-def _stated(check: Check) -> bool:
-    """A check of what the task itself states (the calls, the output), not of docstrings."""
+def stated_check(check: Check) -> bool:
+    """A check of what the task itself states (the calls, the output), not of docstrings:
+    beside the project's tests it must hold too."""
     return isinstance(check, OutputCheck) or (
         isinstance(check, DerivedCheck) and check.source == "task"
     )
