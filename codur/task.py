@@ -72,4 +72,4 @@ _TEST_ID = re.compile(r"(?<![\w@/.-])([\w./-]+\.py(?:::\w+)+(?:\[[^\]\s]*\])?)")
 def named_tests(task: str) -> list[str]:
     """The pytest test ids the task names (`tests/test_x.py::test_y`,
     `tests/test_x.py::TestC::test_y[1]`), in order, once."""
-    return list(dict.fromkeys(_TEST_ID.findall(task)))
+    return list(dict.fromkeys(i.removeprefix("./") for i in _TEST_ID.findall(task)))

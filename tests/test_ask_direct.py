@@ -100,20 +100,23 @@ def direct(root: Path, replies: list, question: str, searched: bool = True) -> t
 
 
 def test_a_project_this_small_is_the_evidence_itself(tmp_path: Path) -> None:
-    """No search, no research loop: all of its code fits the answer's evidence (a
-    two-function project's question took five calls, 228 s, through the loop)."""
+    """No search, no research loop: all of its files, whole, fit the answer's evidence (a
+    question about a two-function project took five calls, 228 s, through the loop)."""
     answer = "Nothing in this package sends refunds; it only totals invoices."
     question = "How are refunds sent to the payment provider?"
-    result, events = direct(shop(tmp_path / "w"), [answer], question, searched=False)
+    root = shop(tmp_path / "w")
+    (root / "README.md").write_text("Invoices with VAT.\n")
+    result, events = direct(root, [answer], question, searched=False)
     (route,) = [e.data for e in events if e.kind == "ask.route"]
-    assert route == {
-        "route": "answer",
-        "reason": "the project's code is small: all of it is the evidence",
-    }
+    reason = "the project is small: all of its files are the evidence"
+    assert route == {"route": "answer", "reason": reason}
     assert result.status == "done" and result.model_calls == 1 and result.answer == answer
     (request,) = [e.data["messages"] for e in events if e.kind == "model.request"]
-    for where in ("shop/money.py:6-8", "shop/invoice.py:26-32", "shop/rates.py:7-10"):
-        assert where in request[0]["content"], where
+    shown = request[0]["content"]
+    assert 'shop/money.py\n   1 """Amounts of money."""' in shown
+    assert "  31             gross += net * (1 + vat_rate(self.country, line.reduced))" in shown
+    assert "README.md\n   1 Invoices with VAT." in shown
+    assert {"shop/rates.py", "shop/invoice.py", "shop/money.py"} <= set(result.files_read)
 
 
 def test_a_question_retrieval_covers_is_answered_with_one_model_call(tmp_path: Path) -> None:

@@ -220,3 +220,16 @@ def test_a_test_that_may_not_run_calls_nothing(tmp_path: Path, marked: str) -> N
     module = "import pytest\n\nfrom calc import sub\n\npytestmark = pytest.mark.skip\n\n\n"
     (tmp_path / "tests" / "test_release.py").write_text(module + "def test_sub():\n    sub(1, 1)\n")
     assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+def test_markers_read_as_pytest_reads_them(tmp_path: Path) -> None:
+    """A marker on one parameter leaves the others running; a module's `importorskip` or
+    an annotated `pytestmark` may skip every test (a reviewer's cases)."""
+    param = "import pytest\n\nfrom calc import sub\n\n\n@pytest.mark.parametrize('a', "
+    param += "[1, pytest.param(2, marks=pytest.mark.xfail)])\ndef test_sub(a):\n    sub(a, 1)\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": param}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == []
+    for head in ("pytest.importorskip('numpy')\n", "pytestmark: list = [pytest.mark.skip]\n"):
+        module = f"import pytest\n\nfrom calc import sub\n\n{head}\n\ndef test_sub():\n"
+        (tmp_path / "tests" / "test_sub.py").write_text(module + "    sub(1, 1)\n")
+        assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"], head

@@ -89,3 +89,47 @@ def test_a_claim_that_holds_of_the_bug_does_not_block_the_fix(tmp_path: Path) ->
     done = run_cli(["--no-model", "total([1, 2, 3]) returns 3. Expected 6."], cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "range(len(xs))" in (tmp_path / "src" / "stats" / "core.py").read_text()
+
+
+def test_a_named_id_names_its_parameters_and_a_leading_dot_is_dropped() -> None:
+    from codur.tools.python import PytestSummary
+    from codur.verify.stage_run import Ran, proven
+
+    assert named_tests("./tests/test_core.py::test_total fails") == [
+        "tests/test_core.py::test_total"
+    ]
+    passing = ["tests/test_core.py::test_total[1]", "tests/test_core.py::TestC::test_y"]
+    ran = Ran("failing", "pytest", PytestSummary(passed=2, exit_code=0, passing=passing), 0.1)
+    ids = ["tests/test_core.py::test_total", "tests/test_core.py::TestC"]
+    assert proven(ran, ids, "pytest").unproven == ""  # a reviewer: never passed before
+    assert proven(ran, ["tests/test_core.py::test_tot"], "pytest").unproven  # no prefix of it
+
+
+@pytest.mark.parametrize(
+    ("line", "stops"),
+    [
+        ("__main__.py: error: unrecognized arguments: --cov=x", "install the plugin"),
+        ("__main__.py: error: unrecognized arguments: --ff", "use its cache"),
+        ("__main__.py: error: argument --level: invalid parse_level value: 'x'", ""),
+    ],
+)
+def test_which_usage_errors_stop_the_run(line: str, stops: str) -> None:
+    """An option no plugin knows stops the run; a bad value may be the code's (a conftest
+    option's type function) and is left to the search and the model (a reviewer)."""
+    from codur.errors import ProjectEnvError
+    from codur.verify.evidence import Evidence
+    from codur.verify.plan import VerificationPlan
+    from codur.verify.preflight import require_runnable
+    from codur.verify.result import VerificationResult
+
+    error = f"pytest could not run (exit code 4): ERROR: usage: __main__.py [options]\n{line}\n"
+    evidence = Evidence(check="tests", passed=False, command="pytest", summary=error[:300])
+    evidence = evidence.model_copy(update={"feedback": error})
+    verdict = VerificationResult(
+        passed=False, strategy="tests", evidence=[evidence], plan=VerificationPlan()
+    )
+    if stops:
+        with pytest.raises(ProjectEnvError, match=stops):
+            require_runnable(verdict)
+    else:
+        require_runnable(verdict)

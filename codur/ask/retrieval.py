@@ -7,11 +7,15 @@ call is enough or the research loop runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from codur.search.callee import uncertain
 from codur.search.chunks import module_name
 from codur.search.index import CodeIndex, Hit
 from codur.tools.code import snippet
+from codur.tools.context import ToolContext
+from codur.tools.walk import walk
+from codur.workspace import CODUR_DIR
 
 CALLED_FROM = 2
 """A part's best hits whose callers are listed (functions and methods only)."""
@@ -102,12 +106,33 @@ def render(evidence: list[PartEvidence], limit: int) -> str:
     return "\n\n".join(sections)
 
 
-def whole_project(index: CodeIndex, limit: int) -> str | None:
-    """Every chunk of the index, file by file, as the evidence, when all of it fits in
-    `limit` characters (a project of a few functions: a search could find nothing the
-    model would not see anyway); None for a larger one."""
-    chunks = sorted(index.chunks, key=lambda c: (c.path, c.start))
-    if not chunks or sum(len(c.text) for c in chunks) > limit:
+def whole_project(ctx: ToolContext, limit: int) -> tuple[str, list[str]] | None:
+    """Every file of the folder (what the tools see: not ignored, no secret, no binary),
+    whole, as the evidence, and their paths, when all of them fit in `limit` characters
+    (a project of a few functions: a search could find nothing the model would not see
+    anyway); None for a larger one, or one with no Python file."""
+    shown: list[str] = []
+    paths: list[str] = []
+    size = 0
+    for entry in walk(ctx, ctx.ws.root):
+        rel = entry.rel
+        if entry.is_dir or entry.path.is_symlink() or rel.split("/")[0] == CODUR_DIR:
+            continue
+        if ctx.is_secret(Path(rel)):
+            continue
+        try:
+            with open(entry.path, "rb") as fh:
+                text = fh.read(limit + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # not text: nothing a code question reads
+        if "\0" in text:
+            continue
+        numbered = "\n".join(f"{n:>4} {line}" for n, line in enumerate(text.splitlines(), 1))
+        size += len(rel) + len(numbered)
+        if size > limit:
+            return None
+        shown.append(f"{rel}\n{numbered}")
+        paths.append(rel)
+    if not any(p.endswith(".py") for p in paths):
         return None
-    shown = [f"{c.where} ({c.kind} {c.name})\n{c.text.rstrip()}" for c in chunks]
-    return "### All of the project's code (it is small)\n" + "\n\n".join(shown)
+    return "### All of the project's files (it is small)\n" + "\n\n".join(shown), paths

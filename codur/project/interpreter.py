@@ -177,7 +177,7 @@ def _own_venv_passed_over(folder: Path, active: Path) -> str:
                 return ""
             return (
                 f"{name} in {parent} passed over for the activated $VIRTUAL_ENV={active} "
-                "(set tools.python, or deactivate it, to use the folder's own)"
+                f"(set tools.python, or deactivate it, to use {name} in {parent})"
             )
     return ""
 

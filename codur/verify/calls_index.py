@@ -94,23 +94,40 @@ _NOT_RUN = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail", "expect
 use a passing suite vouches for (a `skipif` on an unset environment variable)."""
 
 
+def _chain(node: ast.AST) -> set[str]:
+    """The names of a marker expression's own chain (`pytest.mark.skipif(...)`: pytest,
+    mark, skipif), not of its arguments (`parametrize(..., [pytest.param(marks=...)])`)."""
+    names: set[str] = set()
+    while True:
+        node = node.func if isinstance(node, ast.Call) else node
+        if isinstance(node, ast.Attribute):
+            names.add(node.attr)
+            node = node.value
+        else:
+            return names | ({node.id} if isinstance(node, ast.Name) else set())
+
+
 def _marked(node: ast.AST) -> bool:
     """A test function or class under a skip or xfail marker."""
     return isinstance(node, _Def | ast.ClassDef) and any(
-        isinstance(n, ast.Name | ast.Attribute) and _decorator(n) in _NOT_RUN
-        for d in node.decorator_list
-        for n in ast.walk(d)
+        _chain(d) & _NOT_RUN for d in node.decorator_list
     )
 
 
 def _module_marked(tree: ast.Module) -> bool:
-    """`pytestmark = pytest.mark.skipif(...)` (or a list holding one): every test of the
-    file may not run."""
+    """`pytestmark = pytest.mark.skipif(...)` (or a list holding one), or a module-level
+    `pytest.importorskip(...)`: every test of the file may not run."""
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
-        ):
-            return any(_decorator(n) in _NOT_RUN for n in ast.walk(node.value) if hasattr(n, "ctx"))
+        value = getattr(node, "value", None)
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        named = any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets)
+        if named and isinstance(node, ast.Assign | ast.AnnAssign) and value is not None:
+            items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+            if any(_chain(item) & _NOT_RUN for item in items):
+                return True
+        calls = [value] if isinstance(node, ast.Expr | ast.Assign) else []
+        if any(isinstance(c, ast.Call) and "importorskip" in _chain(c) for c in calls):
+            return True
     return False
 
 

@@ -86,6 +86,11 @@ def require_program(plan: VerificationPlan, root: Path, path_var: str | None = N
 
 _REJECTED = re.compile(r"pytest could not run \(exit code 4\): ERROR: usage:")
 """pytest's own usage error (exit code 4 with its usage line: not a conftest's error)."""
+_CACHE_OPTIONS = frozenset(
+    {"--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--sw",
+     "--stepwise", "--sw-skip", "--stepwise-skip", "--cache-clear", "--cache-show", "--lfnf"}
+)  # fmt: skip
+"""Options of pytest's cache plugins, which `-p no:cacheprovider` leaves unknown."""
 
 
 def require_runnable(verdict: VerificationResult) -> None:
@@ -96,9 +101,16 @@ def require_runnable(verdict: VerificationResult) -> None:
         if evidence.check != "tests" or evidence.passed:
             continue
         text = evidence.feedback or evidence.summary
-        if _REJECTED.search(text):
-            said = next((ln for ln in text.splitlines() if ": error: " in ln), "usage error")
+        said = next((ln for ln in text.splitlines() if "error: unrecognized arguments" in ln), "")
+        if not _REJECTED.search(text) or not said:  # an option's bad value: maybe the code's
+            continue
+        if set(said.split("arguments:", 1)[1].split()) <= _CACHE_OPTIONS:
             raise ProjectEnvError(
-                f"the project's pytest rejects its command line ({said.strip()}): fix its "
-                "configuration (addopts) or install the plugin it names in the project's Python"
+                f"the project's pytest options use its cache ({said.strip()}), which Codur "
+                "turns off (-p no:cacheprovider) so that checks leave no .pytest_cache and "
+                "run every test: take them out of addopts"
             )
+        raise ProjectEnvError(
+            f"the project's pytest rejects its command line ({said.strip()}): fix its "
+            "configuration (addopts) or install the plugin it names in the project's Python"
+        )

@@ -39,7 +39,7 @@ def proven(ran: Ran, ids: list[str], runner: str) -> Ran:
         return ran
     first = sorted(set(ids))
     if summary.passing:  # pytest's list of what passed
-        missing = [i for i in first if i not in summary.passing]
+        missing = [i for i in first if not any(_names(i, p) for p in summary.passing)]
         if not missing:
             return ran
         why = f"{len(missing)} of the tests the task names or that failed earlier did not pass"
@@ -53,6 +53,12 @@ def proven(ran: Ran, ids: list[str], runner: str) -> Ran:
     else:
         return ran
     return dataclasses.replace(ran, unproven=f"{why}: deselected, skipped or xfailed is no pass")
+
+
+def _names(wanted: str, passed: str) -> bool:
+    """Whether the id `wanted` names the passed test `passed`: itself, or the class or the
+    parametrized test holding it (`t.py::test_total` names `t.py::test_total[1]`)."""
+    return passed == wanted or passed.startswith((f"{wanted}::", f"{wanted}["))
 
 
 def not_found(error: str, ids: list[str]) -> list[str]:

@@ -4,9 +4,9 @@ model call; then the route. When retrieval is strong for every part (its chunks 
 synthesizer answers from them in one model call (one a part); else the research loop
 (planner, executor, refinery) runs, and every node of it sees the chunks.
 
-A project whose whole code fits in `ask.max_retrieved_chars` is the evidence itself, and
-is answered in one call a part with no search (a two-function project's question went
-to the research loop: five calls, 228 s).
+A project whose files all fit in `ask.max_retrieved_chars` is the evidence itself, whole
+and with line numbers, and is answered in one call a part with no search (a question
+about a two-function project went to the research loop: five calls, 228 s).
 
 Searching the question up front matters even in the loop: a 1.5B model asked
 `calculate_cell_width` for one result and cited the wrong file.
@@ -37,16 +37,16 @@ def retrieve(
     if cfg.retrieve_results == 0:
         session.bus.emit("ask.route", route="research", reason="ask.retrieve_results is 0")
         return Command(update={"parts": parts}, goto="planner")
-    index = code_index(session.tool_context())
-    if cfg.direct_answer and (everything := whole_project(index, cfg.max_retrieved_chars)):
-        reason = "the project's code is small: all of it is the evidence"
+    ctx = session.tool_context()
+    if cfg.direct_answer and (whole := whole_project(ctx, cfg.max_retrieved_chars)):
+        everything, files = whole
+        reason = "the project is small: all of its files are the evidence"
         session.bus.emit("ask.route", route="answer", reason=reason)
-        files = {c.path for c in index.chunks}
-        read = sorted(set(state.get("files_read") or []) | files)
+        read = sorted(set(state.get("files_read") or []) | set(files))
         update = {"parts": parts, "retrieved": everything, "files_read": read}
         return Command(update=update, goto="synthesizer")
     found = retrieve_parts(
-        index,
+        code_index(ctx),
         parts,
         cfg.retrieve_results,
         session.config.tools.code_search,
