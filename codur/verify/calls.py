@@ -1,8 +1,8 @@
 """Do the tests call the functions a run changed? A conservative, static answer.
 
 A run changes a function when it adds it or changes its code (its docstring aside). The
-tests call a function when code they can run uses its name: a test file or conftest.py,
-the code a module the tests reach (verify/reach.py) runs on import (outside every
+tests call a function when code they can run uses its name: a test file of the suite (under
+its `testpaths`; not a test under a skip or xfail marker) or a conftest.py, the code a module the tests reach (verify/reach.py) runs on import (outside every
 function: a dispatch table, a class body, a decorator's argument; its `__main__` block
 only when a test runs it as a script), or a function the tests call, and so on. A
 method needs its class (or a subclass) used too; its special methods (`__eq__`) then
