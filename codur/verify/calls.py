@@ -1,19 +1,20 @@
 """Do the tests call the functions a run changed? A conservative, static answer.
 
 A run changes a function when it adds it or changes its code (its docstring aside). The
-tests call a function when code they can run uses its name: a test file of the suite (under
-its `testpaths`; not a test under a skip or xfail marker) or a conftest.py, the code a module the tests reach (verify/reach.py) runs on import (outside every
-function: a dispatch table, a class body, a decorator's argument; its `__main__` block
-only when a test runs it as a script), or a function the tests call, and so on. A
-method needs its class (or a subclass) used too; its special methods (`__eq__`) then
-count as called. A function under a decorator that may register it (`@app.route`)
-counts as called; `@property`, `@staticmethod`, `@lru_cache` and their kind register
-nothing. Uses are names and attributes in code and words in its strings (`getattr(m,
-"sub")`); imports, `__all__`, comments and docstrings use nothing. The answer errs
-towards "called" (any use of the name counts, whatever object it is on); a changed
-function is set aside only when nothing the tests can run uses its name (a new `sub()`
-no test uses), and then passing tests say nothing about it. A function called only by
-a name built at run time (`getattr(self, "visit_" + kind)`) is not seen.
+tests call a function when code they can run uses its name: a test file of the suite
+(under its `testpaths`; not a test under a skip or xfail marker) or a conftest.py, the
+code a module the tests reach (verify/reach.py) runs on import (outside every function:
+a dispatch table, a class body, a decorator's argument; its `__main__` block only when a
+test runs it as a script), or a function the tests call, and so on. A method needs its
+class (or a subclass) used too; its special methods (`__eq__`) then count as called. A
+function under a decorator that may register it (`@app.route`) counts as called;
+`@property`, `@staticmethod`, `@lru_cache` and their kind register nothing. Uses are
+names and attributes in code and words in its strings (`getattr(m, "sub")`); imports,
+`__all__`, comments and docstrings use nothing. The answer errs towards "called" (any
+use of the name counts, whatever object it is on); a changed function is set aside only
+when nothing the tests can run uses its name (a new `sub()` no test uses), and then
+passing tests say nothing about it. A function called only by a name built at run time
+(`getattr(self, "visit_" + kind)`) is not seen.
 """
 
 from __future__ import annotations
