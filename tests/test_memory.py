@@ -21,7 +21,7 @@ from helpers import (
     whole_file,
     write_files,
 )
-from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
+from test_ask import ANSWER, FINISH, LOOP_FLAGS, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
 from codur.config import load_config
@@ -44,7 +44,7 @@ def events(stdout: str) -> list[dict[str, Any]]:
 
 
 def ask(root: Path, flags: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", QUESTION], root)
+    done = run_cli(["ask", "--json", *flags, *LOOP_FLAGS, QUESTION], root)
     assert done.returncode == 0, done.stderr
     found = events(done.stdout)
     return found[-1], found
@@ -79,7 +79,7 @@ def test_repeated_ask_is_answered_from_the_cache_until_a_file_it_read_changes(
     assert [e["event"] for e in seen].count("model.request") == 5
     assert ask(root, flags)[0]["cached"] is True  # ...and the new answer is cached
 
-    human = run_cli(["ask", *flags, "-o", "log.enabled=false", QUESTION], root)
+    human = run_cli(["ask", *flags, *LOOP_FLAGS, QUESTION], root)
     assert human.returncode == 0 and ANSWER in human.stdout
     assert "answered from the cache" in human.stdout
 

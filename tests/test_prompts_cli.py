@@ -21,7 +21,7 @@ from helpers import (
     whole_file,
     write_files,
 )
-from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
+from test_ask import ANSWER, FINISH, LOOP_FLAGS, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
 from codur.config import trust
@@ -120,7 +120,7 @@ def test_a_custom_ask_prompt_reaches_the_model(tmp_path: Path) -> None:
     (root / "codur.yaml").write_text("prompts:\n  ask_synthesizer: synth.md\n")
     trust.trust(root / "codur.yaml")
     flags = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, ANSWER])
-    done = run_cli(["ask", "--json", *flags, "-o", "log.enabled=false", QUESTION], root)
+    done = run_cli(["ask", "--json", *flags, *LOOP_FLAGS, QUESTION], root)
     assert done.returncode == 0, done.stderr
     synthesizer = requests(done.stdout)[-1][0]["content"]
     assert synthesizer.startswith(f"Answer briefly.\nQ: {QUESTION}\nF: ### "), synthesizer

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fake_servers import Fail, OpenAIServer, Reply
 from helpers import debug_log, run_cli, scripted_profile, whole_file, write_files
-from test_ask import FINISH, PLAN, QUESTION, SEARCH, SUMMARY
+from test_ask import FINISH, LOOP_FLAGS, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
 from codur.process import run_process
@@ -179,14 +179,12 @@ def test_an_answer_holding_a_key_is_cached_without_it(tmp_path: Path) -> None:
     write_files(root, FILES)
     answer = f"Set the key: export OPENAI_API_KEY={KEY} (see `cfg/loader.py:8-12`)."
     flags = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, answer])
-    done = run_cli(
-        ["ask", *flags, "-o", "log.enabled=false", QUESTION], root, env={"OPENAI_API_KEY": KEY}
-    )
+    done = run_cli(["ask", *flags, *LOOP_FLAGS, QUESTION], root, env={"OPENAI_API_KEY": KEY})
     assert done.returncode == 0, done.stderr
     memory = (root / ".codur" / "memory.json").read_text()
     assert KEY not in memory and "OPENAI_API_KEY=***" in memory
     assert KEY not in done.stdout + done.stderr
-    again = run_cli(["ask", *flags, "-o", "log.enabled=false", QUESTION], root)
+    again = run_cli(["ask", *flags, *LOOP_FLAGS, QUESTION], root)
     assert "answered from the cache" in again.stdout and KEY not in again.stdout
 
 

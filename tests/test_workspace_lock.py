@@ -29,7 +29,7 @@ from helpers import (
     whole_file,
     write_files,
 )
-from test_ask import ANSWER, FINISH, PLAN, QUESTION, SEARCH, SUMMARY
+from test_ask import ANSWER, FINISH, LOOP_FLAGS, PLAN, QUESTION, SEARCH, SUMMARY
 from test_code_search import FILES
 
 from codur import Agent
@@ -124,7 +124,7 @@ def test_a_second_editing_run_is_refused_and_reading_goes_on(tmp_path: Path) -> 
 
         # reading is not held up: a question, the run lists, the config
         ask = scripted_profile(tmp_path, [PLAN, SEARCH, SUMMARY, FINISH, ANSWER], name="a")
-        answered = run_cli(["ask", *ask, QUESTION], root)
+        answered = run_cli(["ask", *ask, *LOOP_FLAGS, QUESTION], root)
         assert answered.returncode == 0, answered.stderr
         assert "cfg/loader.py:8-12" in answered.stdout
         for args in (["runs"], ["undo", "--list"], ["diff"], ["config", "show"]):
