@@ -230,6 +230,6 @@ def read_only(ws: Workspace, path: str) -> str | None:
 def text_or_none(path: Path) -> str | None:
     """A file's text, to show what an edit changes (None: absent, or not text)."""
     try:
-        return source_encoding.decode(path.name, path.read_bytes())
+        return source_encoding.read(path)
     except (OSError, UnicodeError):
         return None

@@ -52,24 +52,15 @@ class Trial:
                     compile(text, path, "exec")
         except (SyntaxError, ValueError) as exc:
             return TrialResult(False, 0.0, f"does not compile: {exc}")
-        with self.scratch.lease() as folder:
+        with self.scratch.lease() as folder:  # given back as it was made (Scratch)
             ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
-            scratch = Workspace(folder)
-            before = {p: scratch.read_text(p) if (folder / p).is_file() else None for p in sources}
-            try:
-                for path, text in sources.items():
-                    scratch.write_text(path, text)
-                verdict = None
-                for plan in self.plans:
-                    verdict = run_plan(plan, ctx)
-                    if not verdict.passed:
-                        why = verdict.failed[0].summary
-                        return TrialResult(False, time.perf_counter() - start, why, verdict)
-                observed = observe(ctx) if observe is not None else None
-                return TrialResult(True, time.perf_counter() - start, "passed", verdict, observed)
-            finally:
-                for path, text in before.items():
-                    if text is None:
-                        (folder / path).unlink(missing_ok=True)
-                    else:
-                        scratch.write_text(path, text)
+            for path, text in sources.items():
+                ctx.ws.write_text(path, text)
+            verdict = None
+            for plan in self.plans:
+                verdict = run_plan(plan, ctx)
+                if not verdict.passed:
+                    why = verdict.failed[0].summary
+                    return TrialResult(False, time.perf_counter() - start, why, verdict)
+            observed = observe(ctx) if observe is not None else None
+            return TrialResult(True, time.perf_counter() - start, "passed", verdict, observed)
