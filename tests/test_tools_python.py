@@ -126,7 +126,8 @@ def test_run_pytest_without_pytest_installed(call, tool_ctx, tool_ws) -> None:
 
 
 def test_parse_pytest_summary_variants() -> None:
-    out = "FAILED t.py::a - assert 0\nERROR t.py::b\n== 3 failed, 2 passed, 2 errors in 0.5s =="
+    out = "== short test summary info ==\nFAILED t.py::a - assert 0\nERROR t.py::b\n"
+    out += "== 3 failed, 2 passed, 2 errors in 0.5s =="
     parsed = parse_pytest(out)
     assert parsed == {"passed": 2, "failed": 3, "errors": 2, "skipped": 0,
                       "failing": ["t.py::a", "t.py::b"], "passing": [],
@@ -137,6 +138,7 @@ def test_test_ids_with_spaces_are_read_whole() -> None:
     """A parametrized id may hold spaces and ` - ` comes before the message (on the first
     version: `t.py::test_add[small` read, and the test could never be run by its id)."""
     out = (
+        "=== short test summary info ===\n"
         "FAILED t.py::test_add[small numbers] - AssertionError: boom - here\n"
         "FAILED t.py::test_eval[5 - 2] - assert 3 == 4\nERROR t.py - ImportError\n"
         "PASSED t.py::test_add[big one]\nPASSED t.py::test_eval[1 - 2]\n"
@@ -145,6 +147,20 @@ def test_test_ids_with_spaces_are_read_whole() -> None:
     parsed = parse_pytest(out)
     assert parsed["failing"] == ["t.py::test_add[small numbers]", "t.py::test_eval[5 - 2]", "t.py"]
     assert parsed["passing"] == ["t.py::test_add[big one]", "t.py::test_eval[1 - 2]"]
+
+
+def test_what_a_test_prints_lists_no_test(call, tool_ws) -> None:
+    """A reviewer's case: under `-s`, a passing test that printed `FAILED x - msg` was
+    read as a failing test. Only pytest's short test summary lists them."""
+    (tool_ws / "pytest.ini").write_text("[pytest]\naddopts = -s\n")
+    printing = "def test_log():\n    print('FAILED test_a.py::test_other - not really')\n"
+    (tool_ws / "test_a.py").write_text(printing + "\n\ndef test_wrong():\n    assert 1 == 2\n")
+    summary = call("run_pytest").value
+    assert "FAILED test_a.py::test_other" in summary.output_tail
+    assert summary.failing == ["test_a.py::test_wrong"], summary
+    (tool_ws / "test_a.py").write_text(printing)
+    summary = call("run_pytest").value
+    assert summary.ok and summary.failing == [], summary
 
 
 @pytest.mark.parametrize(

@@ -152,6 +152,16 @@ _STOPPED = re.compile(r"^!{3,} .*\b(?:Exit|Interrupted|KeyboardInterrupt)\b", re
 `test_x[5 - 2]`), then ` - ` and the message, if any (a pass has none)."""
 
 
+_SHORT_SUMMARY = re.compile(r"^=+ short test summary info =+$", re.MULTILINE)
+
+
+def _short_summary(output: str) -> str:
+    """pytest's short test summary (the ids `-rfEp` lists), after the tests' own output:
+    a test that prints `FAILED x - msg` (under `-s`) lists nothing."""
+    banners = list(_SHORT_SUMMARY.finditer(output))
+    return output[banners[-1].end() :] if banners else ""
+
+
 def parse_pytest(output: str) -> dict[str, int | bool | list[str]]:
     """Counts from pytest's last summary line, ids from its short test summary, and
     whether it said it was stopped early."""
@@ -164,8 +174,9 @@ def parse_pytest(output: str) -> dict[str, int | bool | list[str]]:
     summary = [ln for ln in output.splitlines() if re.search(r"\bin [\d.]+s\b", ln)]
     for number, word in _COUNT.findall(summary[-1] if summary else ""):
         counts["errors" if word.startswith("error") else word] = int(number)
-    counts["failing"] = list(dict.fromkeys(m[1] for m in _FAILING.findall(output)))
-    counts["passing"] = list(dict.fromkeys(_PASSING.findall(output)))
+    listed = _short_summary(output)
+    counts["failing"] = list(dict.fromkeys(m[1] for m in _FAILING.findall(listed)))
+    counts["passing"] = list(dict.fromkeys(_PASSING.findall(listed)))
     counts["interrupted"] = _STOPPED.search(output) is not None
     return counts
 
