@@ -233,3 +233,72 @@ def test_markers_read_as_pytest_reads_them(tmp_path: Path) -> None:
         module = f"import pytest\n\nfrom calc import sub\n\n{head}\n\ndef test_sub():\n"
         (tmp_path / "tests" / "test_sub.py").write_text(module + "    sub(1, 1)\n")
         assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"], head
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    pytest.skip('later')\n    assert sub(3, 1) == 2\n",
+        "    if not os.environ.get('DB'):\n        pytest.skip('no db')\n    sub(1, 1)\n",
+        "    pytest.xfail('known')\n    sub(1, 1)\n",
+        "    raise unittest.SkipTest('later')\n    sub(1, 1)\n",
+    ],
+)
+def test_a_test_that_may_skip_itself_calls_nothing(tmp_path: Path, body: str) -> None:
+    """A probe's case: `pytest.skip()` in the body left the test counted as calling."""
+    head = "import os\nimport unittest\n\nimport pytest\n\nfrom calc import sub\n\n\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST}
+    files["tests/test_sub.py"] = head + "def test_sub():\n" + body
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+def test_a_test_class_whose_set_up_skips_calls_nothing(tmp_path: Path) -> None:
+    cls = "import unittest\n\nfrom calc import sub\n\n\nclass TestSub(unittest.TestCase):\n"
+    cls += "    def setUp(self):\n        self.skipTest('no db')\n\n"
+    cls += "    def test_sub(self):\n        self.assertEqual(sub(3, 1), 2)\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": cls}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    (tmp_path / "tests" / "test_sub.py").write_text(cls.replace("self.skipTest('no db')", "pass"))
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []
+
+
+def test_a_skip_marker_under_the_module_s_own_name_is_read(tmp_path: Path) -> None:
+    """`needs_db = pytest.mark.skipif(...)` then `@needs_db` (or `pytestmark = needs_db`)."""
+    head = "import os\n\nimport pytest\n\nfrom calc import sub\n\n"
+    head += "needs_db = pytest.mark.skipif(not os.environ.get('DB'), reason='db')\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST}
+    files["tests/test_sub.py"] = head + "\n\n@needs_db\ndef test_sub():\n    sub(1, 1)\n"
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    module = head + "pytestmark = needs_db\n\n\ndef test_sub():\n    sub(1, 1)\n"
+    (tmp_path / "tests" / "test_sub.py").write_text(module)
+    assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "def test_sub(monkeypatch):\n    monkeypatch.setattr(calc, 'sub', lambda a, b: 2)\n",
+        "def test_sub(monkeypatch):\n    monkeypatch.setattr('calc.sub', lambda a, b: 2)\n",
+        "@mock.patch('calc.sub', return_value=2)\ndef test_sub(fake):\n",
+        "def test_sub():\n    with mock.patch.object(calc, 'sub', return_value=2):\n",
+    ],
+)
+def test_a_call_the_test_patched_out_is_no_call(tmp_path: Path, patch: str) -> None:
+    """A probe's case: the test replaced `sub` and called the replacement."""
+    head = "from unittest import mock\n\nimport calc\n\n\n"
+    indent = "        " if patch.rstrip().endswith(":") and "with" in patch else "    "
+    test = head + patch + f"{indent}assert calc.sub(3, 1) == 2\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": test}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    also = "\n\ndef test_real():\n    assert calc.sub(3, 1) == 2\n"
+    (tmp_path / "tests" / "test_sub.py").write_text(test + also)
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []  # another test calls the real one
+
+
+def test_the_project_s_python_files_are_its_tests(tmp_path: Path) -> None:
+    """pytest's `python_files = check_*.py`: those files are the tests that call."""
+    check = "from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n"
+    files = {"calc.py": CALC + SUB, "check_calc.py": check}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    (tmp_path / "pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []

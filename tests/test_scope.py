@@ -232,3 +232,20 @@ def test_a_file_named_through_a_link_in_the_folder_is_a_target_by_its_real_path(
     scope = decide_scope("fix @lnk.py and @out.txt", tmp_path, "expected.txt")
     assert "impl.py" in scope.targets and "lnk.py" in scope.targets
     assert "expected.txt" not in scope.targets
+
+
+def test_the_project_s_own_test_file_names_are_oracle(tmp_path: Path) -> None:
+    """pytest's `python_files = check_*.py`: a model's edit of check_calc.py would change
+    the check; before, only `test_*.py` and `*_test.py` were protected."""
+    files = {
+        "calc.py": "def f():\n    return 1\n",
+        "check_calc.py": "from calc import f\n\n\ndef test_f():\n    assert f() == 2\n",
+        "pytest.ini": "[pytest]\npython_files = check_*.py\n",
+    }
+    scope = scope_for(tmp_path, "make the tests pass", files)
+    assert "check_calc.py" in scope.oracle
+    assert "part of the check" in (scope.why_not("check_calc.py") or "")
+    assert "part of the check" in (scope.why_not("check_new.py") or "")  # a new one too
+    assert scope.why_not("calc.py") is None
+    (tmp_path / "pytest.ini").unlink()
+    assert "check_calc.py" not in scope_for(tmp_path, "make the tests pass", {}).oracle

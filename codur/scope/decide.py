@@ -11,6 +11,7 @@ from codur.errors import UsageError
 from codur.scope.compiled import stamps
 from codur.scope.oracle import capture, find_oracle, loaded_files, looks_like_oracle
 from codur.scope.policy import EditScope
+from codur.scope.pytest_ini import file_patterns
 from codur.scope.request import asked_to_change, mentions
 from codur.task import file_mentions, file_refs
 
@@ -31,11 +32,12 @@ def decide_scope(
     refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
     named = _expand(root, refs) or _bare_targets(task, root)
     oracle_paths = find_oracle(root, expected_name, ignore or set(), named, test_command)
+    names = file_patterns(root)
     allowed = allowed_paths(root, allow_edit)
     new = [m for m in [*file_refs(task), *file_mentions(task)] if m not in oracle_paths]
     asked = [
         p
-        for p in [*oracle_paths, *(m for m in new if looks_like_oracle(m, expected_name))]
+        for p in [*oracle_paths, *(m for m in new if looks_like_oracle(m, expected_name, names))]
         if asked_to_change(task, p)
     ]
     editable_oracle = tuple(dict.fromkeys([*asked, *allowed]))
@@ -64,6 +66,7 @@ def decide_scope(
         compiled=compiled,
         task=task,
         reasons=reasons,
+        test_names=names,
     )
     return scope
 

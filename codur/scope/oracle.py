@@ -2,7 +2,8 @@
 never edited unless the task explicitly asks for it (or the user allows it).
 
 - expected-output files (`verify.expected_file`, wherever it lies);
-- test files by pytest's discovery rules (`test_*.py`, `*_test.py`), `conftest.py`, and
+- test files by pytest's discovery rules (`test_*.py`, `*_test.py`, and the project's
+  `python_files` patterns), `conftest.py`, and
   everything under a `tests/` or `test/` folder (fixtures, data);
 - what pytest loads besides the tests (`codur.scope.support`): its configuration
   (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
@@ -23,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from codur import source_encoding
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns, matches
 from codur.scope.support import closure, helpers, loaded_by_name, plugins, shadows
 from codur.workspace import project_tree
 
@@ -30,33 +32,34 @@ MAX_CAPTURE_BYTES = 5_000_000
 """Oracle files larger than this are protected by path but not captured."""
 
 
-def is_test_file(path: str) -> bool:
-    """pytest's default discovery rule for test modules, plus conftest.py."""
+def is_test_file(path: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
+    """A test module by pytest's discovery rule (`patterns`: its default, or the project's
+    `python_files` too: `pytest_ini.file_patterns`), or a conftest.py."""
     name = PurePosixPath(path).name
-    if not name.endswith(".py"):
-        return False
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return name.endswith(".py") and (name == "conftest.py" or matches(path, patterns))
 
 
 def in_test_folder(path: str) -> bool:
     return any(part in ("tests", "test") for part in PurePosixPath(path).parts[:-1])
 
 
-def looks_like_oracle(path: str, expected_name: str) -> bool:
-    """Whether a file at `path` (existing or new) would be part of a check."""
+def looks_like_oracle(
+    path: str, expected_name: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES
+) -> bool:
+    """Whether a file at `path` (existing or new) would be part of a check (`patterns`:
+    the names of test modules, as `is_test_file`)."""
     name = PurePosixPath(path).name
-    return (
-        name == expected_name or is_test_file(path) or in_test_folder(path) or loaded_by_name(path)
-    )
+    test = is_test_file(path, patterns) or in_test_folder(path)
+    return name == expected_name or test or loaded_by_name(path)
 
 
-def judges(path: str, expected_name: str) -> bool:
+def judges(path: str, expected_name: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
     """Whether an oracle file at `path` holds a check (expected output, a test module, the
     tests' data) rather than shaping one (pytest's configuration, plugins and site hooks,
     the tests' helper modules)."""
     if loaded_by_name(path):
         return False
-    return looks_like_oracle(path, expected_name) or not path.endswith(".py")
+    return looks_like_oracle(path, expected_name, patterns) or not path.endswith(".py")
 
 
 def all_files(root: Path, ignore: set[str]) -> list[str]:
@@ -127,7 +130,8 @@ def find_oracle(
     is code under test, not a test helper); `command`: the configured test command."""
     files = all_files(root, ignore)
     present = set(files)
-    chosen = {path for path in files if looks_like_oracle(path, expected_name)}
+    patterns = file_patterns(root)
+    chosen = {path for path in files if looks_like_oracle(path, expected_name, patterns)}
     chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])

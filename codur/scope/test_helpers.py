@@ -26,6 +26,7 @@ from typing import Protocol
 from codur.scope.harness import Harness
 from codur.scope.modules import top_level_names
 from codur.scope.oracle import in_test_folder, is_test_file
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES
 from codur.scope.test_uses import TestUses
 
 
@@ -36,9 +37,12 @@ class Frame(Protocol):
     line: int
 
 
-def test_files(oracle: Iterable[str]) -> list[str]:
-    """The test modules (and conftest.py files) among the oracle's files."""
-    return sorted(p for p in oracle if p.endswith(".py") and (is_test_file(p) or in_test_folder(p)))
+def test_files(oracle: Iterable[str], names: tuple[str, ...] = DEFAULT_TEST_FILES) -> list[str]:
+    """The test modules (and conftest.py files) among the oracle's files (`names`: the
+    patterns of test module names)."""
+    return sorted(
+        p for p in oracle if p.endswith(".py") and (is_test_file(p, names) or in_test_folder(p))
+    )
 
 
 def failing_calls(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
+from codur.scope.pytest_ini import file_patterns
 from codur.scope.support import closure
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
@@ -97,7 +98,8 @@ def choose_checks(
         text = captured.decode("utf-8", errors="replace") if captured is not None else None
         checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
-    found = sorted(p for p in python_files(ws.root) if is_test(p))
+    names = file_patterns(ws.root)
+    found = sorted(p for p in python_files(ws.root) if is_test(p, names))
     tests = [p for p in found if Path(p).name != "conftest.py"]
     if tests or cfg.test_command:
         check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing, before)

@@ -25,6 +25,7 @@ from collections import Counter, deque
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
+from codur.scope.pytest_ini import file_patterns
 from codur.verify.calls_index import Module, index, module_of, parse
 from codur.verify.reach import is_tests, reached_modules, source_text
 from codur.verify.target import is_test, python_files
@@ -141,20 +142,22 @@ def _project(
     """The folder's modules, the words the suite's tests (those under `paths`) use, and
     the names imports bind to others; None when a file cannot be read (too large: it may
     use anything)."""
-    files = sorted(f for f in python_files(root) if not is_tests(f) or _in_suite(f, paths))
+    names = file_patterns(root)
+    files = [f for f in python_files(root) if not is_tests(f, names) or _in_suite(f, paths)]
+    files.sort()
     reached = reached_modules(root, files)
     modules: dict[str, Module] = {}
     tests: set[str] = set()
     texts: list[str] = []
     aliases: dict[str, set[str]] = {}
-    for path in (f for f in files if f in reached or is_tests(f)):  # no other code runs
+    for path in (f for f in files if f in reached or is_tests(f, names)):  # no other code runs
         text = source_text(root, path)
         if text is None:
             return None
         module = module_of(text)
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
-        if is_tests(path):
+        if is_tests(path, names):
             tests |= module.words_all
             texts.append(text)
         else:
@@ -184,8 +187,9 @@ def uncalled(
     text before the run, None for a new file) that no test of the suite (the test files
     under `paths`: a `testpaths` leaves out the others) can call."""
     changed: dict[str, list[str]] = {}
+    names = file_patterns(root)
     for path, old in before.items():
-        if not path.endswith(".py") or is_test(path):
+        if not path.endswith(".py") or is_test(path, names):
             continue
         now = source_text(root, path)
         if now and (found := changed_functions(old, now)):

@@ -8,6 +8,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from codur.verify.test_reading import (
+    may_not_run,
+    module_may_not_run,
+    patch_target,
+    patched,
+    skip_markers,
+)
+
 _WORD = re.compile(r"\w+")
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 TRANSPARENT = frozenset(
@@ -89,61 +97,20 @@ def _skipped(node: ast.AST) -> bool:
     )
 
 
-_NOT_RUN = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure"})
-"""Markers of a test that may not run, or whose failure is expected: what it uses is no
-use a passing suite vouches for (a `skipif` on an unset environment variable)."""
-
-
-def _chain(node: ast.AST) -> set[str]:
-    """The names of a marker expression's own chain (`pytest.mark.skipif(...)`: pytest,
-    mark, skipif), not of its arguments (`parametrize(..., [pytest.param(marks=...)])`)."""
-    names: set[str] = set()
-    while True:
-        node = node.func if isinstance(node, ast.Call) else node
-        if isinstance(node, ast.Attribute):
-            names.add(node.attr)
-            node = node.value
-        else:
-            return names | ({node.id} if isinstance(node, ast.Name) else set())
-
-
-def _marked(node: ast.AST) -> bool:
-    """A test function or class under a skip or xfail marker."""
-    return isinstance(node, _Def | ast.ClassDef) and any(
-        _chain(d) & _NOT_RUN for d in node.decorator_list
-    )
-
-
-def _module_marked(tree: ast.Module) -> bool:
-    """`pytestmark = pytest.mark.skipif(...)` (or a list holding one), or a module-level
-    `pytest.importorskip(...)`: every test of the file may not run."""
-    for node in tree.body:
-        value = getattr(node, "value", None)
-        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-        named = any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets)
-        if named and isinstance(node, ast.Assign | ast.AnnAssign) and value is not None:
-            items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
-            if any(_chain(item) & _NOT_RUN for item in items):
-                return True
-        calls = [value] if isinstance(node, ast.Expr | ast.Assign) else []
-        if any(isinstance(c, ast.Call) and "importorskip" in _chain(c) for c in calls):
-            return True
-    return False
-
-
 def words(
-    nodes: list[ast.AST | None], into_defs: bool = True, run_only: bool = False
+    nodes: list[ast.AST | None], into_defs: bool = True, markers: frozenset[str] | None = None
 ) -> frozenset[str]:
     """The words `nodes` use; `into_defs` False: not inside functions' bodies (their
-    decorators and defaults run where they stand); `run_only`: not inside tests under a
-    skip or xfail marker."""
+    decorators and defaults run where they stand); `markers`: read as a test file, whose
+    skip markers these are (`codur.verify.test_reading`)."""
     found: set[str] = set()
     stack = list(nodes)
     while stack:
         node = stack.pop()
         if node is None or _skipped(node):  # None: a keyword-only argument's missing default
             continue
-        if run_only and _marked(node):
+        if markers is not None and (test := _test_words(node, markers)) is not None:
+            found |= test
             continue
         if isinstance(node, ast.Name):
             found.add(node.id)
@@ -160,6 +127,20 @@ def words(
             continue
         stack.extend(ast.iter_child_nodes(node))
     return frozenset(found)
+
+
+def _test_words(node: ast.AST, markers: frozenset[str]) -> frozenset[str] | None:
+    """What `node` of a test file uses, read as a test (None: read it as any code): a
+    test that may not run uses nothing, one that patches a name does not call it, and a
+    patch's own string names nothing."""
+    if may_not_run(node, markers):
+        return frozenset()
+    if isinstance(node, _Def) and node.name.startswith("test"):
+        parts = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body]
+        return words(parts, markers=markers) - patched(node)
+    if (target := patch_target(node)) is not None:
+        return words([c for c in ast.iter_child_nodes(node) if c is not target], markers=markers)
+    return None
 
 
 def _is_main(node: ast.stmt) -> bool:
@@ -196,6 +177,7 @@ def index(tree: ast.Module | None, text: str) -> Module:
         children = [c for c in ast.iter_child_nodes(node) if _holds_statements(c)]
         stack.extend((c, prefix, owner) for c in reversed(children))
     main = [n for n in tree.body if _is_main(n)]
+    markers = skip_markers(tree)
     aliases = tuple(
         (a.asname, a.name.rsplit(".", 1)[-1])
         for n in ast.walk(tree)
@@ -206,7 +188,7 @@ def index(tree: ast.Module | None, text: str) -> Module:
     return Module(
         top=words([n for n in tree.body if n not in main], into_defs=False),
         main=words(main),
-        words_all=words(_tests_run(tree), run_only=True),
+        words_all=words(_tests_run(tree, markers), markers=markers),
         functions=tuple(functions),
         classes=tuple(classes),
         aliases=aliases,
@@ -214,9 +196,9 @@ def index(tree: ast.Module | None, text: str) -> Module:
     )
 
 
-def _tests_run(tree: ast.Module) -> list[ast.stmt]:
+def _tests_run(tree: ast.Module, markers: frozenset[str]) -> list[ast.stmt]:
     """A test file's statements, less its tests when a module-level mark may skip them."""
-    if not _module_marked(tree):
+    if not module_may_not_run(tree, markers):
         return tree.body
     tests = (n for n in tree.body if isinstance(n, _Def | ast.ClassDef))
     out = {id(n) for n in tests if n.name.lower().startswith("test")}

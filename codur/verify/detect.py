@@ -10,15 +10,13 @@ tree that holds every test file, or on the whole folder.
 from __future__ import annotations
 
 import ast
-import configparser
 import glob
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import tomllib
-
 from codur import source_encoding
 from codur.config.schema import VerifyConfig
+from codur.scope.pytest_ini import ini_options
 from codur.verify.suite import Runner
 
 TREES = ("tests", "test")
@@ -59,40 +57,8 @@ def suite(root: Path, cfg: VerifyConfig, tests: list[str]) -> Suite:
 def pytest_config(root: Path) -> tuple[str, list[str]] | None:
     """(the file holding pytest's configuration, its testpaths), as pytest finds it at the
     folder's root; None: no configuration there."""
-    for name in ("pytest.ini", ".pytest.ini"):
-        if (root / name).is_file():  # pytest's own file: its configuration even if empty
-            return name, _ini_paths(root / name, "pytest")
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}
-        options = data.get("tool", {}).get("pytest", {}).get("ini_options")
-        if isinstance(options, dict):
-            paths = options.get("testpaths", [])
-            paths = paths.split() if isinstance(paths, str) else paths
-            return "pyproject.toml", [str(p) for p in paths if isinstance(p, str)]
-    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
-        if (root / name).is_file() and section in _sections(root / name):
-            return name, _ini_paths(root / name, section)
-    return None
-
-
-def _sections(path: Path) -> configparser.RawConfigParser:
-    parser = configparser.RawConfigParser(strict=False)
-    try:
-        parser.read_string(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, configparser.Error):
-        return configparser.RawConfigParser()  # pytest would stop on it; no paths to take
-    return parser
-
-
-def _ini_paths(path: Path, section: str) -> list[str]:
-    parser = _sections(path)
-    if not parser.has_option(section, "testpaths"):
-        return []
-    return parser.get(section, "testpaths").split()
+    found = ini_options(root)
+    return None if found is None else (found[0], found[1]["testpaths"])
 
 
 def _existing(root: Path, testpaths: list[str]) -> list[str]:

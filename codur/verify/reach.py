@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from codur import source_encoding
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns
 from codur.verify.target import is_test, python_files
 
 _WORD = re.compile(r"\w+")
@@ -54,28 +55,30 @@ def _spelled(text: str, name: str) -> bool:
 def unreached(root: Path, targets: list[str]) -> list[str]:
     """The Python files among `targets` that no test (or conftest.py) can reach."""
     files = sorted(python_files(root))
-    wanted = [t for t in targets if t.endswith(".py") and not is_test(t) and t in files]
+    names = file_patterns(root)
+    wanted = [t for t in targets if t.endswith(".py") and not is_test(t, names) and t in files]
     reached = reached_modules(root, files, set(wanted))
     return [t for t in wanted if t not in reached]
 
 
-def is_tests(path: str) -> bool:
-    """A test file, or a conftest.py (pytest loads it)."""
-    return is_test(path) or Path(path).name == "conftest.py"
+def is_tests(path: str, names: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
+    """A test file (`names`: as `is_test`), or a conftest.py (pytest loads it)."""
+    return is_test(path, names) or Path(path).name == "conftest.py"
 
 
 def reached_modules(root: Path, files: list[str], enough: set[str] | None = None) -> set[str]:
     """The folder's modules (of `files`) the tests can reach; the search may stop once
     `enough` are reached."""
+    names = file_patterns(root)
     named: dict[str, list[str]] = {}  # a module's name (one word) -> the modules called so
     spelled: list[tuple[str, str]] = []  # (name, module) for names that are not one word
-    for module in (f for f in files if not is_tests(f)):
+    for module in (f for f in files if not is_tests(f, names)):
         name = _name(module)
         if _WORD.fullmatch(name):
             named.setdefault(name, []).append(module)
         else:
             spelled.append((name, module))
-    frontier = [f for f in files if is_tests(f)]
+    frontier = [f for f in files if is_tests(f, names)]
     reached: set[str] = set()
     while frontier and not (enough is not None and enough <= reached):
         text = source_text(root, frontier.pop())

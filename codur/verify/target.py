@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codur import source_encoding
 from codur.config.schema import VerifyConfig
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, matches
 from codur.tools.python import CONVENTIONAL_ENTRY_POINTS
 from codur.workspace import Workspace, project_tree
 
@@ -31,9 +32,10 @@ class Target:
         return f"{' '.join([Path(self.command[0]).name, *self.command[1:]])}{against}"
 
 
-def is_test(path: str) -> bool:
-    name = Path(path).name
-    return name.startswith("test_") or name.endswith("_test.py") or "tests/" in path
+def is_test(path: str, names: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
+    """A test module by its name (`names`: pytest's patterns, or the project's as
+    `pytest_ini.file_patterns`), or a file of a `tests/` tree."""
+    return matches(path, names) or "tests/" in path
 
 
 _LIBRARY_STATEMENTS = (
