@@ -91,7 +91,10 @@ def _shown(check: Any) -> str:
     if kind == "tests" and check.runner == "command":
         return f"tests: {shlex.join(check.command or [])} (verify.test_command)"
     if kind == "tests" and check.runner == "unittest":
-        return f"tests: python -m unittest discover -s {check.paths[0]}"
+        paths = check.paths
+        named = [p.removesuffix(".py").replace("/", ".") for p in paths]
+        found = named if paths[0].endswith(".py") else ["discover", "-s", paths[0]]
+        return f"tests: python -m unittest {shlex.join(found)}"
     if kind == "tests":
         return f"tests: pytest {' '.join(check.paths)}"
     if kind == "derived":

@@ -249,3 +249,12 @@ def test_the_project_s_own_test_file_names_are_oracle(tmp_path: Path) -> None:
     assert scope.why_not("calc.py") is None
     (tmp_path / "pytest.ini").unlink()
     assert "check_calc.py" not in scope_for(tmp_path, "make the tests pass", {}).oracle
+
+
+def test_a_module_defining_test_cases_is_oracle_whatever_its_name(tmp_path: Path) -> None:
+    """Django's `app/tests.py` matched none of pytest's names, so a run could edit it."""
+    case = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    files = {"app/tests.py": case, "app/models.py": "class TestCase:\n    pass\n"}
+    files["app/base.py"] = "import unittest\n\n\nclass Base(unittest.TestCase):\n    pass\n"
+    write_files(tmp_path, files)
+    assert find_oracle(tmp_path, "expected.txt", set()) == ["app/tests.py"]

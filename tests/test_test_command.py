@@ -481,3 +481,43 @@ def test_ids_of_tests_outside_the_folder_are_not_the_projects(tmp_path: Path) ->
     failing = ["tests/test_calc.py::test_add", "test_codur_doctest.py::test_add_1"]
     check, _ = _tests(tmp_path, VerifyConfig(**SLOW), sorted(tests), [], failing)
     assert check.first == ["tests/test_calc.py::test_add"]
+
+
+def test_test_cases_in_a_module_no_runner_s_names_find_are_run_and_protected(
+    tmp_path: Path,
+) -> None:
+    """A user's `calc_tests.py` (test cases, run by `python -m unittest calc_tests`):
+    neither pytest's names nor unittest's `test*.py` find it. Before, the task naming it
+    made it the file to edit, calc.py read-only, and no check ran (`unverified`)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    root = tmp_path / "work"
+    write_files(root, {"calc.py": CALC_BUG, "calc_tests.py": UNITTEST})
+    python = venv / "bin" / "python"
+    flags = ["--no-model", "--json", "-o", f"tools.python={python}", *CLI_SLOW]
+    done = run_cli(["make the tests in calc_tests.py pass", *flags], root, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    runs = [e for e in events if e["event"] == "verify.run"]
+    assert runs[-1]["command"] == ["python", "-m", "unittest", "calc_tests"]
+    assert events[-1]["status"] == "verified"
+    assert (root / "calc.py").read_text() == CALC
+    assert (root / "calc_tests.py").read_text() == UNITTEST
+    scope = decide_scope("make the tests in calc_tests.py pass", root, "expected.txt")
+    assert "calc_tests.py" in scope.oracle and scope.targets == ()
+    assert "part of the check" in (scope.why_not("calc_tests.py") or "")
+
+
+def test_a_module_pytest_s_names_miss_makes_pytest_run_every_module_by_path(
+    tmp_path: Path,
+) -> None:
+    """Given the folder, pytest would pass over `calc_tests.py` (even when the file is
+    named too, pytest 9 collects it once, by the folder's rules)."""
+    pytest_style = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    files = {"calc.py": CALC, "tests/test_add.py": pytest_style, "tests/calc_tests.py": UNITTEST}
+    write_files(tmp_path, files)
+    ctx, _ = watched_context(tmp_path)
+    result = verify_task(ctx, VerifyConfig(**SLOW), [], [])
+    check = result.plan.checks[0]
+    assert check.runner == "pytest" and check.paths == ["tests/calc_tests.py", "tests/test_add.py"]
+    assert result.passed and "3 passed" in result.evidence[0].summary, result.evidence

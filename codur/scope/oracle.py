@@ -3,7 +3,8 @@ never edited unless the task explicitly asks for it (or the user allows it).
 
 - expected-output files (`verify.expected_file`, wherever it lies);
 - test files by pytest's discovery rules (`test_*.py`, `*_test.py`, and the project's
-  `python_files` patterns), `conftest.py`, and
+  `python_files` patterns), modules that define unittest test cases whatever their
+  names (`scope.test_modules`), `conftest.py`, and
   everything under a `tests/` or `test/` folder (fixtures, data);
 - what pytest loads besides the tests (`codur.scope.support`): its configuration
   (`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`), site hooks
@@ -26,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from codur import source_encoding
 from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns, matches
 from codur.scope.support import closure, helpers, loaded_by_name, plugins, shadows
+from codur.scope.test_modules import case_modules
 from codur.workspace import project_tree
 
 MAX_CAPTURE_BYTES = 5_000_000
@@ -132,6 +134,7 @@ def find_oracle(
     present = set(files)
     patterns = file_patterns(root)
     chosen = {path for path in files if looks_like_oracle(path, expected_name, patterns)}
+    chosen |= case_modules(root, (p for p in files if p not in chosen))
     chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])

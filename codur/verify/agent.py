@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
-from codur.scope.pytest_ini import file_patterns
+from codur.scope.pytest_ini import file_patterns, matches
 from codur.scope.support import closure
+from codur.scope.test_modules import case_modules
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify import calls, detect
@@ -98,11 +99,9 @@ def choose_checks(
         text = captured.decode("utf-8", errors="replace") if captured is not None else None
         checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
-    names = file_patterns(ws.root)
-    found = sorted(p for p in python_files(ws.root) if is_test(p, names))
-    tests = [p for p in found if Path(p).name != "conftest.py"]
-    if tests or cfg.test_command:
-        check, why = _tests(ws.root, cfg, found, [*refs, *changed], failing, before)
+    found, modules = _test_files(ws.root)
+    if modules or cfg.test_command:
+        check, why = _tests(ws.root, cfg, (found, modules), [*refs, *changed], failing, before)
         checks.append(check)
         reasons += why
     fallback: list[Check] = []
@@ -189,6 +188,18 @@ def _expected_for(
     return None
 
 
+def _test_files(root: Path) -> tuple[list[str], list[str]]:
+    """The folder's test files (by pytest's name patterns, the files of a `tests/` tree,
+    conftest.py) and of them the test modules (named as one, or defining unittest test
+    cases whatever their names)."""
+    names = file_patterns(root)
+    files = list(python_files(root))
+    found = {p for p in files if is_test(p, names)}
+    cases = case_modules(root, (p for p in files if p not in found or not matches(p, names)))
+    modules = {p for p in found if matches(p, names)} | cases
+    return sorted(found | cases), sorted(modules)
+
+
 def _apart(root: Path, named: list[str]) -> list[str]:
     """The task's Python files, when no test reaches any of them (else none)."""
     targets = [f for f in dict.fromkeys(named) if f.endswith(".py") and not is_test(f)]
@@ -211,15 +222,15 @@ def _about_task(check: Check) -> bool:
 def _tests(
     root: Path,
     cfg: VerifyConfig,
-    found: list[str],
+    files: tuple[list[str], list[str]],
     named: list[str],
     failing: Collection[str],
     before: Mapping[str, str | None] | None = None,
 ) -> tuple[TestCheck, list[str]]:
-    """The project's tests as a staged check (verify/tests_check.py), and why."""
-    suite = detect.suite(root, cfg, found)
-    tests = [p for p in found if Path(p).name != "conftest.py"]
-    modules = [t for t in tests if Path(t).name.startswith("test") or t.endswith("_test.py")]
+    """The project's tests as a staged check (verify/tests_check.py), and why; `files`:
+    its test files and, of them, its test modules (`_test_files`)."""
+    found, modules = files
+    suite = detect.suite(root, cfg, found, modules)
     related = _relevant_tests(root, modules, named) if cfg.relevant_tests_only else []
     related = [] if set(related) >= set(modules) else related  # the suite is no more
     # the user's command is the project's verdict, whatever its test files import

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codur.scope.pytest_ini import file_patterns
 from codur.verify.calls_index import Module, index, module_of, parse
-from codur.verify.reach import is_tests, reached_modules, source_text
+from codur.verify.reach import reached_modules, source_text, suite_files
 from codur.verify.target import is_test, python_files
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -142,22 +142,22 @@ def _project(
     """The folder's modules, the words the suite's tests (those under `paths`) use, and
     the names imports bind to others; None when a file cannot be read (too large: it may
     use anything)."""
-    names = file_patterns(root)
-    files = [f for f in python_files(root) if not is_tests(f, names) or _in_suite(f, paths)]
-    files.sort()
+    every = sorted(python_files(root))
+    suite = suite_files(root, every)
+    files = [f for f in every if f not in suite or _in_suite(f, paths)]
     reached = reached_modules(root, files)
     modules: dict[str, Module] = {}
     tests: set[str] = set()
     texts: list[str] = []
     aliases: dict[str, set[str]] = {}
-    for path in (f for f in files if f in reached or is_tests(f, names)):  # no other code runs
+    for path in (f for f in files if f in reached or f in suite):  # no other code runs
         text = source_text(root, path)
         if text is None:
             return None
         module = module_of(text)
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
-        if is_tests(path, names):
+        if path in suite:
             tests |= module.words_all
             texts.append(text)
         else:

@@ -2,9 +2,11 @@
 (`verify.test_command`); pytest's configuration (pytest.ini, .pytest.ini, pyproject.toml's
 [tool.pytest.ini_options], tox.ini's [pytest], setup.cfg's [tool:pytest], the order pytest
 reads them in) with its `testpaths`; unittest discovery, when every test file holds
-unittest.TestCase classes only (no pytest import, no test functions, no conftest.py) and
-unittest's pattern (`test*.py`) finds them all; else pytest on the `tests/` or `test/`
-tree that holds every test file, or on the whole folder.
+unittest.TestCase classes only (no pytest import, no test functions, no conftest.py), or
+the modules by name when unittest's pattern (`test*.py`) misses some; else pytest on the
+`tests/` or `test/` tree that holds every test file, or on the whole folder. A test
+module found by what it defines (`scope.test_modules`) that pytest's names miss makes
+pytest run every test module by its path (given a folder, pytest would pass it over).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import ast
 import glob
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from codur import source_encoding
 from codur.config.schema import VerifyConfig
-from codur.scope.pytest_ini import ini_options
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, ini_options, matches
+from codur.scope.test_modules import base_name
 from codur.verify.suite import Runner
 
 TREES = ("tests", "test")
@@ -35,8 +39,16 @@ class Suite:
     """Where it was found, for the verdict's reasoning."""
 
 
-def suite(root: Path, cfg: VerifyConfig, tests: list[str]) -> Suite:
-    """The folder's suite; `tests`: its test files (workspace paths, conftest.py too)."""
+def suite(
+    root: Path, cfg: VerifyConfig, tests: list[str], modules: list[str] | None = None
+) -> Suite:
+    """The folder's suite; `tests`: its test files (workspace paths, conftest.py too);
+    `modules`: of them the test modules (None: those pytest's default names find). A test
+    module pytest's names miss (`calc_tests.py`, defining test cases) has every module run
+    by its path (by its name under unittest), unless pytest's configuration says what the
+    suite is."""
+    if modules is None:
+        modules = [t for t in tests if matches(t, DEFAULT_TEST_FILES)]
     if cfg.test_command:
         return Suite("command", ["."], cfg.test_command, "the configured test command")
     found = pytest_config(root)
@@ -46,9 +58,15 @@ def suite(root: Path, cfg: VerifyConfig, tests: list[str]) -> Suite:
         shown = f", testpaths {' '.join(paths)}" if testpaths else ""
         return Suite("pytest", paths, None, f"pytest's configuration in {source}{shown}")
     tree = next((t for t in TREES if tests and all(_under(p, t) for p in tests)), None)
-    if tests and _unittest_only(root, tests):
-        start = tree or "."
-        return Suite("unittest", [start], None, f"unittest test cases only (discovered in {start})")
+    if modules and _unittest_only(root, tests, modules):
+        if all(fnmatch(PurePosixPath(m).name, "test*.py") for m in modules):
+            start = tree or "."
+            why = f"unittest test cases only (discovered in {start})"
+            return Suite("unittest", [start], None, why)
+        why = f"unittest test cases only ({len(modules)} module(s), run by name)"
+        return Suite("unittest", modules, None, why)
+    if any(not matches(m, DEFAULT_TEST_FILES) for m in modules):  # a folder would miss it
+        return Suite("pytest", modules, None, f"{len(modules)} test module(s), by path")
     if tree is not None:
         return Suite("pytest", [tree], None, f"the {tree}/ tree")
     return Suite("pytest", ["."], None, f"{len(tests)} test file(s) in the folder")
@@ -78,14 +96,13 @@ def _under(path: str, tree: str) -> bool:
     return PurePosixPath(path).parts[:1] == (tree,)
 
 
-def _unittest_only(root: Path, tests: list[str]) -> bool:
+def _unittest_only(root: Path, tests: list[str], modules: list[str]) -> bool:
     """Every test module defines unittest.TestCase classes and nothing pytest alone runs,
-    unittest's discovery pattern finds each of them, and no conftest.py is there."""
+    none is named as pytest's alone (`*_test.py`), and no conftest.py is there."""
     names = [PurePosixPath(t).name for t in tests]
-    modules = [t for t, n in zip(tests, names, strict=True) if n.startswith("test")]
-    if "conftest.py" in names or any(n.endswith("_test.py") for n in names):
+    if "conftest.py" in names or any(m.endswith("_test.py") for m in modules):
         return False
-    return bool(modules) and all(_test_cases_only(root / t) for t in modules)
+    return all(_test_cases_only(root / m) for m in modules)
 
 
 def _test_cases_only(path: Path) -> bool:
@@ -103,11 +120,5 @@ def _test_cases_only(path: Path) -> bool:
             if node.name.startswith("test"):
                 return False  # a test function: pytest's, unittest never runs it
         elif isinstance(node, ast.ClassDef):
-            cases |= any(_base_name(b).endswith("TestCase") for b in node.bases)
+            cases |= any(base_name(b).endswith("TestCase") for b in node.bases)
     return cases
-
-
-def _base_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else ""

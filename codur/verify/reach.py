@@ -16,6 +16,7 @@ from pathlib import Path
 
 from codur import source_encoding
 from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns
+from codur.scope.test_modules import case_modules
 from codur.verify.target import is_test, python_files
 
 _WORD = re.compile(r"\w+")
@@ -66,19 +67,27 @@ def is_tests(path: str, names: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
     return is_test(path, names) or Path(path).name == "conftest.py"
 
 
+def suite_files(root: Path, files: list[str]) -> set[str]:
+    """The test files among `files`: by their names (`is_tests`, with the project's
+    `python_files`), or defining unittest test cases (`scope.test_modules`)."""
+    names = file_patterns(root)
+    found = {f for f in files if is_tests(f, names)}
+    return found | case_modules(root, (f for f in files if f not in found))
+
+
 def reached_modules(root: Path, files: list[str], enough: set[str] | None = None) -> set[str]:
     """The folder's modules (of `files`) the tests can reach; the search may stop once
     `enough` are reached."""
-    names = file_patterns(root)
+    tests = suite_files(root, files)
     named: dict[str, list[str]] = {}  # a module's name (one word) -> the modules called so
     spelled: list[tuple[str, str]] = []  # (name, module) for names that are not one word
-    for module in (f for f in files if not is_tests(f, names)):
+    for module in (f for f in files if f not in tests):
         name = _name(module)
         if _WORD.fullmatch(name):
             named.setdefault(name, []).append(module)
         else:
             spelled.append((name, module))
-    frontier = [f for f in files if is_tests(f, names)]
+    frontier = [f for f in files if f in tests]
     reached: set[str] = set()
     while frontier and not (enough is not None and enough <= reached):
         text = source_text(root, frontier.pop())

@@ -41,19 +41,26 @@ def project_command(ctx: ToolContext, command: list[str]) -> list[str]:
     return list(command)
 
 
-def unittest_command(ctx: ToolContext, start: str, patterns: list[str] = ()) -> list[str]:
-    """`python -m unittest discover` from `start` (its parent the top when it is a
-    package), only the tests matching `patterns` (`-k`) when given."""
-    return [ctx.python, "-m", "unittest", *unittest_args(ctx.ws.root, start, patterns)]
+def unittest_command(ctx: ToolContext, paths: Sequence[str], patterns: list[str] = ()) -> list[str]:
+    """`python -m unittest` on `paths` (`unittest_args`), only the tests matching
+    `patterns` (`-k`) when given."""
+    return [ctx.python, "-m", "unittest", *unittest_args(ctx.ws.root, paths, patterns)]
 
 
-def unittest_args(root: Path, start: str, ids: Sequence[str] = ()) -> list[str]:
-    """unittest's arguments for `unittest_command`, in `root`: each id as a `-k` pattern
-    that matches the test's whole dotted name, not every name it is part of (unittest
-    reads a pattern without `*` as a substring: `test_add` would run `test_add_big` too)."""
-    top = ["-t", "."] if start != "." and (root / start / "__init__.py").is_file() else []
+def unittest_args(root: Path, paths: Sequence[str], ids: Sequence[str] = ()) -> list[str]:
+    """unittest's arguments in `root`: discovery from the folder `paths[0]` (its parent the
+    top when it is a package), or the modules `paths` by name when they are files (test
+    modules discovery's `test*.py` misses: `calc_tests.py`). Each id becomes a `-k`
+    pattern that matches the test's whole dotted name, not every name it is part of
+    (unittest reads a pattern without `*` as a substring: `test_add` would run
+    `test_add_big` too)."""
     exact = [f"*{i.replace('[', '[[]')}" for i in ids]
-    return ["discover", "-s", start, *top, *(arg for p in exact for arg in ("-k", p))]
+    keys = [arg for p in exact for arg in ("-k", p)]
+    if any(p.endswith(".py") for p in paths):
+        return [p.removesuffix(".py").replace("/", ".") for p in paths] + keys
+    start = paths[0]
+    top = ["-t", "."] if start != "." and (root / start / "__init__.py").is_file() else []
+    return ["discover", "-s", start, *top, *keys]
 
 
 RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("pipenv", "run"))

@@ -45,7 +45,8 @@ class TestCheck(BaseModel):
     __test__ = False  # a check, not a test class for pytest to collect
     kind: Literal["tests"] = "tests"
     paths: list[str] = ["."]
-    """pytest: the files and folders of the whole suite; unittest: discovery's start."""
+    """pytest: the files and folders of the whole suite; unittest: discovery's start, or
+    the test modules to run (`suite.unittest_args`)."""
     keyword: str | None = None
     """Only the whole suite's tests matching this pytest -k expression."""
     unreached: list[str] = []
@@ -123,7 +124,7 @@ class TestCheck(BaseModel):
         (a shell script, `make test`)."""
         if self.runner == "unittest":
             first = self.first if self.first and self._selectable(self.first) else []
-            return ["module", "unittest", *unittest_args(root, self.paths[0], first)]
+            return ["module", "unittest", *unittest_args(root, self.paths, first)]
         if self.runner == "pytest":
             paths, keyword = self.selection()
             narrow = ["-k", keyword] if keyword else []
@@ -149,13 +150,13 @@ class TestCheck(BaseModel):
             ran = self._command(ctx, stage, command, shlex.join(narrowed), timeout)
             return proven(ran, self.first, self.runner)
         if stage == "failing":
-            command = unittest_command(ctx, self.paths[0], self.first)
+            command = unittest_command(ctx, self.paths, self.first)
         elif self.runner == "pytest":
             held = bool(self.held)  # the suite lists its passes only when it holds ids
             ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, passes=held)
             return proven(ran, self.held, self.runner) if held else ran
         elif self.runner == "unittest":
-            command = unittest_command(ctx, self.paths[0])
+            command = unittest_command(ctx, self.paths)
         else:  # pytest's counts line whatever the command's own -qq
             quiet = ["--verbosity=-1"] if self.pytest_ids else []
             command = project_command(ctx, [*(self.command or []), *quiet])
