@@ -302,3 +302,97 @@ def test_the_project_s_python_files_are_its_tests(tmp_path: Path) -> None:
     assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
     (tmp_path / "pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
     assert uncalled(tmp_path, {"calc.py": CALC}) == []
+
+
+SUB_TEST = "def test_sub():\n    assert sub(3, 1) == 2\n"
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "from pytest import skip\n\n\ndef test_sub():\n    skip('later')\n    sub(1, 1)\n",
+        "pytest.skip('no db', allow_module_level=True)\n\n\n" + SUB_TEST,
+        "if sys.platform != 'none':\n    pytestmark = pytest.mark.skip('x')\n\n\n" + SUB_TEST,
+        "class TestSub:\n    pytestmark = pytest.mark.skip('x')\n\n    def test_sub(self):\n"
+        "        sub(1, 1)\n",
+        "@pytest.fixture\ndef db():\n    pytest.skip('no db')\n\n\n"
+        "def test_sub(db):\n    sub(1, 1)\n",
+        "def need_db():\n    pytest.skip('no db')\n\n\ndef test_sub():\n    need_db()\n"
+        "    sub(1, 1)\n",
+        "slow = [pytest.mark.skip('x')]\npytestmark = slow\n\n\n" + SUB_TEST,
+        "@pytest.fixture(autouse=True)\ndef db():\n    pytest.skip('no db')\n\n\n" + SUB_TEST,
+    ],
+)
+def test_every_way_a_test_file_may_skip_its_test_is_read(tmp_path: Path, module: str) -> None:
+    """A reviewer's cases: pytest reports `1 skipped` for each, and each was read as a
+    call of `sub`."""
+    head = "import sys\n\nimport pytest\n\nfrom calc import sub\n\n\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": head + module}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "import pytest\n\nfrom calc import sub\n\n\n@pytest.mark.parametrize('a', [1, "
+        "pytest.param(2, marks=pytest.mark.xfail(reason='k'))])\ndef test_sub(a):\n    sub(a, 1)\n",
+        "import pytest\n\nfrom calc import sub\n\n\ndef test_sub():\n"
+        "    pytest.importorskip('json')\n    sub(1, 1)\n",
+        "from unittest import mock\n\nimport calc\n\n\n@mock.patch('subprocess.run')\n"
+        "def test_sub(fake):\n    calc.sub(1, 1)\n",
+        "from unittest import mock\n\nimport calc\n\n\ndef test_sub():\n"
+        "    with mock.patch.object(calc, 'sub', wraps=calc.sub):\n        calc.sub(1, 1)\n",
+    ],
+)
+def test_what_still_calls_after_the_review(tmp_path: Path, module: str) -> None:
+    """A marker on one parameter, an `importorskip` of a standard module, a patch of a
+    standard-library name, a spy that wraps the real function: the test still calls it
+    (the first version read each as no call)."""
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": module}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "@mock.patch('calc.sub', return_value=2)\nclass TestSub(TestCase):\n"
+        "    def test_sub(self, fake):\n        calc.sub(3, 1)\n",
+        "class TestSub(TestCase):\n    def setUp(self):\n        p = mock.patch('calc.sub')\n"
+        "        p.start()\n\n    def test_sub(self):\n        calc.sub(3, 1)\n",
+        "@pytest.fixture(autouse=True)\ndef fake(monkeypatch):\n"
+        "    monkeypatch.setattr(calc, 'sub', lambda a, b: 2)\n\n\ndef test_sub():\n"
+        "    calc.sub(3, 1)\n",
+        "@pytest.fixture\ndef fake(monkeypatch):\n    monkeypatch.setattr(calc, 'sub', max)\n\n\n"
+        "def test_sub(fake):\n    calc.sub(3, 1)\n",
+    ],
+)
+def test_a_patch_on_the_class_or_in_a_fixture_replaces_the_call(
+    tmp_path: Path, module: str
+) -> None:
+    head = "from unittest import TestCase, mock\n\nimport pytest\n\nimport calc\n\n\n"
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/test_sub.py": head + module}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+def test_the_project_s_python_functions_name_its_tests(tmp_path: Path) -> None:
+    """`python_functions = check_*`: a patch in `check_sub` is a test's patch."""
+    check = "import calc\n\n\ndef check_add():\n    calc.add(1, 2)\n\n\n"
+    check += "def check_sub(monkeypatch):\n    monkeypatch.setattr('calc.sub', max)\n"
+    check += "    calc.sub(3, 1)\n"
+    ini = "[pytest]\npython_files = check_*.py\npython_functions = check_*\n"
+    files = {"calc.py": CALC + SUB, "check_calc.py": check, "pytest.ini": ini}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+
+
+def test_python_files_replace_pytest_s_names_and_hold_under_testpaths(tmp_path: Path) -> None:
+    """`python_files = check_*.py`: pytest no longer collects test_legacy.py; `*.py`
+    under `testpaths = tests` makes no source file a test."""
+    legacy = "from calc import sub\n\n\ndef test_sub():\n    sub(1, 1)\n"
+    check = "from calc import add\n\n\ndef test_add():\n    add(1, 2)\n"
+    ini = "[pytest]\npython_files = check_*.py\n"
+    files = {"calc.py": CALC + SUB, "check_calc.py": check, "test_legacy.py": legacy}
+    assert missed(tmp_path, {**files, "pytest.ini": ini}, {"calc.py": CALC}) == ["calc.py: sub"]
+    ini = "[pytest]\ntestpaths = tests\npython_files = *.py\n"
+    files = {"src/calc.py": CALC + SUB, "tests/test_calc.py": TEST, "pytest.ini": ini}
+    root = project(tmp_path / "other", files)
+    assert uncalled(root, {"src/calc.py": CALC}) == ["src/calc.py: sub"]

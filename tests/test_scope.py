@@ -258,3 +258,42 @@ def test_a_module_defining_test_cases_is_oracle_whatever_its_name(tmp_path: Path
     files["app/base.py"] = "import unittest\n\n\nclass Base(unittest.TestCase):\n    pass\n"
     write_files(tmp_path, files)
     assert find_oracle(tmp_path, "expected.txt", set()) == ["app/tests.py"]
+
+
+def test_python_files_that_name_every_module_make_no_source_file_a_test(tmp_path: Path) -> None:
+    """A reviewer's case: `python_files = *.py` with `testpaths = tests` made every
+    source file "part of the check", so no run could fix anything."""
+    files = {
+        "src/calc.py": "def f():\n    return 1\n",
+        "src/check_input.py": "def ok(x):\n    return x\n",
+        "tests/test_calc.py": "from calc import f\n\n\ndef test_f():\n    assert f() == 2\n",
+        "pytest.ini": "[pytest]\ntestpaths = tests\npython_files = *.py check_*.py\n",
+    }
+    scope = scope_for(tmp_path, "make the tests pass", files)
+    assert scope.why_not("src/calc.py") is None
+    assert scope.why_not("src/check_input.py") is None  # pytest never collects it
+    assert "part of the check" in (scope.why_not("tests/check_new.py") or "")
+    assert "part of the check" in (scope.why_not("check_new.py") or "")  # collected if made
+    assert scope.why_not("src/helpers.py") is None  # `*.py` names everything: not a test
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pytest.toml", "[pytest]\npython_files = ['check_*.py']\n"),
+        ("pyproject.toml", "[tool.pytest]\npython_files = ['check_*.py']\n"),
+    ],
+)
+def test_pytest_9_s_configuration_files_are_read_and_protected(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """pytest 9 reads pytest.toml and pyproject's native [tool.pytest]: an edit of
+    pytest.toml could deselect the failing test (`addopts = ["-k", "not test_sub"]`)."""
+    files = {
+        name: text,
+        "calc.py": "def f():\n    return 1\n",
+        "check_calc.py": "from calc import f\n\n\ndef test_f():\n    assert f() == 2\n",
+    }
+    scope = scope_for(tmp_path, "make the tests pass", files)
+    assert "check_calc.py" in scope.oracle and name in scope.oracle
+    assert "part of the check" in (scope.why_not("pytest.toml") or "")

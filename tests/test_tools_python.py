@@ -163,6 +163,21 @@ def test_what_a_test_prints_lists_no_test(call, tool_ws) -> None:
     assert summary.ok and summary.failing == [], summary
 
 
+def test_ids_are_read_from_every_summary_and_only_from_them() -> None:
+    """A reviewer's cases: a command running pytest twice listed only the last session's
+    ids; CRLF output listed none; a `FAILED` line printed to stderr after the report was
+    read as a failing test."""
+    banner, end = "=== short test summary info ===", "=== 1 failed in 0.1s ==="
+    two = f"{banner}\nFAILED unit/t.py::test_u - x\n{end}\n{banner}\nFAILED i/t.py::test_i\n{end}"
+    assert parse_pytest(two)["failing"] == ["unit/t.py::test_u", "i/t.py::test_i"]
+    assert parse_pytest(two.replace("\n", "\r\n"))["failing"] == [
+        "unit/t.py::test_u",
+        "i/t.py::test_i",
+    ]
+    after = f"{banner}\nFAILED t.py::test_a\n{end}\nFAILED t.py::test_b - printed to stderr\n"
+    assert parse_pytest(after)["failing"] == ["t.py::test_a"]
+
+
 @pytest.mark.parametrize(
     ("command", "pytest_itself"),
     [

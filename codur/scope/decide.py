@@ -11,8 +11,8 @@ from codur.errors import UsageError
 from codur.scope.compiled import stamps
 from codur.scope.oracle import capture, find_oracle, loaded_files, looks_like_oracle
 from codur.scope.policy import EditScope
-from codur.scope.pytest_ini import file_patterns
 from codur.scope.request import asked_to_change, mentions
+from codur.scope.test_modules import own_test_names, suite_files
 from codur.task import file_mentions, file_refs
 
 
@@ -32,12 +32,15 @@ def decide_scope(
     refs = [r for r in file_refs(task) if _named(root / r) and (root / r).exists()]
     named = _expand(root, refs) or _bare_targets(task, root)
     oracle_paths = find_oracle(root, expected_name, ignore or set(), named, test_command)
-    names = file_patterns(root)
+    suite = suite_files(root, oracle_paths)
+    unnamed = sorted(
+        p for p in suite.modules | suite.cases if not looks_like_oracle(p, expected_name)
+    )
     allowed = allowed_paths(root, allow_edit)
     new = [m for m in [*file_refs(task), *file_mentions(task)] if m not in oracle_paths]
     asked = [
         p
-        for p in [*oracle_paths, *(m for m in new if looks_like_oracle(m, expected_name, names))]
+        for p in [*oracle_paths, *(m for m in new if looks_like_oracle(m, expected_name))]
         if asked_to_change(task, p)
     ]
     editable_oracle = tuple(dict.fromkeys([*asked, *allowed]))
@@ -66,7 +69,8 @@ def decide_scope(
         compiled=compiled,
         task=task,
         reasons=reasons,
-        test_names=names,
+        test_modules=tuple(unnamed),
+        test_names=own_test_names(root),
     )
     return scope
 

@@ -51,6 +51,21 @@ def framework_uses(source: str) -> Counter[str]:
         found = [m for m in [*_IMPORT_LINE.findall(source), *named] if _framework(m)]
         return Counter(found)
     uses: Counter[str] = Counter()
+    bound = bound_names(tree, uses)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if _NAMED.match(text) and not _FILE.search(text) and _framework(text):
+                uses[text] += 1
+    uses.update(_acts(tree, bound))
+    return uses
+
+
+def bound_names(tree: ast.Module, uses: Counter[str] | None = None) -> set[str]:
+    """The names `tree` binds to the test framework: its modules, their members
+    (`from pytest import skip`) and aliases (`TC = unittest.TestCase`); the modules it
+    imports are counted into `uses`."""
+    uses = Counter() if uses is None else uses
     bound: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -63,13 +78,20 @@ def framework_uses(source: str) -> Counter[str]:
             taken = [a for a in node.names if _framework(f"{node.module}.{a.name}")]
             uses.update([node.module] if taken else [])
             bound.update(alias.asname or alias.name for alias in taken)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-            if _NAMED.match(text) and not _FILE.search(text) and _framework(text):
-                uses[text] += 1
-    bound |= _aliases(tree, bound)
-    uses.update(_acts(tree, bound))
-    return uses
+    return bound | _aliases(tree, bound)
+
+
+def stop_of(node: ast.AST, bound: set[str]) -> str | None:
+    """The framework's stop `node` calls or raises on a `bound` name (`skip`, `SkipTest`:
+    `pytest.skip()`, `raise unittest.SkipTest`), or `skipTest` on any object."""
+    if not isinstance(node, ast.Raise | ast.Call):
+        return None
+    stop = node.exc if isinstance(node, ast.Raise) else node
+    called = stop.func if isinstance(stop, ast.Call) else stop
+    name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+    if name in STOPS and (_root(called) in bound or name == "skipTest"):
+        return name
+    return None
 
 
 def _aliases(tree: ast.Module, bound: set[str]) -> set[str]:

@@ -25,43 +25,35 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from codur import source_encoding
-from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns, matches
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, matches
 from codur.scope.support import closure, helpers, loaded_by_name, plugins, shadows
-from codur.scope.test_modules import case_modules
+from codur.scope.test_modules import in_test_folder, suite_files
 from codur.workspace import project_tree
 
 MAX_CAPTURE_BYTES = 5_000_000
 """Oracle files larger than this are protected by path but not captured."""
 
 
-def is_test_file(path: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
-    """A test module by pytest's discovery rule (`patterns`: its default, or the project's
-    `python_files` too: `pytest_ini.file_patterns`), or a conftest.py."""
+def is_test_file(path: str) -> bool:
+    """pytest's default discovery rule for test modules, plus conftest.py."""
     name = PurePosixPath(path).name
-    return name.endswith(".py") and (name == "conftest.py" or matches(path, patterns))
+    return name == "conftest.py" or matches(path, DEFAULT_TEST_FILES)
 
 
-def in_test_folder(path: str) -> bool:
-    return any(part in ("tests", "test") for part in PurePosixPath(path).parts[:-1])
-
-
-def looks_like_oracle(
-    path: str, expected_name: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES
-) -> bool:
-    """Whether a file at `path` (existing or new) would be part of a check (`patterns`:
-    the names of test modules, as `is_test_file`)."""
+def looks_like_oracle(path: str, expected_name: str) -> bool:
+    """Whether a file at `path` (existing or new) would be part of a check by its name."""
     name = PurePosixPath(path).name
-    test = is_test_file(path, patterns) or in_test_folder(path)
+    test = is_test_file(path) or in_test_folder(path)
     return name == expected_name or test or loaded_by_name(path)
 
 
-def judges(path: str, expected_name: str, patterns: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
+def judges(path: str, expected_name: str) -> bool:
     """Whether an oracle file at `path` holds a check (expected output, a test module, the
     tests' data) rather than shaping one (pytest's configuration, plugins and site hooks,
-    the tests' helper modules)."""
+    the tests' helper modules); a test module named otherwise is the scope's to say."""
     if loaded_by_name(path):
         return False
-    return looks_like_oracle(path, expected_name, patterns) or not path.endswith(".py")
+    return looks_like_oracle(path, expected_name) or not path.endswith(".py")
 
 
 def all_files(root: Path, ignore: set[str]) -> list[str]:
@@ -132,9 +124,9 @@ def find_oracle(
     is code under test, not a test helper); `command`: the configured test command."""
     files = all_files(root, ignore)
     present = set(files)
-    patterns = file_patterns(root)
-    chosen = {path for path in files if looks_like_oracle(path, expected_name, patterns)}
-    chosen |= case_modules(root, (p for p in files if p not in chosen))
+    chosen = {path for path in files if looks_like_oracle(path, expected_name)}
+    suite = suite_files(root, files)
+    chosen |= suite.modules | suite.cases
     chosen |= command_files(root, command)
     tests = sorted(p for p in chosen if p.endswith(".py"))
     chosen |= plugins(root, present) | helpers(root, tests, present, named or [])

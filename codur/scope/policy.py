@@ -35,7 +35,7 @@ from codur.scope.harness_edits import harness_changed, harness_lines, without_ha
 from codur.scope.learned import ScopeLearned
 from codur.scope.modules import names_in
 from codur.scope.oracle import judges, loaded_files, looks_like_oracle
-from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns
+from codur.scope.pytest_ini import matches
 from codur.scope.support import shadows
 from codur.scope.test_helpers import Frame, failing_calls, protect, test_files, test_helpers
 from codur.scope.test_uses import TestUses, test_uses
@@ -75,9 +75,12 @@ class EditScope(CapturedOracle):
     learned: ScopeLearned = field(default_factory=ScopeLearned)
     """What the run learned since (files made editable, functions seen failing): the
     graph state's record, which `knowing` gives a scope."""
-    test_names: tuple[str, ...] | None = None
-    """The names of test modules (`pytest_ini.file_patterns`; None: read from the
-    folder's pytest configuration now)."""
+    test_names: tuple[str, ...] = ()
+    """The project's own `python_files` patterns that name some files, not all
+    (`check_*.py`, not `*.py`): a new file they name is a test."""
+    test_modules: tuple[str, ...] = ()
+    """Test modules of the oracle that their names do not tell (`calc_tests.py` defining
+    test cases, the project's `python_files`: `scope.test_modules`)."""
     site_dirs: tuple[str, ...] = ()
     """The site-packages folders of the project's Python (`watch_site`)."""
     site_hooks: dict[str, bytes] = field(default_factory=dict)
@@ -91,12 +94,6 @@ class EditScope(CapturedOracle):
         self.locked = tuple(self.locked)
         self.present = tuple(loaded_files(self.root) if self.present is None else self.present)
         self.compiled = stamps(self.root) if self.compiled is None else dict(self.compiled)
-        if self.test_names is None:
-            self.test_names = file_patterns(self.root)
-
-    @property
-    def _names(self) -> tuple[str, ...]:
-        return self.test_names or DEFAULT_TEST_FILES
 
     @property
     def widened(self) -> dict[str, str]:
@@ -126,7 +123,7 @@ class EditScope(CapturedOracle):
     def judges(self) -> list[str]:
         """The oracle files that hold a check: expected output, the tests and their data
         (not the configuration, plugins or helpers that only shape one)."""
-        return [p for p in self.oracle if judges(p, self.expected_name, self._names)]
+        return [p for p in self.oracle if judges(p, self.expected_name) or p in self.test_modules]
 
     # --- what may change -----------------------------------------------------------
 
@@ -138,8 +135,12 @@ class EditScope(CapturedOracle):
         return shadows(path) and path not in (self.present or ())
 
     def judged_by_name(self, path: str) -> bool:
-        """Whether `path` is oracle by being one or by its name (not only by shadowing)."""
-        return path in self.oracle or looks_like_oracle(path, self.expected_name, self._names)
+        """Whether `path` is oracle by being one or by its name (not only by shadowing):
+        a new file the project's `python_files` names would be collected, and imported,
+        as a test (`test_names`)."""
+        if path in self.oracle or looks_like_oracle(path, self.expected_name):
+            return True
+        return matches(path, self.test_names) and not (self.root / path).exists()
 
     def why_not(self, path: str) -> str | None:
         """Why `path` may not be changed at all (None: it may, harness rules aside)."""
@@ -193,7 +194,7 @@ class EditScope(CapturedOracle):
         """What the tests use and judge of each file of the code (read once): the tests
         that failed first, once the run knows them; else the whole suite."""
         if self._uses is None:
-            tests = test_files([*self.oracle, *self.oracle_editable], self._names)
+            tests = test_files([*self.oracle, *self.oracle_editable], self.test_modules)
             self._uses = test_uses(self.root, tests, self.learned.failing_tests)
         return self._uses
 
@@ -254,7 +255,7 @@ class EditScope(CapturedOracle):
     def _framework(self, path: str, old: str | None, new: str) -> str | None:
         """Why an edit of code under test that takes up the test framework is refused
         (codur.scope.framework); the tests themselves may use it."""
-        if looks_like_oracle(path, self.expected_name, self._names):
+        if looks_like_oracle(path, self.expected_name) or path in self.test_modules:
             return None
         return takes_up_framework(path, old, new)
 

@@ -1,72 +1,98 @@
-"""pytest's configuration at a folder's root, read the way pytest finds it: pytest.ini,
-.pytest.ini, pyproject.toml's [tool.pytest.ini_options], tox.ini's [pytest], setup.cfg's
-[tool:pytest], the first that has it. Only the options Codur acts on: `testpaths` (what
-the suite collects) and `python_files` (which files are test modules)."""
+"""pytest's configuration at a folder's root, read the way pytest 9 finds it (the first
+file that has it): pytest.toml and .pytest.toml ([pytest]), pytest.ini and .pytest.ini,
+pyproject.toml ([tool.pytest] or [tool.pytest.ini_options]), tox.ini ([pytest]),
+setup.cfg ([tool:pytest]). Only the options Codur acts on: `testpaths` (what the suite
+collects), `python_files`, `python_functions` and `python_classes` (what is a test)."""
 
 from __future__ import annotations
 
 import configparser
+import glob
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 import tomllib
 
-OPTIONS = ("testpaths", "python_files")
+OPTIONS = ("testpaths", "python_files", "python_functions", "python_classes")
 DEFAULT_TEST_FILES = ("test_*.py", "*_test.py")
+CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml")
+CONFIG_FILES += ("tox.ini", "setup.cfg")
+"""pytest's configuration files, in the order it looks for them."""
+
+Options = dict[str, list[str]]
 
 
-def ini_options(root: Path) -> tuple[str, dict[str, list[str]]] | None:
+def ini_options(root: Path) -> tuple[str, Options] | None:
     """(the file holding pytest's configuration, its OPTIONS as lists of words); None: no
     configuration there."""
-    for name in ("pytest.ini", ".pytest.ini"):
-        if (root / name).is_file():  # pytest's own file: its configuration even if empty
-            return name, _ini(root / name, "pytest")
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}
-        options = data.get("tool", {}).get("pytest", {}).get("ini_options")
-        if isinstance(options, dict):
-            return "pyproject.toml", {key: _words(options.get(key, [])) for key in OPTIONS}
-    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
-        if (root / name).is_file() and section in _sections(root / name):
-            return name, _ini(root / name, section)
+    for name in CONFIG_FILES:
+        path = root / name
+        if path.is_file() and (found := _read(path, name)) is not None:
+            return name, found
     return None
+
+
+def _read(path: Path, name: str) -> Options | None:
+    if name in ("pytest.toml", ".pytest.toml"):  # pytest's own files: even if empty
+        return _options(_table(_toml(path), "pytest") or {})
+    if name in ("pytest.ini", ".pytest.ini"):
+        return _ini(path, "pytest") or _options({})
+    if name == "pyproject.toml":
+        table = _table(_table(_toml(path), "tool"), "pytest")
+        if table is None:
+            return None
+        ini = _table(table, "ini_options")
+        native = {k: v for k, v in table.items() if k != "ini_options"}
+        return _options(ini) if ini is not None else (_options(native) if native else None)
+    return _ini(path, "pytest" if name == "tox.ini" else "tool:pytest")
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # pytest would stop on it; nothing to take
+
+
+def _table(data: object, key: str) -> dict | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else None
+
+
+def _options(table: dict) -> Options:
+    return {key: _words(table.get(key, [])) for key in OPTIONS}
 
 
 def _words(value: object) -> list[str]:
     items = value.split() if isinstance(value, str) else value
-    return [str(i) for i in items if isinstance(i, str)] if isinstance(items, list) else []
+    return [i for i in items if isinstance(i, str)] if isinstance(items, list) else []
 
 
-def _sections(path: Path) -> configparser.RawConfigParser:
+def _ini(path: Path, section: str) -> Options | None:
     parser = configparser.RawConfigParser(strict=False)
     try:
         parser.read_string(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, configparser.Error):
-        return configparser.RawConfigParser()  # pytest would stop on it; nothing to take
-    return parser
+        return None  # pytest would stop on it; nothing to take
+    if section not in parser:
+        return None
+    return _options({k: parser.get(section, k) for k in OPTIONS if parser.has_option(section, k)})
 
 
-def _ini(path: Path, section: str) -> dict[str, list[str]]:
-    parser = _sections(path)
-    return {
-        key: parser.get(section, key).split() if parser.has_option(section, key) else []
-        for key in OPTIONS
-    }
+def existing(root: Path, testpaths: list[str]) -> list[str]:
+    """The testpaths (globs, as pytest reads them) that name files or folders inside."""
+    found: list[str] = []
+    for pattern in testpaths:
+        if PurePosixPath(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
+            continue
+        for match in sorted(glob.glob(pattern, root_dir=root)) or []:
+            rel = PurePosixPath(match).as_posix()
+            if (root / rel).exists() and rel not in found:
+                found.append(rel)
+    return found
 
 
-def file_patterns(root: Path) -> tuple[str, ...]:
-    """The patterns of test module names: the configured `python_files` besides pytest's
-    defaults (a file either names is a test's, to protect and to judge by)."""
-    found = ini_options(root)
-    configured = found[1]["python_files"] if found else []
-    return DEFAULT_TEST_FILES + tuple(p for p in configured if p not in DEFAULT_TEST_FILES)
-
-
-def matches(path: str, patterns: tuple[str, ...]) -> bool:
+def matches(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
     """pytest's reading of `python_files`: a pattern without a slash matches the file's
     name, one with a slash the end of its path."""
     posix = PurePosixPath(path)

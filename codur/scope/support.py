@@ -30,7 +30,8 @@ import tomllib
 from codur import source_encoding
 from codur.scope.modules import module_file
 
-LOADED_BY_NAME = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
+LOADED_BY_NAME = ("conftest.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini")
+LOADED_BY_NAME += ("tox.ini", "setup.cfg")
 LOADED_BY_NAME += ("pyproject.toml", "sitecustomize.py", "usercustomize.py")
 """Files pytest or Python's start-up read by their name alone."""
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "hypothesis"})

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Protocol
 
 from codur.scope.harness import Harness
 from codur.scope.modules import top_level_names
-from codur.scope.oracle import in_test_folder, is_test_file
-from codur.scope.pytest_ini import DEFAULT_TEST_FILES
+from codur.scope.oracle import is_test_file
+from codur.scope.test_modules import in_test_folder
 from codur.scope.test_uses import TestUses
 
 
@@ -37,11 +37,13 @@ class Frame(Protocol):
     line: int
 
 
-def test_files(oracle: Iterable[str], names: tuple[str, ...] = DEFAULT_TEST_FILES) -> list[str]:
-    """The test modules (and conftest.py files) among the oracle's files (`names`: the
-    patterns of test module names)."""
+def test_files(oracle: Iterable[str], named_otherwise: Collection[str] = ()) -> list[str]:
+    """The test modules (and conftest.py files) among the oracle's files; `named_otherwise`:
+    test modules their names do not tell (`EditScope.test_modules`)."""
     return sorted(
-        p for p in oracle if p.endswith(".py") and (is_test_file(p, names) or in_test_folder(p))
+        p
+        for p in oracle
+        if p.endswith(".py") and (is_test_file(p) or in_test_folder(p) or p in named_otherwise)
     )
 
 

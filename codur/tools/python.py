@@ -153,18 +153,24 @@ _STOPPED = re.compile(r"^!{3,} .*\b(?:Exit|Interrupted|KeyboardInterrupt)\b", re
 
 
 _SHORT_SUMMARY = re.compile(r"^=+ short test summary info =+$", re.MULTILINE)
+_COUNTS_LINE = re.compile(r"^=+ .*\bin [\d.]+s\b.*=+$", re.MULTILINE)
 
 
 def _short_summary(output: str) -> str:
-    """pytest's short test summary (the ids `-rfEp` lists), after the tests' own output:
-    a test that prints `FAILED x - msg` (under `-s`) lists nothing."""
-    banners = list(_SHORT_SUMMARY.finditer(output))
-    return output[banners[-1].end() :] if banners else ""
+    """pytest's short test summaries (the ids `-rfEp` lists), each from its banner to the
+    counts line that ends it: a test that prints `FAILED x - msg` (under `-s`, or to
+    stderr after the report) lists nothing; a command running pytest twice lists both."""
+    sections = []
+    for banner in _SHORT_SUMMARY.finditer(output):
+        end = _COUNTS_LINE.search(output, banner.end())
+        sections.append(output[banner.end() : end.start() if end else len(output)])
+    return "\n".join(sections)
 
 
 def parse_pytest(output: str) -> dict[str, int | bool | list[str]]:
     """Counts from pytest's last summary line, ids from its short test summary, and
     whether it said it was stopped early."""
+    output = output.replace("\r\n", "\n")
     counts: dict[str, int | bool | list[str]] = {
         "passed": 0,
         "failed": 0,

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
-from codur.scope.pytest_ini import file_patterns, matches
 from codur.scope.support import closure
-from codur.scope.test_modules import case_modules
+from codur.scope.test_modules import suite_files
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify import calls, detect
@@ -189,15 +188,10 @@ def _expected_for(
 
 
 def _test_files(root: Path) -> tuple[list[str], list[str]]:
-    """The folder's test files (by pytest's name patterns, the files of a `tests/` tree,
-    conftest.py) and of them the test modules (named as one, or defining unittest test
-    cases whatever their names)."""
-    names = file_patterns(root)
-    files = list(python_files(root))
-    found = {p for p in files if is_test(p, names)}
-    cases = case_modules(root, (p for p in files if p not in found or not matches(p, names)))
-    modules = {p for p in found if matches(p, names)} | cases
-    return sorted(found | cases), sorted(modules)
+    """The folder's test files (conftest.py and a tests/ tree's helpers too), and of them
+    the test modules (`scope.test_modules.suite_files`)."""
+    suite = suite_files(root, python_files(root))
+    return sorted(suite.every), sorted(suite.modules)
 
 
 def _apart(root: Path, named: list[str]) -> list[str]:

@@ -25,9 +25,9 @@ from collections import Counter, deque
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from codur.scope.pytest_ini import file_patterns
-from codur.verify.calls_index import Module, index, module_of, parse
-from codur.verify.reach import reached_modules, source_text, suite_files
+from codur.scope.test_modules import suite_files, test_functions
+from codur.verify.calls_index import TEST_FUNCTIONS, Module, index, module_of, parse
+from codur.verify.reach import reached_modules, source_text
 from codur.verify.target import is_test, python_files
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -143,9 +143,10 @@ def _project(
     the names imports bind to others; None when a file cannot be read (too large: it may
     use anything)."""
     every = sorted(python_files(root))
-    suite = suite_files(root, every)
+    suite = suite_files(root, every).every
+    functions = test_functions(root)
     files = [f for f in every if f not in suite or _in_suite(f, paths)]
-    reached = reached_modules(root, files)
+    reached = reached_modules(root, files, tests={f for f in files if f in suite})
     modules: dict[str, Module] = {}
     tests: set[str] = set()
     texts: list[str] = []
@@ -154,7 +155,7 @@ def _project(
         text = source_text(root, path)
         if text is None:
             return None
-        module = module_of(text)
+        module = module_of(text, functions if path in suite else TEST_FUNCTIONS)
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
         if path in suite:
@@ -187,9 +188,8 @@ def uncalled(
     text before the run, None for a new file) that no test of the suite (the test files
     under `paths`: a `testpaths` leaves out the others) can call."""
     changed: dict[str, list[str]] = {}
-    names = file_patterns(root)
     for path, old in before.items():
-        if not path.endswith(".py") or is_test(path, names):
+        if not path.endswith(".py") or is_test(path):
             continue
         now = source_text(root, path)
         if now and (found := changed_functions(old, now)):

@@ -9,11 +9,14 @@ import re
 from dataclasses import dataclass, field
 
 from codur.verify.test_reading import (
+    TEST_FUNCTIONS,
+    FileRules,
+    class_patches,
     may_not_run,
     module_may_not_run,
     patch_target,
     patched,
-    skip_markers,
+    rules_of,
 )
 
 _WORD = re.compile(r"\w+")
@@ -98,18 +101,18 @@ def _skipped(node: ast.AST) -> bool:
 
 
 def words(
-    nodes: list[ast.AST | None], into_defs: bool = True, markers: frozenset[str] | None = None
+    nodes: list[ast.AST | None], into_defs: bool = True, rules: FileRules | None = None
 ) -> frozenset[str]:
     """The words `nodes` use; `into_defs` False: not inside functions' bodies (their
-    decorators and defaults run where they stand); `markers`: read as a test file, whose
-    skip markers these are (`codur.verify.test_reading`)."""
+    decorators and defaults run where they stand); `rules`: read as a test file, by
+    these (`codur.verify.test_reading`)."""
     found: set[str] = set()
     stack = list(nodes)
     while stack:
         node = stack.pop()
         if node is None or _skipped(node):  # None: a keyword-only argument's missing default
             continue
-        if markers is not None and (test := _test_words(node, markers)) is not None:
+        if rules is not None and (test := _test_words(node, rules)) is not None:
             found |= test
             continue
         if isinstance(node, ast.Name):
@@ -129,17 +132,26 @@ def words(
     return frozenset(found)
 
 
-def _test_words(node: ast.AST, markers: frozenset[str]) -> frozenset[str] | None:
+def _test_words(
+    node: ast.AST, rules: FileRules, around: frozenset[str] = frozenset()
+) -> frozenset[str] | None:
     """What `node` of a test file uses, read as a test (None: read it as any code): a
-    test that may not run uses nothing, one that patches a name does not call it, and a
-    patch's own string names nothing."""
-    if may_not_run(node, markers):
+    test that may not run uses nothing, one that patches a name does not call it (nor do
+    the tests of a class that patches it: `around`), and a patch's own string names
+    nothing."""
+    if may_not_run(node, rules):
         return frozenset()
-    if isinstance(node, _Def) and node.name.startswith("test"):
+    if isinstance(node, _Def) and rules.is_test(node.name):
         parts = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body]
-        return words(parts, markers=markers) - patched(node)
+        return words(parts, rules=rules) - patched(node, rules, around)
+    if isinstance(node, ast.ClassDef) and (inherited := class_patches(node)):
+        found: set[str] = set()
+        for part in [*node.bases, *node.keywords, *node.decorator_list, *node.body]:
+            test = _test_words(part, rules, inherited)
+            found |= test if test is not None else words([part], rules=rules)
+        return frozenset(found)
     if (target := patch_target(node)) is not None:
-        return words([c for c in ast.iter_child_nodes(node) if c is not target], markers=markers)
+        return words([c for c in ast.iter_child_nodes(node) if c is not target], rules=rules)
     return None
 
 
@@ -153,9 +165,10 @@ def _is_main(node: ast.stmt) -> bool:
     return name and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
-def index(tree: ast.Module | None, text: str) -> Module:
+def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNCTIONS) -> Module:
     """The module `text` (parsed as `tree`; None: it does not parse, and every word of it
-    is import-time code). Functions and classes come in source order."""
+    is import-time code). Functions and classes come in source order; `tests`: the names
+    of test functions (pytest's `python_functions`: prefixes or globs)."""
     if tree is None:
         every = frozenset(_WORD.findall(text))
         return Module(top=every, words_all=every)
@@ -177,7 +190,7 @@ def index(tree: ast.Module | None, text: str) -> Module:
         children = [c for c in ast.iter_child_nodes(node) if _holds_statements(c)]
         stack.extend((c, prefix, owner) for c in reversed(children))
     main = [n for n in tree.body if _is_main(n)]
-    markers = skip_markers(tree)
+    rules = rules_of(tree, tests)
     aliases = tuple(
         (a.asname, a.name.rsplit(".", 1)[-1])
         for n in ast.walk(tree)
@@ -188,7 +201,7 @@ def index(tree: ast.Module | None, text: str) -> Module:
     return Module(
         top=words([n for n in tree.body if n not in main], into_defs=False),
         main=words(main),
-        words_all=words(_tests_run(tree, markers), markers=markers),
+        words_all=words(_tests_run(tree, rules), rules=rules),
         functions=tuple(functions),
         classes=tuple(classes),
         aliases=aliases,
@@ -196,9 +209,9 @@ def index(tree: ast.Module | None, text: str) -> Module:
     )
 
 
-def _tests_run(tree: ast.Module, markers: frozenset[str]) -> list[ast.stmt]:
+def _tests_run(tree: ast.Module, rules: FileRules) -> list[ast.stmt]:
     """A test file's statements, less its tests when a module-level mark may skip them."""
-    if not module_may_not_run(tree, markers):
+    if not module_may_not_run(tree, rules):
         return tree.body
     tests = (n for n in tree.body if isinstance(n, _Def | ast.ClassDef))
     out = {id(n) for n in tests if n.name.lower().startswith("test")}
@@ -214,11 +227,13 @@ KEEP = 4096
 """Modules kept for the next verification, by a digest of their text (not the text)."""
 
 
-def module_of(text: str) -> Module:
-    """`index` of `text` (without its syntax trees), kept for the next verification."""
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+def module_of(text: str, tests: tuple[str, ...] = TEST_FUNCTIONS) -> Module:
+    """`index` of `text` (without its syntax trees), kept for the next verification;
+    `tests`: pytest's `python_functions`."""
+    data = "\0".join([*tests, text]).encode("utf-8", "surrogatepass")
+    key = hashlib.blake2b(data, digest_size=16).digest()
     if (found := _KEPT.get(key)) is None:
-        whole = index(parse(text), text)
+        whole = index(parse(text), text, tests)
         found = Module(
             whole.top, whole.main, whole.words_all, whole.functions, whole.classes, whole.aliases
         )

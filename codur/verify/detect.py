@@ -1,7 +1,7 @@
 """Which test suite a folder has and how it runs, in this order: the configured command
-(`verify.test_command`); pytest's configuration (pytest.ini, .pytest.ini, pyproject.toml's
-[tool.pytest.ini_options], tox.ini's [pytest], setup.cfg's [tool:pytest], the order pytest
-reads them in) with its `testpaths`; unittest discovery, when every test file holds
+(`verify.test_command`); pytest's configuration (`scope.pytest_ini`: pytest.toml,
+pytest.ini, pyproject.toml, tox.ini, setup.cfg, the order pytest reads them in) with its
+`testpaths`; unittest discovery, when every test file holds
 unittest.TestCase classes only (no pytest import, no test functions, no conftest.py), or
 the modules by name when unittest's pattern (`test*.py`) misses some; else pytest on the
 `tests/` or `test/` tree that holds every test file, or on the whole folder. A test
@@ -12,14 +12,13 @@ pytest run every test module by its path (given a folder, pytest would pass it o
 from __future__ import annotations
 
 import ast
-import glob
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from codur import source_encoding
 from codur.config.schema import VerifyConfig
-from codur.scope.pytest_ini import DEFAULT_TEST_FILES, ini_options, matches
+from codur.scope.pytest_ini import DEFAULT_TEST_FILES, existing, ini_options, matches
 from codur.scope.test_modules import base_name
 from codur.verify.suite import Runner
 
@@ -54,7 +53,7 @@ def suite(
     found = pytest_config(root)
     if found is not None:
         source, testpaths = found
-        paths = _existing(root, testpaths) or ["."]
+        paths = existing(root, testpaths) or ["."]
         shown = f", testpaths {' '.join(paths)}" if testpaths else ""
         return Suite("pytest", paths, None, f"pytest's configuration in {source}{shown}")
     tree = next((t for t in TREES if tests and all(_under(p, t) for p in tests)), None)
@@ -77,19 +76,6 @@ def pytest_config(root: Path) -> tuple[str, list[str]] | None:
     folder's root; None: no configuration there."""
     found = ini_options(root)
     return None if found is None else (found[0], found[1]["testpaths"])
-
-
-def _existing(root: Path, testpaths: list[str]) -> list[str]:
-    """The testpaths (globs, as pytest reads them) that name files or folders inside."""
-    found: list[str] = []
-    for pattern in testpaths:
-        if PurePosixPath(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
-            continue
-        for match in sorted(glob.glob(pattern, root_dir=root)) or []:
-            rel = PurePosixPath(match).as_posix()
-            if (root / rel).exists() and rel not in found:
-                found.append(rel)
-    return found
 
 
 def _under(path: str, tree: str) -> bool:

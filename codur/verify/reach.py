@@ -3,8 +3,9 @@
 A test file reaches a module when its text names the module (an import, `import_module`,
 a `python calc.py` command, a fixture path), or names a module that reaches it, and so
 on through the folder's own Python files; conftest.py files count as tests (pytest loads
-them). Names are whole words, so `calc` is not found in `calculator`. The answer errs
-towards "reaches": a test suite is set aside only when no file on any path from the tests
+them), and so do the test files the project's own rules make (`scope.test_modules`).
+Names are whole words, so `calc` is not found in `calculator`. The answer errs towards
+"reaches": a test suite is set aside only when no file on any path from the tests
 so much as names the target, and then passing tests say nothing about it.
 """
 
@@ -12,12 +13,12 @@ from __future__ import annotations
 
 import re
 import stat
+from collections.abc import Collection
 from pathlib import Path
 
 from codur import source_encoding
-from codur.scope.pytest_ini import DEFAULT_TEST_FILES, file_patterns
-from codur.scope.test_modules import case_modules
-from codur.verify.target import is_test, python_files
+from codur.scope.test_modules import suite_files
+from codur.verify.target import python_files
 
 _WORD = re.compile(r"\w+")
 MAX_BYTES = 1_000_000
@@ -56,29 +57,18 @@ def _spelled(text: str, name: str) -> bool:
 def unreached(root: Path, targets: list[str]) -> list[str]:
     """The Python files among `targets` that no test (or conftest.py) can reach."""
     files = sorted(python_files(root))
-    names = file_patterns(root)
-    wanted = [t for t in targets if t.endswith(".py") and not is_test(t, names) and t in files]
-    reached = reached_modules(root, files, set(wanted))
+    tests = suite_files(root, files).every
+    wanted = [t for t in targets if t.endswith(".py") and t not in tests and t in files]
+    reached = reached_modules(root, files, set(wanted), tests)
     return [t for t in wanted if t not in reached]
 
 
-def is_tests(path: str, names: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
-    """A test file (`names`: as `is_test`), or a conftest.py (pytest loads it)."""
-    return is_test(path, names) or Path(path).name == "conftest.py"
-
-
-def suite_files(root: Path, files: list[str]) -> set[str]:
-    """The test files among `files`: by their names (`is_tests`, with the project's
-    `python_files`), or defining unittest test cases (`scope.test_modules`)."""
-    names = file_patterns(root)
-    found = {f for f in files if is_tests(f, names)}
-    return found | case_modules(root, (f for f in files if f not in found))
-
-
-def reached_modules(root: Path, files: list[str], enough: set[str] | None = None) -> set[str]:
-    """The folder's modules (of `files`) the tests can reach; the search may stop once
-    `enough` are reached."""
-    tests = suite_files(root, files)
+def reached_modules(
+    root: Path, files: list[str], enough: set[str] | None = None, tests: Collection[str] = ()
+) -> set[str]:
+    """The folder's modules (of `files`) the tests (`tests`; none given: the test files
+    among `files`) can reach; the search may stop once `enough` are reached."""
+    tests = tests or suite_files(root, files).every
     named: dict[str, list[str]] = {}  # a module's name (one word) -> the modules called so
     spelled: list[tuple[str, str]] = []  # (name, module) for names that are not one word
     for module in (f for f in files if f not in tests):

@@ -32,10 +32,10 @@ class Target:
         return f"{' '.join([Path(self.command[0]).name, *self.command[1:]])}{against}"
 
 
-def is_test(path: str, names: tuple[str, ...] = DEFAULT_TEST_FILES) -> bool:
-    """A test module by its name (`names`: pytest's patterns, or the project's as
-    `pytest_ini.file_patterns`), or a file of a `tests/` tree."""
-    return matches(path, names) or "tests/" in path
+def is_test(path: str) -> bool:
+    """A test module by pytest's default names, or a file of a `tests/` tree (the files
+    a project's own rules make tests: `scope.test_modules.suite_files`)."""
+    return matches(path, DEFAULT_TEST_FILES) or "tests/" in path
 
 
 _LIBRARY_STATEMENTS = (

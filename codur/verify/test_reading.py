@@ -1,24 +1,59 @@
 """Which tests of a test file may not run, and what a test replaces before it calls: the
 rules verify/calls.py reads test files by.
 
-A test may not run (or its failure is expected) under a skip or xfail marker, the
-module's own name for one (`needs_db = pytest.mark.skipif(...)`), a `pytestmark` or a
-module-level `importorskip`, or when its body (a test class's set-up) may skip itself:
-`pytest.skip()`, `pytest.xfail()`, `self.skipTest()`, `raise SkipTest`. What such a test
-uses is no use a passing suite vouches for. A name a test patches (`monkeypatch.setattr`,
-`mock.patch`, `patch.object`) is not called by that test, and the patch's own strings use
-nothing.
+A test may not run (or its failure is expected) under a skip or xfail marker (or the
+module's own name for one, `needs_db = pytest.mark.skipif(...)`), under a `pytestmark`
+of its module (at any depth of its module-level code) or of its class, after a
+module-level `pytest.skip(allow_module_level=True)` or `importorskip`, or when it may
+skip itself: a stop of the framework's (`pytest.skip()`, `skip()` imported from pytest,
+`pytest.xfail()`, `self.skipTest()`, `raise SkipTest`) in its body, in its class's
+set-up, or in a fixture or helper of the file it asks for or calls. What such a test uses
+is no use a passing suite vouches for. A name a test patches (`monkeypatch.setattr`,
+`mock.patch`, `patch.object`: in its body, on its class, in its class's set-up, or in a
+fixture of the file it asks for or that is autouse) is not called by that test, unless
+the patch wraps the real one or replaces a standard-library name (`subprocess.run`); the
+patch's own strings name nothing.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
+from dataclasses import dataclass
+from fnmatch import fnmatch
+
+from codur.scope.framework import bound_names, stop_of
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 NOT_RUN = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure"})
 """Markers of a test that may not run, or whose failure is expected."""
-_SKIP_CALLS = frozenset({"skip", "xfail", "importorskip"})
 _SET_UP = frozenset({"setUp", "setUpClass", "setup_method", "setup_class", "setup"})
+_STANDARD = frozenset(sys.stdlib_module_names) | {"builtins"}
+TEST_FUNCTIONS = ("test",)
+"""pytest's default `python_functions`."""
+
+
+@dataclass(frozen=True)
+class FileRules:
+    """What a test file's own definitions say of its tests."""
+
+    markers: frozenset[str]
+    """NOT_RUN and the names the module binds to such markers."""
+    bound: frozenset[str]
+    """Names bound to the test framework (`codur.scope.framework.bound_names`)."""
+    skipping: frozenset[str]
+    """Module-level functions (fixtures, helpers) that may skip the test using them."""
+    patching: dict[str, frozenset[str]]
+    """Module-level functions (fixtures) -> the names they patch."""
+    autouse: frozenset[str]
+    """Fixtures every test of the file uses."""
+    functions: tuple[str, ...] = TEST_FUNCTIONS
+    """The names of test functions (pytest's `python_functions`: prefixes or globs)."""
+
+    def is_test(self, name: str) -> bool:
+        return any(
+            fnmatch(name, r) if "*" in r or "?" in r else name.startswith(r) for r in self.functions
+        )
 
 
 def chain(node: ast.AST) -> set[str]:
@@ -34,53 +69,102 @@ def chain(node: ast.AST) -> set[str]:
             return names | ({node.id} if isinstance(node, ast.Name) else set())
 
 
-def skip_markers(tree: ast.Module) -> frozenset[str]:
-    """NOT_RUN and the names the module binds to such a marker, in order."""
-    names = set(NOT_RUN)
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and chain(node.value) & names:
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return frozenset(names)
+def rules_of(tree: ast.Module, functions: tuple[str, ...] = TEST_FUNCTIONS) -> FileRules:
+    markers = set(NOT_RUN)
+    for node in _module_level(tree):
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Assign) and value is not None and _marks(value, markers):
+            markers |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    bound = frozenset(bound_names(tree))
+    defs = [n for n in tree.body if isinstance(n, _Def)]
+    rules = FileRules(frozenset(markers), bound, frozenset(), {}, frozenset(), functions)
+    skipping = {f.name for f in defs if _stops(f.body, rules)}
+    patching = {f.name: frozenset(patched_in(f.body)) for f in defs}
+    autouse = {f.name for f in defs if any(_autouse(d) for d in f.decorator_list)}
+    patching = {name: names for name, names in patching.items() if names}
+    found = frozenset(skipping), patching, frozenset(autouse)
+    return FileRules(frozenset(markers), bound, *found, functions)
 
 
-def may_not_run(node: ast.AST, markers: frozenset[str]) -> bool:
-    """A test function or class under one of `markers`, or that may skip itself."""
+def _module_level(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements, those under its `if`, `try` and `with` blocks too."""
+    found, stack = [], list(tree.body)
+    while stack:
+        node = stack.pop(0)
+        found.append(node)
+        if isinstance(node, ast.If | ast.Try | ast.With):
+            stack += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            stack += [s for h in getattr(node, "handlers", []) for s in h.body]
+    return found
+
+
+def _marks(value: ast.AST, markers: set[str] | frozenset[str]) -> bool:
+    items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+    return any(chain(item) & markers for item in items)
+
+
+def _autouse(decorator: ast.expr) -> bool:
+    return isinstance(decorator, ast.Call) and any(
+        k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value
+        for k in decorator.keywords
+    )
+
+
+def _stops(body: list[ast.stmt], rules: FileRules) -> bool:
+    """A framework stop in `body` (an `importorskip` of a standard module always runs)."""
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        name = stop_of(node, set(rules.bound))
+        if name in ("fail", "exit") or name is None:
+            continue
+        if name == "importorskip" and _standard(node):
+            continue
+        return True
+    return False
+
+
+def _standard(call: ast.AST) -> bool:
+    first = call.args[0] if isinstance(call, ast.Call) and call.args else None
+    return isinstance(first, ast.Constant) and str(first.value).split(".")[0] in _STANDARD
+
+
+def module_may_not_run(tree: ast.Module, rules: FileRules) -> bool:
+    """A `pytestmark` of a skip or xfail marker, a module-level skip or `importorskip`:
+    every test of the file may not run; so does a skipping autouse fixture."""
+    for node in _module_level(tree):
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        named = any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets)
+        if named and value is not None and _marks(value, rules.markers):
+            return True
+        if isinstance(node, ast.Expr | ast.Assign) and _stops([node], rules):
+            return True
+    return bool(rules.autouse & rules.skipping)
+
+
+def may_not_run(node: ast.AST, rules: FileRules) -> bool:
+    """A test function or class under one of the markers, or that may skip itself."""
     if not isinstance(node, _Def | ast.ClassDef):
         return False
-    if any(chain(d) & markers for d in node.decorator_list):
+    if any(chain(d) & rules.markers for d in node.decorator_list):
         return True
     if isinstance(node, ast.ClassDef):
-        set_up = [n for n in node.body if isinstance(n, _Def) and n.name in _SET_UP]
-        return any(_skips(n) for n in set_up)
-    return node.name.startswith("test") and _skips(node)
+        marked = [s for s in node.body if _pytestmark(s) and _marks(s.value, rules.markers)]
+        return bool(marked) or _stops([s for s in _set_up(node) for s in s.body], rules)
+    if not rules.is_test(node.name):
+        return False
+    asked = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    used = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)}
+    return _stops(node.body, rules) or bool((asked | used) & rules.skipping)
 
 
-def _skips(node: _Def) -> bool:
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call):
-            names = chain(inner)
-            if ("pytest" in names and names & _SKIP_CALLS) or "skipTest" in names:
-                return True
-        if isinstance(inner, ast.Raise) and inner.exc and "SkipTest" in chain(inner.exc):
-            return True
-    return False
+def _pytestmark(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+    )
 
 
-def module_may_not_run(tree: ast.Module, markers: frozenset[str]) -> bool:
-    """`pytestmark = pytest.mark.skipif(...)` (or a list holding one), or a module-level
-    `pytest.importorskip(...)`: every test of the file may not run."""
-    for node in tree.body:
-        value = getattr(node, "value", None)
-        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-        named = any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets)
-        if named and isinstance(node, ast.Assign | ast.AnnAssign) and value is not None:
-            items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
-            if any(chain(item) & markers for item in items):
-                return True
-        calls = [value] if isinstance(node, ast.Expr | ast.Assign) else []
-        if any(isinstance(c, ast.Call) and "importorskip" in chain(c) for c in calls):
-            return True
-    return False
+def _set_up(cls: ast.ClassDef) -> list[_Def]:
+    return [n for n in cls.body if isinstance(n, _Def) and n.name in _SET_UP]
 
 
 def patch_target(node: ast.AST) -> ast.Constant | None:
@@ -98,10 +182,38 @@ def patch_target(node: ast.AST) -> ast.Constant | None:
     return None
 
 
-def patched(node: _Def) -> set[str]:
-    """The names a test replaces (by its decorators or in its body)."""
+def _replaced(node: ast.Call, target: ast.Constant) -> str | None:
+    """The name a patch replaces; None when it wraps the real one (a spy) or replaces a
+    standard-library name (`subprocess.run`: the code under test still runs)."""
+    if any(k.arg == "wraps" for k in node.keywords):
+        return None
+    text = str(target.value)
+    owner = text.rsplit(".", 1)[0] if "." in text else ""
+    if node.args and node.args[0] is not target:
+        owner = ast.unparse(node.args[0])
+    if owner.split(".")[0] in _STANDARD:
+        return None
+    return text.rsplit(".", 1)[-1]
+
+
+def patched_in(nodes: list[ast.expr] | list[ast.stmt]) -> set[str]:
+    """The names the patches in `nodes` (decorators or statements) replace."""
     found = set()
-    for inner in [*node.decorator_list, *(n for b in node.body for n in ast.walk(b))]:
-        if (target := patch_target(inner)) is not None:
-            found.add(str(target.value).rsplit(".", 1)[-1])
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if (target := patch_target(node)) is not None and isinstance(node, ast.Call):
+            found |= {name} if (name := _replaced(node, target)) else set()
     return found
+
+
+def patched(node: _Def, rules: FileRules, around: frozenset[str] = frozenset()) -> set[str]:
+    """The names a test replaces: by its decorators or in its body, by the fixtures of
+    the file it asks for or that are autouse, and `around` (its class's patches)."""
+    asked = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    fixtures = (asked | rules.autouse) & rules.patching.keys()
+    found = patched_in([*node.decorator_list, *node.body]) | set(around)
+    return found.union(*(rules.patching[f] for f in fixtures))
+
+
+def class_patches(cls: ast.ClassDef) -> frozenset[str]:
+    """What a class's decorators and set-up methods patch for each of its tests."""
+    return frozenset(patched_in([*cls.decorator_list, *(s for m in _set_up(cls) for s in m.body)]))
