@@ -474,12 +474,13 @@ def test_the_failed_tests_stage_still_names_what_failed(tmp_path: Path) -> None:
 def test_ids_of_tests_outside_the_folder_are_not_the_projects(tmp_path: Path) -> None:
     """The docstrings' generated test lives outside the folder: its id is no test of the
     project's to run first (on the second version: `no such file`, never passing)."""
-    from codur.verify.agent import _tests
+    from codur.verify.project_tests import staged_tests
 
     tests = {"tests/test_calc.py": TEST_ADD, "tests/test_double.py": DOUBLE}
     write_files(tmp_path, {"calc.py": CALC, **tests})
     failing = ["tests/test_calc.py::test_add", "test_codur_doctest.py::test_add_1"]
-    check, _ = _tests(tmp_path, VerifyConfig(**SLOW), sorted(tests), [], failing)
+    files = (sorted(tests), sorted(tests))
+    check, _ = staged_tests(tmp_path, VerifyConfig(**SLOW), files, [], failing)
     assert check.first == ["tests/test_calc.py::test_add"]
 
 

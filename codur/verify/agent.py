@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
-from codur.scope.support import closure
-from codur.scope.test_modules import suite_files
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
-from codur.verify import calls, detect
 from codur.verify.derived import DerivedCheck
 from codur.verify.derived_checks import derived_checks
 from codur.verify.evidence import Evidence
@@ -41,9 +37,9 @@ from codur.verify.plan import (
     VerificationPlan,
     strategy_of,
 )
-from codur.verify.reach import unreached
+from codur.verify.project_tests import staged_tests, suite_of
 from codur.verify.result import VerificationResult
-from codur.verify.target import entry_point, is_test, python_files, runs_something
+from codur.verify.target import entry_point, is_test, runs_something
 
 if TYPE_CHECKING:
     from codur.scope import EditScope
@@ -98,9 +94,10 @@ def choose_checks(
         text = captured.decode("utf-8", errors="replace") if captured is not None else None
         checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
-    found, modules = _test_files(ws.root)
+    found, modules = suite_of(ws.root)
     if modules or cfg.test_command:
-        check, why = _tests(ws.root, cfg, (found, modules), [*refs, *changed], failing, before)
+        files = (found, modules)
+        check, why = staged_tests(ws.root, cfg, files, [*refs, *changed], failing, before)
         checks.append(check)
         reasons += why
     fallback: list[Check] = []
@@ -187,20 +184,6 @@ def _expected_for(
     return None
 
 
-def _test_files(root: Path) -> tuple[list[str], list[str]]:
-    """The folder's test files (conftest.py and a tests/ tree's helpers too), and of them
-    the test modules (`scope.test_modules.suite_files`)."""
-    suite = suite_files(root, python_files(root))
-    return sorted(suite.every), sorted(suite.modules)
-
-
-def _apart(root: Path, named: list[str]) -> list[str]:
-    """The task's Python files, when no test reaches any of them (else none)."""
-    targets = [f for f in dict.fromkeys(named) if f.endswith(".py") and not is_test(f)]
-    missed = unreached(root, targets)
-    return missed if targets and len(missed) == len(targets) else []
-
-
 def stated_check(check: Check) -> bool:
     """A check of what the task itself states (the calls, the output), not of docstrings:
     beside the project's tests it must hold too."""
@@ -211,73 +194,6 @@ def stated_check(check: Check) -> bool:
 
 def _about_task(check: Check) -> bool:
     return not (isinstance(check, TestCheck) and (check.unreached or check.uncalled))
-
-
-def _tests(
-    root: Path,
-    cfg: VerifyConfig,
-    files: tuple[list[str], list[str]],
-    named: list[str],
-    failing: Collection[str],
-    before: Mapping[str, str | None] | None = None,
-) -> tuple[TestCheck, list[str]]:
-    """The project's tests as a staged check (verify/tests_check.py), and why; `files`:
-    its test files and, of them, its test modules (`_test_files`)."""
-    found, modules = files
-    suite = detect.suite(root, cfg, found, modules)
-    related = _relevant_tests(root, modules, named) if cfg.relevant_tests_only else []
-    related = [] if set(related) >= set(modules) else related  # the suite is no more
-    # the user's command is the project's verdict, whatever its test files import
-    apart = [] if related or suite.runner == "command" else _apart(root, named)
-    own = suite.runner == "command" or apart or not before
-    uncalled = [] if own else calls.uncalled(root, before or {}, suite.paths)
-    # a check's ids for files outside the folder (the docstrings' generated tests) are
-    # no tests of the project's
-    first = [i for i in dict.fromkeys(failing) if _in_folder(root, i)]
-    held: list[str] = []
-    if suite.runner != "command" and set(modules) <= {i.split("::")[0] for i in first}:
-        first, held = [], first  # they are the whole suite: run it once, held to them
-    check = TestCheck(
-        paths=suite.paths,
-        runner=suite.runner,
-        command=suite.command,
-        first=first,
-        held=held,
-        related=related,
-        budget_s=cfg.suite_budget_s,
-        unreached=apart,
-        uncalled=uncalled,
-    )
-    shown = suite.command and shlex.join(suite.command)
-    reasons = [f"the test suite: {shown or ' '.join(suite.paths)} ({suite.why})"]
-    if first:
-        reasons.append(f"first the tests that failed: {', '.join(first[:5])}")
-    if related:
-        reasons.append(f"then the tests that import the changed code: {', '.join(related)}")
-    if apart:
-        reasons.append(f"no test reaches {', '.join(apart)}: they say nothing of it")
-    if uncalled:
-        reasons.append(f"no test calls {', '.join(uncalled)}: they say nothing of it")
-    return check, reasons
-
-
-def _in_folder(root: Path, test_id: str) -> bool:
-    """Whether a pytest id's file is in the folder (a unittest id: always)."""
-    return "::" not in test_id or (root / test_id.split("::")[0]).is_file()
-
-
-def _relevant_tests(root: Path, tests: list[str], files: list[str]) -> list[str]:
-    """The test files among `files`, and those importing a module among `files`, directly
-    or through the folder's other modules (codur/scope/support.py)."""
-    targets = {f for f in files if f.endswith(".py") and not is_test(f)}
-    chosen = [t for t in tests if t in files]
-    if not targets:
-        return chosen
-    modules = set(python_files(root))
-    for test in tests:
-        if test not in chosen and closure(root, [test], modules) & targets:
-            chosen.append(test)
-    return chosen
 
 
 def _suggestions(evidence: list[Evidence]) -> list[str]:
