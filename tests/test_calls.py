@@ -396,3 +396,35 @@ def test_python_files_replace_pytest_s_names_and_hold_under_testpaths(tmp_path: 
     files = {"src/calc.py": CALC + SUB, "tests/test_calc.py": TEST, "pytest.ini": ini}
     root = project(tmp_path / "other", files)
     assert uncalled(root, {"src/calc.py": CALC}) == ["src/calc.py: sub"]
+
+
+@pytest.mark.parametrize(
+    ("conftest", "test"),
+    [
+        (
+            "import pytest\n\n\n@pytest.fixture\ndef db():\n    pytest.skip('no db')\n",
+            "from calc import sub\n\n\ndef test_sub(db):\n    sub(1, 1)\n",
+        ),
+        (
+            "import pytest\n\nimport calc\n\n\n@pytest.fixture(autouse=True)\n"
+            "def fake(monkeypatch):\n    monkeypatch.setattr(calc, 'sub', max)\n",
+            "import calc\n\n\ndef test_sub():\n    calc.sub(1, 1)\n",
+        ),
+    ],
+)
+def test_a_conftest_fixture_that_skips_or_patches_is_followed(
+    tmp_path: Path, conftest: str, test: str
+) -> None:
+    """The tests under a conftest.py whose fixture skips (a `db` that is not there) or
+    patches `sub` do not call `sub`; a test file's own fixture of that name replaces it."""
+    files = {"calc.py": CALC + SUB, "tests/test_calc.py": TEST, "tests/conftest.py": conftest}
+    files["tests/test_sub.py"] = test
+    assert missed(tmp_path, files, {"calc.py": CALC}) == ["calc.py: sub"]
+    own = "import pytest\n\n\n@pytest.fixture\ndef db():\n    return 1\n\n\n"
+    own += "@pytest.fixture\ndef fake():\n    return 1\n\n\n"
+    (tmp_path / "tests" / "test_sub.py").write_text(own + test.replace("():", "(fake):"))
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []
+    (tmp_path / "tests" / "test_sub.py").write_text(test)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "tests" / "conftest.py").rename(tmp_path / "other" / "conftest.py")
+    assert uncalled(tmp_path, {"calc.py": CALC}) == []  # a conftest elsewhere: no effect

@@ -29,6 +29,7 @@ from codur.scope.test_modules import suite_files, test_functions
 from codur.verify.calls_index import TEST_FUNCTIONS, Module, index, module_of, parse
 from codur.verify.reach import reached_modules, source_text
 from codur.verify.target import is_test, python_files
+from codur.verify.test_reading import NO_FIXTURES, Fixtures
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -151,6 +152,7 @@ def _project(
     tests: set[str] = set()
     texts: list[str] = []
     aliases: dict[str, set[str]] = {}
+    suite_modules: dict[str, Module] = {}
     for path in (f for f in files if f in reached or f in suite):  # no other code runs
         text = source_text(root, path)
         if text is None:
@@ -159,16 +161,30 @@ def _project(
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
         if path in suite:
-            tests |= module.words_all
+            suite_modules[path] = module
             texts.append(text)
         else:
             modules[path] = module
+    conftests = {p: m.fixtures for p, m in suite_modules.items() if p.endswith("conftest.py")}
+    for path, module in suite_modules.items():
+        around = _conftest_fixtures(path, conftests)
+        tests |= module.test_rest | around.words_run(module.test_runs, module.defined)
     for path in reached:
         module = modules[path]
         tests |= module.top
         if module.main and any(_runs(t, path) for t in texts):
             tests |= module.main
     return modules, tests, aliases
+
+
+def _conftest_fixtures(path: str, conftests: Mapping[str, Fixtures]) -> Fixtures:
+    """The fixtures of the conftest.py files whose folder holds `path` (not its own)."""
+    found = NO_FIXTURES
+    for conftest, fixtures in conftests.items():
+        folder = str(Path(conftest).parent)
+        if conftest != path and (folder == "." or path.startswith(folder + "/")):
+            found = found.merged(fixtures)
+    return found
 
 
 def _runs(test: str, path: str) -> bool:

@@ -4,13 +4,17 @@ functions and classes with the words each uses, and its imports' aliases."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass, field
 
 from codur.verify.test_reading import (
+    NO_FIXTURES,
     TEST_FUNCTIONS,
     FileRules,
+    Fixtures,
+    asked_fixtures,
     class_patches,
     may_not_run,
     module_may_not_run,
@@ -58,13 +62,28 @@ class Class:
 
 
 @dataclass(frozen=True)
+class RunUse:
+    """One test of a test file that may run: the words it uses and the fixtures it asks
+    for (a conftest's fixture may skip it, or patch what it calls)."""
+
+    words: frozenset[str]
+    asked: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Module:
     top: frozenset[str]
     """Words its import-time code uses (outside functions and its `__main__` block)."""
     main: frozenset[str] = frozenset()
     """Words its `if __name__ == "__main__":` blocks use."""
-    words_all: frozenset[str] = frozenset()
-    """Words any of its code uses but tests under a skip or xfail marker (a test file)."""
+    test_rest: frozenset[str] = frozenset()
+    """As a test file: the words its code outside its tests uses."""
+    test_runs: tuple[RunUse, ...] = ()
+    """As a test file: its tests that may run (not under a skip marker...)."""
+    fixtures: Fixtures = NO_FIXTURES
+    """As a conftest.py: what its fixtures do to the tests that use them."""
+    defined: frozenset[str] = frozenset()
+    """The names its module-level functions define (a test file's own fixtures)."""
     functions: tuple[Function, ...] = ()
     classes: tuple[Class, ...] = ()
     aliases: tuple[tuple[str, str], ...] = ()
@@ -101,18 +120,21 @@ def _skipped(node: ast.AST) -> bool:
 
 
 def words(
-    nodes: list[ast.AST | None], into_defs: bool = True, rules: FileRules | None = None
+    nodes: list[ast.AST | None],
+    into_defs: bool = True,
+    rules: FileRules | None = None,
+    runs: list[RunUse] | None = None,
 ) -> frozenset[str]:
     """The words `nodes` use; `into_defs` False: not inside functions' bodies (their
     decorators and defaults run where they stand); `rules`: read as a test file, by
-    these (`codur.verify.test_reading`)."""
+    these (`codur.verify.test_reading`), each test's words into `runs`."""
     found: set[str] = set()
     stack = list(nodes)
     while stack:
         node = stack.pop()
         if node is None or _skipped(node):  # None: a keyword-only argument's missing default
             continue
-        if rules is not None and (test := _test_words(node, rules)) is not None:
+        if rules is not None and (test := _test_words(node, rules, runs=runs)) is not None:
             found |= test
             continue
         if isinstance(node, ast.Name):
@@ -133,22 +155,30 @@ def words(
 
 
 def _test_words(
-    node: ast.AST, rules: FileRules, around: frozenset[str] = frozenset()
+    node: ast.AST,
+    rules: FileRules,
+    around: frozenset[str] = frozenset(),
+    runs: list[RunUse] | None = None,
 ) -> frozenset[str] | None:
     """What `node` of a test file uses, read as a test (None: read it as any code): a
     test that may not run uses nothing, one that patches a name does not call it (nor do
     the tests of a class that patches it: `around`), and a patch's own string names
-    nothing."""
+    nothing. A test's words go into `runs` when given (they are the test's, not the
+    file's)."""
     if may_not_run(node, rules):
         return frozenset()
     if isinstance(node, _Def) and rules.is_test(node.name):
         parts = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body]
-        return words(parts, rules=rules) - patched(node, rules, around)
+        used = words(parts, rules=rules) - patched(node, rules, around)
+        if runs is None:
+            return used
+        runs.append(RunUse(used, frozenset(asked_fixtures(node))))
+        return frozenset()
     if isinstance(node, ast.ClassDef) and (inherited := class_patches(node)):
         found: set[str] = set()
         for part in [*node.bases, *node.keywords, *node.decorator_list, *node.body]:
-            test = _test_words(part, rules, inherited)
-            found |= test if test is not None else words([part], rules=rules)
+            test = _test_words(part, rules, inherited, runs)
+            found |= test if test is not None else words([part], rules=rules, runs=runs)
         return frozenset(found)
     if (target := patch_target(node)) is not None:
         return words([c for c in ast.iter_child_nodes(node) if c is not target], rules=rules)
@@ -171,7 +201,7 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNC
     of test functions (pytest's `python_functions`: prefixes or globs)."""
     if tree is None:
         every = frozenset(_WORD.findall(text))
-        return Module(top=every, words_all=every)
+        return Module(top=every, test_rest=every)
     functions, classes, defs = [], [], []
     stack: list[tuple[ast.AST, str, str | None]] = [(tree, "", None)]
     while stack:  # statements only: no function is defined inside an expression
@@ -201,7 +231,10 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNC
     return Module(
         top=words([n for n in tree.body if n not in main], into_defs=False),
         main=words(main),
-        words_all=words(_tests_run(tree, rules), rules=rules),
+        test_rest=words(_tests_run(tree, rules), rules=rules, runs=(runs := [])),
+        test_runs=tuple(runs),
+        fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse),
+        defined=frozenset(n.name for n in tree.body if isinstance(n, _Def)),
         functions=tuple(functions),
         classes=tuple(classes),
         aliases=aliases,
@@ -234,9 +267,7 @@ def module_of(text: str, tests: tuple[str, ...] = TEST_FUNCTIONS) -> Module:
     key = hashlib.blake2b(data, digest_size=16).digest()
     if (found := _KEPT.get(key)) is None:
         whole = index(parse(text), text, tests)
-        found = Module(
-            whole.top, whole.main, whole.words_all, whole.functions, whole.classes, whole.aliases
-        )
+        found = dataclasses.replace(whole, defs=[])
         if len(_KEPT) >= KEEP:
             _KEPT.pop(next(iter(_KEPT)))  # the oldest
         _KEPT[key] = found

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from typing import Protocol
 
 from codur.scope.framework import bound_names, stop_of
 
@@ -54,6 +56,45 @@ class FileRules:
         return any(
             fnmatch(name, r) if "*" in r or "?" in r else name.startswith(r) for r in self.functions
         )
+
+
+@dataclass(frozen=True)
+class Fixtures:
+    """What a file's fixtures do to the tests that ask for them (a conftest's: the tests
+    under its folder)."""
+
+    skipping: frozenset[str] = frozenset()
+    patching: dict[str, frozenset[str]] = field(default_factory=dict)
+    autouse: frozenset[str] = frozenset()
+
+    def merged(self, other: Fixtures) -> Fixtures:
+        patching = {**self.patching, **other.patching}
+        return Fixtures(self.skipping | other.skipping, patching, self.autouse | other.autouse)
+
+    def words_run(self, runs: Iterable[RunLike], own: frozenset[str]) -> set[str]:
+        """The words of the tests `runs` that may run, less what the fixtures they ask
+        for (or that are autouse) patch; `own`: fixtures their file defines itself,
+        which take the place of these."""
+        found: set[str] = set()
+        for run in runs:
+            asked = (run.asked | self.autouse) - own
+            if asked & self.skipping:
+                continue
+            found |= run.words - set().union(*(self.patching.get(f, ()) for f in asked))
+        return found
+
+
+NO_FIXTURES = Fixtures()
+
+
+class RunLike(Protocol):
+    words: frozenset[str]
+    asked: frozenset[str]
+
+
+def asked_fixtures(node: _Def) -> set[str]:
+    """The fixtures a test function asks for by its arguments."""
+    return {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
 
 
 def chain(node: ast.AST) -> set[str]:
@@ -152,7 +193,7 @@ def may_not_run(node: ast.AST, rules: FileRules) -> bool:
         return bool(marked) or _stops([s for s in _set_up(node) for s in s.body], rules)
     if not rules.is_test(node.name):
         return False
-    asked = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    asked = asked_fixtures(node)
     used = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)}
     return _stops(node.body, rules) or bool((asked | used) & rules.skipping)
 
@@ -208,7 +249,7 @@ def patched_in(nodes: list[ast.expr] | list[ast.stmt]) -> set[str]:
 def patched(node: _Def, rules: FileRules, around: frozenset[str] = frozenset()) -> set[str]:
     """The names a test replaces: by its decorators or in its body, by the fixtures of
     the file it asks for or that are autouse, and `around` (its class's patches)."""
-    asked = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    asked = asked_fixtures(node)
     fixtures = (asked | rules.autouse) & rules.patching.keys()
     found = patched_in([*node.decorator_list, *node.body]) | set(around)
     return found.union(*(rules.patching[f] for f in fixtures))
