@@ -428,3 +428,18 @@ def test_a_conftest_fixture_that_skips_or_patches_is_followed(
     (tmp_path / "other").mkdir()
     (tmp_path / "tests" / "conftest.py").rename(tmp_path / "other" / "conftest.py")
     assert uncalled(tmp_path, {"calc.py": CALC}) == []  # a conftest elsewhere: no effect
+
+
+def test_an_autouse_fixture_that_skips_some_tests_leaves_the_others_running(
+    tmp_path: Path,
+) -> None:
+    """A conftest's autouse fixture skipping the tests of a marker (or a platform) skips
+    some tests, not every test; one that skips at the top of its body skips them all."""
+    conftest = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef platform(request):\n"
+    conftest += "    if request.node.get_closest_marker('windows'):\n        pytest.skip('win')\n"
+    test = "from calc import sub\n\n\ndef test_sub():\n    sub(1, 1)\n"
+    files = {"calc.py": CALC + SUB, "tests/conftest.py": conftest, "tests/test_sub.py": test}
+    assert missed(tmp_path, files, {"calc.py": CALC}) == []
+    always = conftest.replace("    if request.node.get_closest_marker('windows'):\n    ", "")
+    (tmp_path / "tests" / "conftest.py").write_text(always)
+    assert uncalled(tmp_path, {"calc.py": CALC}) == ["calc.py: sub"]

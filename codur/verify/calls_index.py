@@ -233,7 +233,7 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNC
         main=words(main),
         test_rest=words(_tests_run(tree, rules), rules=rules, runs=(runs := [])),
         test_runs=tuple(runs),
-        fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse),
+        fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse, rules.always),
         defined=frozenset(n.name for n in tree.body if isinstance(n, _Def)),
         functions=tuple(functions),
         classes=tuple(classes),

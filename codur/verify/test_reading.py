@@ -45,6 +45,8 @@ class FileRules:
     """Names bound to the test framework (`codur.scope.framework.bound_names`)."""
     skipping: frozenset[str]
     """Module-level functions (fixtures, helpers) that may skip the test using them."""
+    always: frozenset[str]
+    """Of them, those that skip whatever the test (`Fixtures.always`)."""
     patching: dict[str, frozenset[str]]
     """Module-level functions (fixtures) -> the names they patch."""
     autouse: frozenset[str]
@@ -64,12 +66,18 @@ class Fixtures:
     under its folder)."""
 
     skipping: frozenset[str] = frozenset()
+    """Fixtures that may skip the test asking for them."""
     patching: dict[str, frozenset[str]] = field(default_factory=dict)
     autouse: frozenset[str] = frozenset()
+    always: frozenset[str] = frozenset()
+    """Fixtures that skip whatever the test (a stop at the top of the body): an autouse
+    one that skips only under a condition (a marker, a platform) skips some tests, not
+    every test."""
 
     def merged(self, other: Fixtures) -> Fixtures:
         patching = {**self.patching, **other.patching}
-        return Fixtures(self.skipping | other.skipping, patching, self.autouse | other.autouse)
+        skipping, autouse = self.skipping | other.skipping, self.autouse | other.autouse
+        return Fixtures(skipping, patching, autouse, self.always | other.always)
 
     def words_run(self, runs: Iterable[RunLike], own: frozenset[str]) -> set[str]:
         """The words of the tests `runs` that may run, less what the fixtures they ask
@@ -78,7 +86,7 @@ class Fixtures:
         found: set[str] = set()
         for run in runs:
             asked = (run.asked | self.autouse) - own
-            if asked & self.skipping:
+            if (run.asked - own) & self.skipping or (self.autouse - own) & self.always:
                 continue
             found |= run.words - set().union(*(self.patching.get(f, ()) for f in asked))
         return found
@@ -118,12 +126,14 @@ def rules_of(tree: ast.Module, functions: tuple[str, ...] = TEST_FUNCTIONS) -> F
             markers |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     bound = frozenset(bound_names(tree))
     defs = [n for n in tree.body if isinstance(n, _Def)]
-    rules = FileRules(frozenset(markers), bound, frozenset(), {}, frozenset(), functions)
+    none = frozenset[str]()
+    rules = FileRules(frozenset(markers), bound, none, none, {}, none, functions)
     skipping = {f.name for f in defs if _stops(f.body, rules)}
+    always = {f.name for f in defs if _stops(_unconditional(f.body), rules)}
     patching = {f.name: frozenset(patched_in(f.body)) for f in defs}
     autouse = {f.name for f in defs if any(_autouse(d) for d in f.decorator_list)}
     patching = {name: names for name, names in patching.items() if names}
-    found = frozenset(skipping), patching, frozenset(autouse)
+    found = frozenset(skipping), frozenset(always), patching, frozenset(autouse)
     return FileRules(frozenset(markers), bound, *found, functions)
 
 
@@ -163,6 +173,11 @@ def _stops(body: list[ast.stmt], rules: FileRules) -> bool:
     return False
 
 
+def _unconditional(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of `body` that run whatever happens (not under `if`, `try`...)."""
+    return [s for s in body if isinstance(s, ast.Expr | ast.Raise | ast.Assign)]
+
+
 def _standard(call: ast.AST) -> bool:
     first = call.args[0] if isinstance(call, ast.Call) and call.args else None
     return isinstance(first, ast.Constant) and str(first.value).split(".")[0] in _STANDARD
@@ -179,7 +194,7 @@ def module_may_not_run(tree: ast.Module, rules: FileRules) -> bool:
             return True
         if isinstance(node, ast.Expr | ast.Assign) and _stops([node], rules):
             return True
-    return bool(rules.autouse & rules.skipping)
+    return bool(rules.autouse & rules.always)
 
 
 def may_not_run(node: ast.AST, rules: FileRules) -> bool:
