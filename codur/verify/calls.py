@@ -26,7 +26,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from codur.scope.test_modules import suite_files, test_functions
-from codur.verify.calls_index import TEST_FUNCTIONS, Module, index, module_of, parse
+from codur.verify.calls_index import Module, index, module_of, parse
 from codur.verify.reach import reached_modules, source_text
 from codur.verify.target import is_test, python_files
 from codur.verify.test_reading import NO_FIXTURES, Fixtures
@@ -157,7 +157,7 @@ def _project(
         text = source_text(root, path)
         if text is None:
             return None
-        module = module_of(text, functions if path in suite else TEST_FUNCTIONS)
+        module = module_of(text, functions if path in suite else None)
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
         if path in suite:

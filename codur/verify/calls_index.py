@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from codur.verify.test_reading import (
     NO_FIXTURES,
-    TEST_FUNCTIONS,
     FileRules,
     Fixtures,
     asked_fixtures,
@@ -195,10 +194,11 @@ def _is_main(node: ast.stmt) -> bool:
     return name and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
-def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNCTIONS) -> Module:
+def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] | None = None) -> Module:
     """The module `text` (parsed as `tree`; None: it does not parse, and every word of it
-    is import-time code). Functions and classes come in source order; `tests`: the names
-    of test functions (pytest's `python_functions`: prefixes or globs)."""
+    is import-time code). Functions and classes come in source order; `tests`: read as a
+    test file too, whose test functions these name (pytest's `python_functions`: prefixes
+    or globs)."""
     if tree is None:
         every = frozenset(_WORD.findall(text))
         return Module(top=every, test_rest=every)
@@ -220,7 +220,6 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNC
         children = [c for c in ast.iter_child_nodes(node) if _holds_statements(c)]
         stack.extend((c, prefix, owner) for c in reversed(children))
     main = [n for n in tree.body if _is_main(n)]
-    rules = rules_of(tree, tests)
     aliases = tuple(
         (a.asname, a.name.rsplit(".", 1)[-1])
         for n in ast.walk(tree)
@@ -228,17 +227,27 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] = TEST_FUNC
         for a in n.names
         if a.asname
     )
-    return Module(
+    module = Module(
         top=words([n for n in tree.body if n not in main], into_defs=False),
         main=words(main),
-        test_rest=words(_tests_run(tree, rules), rules=rules, runs=(runs := [])),
-        test_runs=tuple(runs),
-        fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse, rules.always),
-        defined=frozenset(n.name for n in tree.body if isinstance(n, _Def)),
         functions=tuple(functions),
         classes=tuple(classes),
         aliases=aliases,
         defs=defs,
+    )
+    return module if tests is None else _as_test_file(module, tree, tests)
+
+
+def _as_test_file(module: Module, tree: ast.Module, tests: tuple[str, ...]) -> Module:
+    """`module` with what it holds as a test file (its tests, its fixtures)."""
+    rules = rules_of(tree, tests)
+    runs: list[RunUse] = []
+    return dataclasses.replace(
+        module,
+        test_rest=words(_tests_run(tree, rules), rules=rules, runs=runs),
+        test_runs=tuple(runs),
+        fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse, rules.always),
+        defined=frozenset(n.name for n in tree.body if isinstance(n, _Def)),
     )
 
 
@@ -260,10 +269,10 @@ KEEP = 4096
 """Modules kept for the next verification, by a digest of their text (not the text)."""
 
 
-def module_of(text: str, tests: tuple[str, ...] = TEST_FUNCTIONS) -> Module:
+def module_of(text: str, tests: tuple[str, ...] | None = None) -> Module:
     """`index` of `text` (without its syntax trees), kept for the next verification;
-    `tests`: pytest's `python_functions`."""
-    data = "\0".join([*tests, text]).encode("utf-8", "surrogatepass")
+    `tests`: read as a test file, whose test functions these name."""
+    data = "\0".join([*(tests or ["-"]), text]).encode("utf-8", "surrogatepass")
     key = hashlib.blake2b(data, digest_size=16).digest()
     if (found := _KEPT.get(key)) is None:
         whole = index(parse(text), text, tests)
