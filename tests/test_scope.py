@@ -297,3 +297,26 @@ def test_pytest_9_s_configuration_files_are_read_and_protected(
     scope = scope_for(tmp_path, "make the tests pass", files)
     assert "check_calc.py" in scope.oracle and name in scope.oracle
     assert "part of the check" in (scope.why_not("pytest.toml") or "")
+
+
+def test_an_assertion_helper_the_code_does_not_use_is_part_of_the_check(tmp_path: Path) -> None:
+    """A probe's false `verified`: the repair search made numpy.testing-style
+    `assert_close` never raise (`> tol` to `< tol`), and the tests passed with `mean`
+    still wrong. A module that raises AssertionError itself and that no code outside the
+    tests imports decides what they say."""
+    helper = "def assert_close(a, e, tol=1e-9):\n    if abs(a - e) > tol:\n"
+    helper += "        raise AssertionError(f'{a} != {e}')\n"
+    files = {
+        "stats/__init__.py": "",
+        "stats/core.py": "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n",
+        "stats/testing.py": helper,
+        "tests/test_core.py": "from stats.core import mean\nfrom stats.testing import "
+        "assert_close\n\n\ndef test_mean():\n    assert_close(mean([1, 3]), 2)\n",
+    }
+    write_files(tmp_path, files)
+    assert find_oracle(tmp_path, "expected.txt", set()) == [
+        "stats/testing.py",
+        "tests/test_core.py",
+    ]
+    (tmp_path / "stats" / "core.py").write_text("from stats.testing import assert_close\n")
+    assert find_oracle(tmp_path, "expected.txt", set()) == ["tests/test_core.py"]  # code uses it

@@ -13,7 +13,9 @@ of the oracle.
 - helpers: the folder's modules the tests import (directly or through each other) that
   are not code under test. Code under test is what the task names and what that imports;
   when the task names no file, it is every module except those that are test support by
-  their content (they import pytest or unittest, or define pytest hooks or fixtures).
+  their content (they import pytest or unittest, or define pytest hooks or fixtures, or
+  raise AssertionError themselves and no code outside the tests imports them: assertion
+  helpers in the kind of `numpy.testing`).
 """
 
 from __future__ import annotations
@@ -196,4 +198,31 @@ def helpers(root: Path, tests: list[str], files: set[str], named: list[str]) -> 
         for path in code:  # the packages the named modules are in
             under_test |= {f"{p.as_posix()}/__init__.py" for p in PurePosixPath(path).parents}
         return {m for m in reached if m not in under_test}
-    return {m for m in reached if is_support_code(root, m)}
+    found = {m for m in reached if is_support_code(root, m)}
+    asserting = [m for m in reached - found if _raises_assertion(root, m)]
+    code = [f for f in files if f.endswith(".py") and f not in tests]
+    return found | {m for m in asserting if not _imported_by(root, m, code, files)}
+
+
+def _raises_assertion(root: Path, path: str) -> bool:
+    """Whether the module raises AssertionError itself (an assertion helper, as
+    `numpy.testing`'s: it decides what the tests say when the code under test does not
+    use it)."""
+    text = _text(root, path)
+    tree = _tree(root, path) if text and "AssertionError" in text else None
+    return tree is not None and any(
+        isinstance(node, ast.Raise)
+        and node.exc is not None
+        and ast.unparse(node.exc).split("(")[0].endswith("AssertionError")
+        for node in ast.walk(tree)
+    )
+
+
+def _imported_by(root: Path, path: str, code: list[str], files: set[str]) -> bool:
+    """Whether a module of `code` other than `path` imports it."""
+    name = PurePosixPath(path).stem
+    for module in (m for m in code if m != path):
+        text = _text(root, module)
+        if text and name in text and path in imported(root, module, files):
+            return True
+    return False
