@@ -72,62 +72,67 @@ def changed_functions(before: str | None, after: str) -> list[str]:
     return list(dict.fromkeys(changed))
 
 
-def _called(
-    modules: dict[str, Module], tests: Iterable[str], aliases: dict[str, set[str]]
-) -> set[tuple[str, str]]:
-    """(path, qualified name) of every function the tests can call, from the words they
-    use (`tests`) outward; `aliases`: the names imports bind to others."""
-    functions = {}
-    classes: dict[str, list] = {}
-    for path, module in modules.items():
-        for unit in module.functions:
-            functions.setdefault(unit.name, []).append((path, unit))
-        for cls in module.classes:
-            classes.setdefault(cls.name, []).append((path, cls))
-    words: set[str] = set()
-    queue: deque[str] = deque()
-    done: set[tuple[str, str]] = set()
-    used_classes: set[tuple[str, str]] = set()
+class _Graph:
+    """The folder's functions and classes by name: who calls what, from words outward."""
 
-    def use(found: Iterable[str]) -> None:
-        for word in found:
-            if word not in words:
-                words.add(word)
-                queue.append(word)
+    def __init__(self, modules: dict[str, Module], aliases: dict[str, set[str]]) -> None:
+        self.modules, self.aliases = modules, aliases
+        self.functions: dict[str, list] = {}
+        self.classes: dict[str, list] = {}
+        for path, module in modules.items():
+            for unit in module.functions:
+                self.functions.setdefault(unit.name, []).append((path, unit))
+            for cls in module.classes:
+                self.classes.setdefault(cls.name, []).append((path, cls))
 
-    def call(path: str, unit) -> None:
-        if (path, unit.qualname) not in done:
-            done.add((path, unit.qualname))
-            use(unit.words)
+    def called(self, tests: Iterable[str], blocked: Collection[str] = ()) -> set[tuple[str, str]]:
+        """(path, qualified name) of every function the tests can call, from the words
+        they use (`tests`) outward; `blocked`: names the tests patched (a function or
+        class of that name is never entered)."""
+        words: set[str] = set()
+        queue: deque[str] = deque()
+        done: set[tuple[str, str]] = set()
+        used_classes: set[tuple[str, str]] = set()
 
-    def instantiate(path: str, cls) -> None:
-        if (path, cls.qualname) in used_classes:
-            return
-        used_classes.add((path, cls.qualname))
-        for unit in modules[path].functions:
-            if unit.owner == cls.qualname and (unit.implicit or unit.name in words):
-                call(path, unit)
-        for base in cls.bases:  # a subclass's instances run its bases' methods
-            for where, other in classes.get(base, ()):
-                instantiate(where, other)
+        def use(found: Iterable[str]) -> None:
+            for word in found:
+                if word not in words:
+                    words.add(word)
+                    queue.append(word)
 
-    use(tests)
-    for path, module in modules.items():
-        for unit in module.functions:
-            if unit.registered and unit.owner is None:
-                call(path, unit)
-        for cls in module.classes:
-            if cls.registered:
+        def call(path: str, unit) -> None:
+            if (path, unit.qualname) not in done and unit.name not in blocked:
+                done.add((path, unit.qualname))
+                use(unit.words)
+
+        def instantiate(path: str, cls) -> None:
+            if (path, cls.qualname) in used_classes or cls.name in blocked:
+                return
+            used_classes.add((path, cls.qualname))
+            for unit in self.modules[path].functions:
+                if unit.owner == cls.qualname and (unit.implicit or unit.name in words):
+                    call(path, unit)
+            for base in cls.bases:  # a subclass's instances run its bases' methods
+                for where, other in self.classes.get(base, ()):
+                    instantiate(where, other)
+
+        use(tests)
+        for path, module in self.modules.items():
+            for unit in module.functions:
+                if unit.registered and unit.owner is None:
+                    call(path, unit)
+            for cls in module.classes:
+                if cls.registered:
+                    instantiate(path, cls)
+        while queue:
+            word = queue.popleft()
+            use(self.aliases.get(word, ()))
+            for path, cls in self.classes.get(word, ()):
                 instantiate(path, cls)
-    while queue:
-        word = queue.popleft()
-        use(aliases.get(word, ()))
-        for path, cls in classes.get(word, ()):
-            instantiate(path, cls)
-        for path, unit in functions.get(word, ()):
-            if unit.owner is None or (path, unit.owner) in used_classes:
-                call(path, unit)
-    return done
+            for path, unit in self.functions.get(word, ()):
+                if unit.owner is None or (path, unit.owner) in used_classes:
+                    call(path, unit)
+        return done
 
 
 def _in_suite(path: str, paths: Collection[str]) -> bool:
@@ -137,19 +142,26 @@ def _in_suite(path: str, paths: Collection[str]) -> bool:
     return any(p in (".", "") or path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
 
 
+Uses = dict[frozenset[str], set[str]]
+"""The words the tests use, by the names they patched (none: the empty set)."""
+
+
 def _project(
-    root: Path, paths: Collection[str]
-) -> tuple[dict[str, Module], set[str], dict[str, set[str]]] | None:
-    """The folder's modules, the words the suite's tests (those under `paths`) use, and
-    the names imports bind to others; None when a file cannot be read (too large: it may
-    use anything)."""
+    root: Path,
+    paths: Collection[str],
+    ran: Mapping[str, set[str]] | None = None,
+    may_run: bool = False,
+) -> tuple[dict[str, Module], Uses, dict[str, set[str]]] | None:
+    """The folder's modules, the words the suite's tests (those under `paths`; `ran`: the
+    names of the tests a run passed, by file, when known) use, and the names imports
+    bind to others; None when a file cannot be read (too large: it may use anything)."""
     every = sorted(python_files(root))
     suite = suite_files(root, every).every
     functions = test_functions(root)
     files = [f for f in every if f not in suite or _in_suite(f, paths)]
     reached = reached_modules(root, files, tests={f for f in files if f in suite})
     modules: dict[str, Module] = {}
-    tests: set[str] = set()
+    uses: Uses = {frozenset(): set()}
     texts: list[str] = []
     aliases: dict[str, set[str]] = {}
     suite_modules: dict[str, Module] = {}
@@ -160,21 +172,25 @@ def _project(
         module = module_of(text, functions if path in suite else None)
         for alias, name in module.aliases:
             aliases.setdefault(alias, set()).add(name)
+        modules[path] = module  # a test file's helpers and fixtures are called too
         if path in suite:
             suite_modules[path] = module
             texts.append(text)
-        else:
-            modules[path] = module
     conftests = {p: m.fixtures for p, m in suite_modules.items() if p.endswith("conftest.py")}
+    tests = uses[frozenset()]
     for path, module in suite_modules.items():
         around = _conftest_fixtures(path, conftests)
-        tests |= module.test_rest | around.words_run(module.test_runs, module.defined)
+        tests |= module.test_rest
+        passed = None if ran is None else ran.get(path, set())
+        runs = around.words_run(module.test_runs, module.defined, passed, may_run)
+        for blocked, found in runs.items():
+            uses.setdefault(blocked, set()).update(found)
     for path in reached:
         module = modules[path]
         tests |= module.top
         if module.main and any(_runs(t, path) for t in texts):
             tests |= module.main
-    return modules, tests, aliases
+    return modules, uses, aliases
 
 
 def _conftest_fixtures(path: str, conftests: Mapping[str, Fixtures]) -> Fixtures:
@@ -197,12 +213,9 @@ def _runs(test: str, path: str) -> bool:
     return any(re.search(rf"-m\W+{re.escape(name)}\b", test) for name in dotted)
 
 
-def uncalled(
-    root: Path, before: Mapping[str, str | None], paths: Collection[str] = (".",)
-) -> list[str]:
-    """`path: name` for each function the run changed (`before`: the changed files'
-    text before the run, None for a new file) that no test of the suite (the test files
-    under `paths`: a `testpaths` leaves out the others) can call."""
+def changed_in(root: Path, before: Mapping[str, str | None]) -> dict[str, list[str]]:
+    """The functions the run changed, by file (`before`: the changed files' text before
+    the run, None for a new file); test files are not judged."""
     changed: dict[str, list[str]] = {}
     for path, old in before.items():
         if not path.endswith(".py") or is_test(path):
@@ -210,12 +223,55 @@ def uncalled(
         now = source_text(root, path)
         if now and (found := changed_functions(old, now)):
             changed[path] = found
-    if not changed or (project := _project(root, paths)) is None:
+    return changed
+
+
+def uncalled(
+    root: Path,
+    before: Mapping[str, str | None],
+    paths: Collection[str] = (".",),
+    passed: Collection[str] | None = None,
+) -> list[str]:
+    """`path: name` for each function the run changed (`before`, as `changed_in`) that no
+    test of the suite (the test files under `paths`: a `testpaths` leaves out the others)
+    can call; `passed`: the ids of the tests a run of the suite passed (pytest's), which
+    then decide which tests ran."""
+    return uncalled_of(root, changed_in(root, before), paths, passed)
+
+
+def uncalled_of(
+    root: Path,
+    changed: Mapping[str, list[str]],
+    paths: Collection[str] = (".",),
+    passed: Collection[str] | None = None,
+    may_run: bool = False,
+) -> list[str]:
+    """`uncalled` of the functions `changed` (as `changed_in` gives them); `may_run`: a
+    test the files say may not run counts (a run's list of passes will say)."""
+    ran = None if passed is None else _by_file(passed)
+    if not changed or (project := _project(root, paths, ran, may_run)) is None:
         return []
-    called = _called(*project)
+    modules, uses, aliases = project
+    graph = _Graph(modules, aliases)
+    wanted = {(path, name) for path, names in changed.items() for name in names}
+    missing = wanted - graph.called(uses.pop(frozenset()))
+    for blocked, words in uses.items():  # the tests that patch: apart, one set a kind
+        if not missing:
+            break
+        missing -= graph.called(words, blocked)
     return [
         f"{path}: {name}"
         for path, names in changed.items()
         for name in names
-        if (path, name) not in called
+        if (path, name) in missing
     ]
+
+
+def _by_file(ids: Collection[str]) -> dict[str, set[str]]:
+    """pytest's ids (`tests/test_x.py::TestC::test_y[1]`) as test names by file."""
+    found: dict[str, set[str]] = {}
+    for test_id in ids:
+        path, _, rest = test_id.partition("::")
+        if rest:
+            found.setdefault(path, set()).add(rest.split("[")[0].rsplit("::", 1)[-1])
+    return found

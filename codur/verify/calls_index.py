@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from codur.verify.test_reading import (
     NO_FIXTURES,
+    SET_UP,
     FileRules,
     Fixtures,
     asked_fixtures,
@@ -62,11 +63,19 @@ class Class:
 
 @dataclass(frozen=True)
 class RunUse:
-    """One test of a test file that may run: the words it uses and the fixtures it asks
-    for (a conftest's fixture may skip it, or patch what it calls)."""
+    """One test of a test file: the words it uses and the fixtures it asks for (a
+    conftest's fixture may skip it, or patch what it calls)."""
 
     words: frozenset[str]
     asked: frozenset[str]
+    name: str = ""
+    """The test function's name (a run's passing ids say whether it ran)."""
+    patched: frozenset[str] = frozenset()
+    """The names it patches (its own, its class's, its file's fixtures'): nothing it
+    calls reaches the real ones."""
+    may_skip: bool = False
+    """By the file's own reading, it may not run (a skip marker, a skip in its body...):
+    it counts only where a run's passing ids show it ran."""
 
 
 @dataclass(frozen=True)
@@ -158,27 +167,38 @@ def _test_words(
     rules: FileRules,
     around: frozenset[str] = frozenset(),
     runs: list[RunUse] | None = None,
+    skipped: bool = False,
 ) -> frozenset[str] | None:
     """What `node` of a test file uses, read as a test (None: read it as any code): a
-    test that may not run uses nothing, one that patches a name does not call it (nor do
-    the tests of a class that patches it: `around`), and a patch's own string names
-    nothing. A test's words go into `runs` when given (they are the test's, not the
-    file's)."""
-    if may_not_run(node, rules):
+    test that may not run uses nothing (`skipped`: its class or module may not run), one
+    that patches a name does not call it (nor do the tests of a class that patches it:
+    `around`), and a patch's own string names nothing. A test's words go into `runs`
+    when given (they are the test's, not the file's), those that may not run too."""
+    skip = skipped or may_not_run(node, rules)
+    if skip and (runs is None or not isinstance(node, _Def | ast.ClassDef)):
         return frozenset()
     if isinstance(node, _Def) and rules.is_test(node.name):
+        if id(node) in rules.shadowed:  # a later test of that name replaces it
+            return frozenset()
         parts = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body]
-        used = words(parts, rules=rules) - patched(node, rules, around)
+        replaced = frozenset(patched(node, rules, around))
+        used = words(parts, rules=rules) - replaced
         if runs is None:
             return used
-        runs.append(RunUse(used, frozenset(asked_fixtures(node))))
+        asked = frozenset(asked_fixtures(node))
+        runs.append(RunUse(used, asked, node.name, replaced, skip))
         return frozenset()
-    if isinstance(node, ast.ClassDef) and (inherited := class_patches(node)):
+    inherited = class_patches(node) if isinstance(node, ast.ClassDef) else frozenset()
+    if isinstance(node, ast.ClassDef) and (inherited or skip):
         found: set[str] = set()
         for part in [*node.bases, *node.keywords, *node.decorator_list, *node.body]:
-            test = _test_words(part, rules, inherited, runs)
-            found |= test if test is not None else words([part], rules=rules, runs=runs)
+            test = _test_words(part, rules, inherited, runs, skip)
+            if test is None:
+                test = frozenset() if skip else words([part], rules=rules, runs=runs)
+            found |= test
         return frozenset(found)
+    if skip:
+        return frozenset()
     if (target := patch_target(node)) is not None:
         return words([c for c in ast.iter_child_nodes(node) if c is not target], rules=rules)
     return None
@@ -239,12 +259,30 @@ def index(tree: ast.Module | None, text: str, tests: tuple[str, ...] | None = No
 
 
 def _as_test_file(module: Module, tree: ast.Module, tests: tuple[str, ...]) -> Module:
-    """`module` with what it holds as a test file (its tests, its fixtures)."""
+    """`module` with what it holds as a test file: its tests (each apart), the words of
+    its module-level code, its fixtures. Its other functions (helpers, fixtures) are
+    called as any function is, read as test code (a patch's string names nothing); its
+    set-up methods are called by the framework, its classes instantiated."""
     rules = rules_of(tree, tests)
     runs: list[RunUse] = []
+    kept = _tests_run(tree, rules)
+    for node in (n for n in tree.body if n not in kept):  # under a module-level skip
+        _test_words(node, rules, runs=runs, skipped=True)
+    functions = tuple(
+        dataclasses.replace(unit, words=frozenset(), registered=False)  # its run: apart
+        if rules.is_test(unit.name)
+        else dataclasses.replace(
+            unit,
+            words=words([*node.body, *node.args.defaults, *node.args.kw_defaults], rules=rules),
+            registered=unit.registered or unit.name in SET_UP,
+        )
+        for unit, (_, node) in zip(module.functions, module.defs, strict=True)
+    )
     return dataclasses.replace(
         module,
-        test_rest=words(_tests_run(tree, rules), rules=rules, runs=runs),
+        functions=functions,
+        classes=tuple(dataclasses.replace(c, registered=True) for c in module.classes),
+        test_rest=words(kept, into_defs=False, rules=rules, runs=runs),
         test_runs=tuple(runs),
         fixtures=Fixtures(rules.skipping, rules.patching, rules.autouse, rules.always),
         defined=frozenset(n.name for n in tree.body if isinstance(n, _Def)),

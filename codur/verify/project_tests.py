@@ -51,7 +51,9 @@ def staged_tests(
     # the user's command is the project's verdict, whatever its test files import
     apart = [] if related or suite.runner == "command" else _apart(root, named)
     own = suite.runner == "command" or apart or not before
-    uncalled = [] if own else calls.uncalled(root, before or {}, suite.paths)
+    changed = {} if own else calls.changed_in(root, before or {})
+    # pytest lists the tests it passed: they decide after the run (tests_check)
+    uncalled = calls.uncalled_of(root, changed, suite.paths, may_run=suite.runner == "pytest")
     # a check's ids for files outside the folder (the docstrings' generated tests) are
     # no tests of the project's
     first = [i for i in dict.fromkeys(failing) if _in_folder(root, i)]
@@ -68,6 +70,7 @@ def staged_tests(
         budget_s=cfg.suite_budget_s,
         unreached=apart,
         uncalled=uncalled,
+        changed=changed if suite.runner == "pytest" else {},
     )
     shown = suite.command and shlex.join(suite.command)
     reasons = [f"the test suite: {shown or ' '.join(suite.paths)} ({suite.why})"]

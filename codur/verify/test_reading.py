@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Protocol
@@ -29,7 +29,8 @@ from codur.scope.framework import bound_names, stop_of
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 NOT_RUN = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure"})
 """Markers of a test that may not run, or whose failure is expected."""
-_SET_UP = frozenset({"setUp", "setUpClass", "setup_method", "setup_class", "setup"})
+SET_UP = frozenset({"setUp", "setUpClass", "setup_method", "setup_class", "setup"})
+"""Methods the test framework calls on a test class before its tests."""
 _STANDARD = frozenset(sys.stdlib_module_names) | {"builtins"}
 TEST_FUNCTIONS = ("test",)
 """pytest's default `python_functions`."""
@@ -53,6 +54,9 @@ class FileRules:
     """Fixtures every test of the file uses."""
     functions: tuple[str, ...] = TEST_FUNCTIONS
     """The names of test functions (pytest's `python_functions`: prefixes or globs)."""
+    shadowed: frozenset[int] = frozenset()
+    """Definitions (by `id`) a later one of the same name in the same body replaces:
+    pytest collects the last."""
 
     def is_test(self, name: str) -> bool:
         return any(
@@ -79,16 +83,29 @@ class Fixtures:
         skipping, autouse = self.skipping | other.skipping, self.autouse | other.autouse
         return Fixtures(skipping, patching, autouse, self.always | other.always)
 
-    def words_run(self, runs: Iterable[RunLike], own: frozenset[str]) -> set[str]:
-        """The words of the tests `runs` that may run, less what the fixtures they ask
-        for (or that are autouse) patch; `own`: fixtures their file defines itself,
-        which take the place of these."""
-        found: set[str] = set()
+    def words_run(
+        self,
+        runs: Iterable[RunLike],
+        own: frozenset[str],
+        ran: Collection[str] | None = None,
+        may_run: bool = False,
+    ) -> dict[frozenset[str], set[str]]:
+        """The words of the tests `runs` that may run, by the names each patches (with
+        the fixtures it asks for, or that are autouse: nothing it calls reaches those);
+        `own`: fixtures their file defines itself, which take the place of these; `ran`:
+        the names of the file's tests a run passed (None: not known), which decide
+        instead of what the files say; `may_run`: a test the files say may not run
+        counts (a run's list of passes will say)."""
+        found: dict[frozenset[str], set[str]] = {}
         for run in runs:
             asked = (run.asked | self.autouse) - own
-            if (run.asked - own) & self.skipping or (self.autouse - own) & self.always:
+            if ran is not None and run.name not in ran:
                 continue
-            found |= run.words - set().union(*(self.patching.get(f, ()) for f in asked))
+            skipped = (run.asked - own) & self.skipping or (self.autouse - own) & self.always
+            if ran is None and not may_run and (run.may_skip or skipped):
+                continue
+            blocked = run.patched.union(*(self.patching.get(f, ()) for f in asked))
+            found.setdefault(blocked, set()).update(run.words - blocked)
         return found
 
 
@@ -98,6 +115,9 @@ NO_FIXTURES = Fixtures()
 class RunLike(Protocol):
     words: frozenset[str]
     asked: frozenset[str]
+    name: str
+    patched: frozenset[str]
+    may_skip: bool
 
 
 def asked_fixtures(node: _Def) -> set[str]:
@@ -134,7 +154,20 @@ def rules_of(tree: ast.Module, functions: tuple[str, ...] = TEST_FUNCTIONS) -> F
     autouse = {f.name for f in defs if any(_autouse(d) for d in f.decorator_list)}
     patching = {name: names for name, names in patching.items() if names}
     found = frozenset(skipping), frozenset(always), patching, frozenset(autouse)
-    return FileRules(frozenset(markers), bound, *found, functions)
+    return FileRules(frozenset(markers), bound, *found, functions, _shadowed(tree))
+
+
+def _shadowed(tree: ast.Module) -> frozenset[int]:
+    """The functions a later definition of the same name in the same body replaces."""
+    found: set[int] = set()
+    for body in [tree.body, *(n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+        last: dict[str, ast.stmt] = {}
+        for node in body:
+            if isinstance(node, _Def | ast.ClassDef):
+                if node.name in last:
+                    found.add(id(last[node.name]))
+                last[node.name] = node
+    return frozenset(found)
 
 
 def _module_level(tree: ast.Module) -> list[ast.stmt]:
@@ -220,7 +253,7 @@ def _pytestmark(node: ast.stmt) -> bool:
 
 
 def _set_up(cls: ast.ClassDef) -> list[_Def]:
-    return [n for n in cls.body if isinstance(n, _Def) and n.name in _SET_UP]
+    return [n for n in cls.body if isinstance(n, _Def) and n.name in SET_UP]
 
 
 def patch_target(node: ast.AST) -> ast.Constant | None:

@@ -21,6 +21,7 @@ from codur.eventlines import STAGES
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.python import PytestSummary
 from codur.tools.registry import invoke
+from codur.verify import calls
 from codur.verify.evidence import Evidence, exception_names, locations
 from codur.verify.stage_run import Ran, emit, not_found, proven
 from codur.verify.suite import (
@@ -55,6 +56,11 @@ class TestCheck(BaseModel):
     uncalled: list[str] = []
     """`path: function` for each function the run changed that no test calls
     (verify/calls.py): the tests must still pass, but their passing says nothing of it."""
+    changed: dict[str, list[str]] = {}
+    """The functions the run changed, by file (`calls.changed_in`): the whole suite lists
+    the tests it passed, and those alone are the tests that call them (a test deselected
+    by the project's options, skipped by a hook or never collected calls nothing; one
+    the files' reading took as skipped but that ran does call)."""
     runner: Runner = "pytest"
     command: list[str] | None = None
     """The configured test command (runner `command`)."""
@@ -92,7 +98,15 @@ class TestCheck(BaseModel):
                 return self._failed(ctx, ran)
             earlier = max(earlier, ran.summary.passed)  # the stages overlap
         assert last is not None and last.summary is not None
-        return self._passed(last)
+        return self._passed(last, self._uncalled(ctx, last))
+
+    def _uncalled(self, ctx: ToolContext, last: Ran) -> list[str]:
+        """The changed functions no test that passed in the whole suite calls (the
+        reading of the files before the run, where the suite listed no passes)."""
+        summary = last.summary
+        if not (self.changed and last.stage == "suite" and summary and summary.passing):
+            return self.uncalled
+        return calls.uncalled_of(ctx.ws.root, self.changed, self.paths, summary.passing)
 
     def _stages(self) -> list[str]:
         stages = ["failing"] if self.first and self._selectable(self.first) else []
@@ -152,8 +166,10 @@ class TestCheck(BaseModel):
         if stage == "failing":
             command = unittest_command(ctx, self.paths, self.first)
         elif self.runner == "pytest":
-            held = bool(self.held)  # the suite lists its passes only when it holds ids
-            ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, passes=held)
+            # the suite lists its passes when it holds ids, or judges what they call
+            held = bool(self.held)
+            listed = held or bool(self.changed)
+            ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, passes=listed)
             return proven(ran, self.held, self.runner) if held else ran
         elif self.runner == "unittest":
             command = unittest_command(ctx, self.paths)
@@ -208,7 +224,7 @@ class TestCheck(BaseModel):
         cut = stage == "suite" and self.budget_s is not None and call.value.timed_out
         return Ran(stage, shown, call.value, call.duration_s, cut=cut)
 
-    def _passed(self, ran: Ran) -> Evidence:
+    def _passed(self, ran: Ran, uncalled: list[str]) -> Evidence:
         summary = ran.summary
         assert summary is not None
         counts = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
@@ -219,7 +235,7 @@ class TestCheck(BaseModel):
         silent = silent and not (summary.passed or summary.skipped)
         counts = "exit code 0 (no test counts reported)" if silent else counts
         apart = f" (no test reaches {', '.join(self.unreached)})" if self.unreached else ""
-        apart += f" (no test calls {', '.join(self.uncalled)})" if self.uncalled else ""
+        apart += f" (no test calls {', '.join(uncalled)})" if uncalled else ""
         return Evidence(
             check="tests",
             basis="project_tests",
@@ -229,7 +245,7 @@ class TestCheck(BaseModel):
             duration_s=ran.duration_s,
             cases=summary.passed,
             # every test skipped or xfailed, or none reaches the task's files: hollow
-            ran=(summary.passed > 0 or silent) and not (self.unreached or self.uncalled),
+            ran=(summary.passed > 0 or silent) and not (self.unreached or uncalled),
         )
 
     def _partial(self, ran: Ran, passed: int) -> Evidence:
