@@ -522,3 +522,20 @@ def test_a_module_pytest_s_names_miss_makes_pytest_run_every_module_by_path(
     check = result.plan.checks[0]
     assert check.runner == "pytest" and check.paths == ["tests/calc_tests.py", "tests/test_add.py"]
     assert result.passed and "3 passed" in result.evidence[0].summary, result.evidence
+
+
+def test_a_project_installed_editable_is_fixed_in_the_search_s_copies(tmp_path: Path) -> None:
+    """`pip install -e .` puts the project's `src/` on its Python's path: a probe's run
+    judged every candidate of the repair search against the workspace's code (the copy's
+    tests imported it), and ended `found no fix`."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    root = tmp_path / "work"
+    write_files(root, {"src/calc.py": CALC_BUG, "tests/test_calc.py": UNITTEST})
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "work.pth").write_text(f"{root / 'src'}\n")  # what an editable install writes
+    python = venv / "bin" / "python"
+    flags = ["--no-model", "--json", "-o", f"tools.python={python}", *CLI_SLOW]
+    done = run_cli(["make the tests pass", *flags], root, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "src" / "calc.py").read_text() == CALC

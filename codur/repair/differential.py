@@ -13,7 +13,6 @@ is what the tests asked for; a difference elsewhere is a change no test pins.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
 import tempfile
 from dataclasses import dataclass, field
@@ -22,13 +21,13 @@ from pathlib import Path
 from codur.config.schema import RepairConfig
 from codur.litter import temp_prefix
 from codur.repair.locate import TRACE_OUTPUT, traced_command
-from codur.repair.scratch import Scratch
+from codur.repair.scratch import Scratch, in_copy
 from codur.tools.context import ToolContext
 from codur.verify.derived import DerivedCheck
 from codur.verify.mutate import argument_mutants
 from codur.verify.plan import OutputCheck, TestCheck, VerificationPlan
 from codur.verify.probe import Probe, behaviour
-from codur.workspace import SKIP_DIRS, Workspace
+from codur.workspace import SKIP_DIRS
 
 CALLS = Path(__file__).with_name("calls.py")
 UNKNOWN = ("!crashed", "!load")
@@ -159,7 +158,7 @@ def differential(
     `ctx.ws`."""
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     with Scratch(ctx.ws.root, 1, ignore) as scratch, scratch.lease() as folder:
-        copy = dataclasses.replace(ctx, ws=Workspace(folder))
+        copy = in_copy(ctx, folder)
         for path, text in sources.items():
             copy.ws.write_text(path, text)
         traced = _traced_calls(plan, copy, set(sources), timeout_s)

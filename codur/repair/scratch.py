@@ -3,6 +3,7 @@ files and parallel candidates never see each other's edits."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import shutil
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from codur.litter import temp_prefix
+from codur.tools.context import ToolContext
+from codur.workspace import Workspace
 
 
 class Scratch:
@@ -129,3 +132,15 @@ def _owner_writable(top: Path) -> None:
 
 def _special(path: Path) -> bool:
     return not (path.is_symlink() or path.is_dir() or path.is_file())
+
+
+def in_copy(ctx: ToolContext, folder: Path, **changes: object) -> ToolContext:
+    """`ctx` acting in the scratch copy `folder`: its programs import the copy's modules
+    first (its `src/` and its root on `PYTHONPATH`), not the workspace's that an
+    editable install (`pip install -e .`) puts on the project's path."""
+    roots = [str(folder / "src")] if (folder / "src").is_dir() else []
+    roots += [str(folder)]
+    inherited = ctx.program_env.get("PYTHONPATH") or os.environ.get("PYTHONPATH", "")
+    path = os.pathsep.join([*roots, *([inherited] if inherited else [])])
+    env = {**ctx.program_env, "PYTHONPATH": path}
+    return dataclasses.replace(ctx, ws=Workspace(folder), program_env=env, **changes)

@@ -10,7 +10,6 @@ search runs a `repair.progress` event a second says how far it got (codur.events
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -22,7 +21,7 @@ from codur.config.schema import RepairConfig, VerifyConfig
 from codur.events import EventBus, Ticker
 from codur.repair.locate import executed_lines, rank
 from codur.repair.mutations import Mutation, apply_mutations, mutations, overlaps
-from codur.repair.scratch import Scratch
+from codur.repair.scratch import Scratch, in_copy
 from codur.repair.searched import candidate_id
 from codur.repair.trial import Trial
 from codur.tools.context import ToolContext
@@ -30,7 +29,7 @@ from codur.verify.agent import verification_context
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
 from codur.verify.target import is_test, python_files
-from codur.workspace import SKIP_DIRS, Workspace
+from codur.workspace import SKIP_DIRS
 
 
 @dataclass(frozen=True)
@@ -222,7 +221,7 @@ def search(
         # the checks run under a tracer first: the lines they execute rank the candidates
         # (in a leased copy: what its programs write there is put back before a candidate)
         with scratch.lease() as folder:
-            traced = dataclasses.replace(ctx, ws=Workspace(folder))
+            traced = in_copy(ctx, folder)
             executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:

@@ -4,19 +4,17 @@ repair search (mutations) and by sampling (model candidates)."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from codur.events import EventBus
-from codur.repair.scratch import Scratch
+from codur.repair.scratch import Scratch, in_copy
 from codur.tools.context import ToolContext
 from codur.verify.agent import run_plan
 from codur.verify.plan import VerificationPlan
 from codur.verify.result import VerificationResult
-from codur.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,7 @@ class Trial:
         except (SyntaxError, ValueError) as exc:
             return TrialResult(False, 0.0, f"does not compile: {exc}")
         with self.scratch.lease() as folder:  # given back as it was made (Scratch)
-            ctx = dataclasses.replace(self.ctx, ws=Workspace(folder), bus=EventBus())
+            ctx = in_copy(self.ctx, folder, bus=EventBus())
             for path, text in sources.items():
                 ctx.ws.write_text(path, text)
             verdict = None

@@ -76,6 +76,9 @@ class ToolContext:
     """The task's todo list (plan_verify mode). The graph state holds it: the agent loop
     puts the state's list here before a round of tools and takes it back after, so
     todo_write / todo_read (codur.tools.todo) work on the run's list."""
+    program_env: Mapping[str, str] = field(default_factory=dict)
+    """Environment the folder's programs get besides Codur's own (a scratch copy's
+    `PYTHONPATH`: `codur.repair.scratch.in_copy`)."""
     stop_output: Callable[[int, str], bool] | None = None
     """Set on an output check's copy of the context: its program is stopped at the first
     stdout line this returns True for (a line that cannot match the expected output;
@@ -242,7 +245,7 @@ class ToolContext:
                 output_limit or self.config.output_limit_bytes,
                 memory_limit=memory * 1024 * 1024 if memory else None,
                 stdin=stdin,
-                env=env,
+                env={**self.program_env, **(env or {})} if self.program_env else env,
                 sandbox=box,
                 writable=writable or [],
                 tick=tick,
