@@ -484,29 +484,31 @@ def test_ids_of_tests_outside_the_folder_are_not_the_projects(tmp_path: Path) ->
     assert check.first == ["tests/test_calc.py::test_add"]
 
 
+@pytest.mark.parametrize("name", ["calc_tests", "calc_test"])
 def test_test_cases_in_a_module_no_runner_s_names_find_are_run_and_protected(
-    tmp_path: Path,
+    tmp_path: Path, name: str
 ) -> None:
     """A user's `calc_tests.py` (test cases, run by `python -m unittest calc_tests`):
     neither pytest's names nor unittest's `test*.py` find it. Before, the task naming it
-    made it the file to edit, calc.py read-only, and no check ran (`unverified`)."""
+    made it the file to edit, calc.py read-only, and no check ran (`unverified`); a
+    `calc_test.py` was given to pytest, which that interpreter lacks (exit 12)."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     root = tmp_path / "work"
-    write_files(root, {"calc.py": CALC_BUG, "calc_tests.py": UNITTEST})
+    write_files(root, {"calc.py": CALC_BUG, f"{name}.py": UNITTEST})
     python = venv / "bin" / "python"
     flags = ["--no-model", "--json", "-o", f"tools.python={python}", *CLI_SLOW]
-    done = run_cli(["make the tests in calc_tests.py pass", *flags], root, timeout=900)
+    done = run_cli([f"make the tests in {name}.py pass", *flags], root, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     runs = [e for e in events if e["event"] == "verify.run"]
-    assert runs[-1]["command"] == ["python", "-m", "unittest", "calc_tests"]
+    assert runs[-1]["command"] == ["python", "-m", "unittest", name]
     assert events[-1]["status"] == "verified"
     assert (root / "calc.py").read_text() == CALC
-    assert (root / "calc_tests.py").read_text() == UNITTEST
-    scope = decide_scope("make the tests in calc_tests.py pass", root, "expected.txt")
-    assert "calc_tests.py" in scope.oracle and scope.targets == ()
-    assert "part of the check" in (scope.why_not("calc_tests.py") or "")
+    assert (root / f"{name}.py").read_text() == UNITTEST
+    scope = decide_scope(f"make the tests in {name}.py pass", root, "expected.txt")
+    assert f"{name}.py" in scope.oracle and scope.targets == ()
+    assert "part of the check" in (scope.why_not(f"{name}.py") or "")
 
 
 def test_a_module_pytest_s_names_miss_makes_pytest_run_every_module_by_path(

@@ -116,3 +116,23 @@ def test_a_function_of_a_test_file_counts_only_when_called(tmp_path: Path) -> No
     fixture = "import pytest\n\nfrom calc import scale\n\n\n@pytest.fixture\ndef scaled():\n"
     (tmp_path / "test_calc.py").write_text(fixture + "    return scale(1, 1)\n")
     assert uncalled(tmp_path, before) == []
+
+
+@pytest.mark.slow
+def test_a_project_whose_tests_are_its_doctests_is_verified_by_them(tmp_path: Path) -> None:
+    """`addopts = --doctest-modules` and no test file: the doctests are the suite (a
+    probe's run found `no tests` and ran no check)."""
+    pad = 'def pad(s, width):\n    """Pad with dots.\n\n    >>> pad("ab", 4)\n    \'ab..\'\n'
+    pad += '    """\n    return s + "." * (width - len(s) - 1)\n'
+    (tmp_path / "textutil.py").write_text(pad)
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --doctest-modules\n")
+    done = run_cli(["--no-model", "make the doctests pass"], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verified (project tests, 1 passed)" in done.stdout + done.stderr
+    assert "(width - len(s))" in (tmp_path / "textutil.py").read_text()
+
+
+def test_a_function_whose_own_doctest_passed_is_called(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    changed = {"calc.py": ["scale", "mul"]}
+    assert uncalled_of(tmp_path, changed, ["."], ["calc.py::calc.scale"]) == ["calc.py: mul"]

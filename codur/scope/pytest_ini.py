@@ -2,7 +2,8 @@
 file that has it): pytest.toml and .pytest.toml ([pytest]), pytest.ini and .pytest.ini,
 pyproject.toml ([tool.pytest] or [tool.pytest.ini_options]), tox.ini ([pytest]),
 setup.cfg ([tool:pytest]). Only the options Codur acts on: `testpaths` (what the suite
-collects), `python_files`, `python_functions` and `python_classes` (what is a test)."""
+collects), `python_files`, `python_functions` and `python_classes` (what is a test),
+`addopts` (`--doctest-modules`: the modules' doctests are tests)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import tomllib
 
-OPTIONS = ("testpaths", "python_files", "python_functions", "python_classes")
+OPTIONS = ("testpaths", "python_files", "python_functions", "python_classes", "addopts")
 DEFAULT_TEST_FILES = ("test_*.py", "*_test.py")
 CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml")
 CONFIG_FILES += ("tox.ini", "setup.cfg")

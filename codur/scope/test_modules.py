@@ -72,6 +72,13 @@ def test_functions(root: Path) -> tuple[str, ...]:
     return tuple(found[1]["python_functions"] if found else ()) or ("test",)
 
 
+def runs_doctests(root: Path) -> bool:
+    """Whether pytest's configuration makes the modules' doctests tests of the suite
+    (`addopts = --doctest-modules`): a project may have no other."""
+    found = ini_options(root)
+    return found is not None and "--doctest-modules" in found[1]["addopts"]
+
+
 def own_test_names(root: Path) -> tuple[str, ...]:
     """The project's `python_files` patterns beyond pytest's own that name some files,
     not all (`check_*.py`; not `*.py`)."""

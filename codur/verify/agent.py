@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from codur.config.schema import VerifyConfig
 from codur.errors import WorkspaceError
+from codur.scope.test_modules import runs_doctests
 from codur.tools.context import ToolContext
 from codur.tools.registry import invoke
 from codur.verify.derived import DerivedCheck
@@ -95,7 +96,7 @@ def choose_checks(
         checks.append(OutputCheck(entry=entry, expected_file=expected, expected_text=text))
         reasons.append(f"{entry} ({why}) has a known expected output in {expected}")
     found, modules = suite_of(ws.root)
-    if modules or cfg.test_command:
+    if modules or cfg.test_command or runs_doctests(ws.root):
         files = (found, modules)
         check, why = staged_tests(ws.root, cfg, files, [*refs, *changed], failing, before)
         checks.append(check)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from codur.config.schema import VerifyConfig
 from codur.scope.support import closure
-from codur.scope.test_modules import suite_files
+from codur.scope.test_modules import runs_doctests, suite_files
 from codur.verify import calls, detect
-from codur.verify.reach import unreached
+from codur.verify.reach import source_text, unreached
 from codur.verify.target import is_test, python_files
 from codur.verify.tests_check import TestCheck
 
@@ -26,9 +26,12 @@ def suite_of(root: Path) -> tuple[list[str], list[str]]:
 
 
 def _apart(root: Path, named: list[str]) -> list[str]:
-    """The task's Python files, when no test reaches any of them (else none)."""
+    """The task's Python files, when no test reaches any of them (else none); with the
+    modules' doctests in the suite (`--doctest-modules`), a file's own doctests reach it."""
     targets = [f for f in dict.fromkeys(named) if f.endswith(".py") and not is_test(f)]
     missed = unreached(root, targets)
+    if runs_doctests(root):
+        missed = [f for f in missed if ">>>" not in (source_text(root, f) or ">>>")]
     return missed if targets and len(missed) == len(targets) else []
 
 
