@@ -3,6 +3,7 @@ folder of a copy is the owner's to write, whatever its mode in the workspace."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 from pathlib import Path
@@ -79,3 +80,19 @@ def test_a_copy_is_put_back_when_a_file_became_a_folder_or_back(tmp_path: Path) 
             assert (again / "data" / "a.txt").read_text() == "a"
             assert (again / "out.txt").read_text() == "o"
             assert (again / "empty").is_dir()
+
+
+def test_a_copy_s_programs_import_its_own_source_root_first(tmp_path: Path) -> None:
+    """`src/` on the copy's PYTHONPATH only when it is a source root: a `src/` package
+    holding `email.py` would shadow the standard library (a reviewer's case)."""
+    from codur.repair.scratch import in_copy
+    from codur.tools.context import ToolContext
+    from codur.workspace import Workspace
+
+    (tmp_path / "src").mkdir()
+    ctx = ToolContext(Workspace(tmp_path))
+    path = in_copy(ctx, tmp_path).program_env["PYTHONPATH"].split(os.pathsep)
+    assert path[:2] == [str(tmp_path / "src"), str(tmp_path)]
+    (tmp_path / "src" / "__init__.py").write_text("")
+    path = in_copy(ctx, tmp_path).program_env["PYTHONPATH"].split(os.pathsep)
+    assert path[0] == str(tmp_path) and str(tmp_path / "src") not in path

@@ -320,3 +320,16 @@ def test_an_assertion_helper_the_code_does_not_use_is_part_of_the_check(tmp_path
     ]
     (tmp_path / "stats" / "core.py").write_text("from stats.testing import assert_close\n")
     assert find_oracle(tmp_path, "expected.txt", set()) == ["tests/test_core.py"]  # code uses it
+
+
+def test_an_assertion_helper_that_asserts_is_part_of_the_check_too(tmp_path: Path) -> None:
+    """A reviewer's case: `assert abs(a - e) <= tol` in a helper; the search made it
+    `>= tol` and the run ended `verified`."""
+    files = {
+        "stats.py": "def mean(xs):\n    return sum(xs) / 2\n",
+        "checks.py": "def assert_close(a, e, tol=1e-9):\n    assert abs(a - e) <= tol\n",
+        "tests/test_stats.py": "from checks import assert_close\nfrom stats import mean\n\n\n"
+        "def test_mean():\n    assert_close(mean([1, 2, 3]), 2)\n",
+    }
+    write_files(tmp_path, files)
+    assert find_oracle(tmp_path, "expected.txt", set()) == ["checks.py", "tests/test_stats.py"]

@@ -541,3 +541,19 @@ def test_a_project_installed_editable_is_fixed_in_the_search_s_copies(tmp_path: 
     done = run_cli(["make the tests pass", *flags], root, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "src" / "calc.py").read_text() == CALC
+
+
+def test_unittest_runs_modules_by_name_only_where_they_import_by_name(tmp_path: Path) -> None:
+    """`tests/calc_test.py` in a folder without `__init__.py` imports its sibling
+    `helpers` only with its folder on the path, as pytest puts it: by name under
+    unittest, the import failed before and after any fix (a reviewer's case)."""
+    from codur.verify import detect
+
+    case = UNITTEST.replace("from calc import", "from helpers import CASES\nfrom calc import")
+    write_files(tmp_path, {"calc.py": CALC, "tests/calc_test.py": case, "tests/helpers.py": ""})
+    tests = ["tests/calc_test.py", "tests/helpers.py"]
+    found = detect.suite(tmp_path, VerifyConfig(), tests, ["tests/calc_test.py"])
+    assert found.runner == "pytest" and found.paths == ["tests"]
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    found = detect.suite(tmp_path, VerifyConfig(), tests, ["tests/calc_test.py"])
+    assert found.runner == "unittest" and found.paths == ["tests/calc_test.py"]

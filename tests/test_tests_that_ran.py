@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
+from codur.tools import junit
 from codur.verify.calls import uncalled, uncalled_of
 
 CALC = "def scale(x, f):\n    return x - f\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -136,3 +137,63 @@ def test_a_function_whose_own_doctest_passed_is_called(tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text(CALC)
     changed = {"calc.py": ["scale", "mul"]}
     assert uncalled_of(tmp_path, changed, ["."], ["calc.py::calc.scale"]) == ["calc.py: mul"]
+
+
+def test_a_report_gives_the_tests_that_passed_with_the_file_that_defines_them(
+    tmp_path: Path,
+) -> None:
+    """JUnit XML (xunit1): a mixin's test is read in the file that defines it, its class
+    unknown there; a skipped or failed case is no pass."""
+    report = tmp_path / "report.xml"
+    cases = [
+        '<testcase classname="tests.test_calc.TestAdd" name="test_basic[1]" '
+        'file="tests/test_calc.py" line="3"/>',
+        '<testcase classname="tests.test_calc.TestOne" name="test_scale" file="tests/base.py"/>',
+        '<testcase classname="tests.test_calc" name="test_mul" file="tests/test_calc.py"/>',
+        '<testcase classname="tests.test_calc" name="test_skip" file="tests/test_calc.py">'
+        '<skipped message="no"/></testcase>',
+    ]
+    report.write_text(f"<testsuites><testsuite>{''.join(cases)}</testsuite></testsuites>")
+    assert junit.passed(report) == [
+        "tests/test_calc.py::TestAdd::test_basic",
+        "tests/base.py::*::test_scale",
+        "tests/test_calc.py::test_mul",
+    ]
+    assert junit.passed(tmp_path / "none.xml") is None
+
+
+def test_a_test_of_the_same_name_in_another_class_is_another_test(tmp_path: Path) -> None:
+    """A reviewer's false `verified`: `TestAdd::test_basic` passed, and the deselected
+    `TestScale::test_basic` counted by its name."""
+    test = "from calc import mul, scale\n\n\nclass TestAdd:\n    def test_basic(self):\n"
+    test += "        mul(2, 3)\n\n\nclass TestScale:\n    def test_basic(self):\n"
+    test += "        scale(2, 3)\n"
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "test_calc.py").write_text(test)
+    changed = {"calc.py": ["scale"]}
+    ran = ["test_calc.py::TestAdd::test_basic"]
+    assert uncalled_of(tmp_path, changed, ["."], ran) == ["calc.py: scale"]
+    assert uncalled_of(tmp_path, changed, ["."], [*ran, "test_calc.py::*::test_basic"]) == []
+
+
+@pytest.mark.parametrize(
+    ("patch", "called"),
+    [
+        ("@mock.patch('requests.get')\n", True),  # another library's `get`
+        ("@mock.patch(f'{MODULE}.get')\n", False),  # built at run time: the project's
+        ("@mock.patch('client.Client.get')\n", False),
+    ],
+)
+def test_a_patch_blocks_the_project_s_function_only(
+    tmp_path: Path, patch: str, called: bool
+) -> None:
+    client = "import requests\n\n\nclass Client:\n    def get(self, url):\n"
+    client += "        return requests.get(url).ok\n"
+    (tmp_path / "client.py").write_text(client)
+    test = (
+        "from unittest import mock\n\nfrom client import Client\n\nMODULE = 'client.Client'\n\n\n"
+    )
+    test += patch + "def test_get(fake):\n    Client().get('u')\n"
+    (tmp_path / "test_client.py").write_text(test)
+    before = {"client.py": client.replace(".ok", ".status")}
+    assert uncalled(tmp_path, before) == ([] if called else ["client.py: Client.get"])

@@ -54,7 +54,7 @@ def test_prompt_section_groups_tools_under_the_requested_task_types() -> None:
     assert text.startswith("## Available tools")
     validation, files = text.index("### Running and checking code"), text.index("### Files")
     assert validation < files
-    assert "- run_pytest(path='.', keyword=None, passes=False): Run the tests" in text
+    assert "- run_pytest(path='.', keyword=None, passes=False, record=False): Run" in text
     assert "read_file(path, start_line=1, end_line=None)" in text
     assert "git_commit" not in text and "fetch_webpage" not in text
     assert text.count("- read_file(") == 1

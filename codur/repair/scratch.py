@@ -138,7 +138,8 @@ def in_copy(ctx: ToolContext, folder: Path, **changes: object) -> ToolContext:
     """`ctx` acting in the scratch copy `folder`: its programs import the copy's modules
     first (its `src/` and its root on `PYTHONPATH`), not the workspace's that an
     editable install (`pip install -e .`) puts on the project's path."""
-    roots = [str(folder / "src")] if (folder / "src").is_dir() else []
+    source = folder / "src"  # a source root, not a package (`src/email.py` would shadow)
+    roots = [str(source)] if source.is_dir() and not (source / "__init__.py").exists() else []
     roots += [str(folder)]
     inherited = ctx.program_env.get("PYTHONPATH") or os.environ.get("PYTHONPATH", "")
     path = os.pathsep.join([*roots, *([inherited] if inherited else [])])

@@ -14,8 +14,8 @@ of the oracle.
   are not code under test. Code under test is what the task names and what that imports;
   when the task names no file, it is every module except those that are test support by
   their content (they import pytest or unittest, or define pytest hooks or fixtures, or
-  raise AssertionError themselves and no code outside the tests imports them: assertion
-  helpers in the kind of `numpy.testing`).
+  raise AssertionError or assert themselves and no code outside the tests imports them:
+  assertion helpers in the kind of `numpy.testing`).
 """
 
 from __future__ import annotations
@@ -205,15 +205,18 @@ def helpers(root: Path, tests: list[str], files: set[str], named: list[str]) -> 
 
 
 def _raises_assertion(root: Path, path: str) -> bool:
-    """Whether the module raises AssertionError itself (an assertion helper, as
+    """Whether the module raises AssertionError itself, or asserts (an assertion helper, as
     `numpy.testing`'s: it decides what the tests say when the code under test does not
     use it)."""
     text = _text(root, path)
-    tree = _tree(root, path) if text and "AssertionError" in text else None
+    tree = _tree(root, path) if text and ("AssertionError" in text or "assert" in text) else None
     return tree is not None and any(
-        isinstance(node, ast.Raise)
-        and node.exc is not None
-        and ast.unparse(node.exc).split("(")[0].endswith("AssertionError")
+        isinstance(node, ast.Assert)
+        or (
+            isinstance(node, ast.Raise)
+            and node.exc is not None
+            and ast.unparse(node.exc).split("(")[0].endswith("AssertionError")
+        )
         for node in ast.walk(tree)
     )
 

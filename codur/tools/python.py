@@ -7,12 +7,16 @@ reported as a result.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.litter import temp_prefix
 from codur.process import ProcessResult
+from codur.tools import junit
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
 from codur.tools.registry import TaskType, register_tool
@@ -30,10 +34,12 @@ def _run(
     *,
     action: str,
     program: Path | None = None,
+    keep: str | None = None,
 ) -> ProcessResult:
-    """Run `command` in the workspace once the approval gate agrees to `action`."""
+    """Run `command` in the workspace once the approval gate agrees to `action`; `keep`:
+    a folder outside it the program may write (its report)."""
     ctx.approve_run(action, program)
-    return ctx.run(command, timeout_s, stdin=stdin)
+    return ctx.run(command, timeout_s, stdin=stdin, writable=[Path(keep)] if keep else None)
 
 
 def stopped_reason(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
@@ -119,6 +125,9 @@ class PytestSummary:
     failing: list[str] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)
     """Ids of the tests that passed, where the run listed them (`run_pytest(passes=True)`)."""
+    recorded: list[str] | None = None
+    """The tests that passed, from the run's report (`run_pytest(record=True)`, as
+    `codur.tools.junit.passed`); None: not recorded."""
     exit_code: int | None = None
     stopped: str = ""
     """Why pytest was stopped, for people (empty: it ended by itself)."""
@@ -189,7 +198,11 @@ def parse_pytest(output: str) -> dict[str, int | bool | list[str]]:
 
 @register_tool(TaskType.CODE_VALIDATION)
 def run_pytest(
-    ctx: Ctx, path: str | list[str] = ".", keyword: str | None = None, passes: bool = False
+    ctx: Ctx,
+    path: str | list[str] = ".",
+    keyword: str | None = None,
+    passes: bool = False,
+    record: bool = False,
 ) -> PytestSummary:
     """Run the tests with pytest; returns pass/fail counts and the failing test ids.
 
@@ -198,6 +211,7 @@ def run_pytest(
             relative to the workspace root.
         keyword: Only run tests matching this pytest -k expression.
         passes: Also list the ids of the tests that passed (for a few tests).
+        record: Also give the tests that passed, from a report file (for a whole suite).
     """
     rels = []
     for one in [path] if isinstance(path, str) else path:
@@ -210,7 +224,14 @@ def run_pytest(
     command += [*rels, *(["-k", keyword] if keyword else [])]
     timeout = ctx.config.pytest_timeout_s
     action = f"run `pytest {' '.join(rels)}`"
-    return summarize_pytest(ctx, _run(ctx, command, timeout, action=action), timeout)
+    if not record:
+        return summarize_pytest(ctx, _run(ctx, command, timeout, action=action), timeout)
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("junit")) as folder:
+        report = Path(folder) / "report.xml"
+        run = _run(ctx, [*command, *junit.flags(report)], timeout, action=action, keep=folder)
+        summary = summarize_pytest(ctx, run, timeout)
+        listed = junit.passed(report)
+    return dataclasses.replace(summary, recorded=listed)
 
 
 PYTEST_FLAGS = ("--verbosity=-1", "-rfE", "--color=no", "-p", "no:cacheprovider")

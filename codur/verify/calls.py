@@ -29,7 +29,7 @@ from codur.scope.test_modules import suite_files, test_functions
 from codur.verify.calls_index import Module, index, module_of, parse
 from codur.verify.reach import reached_modules, source_text
 from codur.verify.target import is_test, python_files
-from codur.verify.test_reading import NO_FIXTURES, Fixtures
+from codur.verify.test_reading import NO_FIXTURES, Fixtures, blocked_names
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -149,16 +149,18 @@ Uses = dict[frozenset[str], set[str]]
 def _project(
     root: Path,
     paths: Collection[str],
-    ran: Mapping[str, set[str]] | None = None,
+    ran: Mapping[str, set[tuple[str, str]]] | None = None,
     may_run: bool = False,
 ) -> tuple[dict[str, Module], Uses, dict[str, set[str]]] | None:
     """The folder's modules, the words the suite's tests (those under `paths`; `ran`: the
     names of the tests a run passed, by file, when known) use, and the names imports
     bind to others; None when a file cannot be read (too large: it may use anything)."""
     every = sorted(python_files(root))
-    suite = suite_files(root, every).every
+    found = suite_files(root, every)
+    suite = found.every
     functions = test_functions(root)
-    files = [f for f in every if f not in suite or _in_suite(f, paths)]
+    # a test module outside the suite's paths never runs; its helpers may (by import)
+    files = [f for f in every if f not in found.modules or _in_suite(f, paths)]
     reached = reached_modules(root, files, tests={f for f in files if f in suite})
     modules: dict[str, Module] = {}
     uses: Uses = {frozenset(): set()}
@@ -253,18 +255,39 @@ def uncalled_of(
         return []
     modules, uses, aliases = project
     graph = _Graph(modules, aliases)
+    names = {Path(p).stem for p in modules} | set(graph.classes)
+    by_block: dict[frozenset[str], set[str]] = {}
+    for patched, words in uses.items():  # what the patches replace in the project
+        by_block.setdefault(blocked_names(patched, names), set()).update(words)
     wanted = {(path, name) for path, names in changed.items() for name in names}
-    missing = wanted - graph.called(uses.pop(frozenset())) - _doctested(changed, passed or ())
-    for blocked, words in uses.items():  # the tests that patch: apart, one set a kind
+    missing = wanted - graph.called(by_block.pop(frozenset(), set()))
+    missing -= _doctested(changed, passed or ())
+    for blocked, words in _at_most(by_block, MAX_WALKS):  # the tests that patch, apart
         if not missing:
             break
-        missing -= graph.called(words, blocked)
+        missing -= graph.called(words - blocked, blocked)
     return [
         f"{path}: {name}"
         for path, names in changed.items()
         for name in names
         if (path, name) in missing
     ]
+
+
+MAX_WALKS = 16
+"""Walks of the call graph for the tests that patch, one per kind of patch; past this,
+the rest walk together with only the names all of them patch set aside."""
+
+
+def _at_most(
+    by_block: dict[frozenset[str], set[str]], limit: int
+) -> list[tuple[frozenset[str], set[str]]]:
+    groups = sorted(by_block.items(), key=lambda item: -len(item[1]))
+    if len(groups) <= limit:
+        return groups
+    rest = groups[limit - 1 :]
+    common = frozenset.intersection(*(blocked for blocked, _ in rest))
+    return [*groups[: limit - 1], (common, set().union(*(words for _, words in rest)))]
 
 
 def _doctested(changed: Mapping[str, list[str]], ids: Collection[str]) -> set[tuple[str, str]]:
@@ -278,11 +301,13 @@ def _doctested(changed: Mapping[str, list[str]], ids: Collection[str]) -> set[tu
     return found
 
 
-def _by_file(ids: Collection[str]) -> dict[str, set[str]]:
-    """pytest's ids (`tests/test_x.py::TestC::test_y[1]`) as test names by file."""
-    found: dict[str, set[str]] = {}
+def _by_file(ids: Collection[str]) -> dict[str, set[tuple[str, str]]]:
+    """pytest's ids (`tests/test_x.py::TestC::test_y[1]`; a report's `file::*::name` for
+    a test whose class is not in its file) as (class, name) of the tests by file."""
+    found: dict[str, set[tuple[str, str]]] = {}
     for test_id in ids:
         path, _, rest = test_id.partition("::")
-        if rest:
-            found.setdefault(path, set()).add(rest.split("[")[0].rsplit("::", 1)[-1])
+        parts = rest.split("[", 1)[0].split("::")
+        if rest and parts[-1]:
+            found.setdefault(path, set()).add((".".join(parts[:-1]), parts[-1]))
     return found

@@ -71,11 +71,13 @@ class RunUse:
     name: str = ""
     """The test function's name (a run's passing ids say whether it ran)."""
     patched: frozenset[str] = frozenset()
-    """The names it patches (its own, its class's, its file's fixtures'): nothing it
-    calls reaches the real ones."""
+    """What it patches (its own, its class's, its file's fixtures'), as `owner.name`:
+    nothing it calls reaches the project's ones (`test_reading.blocked_names`)."""
     may_skip: bool = False
     """By the file's own reading, it may not run (a skip marker, a skip in its body...):
     it counts only where a run's passing ids show it ran."""
+    owner: str = ""
+    """The class it is a method of (`Outer.Inner`; empty: a module-level test)."""
 
 
 @dataclass(frozen=True)
@@ -168,12 +170,14 @@ def _test_words(
     around: frozenset[str] = frozenset(),
     runs: list[RunUse] | None = None,
     skipped: bool = False,
+    owner: str = "",
 ) -> frozenset[str] | None:
     """What `node` of a test file uses, read as a test (None: read it as any code): a
     test that may not run uses nothing (`skipped`: its class or module may not run), one
     that patches a name does not call it (nor do the tests of a class that patches it:
     `around`), and a patch's own string names nothing. A test's words go into `runs`
-    when given (they are the test's, not the file's), those that may not run too."""
+    when given (they are the test's, not the file's), those that may not run too, with
+    the class they are in (`owner`)."""
     skip = skipped or may_not_run(node, rules)
     if skip and (runs is None or not isinstance(node, _Def | ast.ClassDef)):
         return frozenset()
@@ -182,17 +186,18 @@ def _test_words(
             return frozenset()
         parts = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body]
         replaced = frozenset(patched(node, rules, around))
-        used = words(parts, rules=rules) - replaced
-        if runs is None:
-            return used
+        used = words(parts, rules=rules)
+        if runs is None:  # read apart from a file's runs: its patched names set aside
+            return used - {t.rpartition(".")[2] for t in replaced}
         asked = frozenset(asked_fixtures(node))
-        runs.append(RunUse(used, asked, node.name, replaced, skip))
+        runs.append(RunUse(used, asked, node.name, replaced, skip, owner))
         return frozenset()
     inherited = class_patches(node) if isinstance(node, ast.ClassDef) else frozenset()
-    if isinstance(node, ast.ClassDef) and (inherited or skip):
+    if isinstance(node, ast.ClassDef) and (inherited or skip or runs is not None):
         found: set[str] = set()
+        inner = f"{owner}.{node.name}" if owner else node.name
         for part in [*node.bases, *node.keywords, *node.decorator_list, *node.body]:
-            test = _test_words(part, rules, inherited, runs, skip)
+            test = _test_words(part, rules, around | inherited, runs, skip, inner)
             if test is None:
                 test = frozenset() if skip else words([part], rules=rules, runs=runs)
             found |= test

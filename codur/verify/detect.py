@@ -62,8 +62,9 @@ def suite(
             start = tree or "."
             why = f"unittest test cases only (discovered in {start})"
             return Suite("unittest", [start], None, why)
-        why = f"unittest test cases only ({len(modules)} module(s), run by name)"
-        return Suite("unittest", modules, None, why)
+        if all(_importable(root, m) for m in modules):
+            why = f"unittest test cases only ({len(modules)} module(s), run by name)"
+            return Suite("unittest", modules, None, why)
     if any(not matches(m, DEFAULT_TEST_FILES) for m in modules):  # a folder would miss it
         return Suite("pytest", modules, None, f"{len(modules)} test module(s), by path")
     if tree is not None:
@@ -76,6 +77,14 @@ def pytest_config(root: Path) -> tuple[str, list[str]] | None:
     folder's root; None: no configuration there."""
     found = ini_options(root)
     return None if found is None else (found[0], found[1]["testpaths"])
+
+
+def _importable(root: Path, module: str) -> bool:
+    """Whether `module` imports by its dotted name from the root, its siblings by theirs:
+    it lies at the root or in packages (a `tests/` folder without `__init__.py` would
+    need its own folder on the path, as pytest puts it there)."""
+    folders = PurePosixPath(module).parents
+    return all((root / f / "__init__.py").is_file() for f in folders if str(f) != ".")
 
 
 def _under(path: str, tree: str) -> bool:

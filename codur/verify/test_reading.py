@@ -87,25 +87,26 @@ class Fixtures:
         self,
         runs: Iterable[RunLike],
         own: frozenset[str],
-        ran: Collection[str] | None = None,
+        ran: Collection[tuple[str, str]] | None = None,
         may_run: bool = False,
     ) -> dict[frozenset[str], set[str]]:
-        """The words of the tests `runs` that may run, by the names each patches (with
-        the fixtures it asks for, or that are autouse: nothing it calls reaches those);
+        """The words of the tests `runs` that may run, by what each patches (with the
+        fixtures it asks for, or that are autouse; `owner.name`: `blocked_names`);
         `own`: fixtures their file defines itself, which take the place of these; `ran`:
-        the names of the file's tests a run passed (None: not known), which decide
+        (class, name) of the file's tests a run passed (class `*`: any; None: not
+        known), which decide
         instead of what the files say; `may_run`: a test the files say may not run
         counts (a run's list of passes will say)."""
         found: dict[frozenset[str], set[str]] = {}
         for run in runs:
             asked = (run.asked | self.autouse) - own
-            if ran is not None and run.name not in ran:
+            if ran is not None and not {(run.owner, run.name), ("*", run.name)} & set(ran):
                 continue
             skipped = (run.asked - own) & self.skipping or (self.autouse - own) & self.always
             if ran is None and not may_run and (run.may_skip or skipped):
                 continue
             blocked = run.patched.union(*(self.patching.get(f, ()) for f in asked))
-            found.setdefault(blocked, set()).update(run.words - blocked)
+            found.setdefault(blocked, set()).update(run.words)
         return found
 
 
@@ -118,6 +119,7 @@ class RunLike(Protocol):
     name: str
     patched: frozenset[str]
     may_skip: bool
+    owner: str
 
 
 def asked_fixtures(node: _Def) -> set[str]:
@@ -256,10 +258,11 @@ def _set_up(cls: ast.ClassDef) -> list[_Def]:
     return [n for n in cls.body if isinstance(n, _Def) and n.name in SET_UP]
 
 
-def patch_target(node: ast.AST) -> ast.Constant | None:
+def patch_target(node: ast.AST) -> ast.expr | None:
     """The string naming what a patch call replaces (its last dotted part is the name):
     `monkeypatch.setattr(calc, "sub", f)`, `monkeypatch.setattr("calc.sub", f)`,
-    `patch("calc.sub")`, `patch.object(calc, "sub")`; None: no such call."""
+    `patch("calc.sub")`, `patch.object(calc, "sub")`, or one built at run time
+    (`patch(f"{MODULE}.sub")`); None: no such call."""
     if not isinstance(node, ast.Call):
         return None
     names = chain(node)
@@ -268,25 +271,52 @@ def patch_target(node: ast.AST) -> ast.Constant | None:
     for arg in node.args[:2]:
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
             return arg
+        if isinstance(arg, ast.JoinedStr | ast.BinOp) and _literal_end(arg):
+            return arg
     return None
 
 
-def _replaced(node: ast.Call, target: ast.Constant) -> str | None:
-    """The name a patch replaces; None when it wraps the real one (a spy) or replaces a
-    standard-library name (`subprocess.run`: the code under test still runs)."""
+def _literal_end(node: ast.expr) -> str:
+    """The literal text a string built at run time ends with (`f"{M}.sub"`: `.sub`)."""
+    last = node.values[-1] if isinstance(node, ast.JoinedStr) and node.values else node
+    last = last.right if isinstance(last, ast.BinOp) else last
+    value = last.value if isinstance(last, ast.Constant) else None
+    return value if isinstance(value, str) else ""
+
+
+def _replaced(node: ast.Call, target: ast.expr) -> str | None:
+    """What a patch replaces, as `owner.name` (`*.name`: an owner built at run time);
+    None when it wraps the real one (a spy) or replaces a standard-library name
+    (`subprocess.run`: the code under test still runs)."""
     if any(k.arg == "wraps" for k in node.keywords):
         return None
-    text = str(target.value)
-    owner = text.rsplit(".", 1)[0] if "." in text else ""
+    if isinstance(target, ast.Constant):
+        text = str(target.value)
+        owner = text.rsplit(".", 1)[0] if "." in text else ""
+    else:
+        text, owner = _literal_end(target), "*"
     if node.args and node.args[0] is not target:
         owner = ast.unparse(node.args[0])
-    if owner.split(".")[0] in _STANDARD:
+    if owner.split(".")[0] in _STANDARD or not text.rsplit(".", 1)[-1]:
         return None
-    return text.rsplit(".", 1)[-1]
+    return f"{owner}.{text.rsplit('.', 1)[-1]}"
+
+
+def blocked_names(patched: Iterable[str], project: Collection[str]) -> frozenset[str]:
+    """The names patches replace in the project: `owner.name` whose owner (its last part)
+    is one of the project's modules or classes (`project`), or was built at run time. A
+    patch of another library's function (`requests.get`) leaves the project's own
+    functions of that name alone."""
+    found = set()
+    for target in patched:
+        owner, _, name = target.rpartition(".")
+        if owner == "*" or owner.rsplit(".", 1)[-1] in project:
+            found.add(name)
+    return frozenset(found)
 
 
 def patched_in(nodes: list[ast.expr] | list[ast.stmt]) -> set[str]:
-    """The names the patches in `nodes` (decorators or statements) replace."""
+    """What the patches in `nodes` (decorators or statements) replace (`owner.name`)."""
     found = set()
     for node in (n for top in nodes for n in ast.walk(top)):
         if (target := patch_target(node)) is not None and isinstance(node, ast.Call):
@@ -295,8 +325,9 @@ def patched_in(nodes: list[ast.expr] | list[ast.stmt]) -> set[str]:
 
 
 def patched(node: _Def, rules: FileRules, around: frozenset[str] = frozenset()) -> set[str]:
-    """The names a test replaces: by its decorators or in its body, by the fixtures of
-    the file it asks for or that are autouse, and `around` (its class's patches)."""
+    """What a test replaces (`owner.name`): by its decorators or in its body, by the
+    fixtures of the file it asks for or that are autouse, and `around` (its class's
+    patches)."""
     asked = asked_fixtures(node)
     fixtures = (asked | rules.autouse) & rules.patching.keys()
     found = patched_in([*node.decorator_list, *node.body]) | set(around)

@@ -104,9 +104,10 @@ class TestCheck(BaseModel):
         """The changed functions no test that passed in the whole suite calls (the
         reading of the files before the run, where the suite listed no passes)."""
         summary = last.summary
-        if not (self.changed and last.stage == "suite" and summary and summary.passing):
+        passed = summary and (summary.recorded if summary.recorded is not None else None)
+        if not (self.changed and last.stage == "suite" and passed):
             return self.uncalled
-        return calls.uncalled_of(ctx.ws.root, self.changed, self.paths, summary.passing)
+        return calls.uncalled_of(ctx.ws.root, self.changed, self.paths, passed)
 
     def _stages(self) -> list[str]:
         stages = ["failing"] if self.first and self._selectable(self.first) else []
@@ -166,10 +167,11 @@ class TestCheck(BaseModel):
         if stage == "failing":
             command = unittest_command(ctx, self.paths, self.first)
         elif self.runner == "pytest":
-            # the suite lists its passes when it holds ids, or judges what they call
+            # the suite lists its passes when it holds ids (a few), or records them in
+            # a report when they judge what the tests call (thousands: not in its output)
             held = bool(self.held)
-            listed = held or bool(self.changed)
-            ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, passes=listed)
+            record = bool(self.changed)
+            ran = self._pytest(ctx, stage, self.paths, self.keyword, timeout, held, record)
             return proven(ran, self.held, self.runner) if held else ran
         elif self.runner == "unittest":
             command = unittest_command(ctx, self.paths)
@@ -214,10 +216,12 @@ class TestCheck(BaseModel):
         keyword: str | None,
         timeout: float,
         passes: bool = False,
+        record: bool = False,
     ) -> Ran:
         shown = shlex.join(["pytest", *paths, *(["-k", keyword] if keyword else [])])
         config = ctx.config.model_copy(update={"pytest_timeout_s": timeout})
         args = {"path": paths, **({"keyword": keyword} if keyword else {}), "passes": passes}
+        args |= {"record": True} if record else {}
         call = invoke("run_pytest", args, dataclasses.replace(ctx, config=config))
         if not call.ok:
             return Ran(stage, shown, None, call.duration_s, call.output)
