@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from codur.tools import junit
 from codur.verify.calls import uncalled, uncalled_of
 
 CALC = "def scale(x, f):\n    return x - f\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -139,29 +138,6 @@ def test_a_function_whose_own_doctest_passed_is_called(tmp_path: Path) -> None:
     assert uncalled_of(tmp_path, changed, ["."], ["calc.py::calc.scale"]) == ["calc.py: mul"]
 
 
-def test_a_report_gives_the_tests_that_passed_with_the_file_that_defines_them(
-    tmp_path: Path,
-) -> None:
-    """JUnit XML (xunit1): a mixin's test is read in the file that defines it, its class
-    unknown there; a skipped or failed case is no pass."""
-    report = tmp_path / "report.xml"
-    cases = [
-        '<testcase classname="tests.test_calc.TestAdd" name="test_basic[1]" '
-        'file="tests/test_calc.py" line="3"/>',
-        '<testcase classname="tests.test_calc.TestOne" name="test_scale" file="tests/base.py"/>',
-        '<testcase classname="tests.test_calc" name="test_mul" file="tests/test_calc.py"/>',
-        '<testcase classname="tests.test_calc" name="test_skip" file="tests/test_calc.py">'
-        '<skipped message="no"/></testcase>',
-    ]
-    report.write_text(f"<testsuites><testsuite>{''.join(cases)}</testsuite></testsuites>")
-    assert junit.passed(report) == [
-        "tests/test_calc.py::TestAdd::test_basic",
-        "tests/base.py::*::test_scale",
-        "tests/test_calc.py::test_mul",
-    ]
-    assert junit.passed(tmp_path / "none.xml") is None
-
-
 def test_a_test_of_the_same_name_in_another_class_is_another_test(tmp_path: Path) -> None:
     """A reviewer's false `verified`: `TestAdd::test_basic` passed, and the deselected
     `TestScale::test_basic` counted by its name."""
@@ -173,7 +149,11 @@ def test_a_test_of_the_same_name_in_another_class_is_another_test(tmp_path: Path
     changed = {"calc.py": ["scale"]}
     ran = ["test_calc.py::TestAdd::test_basic"]
     assert uncalled_of(tmp_path, changed, ["."], ran) == ["calc.py: scale"]
-    assert uncalled_of(tmp_path, changed, ["."], [*ran, "test_calc.py::*::test_basic"]) == []
+    record = {"files": [str(tmp_path / "test_calc.py")], "name": "test_basic"}
+    assert uncalled_of(tmp_path, changed, ["."], [{**record, "classes": ["TestAdd"]}]) == [
+        "calc.py: scale"
+    ]
+    assert uncalled_of(tmp_path, changed, ["."], [{**record, "classes": ["TestScale"]}]) == []
 
 
 @pytest.mark.parametrize(
@@ -197,3 +177,37 @@ def test_a_patch_blocks_the_project_s_function_only(
     (tmp_path / "test_client.py").write_text(test)
     before = {"client.py": client.replace(".ok", ".status")}
     assert uncalled(tmp_path, before) == ([] if called else ["client.py: Client.get"])
+
+
+MIXIN = (
+    "from calc import mul, scale\n\n\nclass ScaleChecks:\n    def test_basic(self):\n"
+    "        scale(2, 3)\n\n\nclass AddChecks:\n    def test_basic(self):\n        mul(2, 3)\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["same", "other"])
+def test_a_test_written_in_a_base_class_is_found_where_it_is_written(
+    tmp_path: Path, where: str
+) -> None:
+    """A reviewer's cases: a test written in a base class (in the test file, or a mixin
+    in another file) ran under its subclass; only the mixin that subclass inherits from
+    counts (TestScale deselected, its ScaleChecks.test_basic calls nothing)."""
+    head = MIXIN if where == "same" else "from mixins import AddChecks, ScaleChecks\n"
+    tests = head + "import pytest\n\n\nclass TestAdd(AddChecks):\n    pass\n\n\n"
+    tests += "class TestScale(ScaleChecks):\n    pass\n"
+    files = {"calc.py": CALC, "tests/test_calc.py": tests}
+    files |= {"tests/mixins.py": MIXIN} if where == "other" else {}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = . tests\n")
+    done = run_cli(["--no-model", TASK], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verified (project tests, 2 passed)" in done.stdout + done.stderr
+    marked = tests.replace("class TestScale", "@pytest.mark.skip\nclass TestScale")
+    (tmp_path / "tests" / "test_calc.py").write_text(marked)
+    (tmp_path / "calc.py").write_text(CALC)
+    done = run_cli(["--no-model", TASK], cwd=tmp_path)
+    assert done.returncode == 10, done.stdout + done.stderr
+    assert "no test calls calc.py: scale" in done.stdout + done.stderr

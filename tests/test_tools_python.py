@@ -318,14 +318,20 @@ def test_ambiguous_names_must_be_qualified(call, tool_ws) -> None:
 
 
 def test_run_pytest_records_the_tests_that_passed_in_a_report(call, tool_ws) -> None:
-    """The whole suite's passes come from a JUnit report outside the folder (thousands of
-    `PASSED` lines flooded the output cap); a project that turns the report plugin off
-    (`-p no:junitxml`) still runs, with nothing recorded."""
-    tests = "class TestA:\n    def test_a(self):\n        pass\n\n\ndef test_b():\n    pass\n\n\n"
-    (tool_ws / "test_a.py").write_text(tests + "def test_c():\n    assert 0\n")
+    """The whole suite's passes come from Codur's plugin, into a folder outside the
+    workspace (thousands of `PASSED` lines flooded the output cap): each test with the
+    files it is written in and its class's bases; a failed one is not there."""
+    tests = (
+        "class Base:\n    def test_a(self):\n        pass\n\n\nclass TestA(Base):\n    pass\n\n\n"
+    )
+    tests += "def test_b():\n    pass\n\n\ndef test_c():\n    assert 0\n"
+    (tool_ws / "test_a.py").write_text(tests)
     summary = call("run_pytest", record=True).value
-    assert summary.recorded == ["test_a.py::TestA::test_a", "test_a.py::test_b"]
+    path = str((tool_ws / "test_a.py").resolve())
+    rows = sorted(summary.recorded, key=lambda r: r["name"])
+    assert [(r["name"], r["classes"][:2]) for r in rows] == [
+        ("test_a", ["TestA", "Base"]),
+        ("test_b", [""]),
+    ]
+    assert all(r["files"] == [path] for r in rows)
     assert not summary.passing and summary.failing == ["test_a.py::test_c"]
-    (tool_ws / "pytest.ini").write_text("[pytest]\naddopts = -p no:junitxml\n")
-    summary = call("run_pytest", record=True).value
-    assert summary.recorded is None and summary.failing == ["test_a.py::test_c"]

@@ -8,6 +8,7 @@ reported as a result.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from codur.litter import temp_prefix
 from codur.process import ProcessResult
-from codur.tools import junit
+from codur.tools import passes as recorder
 from codur.tools.context import Ctx, ToolContext, ToolError
 from codur.tools.fs import capped, existing_file
 from codur.tools.registry import TaskType, register_tool
@@ -34,12 +35,15 @@ def _run(
     *,
     action: str,
     program: Path | None = None,
-    keep: str | None = None,
+    keep: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> ProcessResult:
     """Run `command` in the workspace once the approval gate agrees to `action`; `keep`:
-    a folder outside it the program may write (its report)."""
+    a folder outside it the program may write (its records); `env`: its environment
+    besides Codur's."""
     ctx.approve_run(action, program)
-    return ctx.run(command, timeout_s, stdin=stdin, writable=[Path(keep)] if keep else None)
+    writable = [keep] if keep else None
+    return ctx.run(command, timeout_s, stdin=stdin, env=env, writable=writable)
 
 
 def stopped_reason(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> str:
@@ -125,9 +129,9 @@ class PytestSummary:
     failing: list[str] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)
     """Ids of the tests that passed, where the run listed them (`run_pytest(passes=True)`)."""
-    recorded: list[str] | None = None
-    """The tests that passed, from the run's report (`run_pytest(record=True)`, as
-    `codur.tools.junit.passed`); None: not recorded."""
+    recorded: list[dict] | None = None
+    """The tests that passed, as the run recorded them (`run_pytest(record=True)`:
+    `codur.tools.passes.passed`); None: not recorded."""
     exit_code: int | None = None
     stopped: str = ""
     """Why pytest was stopped, for people (empty: it ended by itself)."""
@@ -211,7 +215,7 @@ def run_pytest(
             relative to the workspace root.
         keyword: Only run tests matching this pytest -k expression.
         passes: Also list the ids of the tests that passed (for a few tests).
-        record: Also give the tests that passed, from a report file (for a whole suite).
+        record: Also record the tests that passed, where they are written (a whole suite).
     """
     rels = []
     for one in [path] if isinstance(path, str) else path:
@@ -226,13 +230,15 @@ def run_pytest(
     action = f"run `pytest {' '.join(rels)}`"
     if not record:
         return summarize_pytest(ctx, _run(ctx, command, timeout, action=action), timeout)
-    with tempfile.TemporaryDirectory(prefix=temp_prefix("junit")) as folder:
-        report = Path(folder) / "report.xml"
-        run = _run(ctx, [*command, *junit.flags(report)], timeout, action=action, keep=folder)
-        if run.exit_code == 4 and "junitxml" in run.stdout + run.stderr:  # -p no:junitxml
-            run = _run(ctx, command, timeout, action=action)
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("passes")) as name:
+        folder = Path(name)
+        inherited = ctx.program_env.get("PYTHONPATH") or os.environ.get("PYTHONPATH", "")
+        flags, env = recorder.prepare(folder, inherited)
+        run = _run(ctx, [*command, *flags], timeout, action=action, keep=folder, env=env)
+        listed = recorder.passed(folder)
+        if listed is None and run.exit_code in (3, 4):  # the plugin did not load
+            run = _run(ctx, [*command, "-rfEp"], timeout, action=action)
         summary = summarize_pytest(ctx, run, timeout)
-        listed = junit.passed(report)
     return dataclasses.replace(summary, recorded=listed)
 
 

@@ -245,23 +245,25 @@ def uncalled_of(
     root: Path,
     changed: Mapping[str, list[str]],
     paths: Collection[str] = (".",),
-    passed: Collection[str] | None = None,
+    passed: Collection[str | dict] | None = None,
     may_run: bool = False,
 ) -> list[str]:
-    """`uncalled` of the functions `changed` (as `changed_in` gives them); `may_run`: a
+    """`uncalled` of the functions `changed` (as `changed_in` gives them); `passed`: the
+    tests a run passed (pytest's ids, or Codur's plugin's records); `may_run`: a
     test the files say may not run counts (a run's list of passes will say)."""
-    ran = None if passed is None else _by_file(passed)
+    ran = None if passed is None else _by_file(root, passed)
     if not changed or (project := _project(root, paths, ran, may_run)) is None:
         return []
     modules, uses, aliases = project
     graph = _Graph(modules, aliases)
-    names = {Path(p).stem for p in modules} | set(graph.classes)
+    owners = {part for p in modules for part in Path(p).with_suffix("").parts}
+    owners |= set(graph.classes)  # modules, the packages they are in, classes
     by_block: dict[frozenset[str], set[str]] = {}
     for patched, words in uses.items():  # what the patches replace in the project
-        by_block.setdefault(blocked_names(patched, names), set()).update(words)
+        by_block.setdefault(blocked_names(patched, owners), set()).update(words)
     wanted = {(path, name) for path, names in changed.items() for name in names}
     missing = wanted - graph.called(by_block.pop(frozenset(), set()))
-    missing -= _doctested(changed, passed or ())
+    missing -= _doctested(root, changed, passed or ())
     for blocked, words in _at_most(by_block, MAX_WALKS):  # the tests that patch, apart
         if not missing:
             break
@@ -290,24 +292,51 @@ def _at_most(
     return [*groups[: limit - 1], (common, set().union(*(words for _, words in rest)))]
 
 
-def _doctested(changed: Mapping[str, list[str]], ids: Collection[str]) -> set[tuple[str, str]]:
-    """The changed functions whose own doctest passed (`calc.py::calc.total`)."""
+def _doctested(
+    root: Path, changed: Mapping[str, list[str]], ids: Collection[str | dict]
+) -> set[tuple[str, str]]:
+    """The changed functions whose own doctest passed (`calc.py::calc.Vector.scale`: the
+    id names the module, then the function's qualified name)."""
     found = set()
-    for test_id in ids:
-        path, _, rest = test_id.partition("::")
-        for name in changed.get(path, ()):
-            if rest == name or rest.endswith("." + name):
-                found.add((path, name))
+    for test in ids:
+        if isinstance(test, dict):  # Codur's plugin's record: its files, its name
+            named = [(_inside(root, f), str(test["name"])) for f in test.get("files") or []]
+        else:
+            path, _, rest = test.partition("::")
+            named = [(path, rest)]
+        for path, rest in named:
+            parts = (path or "").removesuffix(".py").split("/")
+            modules = {".".join(parts[i:]) for i in range(len(parts))}
+            for name in changed.get(path or "", ()):
+                if any(rest == f"{module}.{name}" for module in modules):
+                    found.add((path, name))
     return found
 
 
-def _by_file(ids: Collection[str]) -> dict[str, set[tuple[str, str]]]:
-    """pytest's ids (`tests/test_x.py::TestC::test_y[1]`; a report's `file::*::name` for
-    a test whose class is not in its file) as (class, name) of the tests by file."""
+def _by_file(root: Path, ids: Collection[str | dict]) -> dict[str, set[tuple[str, str]]]:
+    """The tests that passed as (class, name) by file: pytest's ids
+    (`tests/test_x.py::TestC::test_y[1]`), or the records of Codur's plugin (every file
+    a test is written in, every class its class inherits from)."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for test_id in ids:
-        path, _, rest = test_id.partition("::")
+    for test in ids:
+        if isinstance(test, dict):
+            classes = [c for c in test.get("classes") or [""] if isinstance(c, str)]
+            for file in (_inside(root, f) for f in test.get("files") or []):
+                if file:
+                    found.setdefault(file, set()).update((c, test["name"]) for c in classes)
+            continue
+        path, _, rest = test.partition("::")
         parts = rest.split("[", 1)[0].split("::")
         if rest and parts[-1]:
             found.setdefault(path, set()).add((".".join(parts[:-1]), parts[-1]))
     return found
+
+
+def _inside(root: Path, file: object) -> str | None:
+    """A recorded file's path in the folder (None: outside it)."""
+    if not isinstance(file, str):
+        return None
+    try:
+        return Path(file).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None

@@ -285,7 +285,8 @@ def _literal_end(node: ast.expr) -> str:
 
 
 def _replaced(node: ast.Call, target: ast.expr) -> str | None:
-    """What a patch replaces, as `owner.name` (`*.name`: an owner built at run time);
+    """What a patch replaces, as `owner.name` (`*.name`: an owner built at run time;
+    `=obj.name`: an attribute of an object, `setattr(calc, "scale", f)`);
     None when it wraps the real one (a spy) or replaces a standard-library name
     (`subprocess.run`: the code under test still runs)."""
     if any(k.arg == "wraps" for k in node.keywords):
@@ -295,22 +296,25 @@ def _replaced(node: ast.Call, target: ast.expr) -> str | None:
         owner = text.rsplit(".", 1)[0] if "." in text else ""
     else:
         text, owner = _literal_end(target), "*"
-    if node.args and node.args[0] is not target:
-        owner = ast.unparse(node.args[0])
-    if owner.split(".")[0] in _STANDARD or not text.rsplit(".", 1)[-1]:
+    if node.args and node.args[0] is not target:  # an object: `=` marks it as one
+        owner = "=" + ast.unparse(node.args[0])
+    if owner.lstrip("=").split(".")[0] in _STANDARD or not text.rsplit(".", 1)[-1]:
         return None
     return f"{owner}.{text.rsplit('.', 1)[-1]}"
 
 
 def blocked_names(patched: Iterable[str], project: Collection[str]) -> frozenset[str]:
-    """The names patches replace in the project: `owner.name` whose owner (its last part)
-    is one of the project's modules or classes (`project`), or was built at run time. A
-    patch of another library's function (`requests.get`) leaves the project's own
-    functions of that name alone."""
+    """The names patches replace in the project. A dotted target (`calc.scale`,
+    `pkg.mod.Calc.scale`) replaces the project's function when one of its parts is a
+    module, package or class of the project (`project`), or it was built at run time; a
+    patch of another library's function (`requests.get`) leaves the project's functions
+    of that name alone. An object's attribute (`setattr(c, "scale", f)`: an alias, an
+    instance) is taken for the project's."""
     found = set()
     for target in patched:
         owner, _, name = target.rpartition(".")
-        if owner == "*" or owner.rsplit(".", 1)[-1] in project:
+        dotted = not owner.startswith("=")
+        if not dotted or owner == "*" or set(owner.split(".")) & set(project):
             found.add(name)
     return frozenset(found)
 

@@ -105,6 +105,7 @@ class TestCheck(BaseModel):
         reading of the files before the run, where the suite listed no passes)."""
         summary = last.summary
         passed = summary and (summary.recorded if summary.recorded is not None else None)
+        passed = passed or (summary.passing if summary else None)  # the plugin did not load
         if not (self.changed and last.stage == "suite" and passed):
             return self.uncalled
         return calls.uncalled_of(ctx.ws.root, self.changed, self.paths, passed)
