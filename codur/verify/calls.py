@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import Counter, deque
-from collections.abc import Collection, Iterable, Mapping
+from collections import Counter
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from codur.scope.test_modules import suite_files, test_functions
+from codur.verify.call_graph import CallGraph
 from codur.verify.calls_index import Module, index, module_of, parse
+from codur.verify.fixtures import NO_FIXTURES, Fixtures
 from codur.verify.reach import reached_modules, source_text
 from codur.verify.target import is_test, python_files
-from codur.verify.test_reading import NO_FIXTURES, Fixtures, blocked_names
+from codur.verify.test_reading import blocked_names
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -70,69 +72,6 @@ def changed_functions(before: str | None, after: str) -> list[str]:
         if code is not None and code != old.get((name, n))
     )
     return list(dict.fromkeys(changed))
-
-
-class _Graph:
-    """The folder's functions and classes by name: who calls what, from words outward."""
-
-    def __init__(self, modules: dict[str, Module], aliases: dict[str, set[str]]) -> None:
-        self.modules, self.aliases = modules, aliases
-        self.functions: dict[str, list] = {}
-        self.classes: dict[str, list] = {}
-        for path, module in modules.items():
-            for unit in module.functions:
-                self.functions.setdefault(unit.name, []).append((path, unit))
-            for cls in module.classes:
-                self.classes.setdefault(cls.name, []).append((path, cls))
-
-    def called(self, tests: Iterable[str], blocked: Collection[str] = ()) -> set[tuple[str, str]]:
-        """(path, qualified name) of every function the tests can call, from the words
-        they use (`tests`) outward; `blocked`: names the tests patched (a function or
-        class of that name is never entered)."""
-        words: set[str] = set()
-        queue: deque[str] = deque()
-        done: set[tuple[str, str]] = set()
-        used_classes: set[tuple[str, str]] = set()
-
-        def use(found: Iterable[str]) -> None:
-            for word in found:
-                if word not in words:
-                    words.add(word)
-                    queue.append(word)
-
-        def call(path: str, unit) -> None:
-            if (path, unit.qualname) not in done and unit.name not in blocked:
-                done.add((path, unit.qualname))
-                use(unit.words)
-
-        def instantiate(path: str, cls) -> None:
-            if (path, cls.qualname) in used_classes or cls.name in blocked:
-                return
-            used_classes.add((path, cls.qualname))
-            for unit in self.modules[path].functions:
-                if unit.owner == cls.qualname and (unit.implicit or unit.name in words):
-                    call(path, unit)
-            for base in cls.bases:  # a subclass's instances run its bases' methods
-                for where, other in self.classes.get(base, ()):
-                    instantiate(where, other)
-
-        use(tests)
-        for path, module in self.modules.items():
-            for unit in module.functions:
-                if unit.registered and unit.owner is None:
-                    call(path, unit)
-            for cls in module.classes:
-                if cls.registered:
-                    instantiate(path, cls)
-        while queue:
-            word = queue.popleft()
-            use(self.aliases.get(word, ()))
-            for path, cls in self.classes.get(word, ()):
-                instantiate(path, cls)
-            for path, unit in self.functions.get(word, ()):
-                if unit.owner is None or (path, unit.owner) in used_classes:
-                    call(path, unit)
-        return done
 
 
 def _in_suite(path: str, paths: Collection[str]) -> bool:
@@ -255,7 +194,7 @@ def uncalled_of(
     if not changed or (project := _project(root, paths, ran, may_run)) is None:
         return []
     modules, uses, aliases = project
-    graph = _Graph(modules, aliases)
+    graph = CallGraph(modules, aliases)
     owners = {part for p in modules for part in Path(p).with_suffix("").parts}
     owners |= set(graph.classes)  # modules, the packages they are in, classes
     by_block: dict[frozenset[str], set[str]] = {}

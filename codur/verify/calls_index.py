@@ -9,11 +9,10 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from codur.verify.fixtures import NO_FIXTURES, Fixtures
 from codur.verify.test_reading import (
-    NO_FIXTURES,
     SET_UP,
     FileRules,
-    Fixtures,
     asked_fixtures,
     class_patches,
     may_not_run,
