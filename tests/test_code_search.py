@@ -11,7 +11,7 @@ from pathlib import Path
 from helpers import watched_context, write_files
 
 from codur.search.calls import python_calls
-from codur.search.chunks import python_chunks
+from codur.search.chunks import MAX_CHUNK_CHARS, python_chunks
 from codur.search.index import INDEX_FILE, CodeIndex
 from codur.search.rank import fuse, tokens
 from codur.tools.registry import invoke
@@ -75,6 +75,24 @@ def test_chunks_cover_module_head_functions_classes_and_methods() -> None:
     assert chunks["Loader.load"].where == "cfg/loader.py:19-23"
     assert chunks["Loader.load"].text.startswith("    def load(self)")
     assert python_chunks("bad.py", "def (:\n")[0].kind == "module"  # unparsable: one chunk
+
+
+def test_chunks_hold_statements_after_the_first_definition() -> None:
+    # rich's box.py: a class, then 290 lines of `NAME: Box = Box(...)` constants, then a
+    # demo under `if __name__`; before, no chunk held the constants, so no search found them
+    styles = "".join(f'S_{n}: Box = Box("{n}" * 30)\n' for n in range(300))
+    source = f"class Box:\n    def __init__(self, s):\n        self.s = s\n\n\n{styles}\n"
+    source += 'if __name__ == "__main__":\n    print(S_0)\n'
+    chunks = python_chunks("box.py", source)
+    lines = source.splitlines()
+    held = {n for c in chunks for n in range(c.start, c.end + 1)}
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= held  # every line of code
+    module = [c for c in chunks if c.kind == "module"]
+    assert len(module) > 2  # the constants are cut between statements
+    assert all(len(c.text) <= MAX_CHUNK_CHARS for c in module)
+    assert all(c.name == "box" for c in module)
+    assert any("S_299: Box" in c.text for c in module) and "__main__" in module[-1].text
+    assert sorted(c.start for c in chunks) == [c.start for c in chunks]  # in file order
 
 
 def test_tokens_split_identifiers() -> None:

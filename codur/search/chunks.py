@@ -1,16 +1,21 @@
-"""Cutting a Python file into chunks a search can return: the module head (docstring,
-imports, top-level statements before the first definition), each top-level function, each
-class head (its lines up to the first method) and each method."""
+"""Cutting a Python file into chunks a search can return: the module's top-level
+statements (the head: docstring, imports, constants before the first definition; and each
+run of statements between or after definitions, such as a table of constants after a
+class), each top-level function, each class head (its lines up to the first method) and
+each method. Every top-level line of the file is in a chunk: before CHUNKER 2, statements
+after the first definition were in none, so a search could not find rich's box styles
+(`ROUNDED = Box(...)`, 290 lines after the class) or tabulate's table formats."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 ChunkKind = Literal["module", "function", "class", "method"]
 
-CHUNKER = 1
+CHUNKER = 2
 """How files are cut into chunks (which spans, what text each holds): saved with the
 index and the embedding cache, whose rows are chunks; change it when the cutting
 changes, and both are built again."""
@@ -29,7 +34,7 @@ class Chunk:
     kind: ChunkKind
     name: str
     """Qualified within the file: `func`, `Class`, `Class.method`; the module's dotted
-    name for a module head."""
+    name for a run of top-level statements."""
     text: str
 
     @property
@@ -75,21 +80,56 @@ def python_chunks(path: str, source: str) -> list[Chunk]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return [Chunk(path, 1, len(lines), "module", module_name(path), span(1, len(lines)))]
-    defs = [n for n in tree.body if isinstance(n, Def)]
     chunks: list[Chunk] = []
-    head_end = (_start(defs[0]) - 1) if defs else len(lines)
-    if head_end >= 1 and span(1, head_end).strip():
-        chunks.append(Chunk(path, 1, head_end, "module", module_name(path), span(1, head_end)))
-    for node in defs:
-        start, end = _start(node), node.end_lineno or node.lineno
-        if not isinstance(node, ast.ClassDef):
-            chunks.append(Chunk(path, start, end, "function", node.name, span(start, end)))
+    run: list[ast.stmt] = []
+    for node in [*tree.body, None]:
+        if node is not None and not isinstance(node, Def):
+            run.append(node)
             continue
-        methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-        class_end = (_start(methods[0]) - 1) if methods else end
-        chunks.append(Chunk(path, start, class_end, "class", node.name, span(start, class_end)))
-        for method in methods:
-            m_start, m_end = _start(method), method.end_lineno or method.lineno
-            name = f"{node.name}.{method.name}"
-            chunks.append(Chunk(path, m_start, m_end, "method", name, span(m_start, m_end)))
+        until = _start(node) - 1 if node is not None else len(lines)
+        for start, end in _pieces(run, lines, 1 if not chunks else None, until):
+            chunks.append(Chunk(path, start, end, "module", module_name(path), span(start, end)))
+        run = []
+        if node is not None:
+            chunks += _definition(path, node, span)
+    return [c for c in chunks if c.text.strip()]
+
+
+def _pieces(
+    run: list[ast.stmt], lines: list[str], first: int | None, until: int
+) -> list[tuple[int, int]]:
+    """The spans of a run of top-level statements, cut between statements so that each
+    holds at most MAX_CHUNK_CHARS of source as far as it can (one statement longer than
+    that is a piece of its own). The first piece starts at `first` (1 for the module
+    head: the comments at the top of the file count), the last ends at `until` (the line
+    before the next definition, or the file's last)."""
+    pieces: list[tuple[int, int]] = []
+    for node in run:
+        start, end = _start(node), node.end_lineno or node.lineno
+        if (
+            pieces
+            and sum(len(line) + 1 for line in lines[pieces[-1][0] - 1 : end]) <= MAX_CHUNK_CHARS
+        ):
+            pieces[-1] = (pieces[-1][0], end)
+        else:
+            pieces.append((start, end))
+    if pieces and first is not None:
+        pieces[0] = (first, pieces[0][1])
+    if pieces:
+        pieces[-1] = (pieces[-1][0], max(until, pieces[-1][1]))
+    return pieces
+
+
+def _definition(path: str, node: Def, span: Callable[[int, int], str]) -> list[Chunk]:
+    """A function's chunk; or a class head's and one a method."""
+    start, end = _start(node), node.end_lineno or node.lineno
+    if not isinstance(node, ast.ClassDef):
+        return [Chunk(path, start, end, "function", node.name, span(start, end))]
+    methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    class_end = (_start(methods[0]) - 1) if methods else end
+    chunks = [Chunk(path, start, class_end, "class", node.name, span(start, class_end))]
+    for method in methods:
+        m_start, m_end = _start(method), method.end_lineno or method.lineno
+        name = f"{node.name}.{method.name}"
+        chunks.append(Chunk(path, m_start, m_end, "method", name, span(m_start, m_end)))
     return chunks
