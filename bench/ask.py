@@ -18,7 +18,8 @@ embedding. The index goes to a temporary folder, never into the measured tree.
 With `--answers N`, it also runs `codur ask` (in process, the default profile: the
 embedded model) on the first N questions in a temporary copy of the tree (`--pick 36,37`:
 those questions instead, numbered from 1), and reports the share of answers citing
-`path:line` in a right file, the model calls and route (one answer call, or the research
+`path:line` in a right file (the locations Codur lists under an answer citing none,
+`codur.ask.tidy`, counted apart), the model calls and route (one answer call, or the research
 loop) of each, and the median wall time. A multi-part question (`parts:` in the YAML)
 is scored part by part: a part is answered when the answer cites one of its files; the
 question, when every part is. That takes minutes per question. Search figures are over
@@ -140,7 +141,8 @@ def answer_figures(
     root: Path, questions: list[dict], overrides: list[str], journal: Path | None
 ) -> None:
     """Run `codur ask` on `questions`; with a journal, skip those it holds."""
-    from codur.ask.run import ask_question
+    from codur.ask.run import ask_question, citations
+    from codur.ask.tidy import model_cited
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
@@ -160,15 +162,21 @@ def answer_figures(
             bus, events = EventBus(), []
             bus.subscribe(events.append)
             result = ask_question(Session(config, Workspace(tree), bus), item["q"])
-            cited = sorted({c.path for c in result.citations if c.exists})
+            listed = sorted({c.path for c in result.citations if c.exists})
+            own = citations(model_cited(result.answer), Workspace(tree))
+            cited = sorted({c.path for c in own if c.exists})
             routes = [e.data["route"] for e in events if e.kind == "ask.route"]
             parts = [bool(set(cited) & set(files)) for files in part_files(item)]
+            with_list = [bool(set(listed) & set(files)) for files in part_files(item)]
             row = {
                 "q": item["q"],
                 "ok": all(parts),
                 "parts": parts,
+                "ok_listed": all(with_list),
+                "parts_listed": with_list,
                 "status": result.status,
                 "cited": cited,
+                "listed": sorted(set(listed) - set(cited)),
                 "model_calls": result.model_calls,
                 "route": routes[-1] if routes else None,
                 "wall_s": round(time.perf_counter() - start, 1),
@@ -190,12 +198,19 @@ def answer_figures(
     if single:
         right = sum(r["ok"] for r in single)
         print(f"answers citing a right file: {right}/{len(single)} ({right / len(single):.0%})")
+        listed = sum(r.get("ok_listed", r["ok"]) for r in single)
+        print(f"  or listing one the search found (uncited answers): {listed}/{len(single)}")
     if multi:
         parts = [p for r in multi for p in r.get("parts", [r["ok"]])]
         whole = sum(r["ok"] for r in multi)
         print(
             f"multi-part: parts answered {sum(parts)}/{len(parts)}; questions with every part "
             f"answered {whole}/{len(multi)}"
+        )
+        listed = [p for r in multi for p in r.get("parts_listed", r.get("parts", []))]
+        print(
+            f"  or listing a file the search found: parts {sum(listed)}/{len(listed)}; "
+            f"questions {sum(r.get('ok_listed', r['ok']) for r in multi)}/{len(multi)}"
         )
     walls = [r["wall_s"] for r in rows]
     calls = [r["model_calls"] for r in rows if "model_calls" in r]

@@ -13,6 +13,13 @@ from helpers import run_cli, scripted_profile, tool_calls, write_files
 from test_ask import FINISH, ask_in_process, nodes
 
 from codur.ask.parts import split_question
+from codur.ask.tidy import (
+    MAX_SOURCES,
+    SOURCES_LEAD,
+    model_cited,
+    with_sources,
+    without_repeats,
+)
 
 SHOP = {
     "shop/rates.py": '''"""VAT rates by country."""
@@ -247,3 +254,33 @@ def test_a_part_that_asks_nothing_is_answered_with_the_question_before_it(
     answer = "The reduced table's rate (`shop/rates.py:7-10`)."
     result, _ = direct(shop(tmp_path / "w"), [answer], question)
     assert result.model_calls == 1 and result.answer == answer
+
+
+def test_an_answer_citing_no_location_says_where_the_search_found_code(tmp_path: Path) -> None:
+    """The 1.5B model answered 2 of 25 questions on rich in prose with no `path:line`;
+    the chunks retrieved for the question are listed under it, marked as the search's."""
+    prose = "It looks the country up in a table of rates, reduced or standard."
+    question = "Which table does vat_rate use for a reduced rate?"
+    result, events = direct(shop(tmp_path / "w"), [prose], question)
+    (hits,) = [e.data["hits"] for e in events if e.kind == "ask.retrieve"]
+    listed = ", ".join(f"`{where}`" for where in hits[:MAX_SOURCES])
+    assert result.answer == f"{prose}\n\n{SOURCES_LEAD} {listed}"
+    assert hits[0] == "shop/rates.py:7-10"
+    assert [(c.path, c.line) for c in result.citations][0] == ("shop/rates.py", 7)
+    assert model_cited(result.answer) == prose
+
+
+def test_a_paragraph_written_again_is_shown_once(tmp_path: Path) -> None:
+    loop = "vat_rate reads `REDUCED_RATES` (`shop/rates.py:9`) when asked for it."
+    reply = f"The reduced table.\n\n{loop}\n\n{loop}\n\n{loop}\n\n{loop[:30]}"
+    result, _ = direct(shop(tmp_path / "w"), [reply], "Which table does vat_rate use?")
+    assert result.answer == f"The reduced table.\n\n{loop}"
+
+
+def test_without_repeats_keeps_code_and_new_paragraphs() -> None:
+    code = "```python\nx = 1\n\nx = 1\n```"
+    text = f"One.\n\n{code}\n\n{code}\n\nOne.\n\nTwo,\n  wrapped.\n\nTwo, wrapped.\n\nTw"
+    assert without_repeats(text) == f"One.\n\n{code}\n\n{code}\n\nTwo,\n  wrapped."
+    assert without_repeats("Alone, cut") == "Alone, cut"
+    assert with_sources("See `a.py:3`.", ["b.py:1-2"]) == "See `a.py:3`."
+    assert with_sources("Prose.", []) == "Prose."

@@ -24,6 +24,10 @@ class AskState(LoopState, total=False):
     """Index into `plan` of the next step to run (planner resets, aggregate advances)."""
     parts: list[str]
     """The question's parts (`codur.ask.parts`; one for a simple question; retrieve)."""
+    sources: list[list[str]]
+    """For each part, the `path:start-end` of the chunks retrieved for it, best first;
+    none for a part retrieval covers weakly (retrieve; listed under an answer citing no
+    location)."""
     retrieved: str
     """The code index's chunks and callers for each part, as markdown (retrieve; set once)."""
     findings: dict[str, str]

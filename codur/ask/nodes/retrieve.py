@@ -72,6 +72,10 @@ def retrieve(
     update = {
         "parts": parts,
         "retrieved": render(found, cfg.max_retrieved_chars),
+        "sources": [  # a weak part's chunks are not where its answer is
+            [hit.chunk.where for hit in item.hits] if item.strong(cfg.min_coverage) else []
+            for item in found
+        ],
         "files_read": sorted(read),
     }
     return Command(update=update, goto="synthesizer" if route == "answer" else "planner")
