@@ -246,6 +246,26 @@ def test_memory_commands(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_memory_command_that_could_not_save_says_so_and_fails(tmp_path: Path) -> None:
+    """`memory add`, `forget` and `clear` said they had kept, forgotten or cleared, exit 0,
+    when the file could not be written (here `.codur` leads out of the folder; a
+    read-only disk did the same)."""
+    import os
+
+    work, outside = tmp_path / "w", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    os.symlink(outside, work / ".codur")
+    added = run_cli(["memory", "add", "use pytest style"], work)
+    assert added.returncode == 11, added.stdout + added.stderr
+    assert "kept as" not in added.stdout and list(outside.iterdir()) == []
+    assert "the preference was not kept: the memory file could not be written" in added.stderr
+    cleared = run_cli(["memory", "clear"], work)
+    assert cleared.returncode == 11 and "cleared" not in cleared.stdout
+    assert run_cli(["memory", "add", "--user", "answer tersely"], work).returncode == 0
+
+
+@pytest.mark.slow
 def test_damaged_memory_files_are_set_aside_and_the_run_goes_on(tmp_path: Path) -> None:
     work = tmp_path / "w"
     work.mkdir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur.config import CodurConfig
-from codur.errors import ExitCode, UsageError
+from codur.errors import CannotWrite, ExitCode, UsageError
 from codur.memory.persistent import NODE_LOG, Memory, Scope
 from codur.ui import IO
 
@@ -59,7 +59,7 @@ def add(memory: Memory, text: str, scope: Scope, io: IO) -> int:
         kept = memory.remember_preference(text, scope)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    memory.save(io.warn)
+    _saved(memory, io, "the preference was not kept")
     io.success(f"kept as a {scope} preference ({kept.key}): {kept.text}")
     return ExitCode.OK
 
@@ -68,14 +68,21 @@ def forget(memory: Memory, key: str, io: IO) -> int:
     what = memory.forget(key)
     if what is None:
         raise UsageError(f"no memory entry has the key {key!r} (see codur memory show)")
-    memory.save(io.warn)
+    _saved(memory, io, f"{what} was not forgotten")
     io.success(f"forgot {what}")
     return ExitCode.OK
 
 
 def clear(memory: Memory, scope: Scope, io: IO) -> int:
     memory.clear(scope)
-    memory.save(io.warn)
+    _saved(memory, io, f"the {scope} memory was not cleared")
     where = memory.user.path if scope == "user" else memory.project.path
     io.success(f"cleared the {scope} memory ({where})")
     return ExitCode.OK
+
+
+def _saved(memory: Memory, io: IO, otherwise: str) -> None:
+    """Write the memory's changes; CannotWrite (exit code 11) when one could not be (the
+    warning before says why): a command the user gave must not report success then."""
+    if not memory.save(io.warn):
+        raise CannotWrite(f"{otherwise}: the memory file could not be written (see above)")

@@ -226,10 +226,11 @@ class Memory:
         """Forget everything in one scope's file (the user's holds only preferences)."""
         self._file(scope).change(_clear)
 
-    def save(self, warn: Warn) -> None:
-        """Write back what changed (atomically; a failure is a warning)."""
-        self.project.save(warn)
-        self.user.save(warn)
+    def save(self, warn: Warn) -> bool:
+        """Write back what changed (atomically; a failure is a warning). False: some
+        change was not saved."""
+        project = self.project.save(warn)
+        return self.user.save(warn) and project
 
 
 def _clear_node_log(data: MemoryData) -> None:

@@ -129,18 +129,21 @@ class MemoryFile:
         operation(self.data)
         self.pending.append(operation)
 
-    def save(self, warn: Warn) -> None:
+    def save(self, warn: Warn) -> bool:
         """Apply the changes to what the file holds now and write it atomically, under the
-        file's lock; a failure is a warning, never fatal."""
-        if not self.pending or not self.writable:
-            return
+        file's lock; a failure is a warning, never fatal. False: changes were left
+        unsaved (the file cannot be written, or the write failed)."""
+        if not self.pending:
+            return True
+        if not self.writable:
+            return False
         folder = Workspace(self.path.parent)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with locked(self.path):
                 data, self.writable = _read(self.path, warn)
                 if not self.writable:
-                    return
+                    return False
                 trusted = _trusted(self.path, data, self.guarded)  # as the file is now
                 for operation in self.pending:
                     operation(data)
@@ -154,8 +157,9 @@ class MemoryFile:
                 folder.write_text(".gitignore", "*\n")
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
-            return
+            return False
         self.data, self.pending = data, []
+        return True
 
 
 def _trusted(path: Path, data: MemoryData, guarded: bool, carried: bool = False) -> bool:
