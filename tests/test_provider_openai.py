@@ -185,6 +185,12 @@ def test_missing_key_variable_is_a_config_error(
     ):
         client.invoke([HumanMessage("hi")])
     assert openai_server.requests == []
+    # in a run the client has a fallback (llm.fallback_order), which a missing key is
+    # handed to as unreachable; with none left, it is the missing key again (exit code
+    # 2, as for a task), not "model unreachable" (exit code 3: `codur ask` gave that)
+    client.fallback = lambda name, error: None
+    with pytest.raises(ConfigError, match=f"environment variable {KEY_VAR} is not set"):
+        client.invoke([HumanMessage("hi")])
 
 
 @pytest.mark.slow
@@ -206,6 +212,10 @@ def test_a_run_without_its_key_stops_before_anything_runs(
     assert f"environment variable {KEY_VAR} is not set" in done.stderr
     kinds = [json.loads(line)["event"] for line in done.stdout.splitlines() if line.strip()]
     assert "program.start" not in kinds and "repair.start" not in kinds
+    assert openai_server.requests == []
+    asked = run_cli([*flags, "ask", "what does main.py print?"], root, env=env)
+    assert asked.returncode == 2, asked.stderr  # the same condition, the same exit code
+    assert f"environment variable {KEY_VAR} is not set" in asked.stderr
     assert openai_server.requests == []
 
 
