@@ -225,18 +225,29 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
 
 def own_folder(folder: Path) -> None:
     """Make CODUR_DIR when missing, with a `.gitignore` of `*` (Codur's own files, which
-    `git status` should not list)."""
+    `git status` should not list); a `.gitignore` there that is missing or empty (a full
+    disk cut its write) is written again, atomically. One the user wrote is kept."""
     try:
         os.mkdir(folder, 0o777)  # less the umask: a group-shared project's runs share it
     except FileExistsError:
-        return
+        if not folder.is_dir() or folder.is_symlink():
+            return  # `held` refuses it, and says why
     except OSError as exc:
         if exc.errno in UNSUPPORTED:  # read-only: `held` finds the same and says so
             return
         raise
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    with open(os.open(folder / ".gitignore", flags, 0o644), "w", encoding="utf-8") as fh:
-        fh.write("*\n")
+    ignore_all(folder)
+
+
+def ignore_all(folder: Path) -> None:
+    """`folder/.gitignore` holds `*` unless it holds something already (written atomically;
+    never through a link: WorkspaceError)."""
+    try:
+        if (folder / ".gitignore").lstat().st_size > 0:
+            return
+    except FileNotFoundError:
+        pass
+    Workspace(folder).write_text(".gitignore", "*\n")
 
 
 def open_regular(path: Path) -> BinaryIO:

@@ -241,3 +241,23 @@ def test_an_agent_whose_folder_went_away_says_so(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="no such folder"):
         agent.run("fix @main.py")
     assert root.read_text() == "now a file"
+
+
+def test_an_empty_gitignore_in_codurs_folder_is_written_again(tmp_path: Path) -> None:
+    """A full disk cut `.codur/.gitignore` to 0 bytes; the folder existed from then on, so
+    no later run wrote it again and `git status` listed `.codur/` (its debug log and
+    memory) for good. One the user wrote is theirs."""
+    root = tmp_path / "w"
+    (root / ".codur").mkdir(parents=True)
+    (root / ".codur" / ".gitignore").write_text("")
+    with hold_workspace(root, print):
+        pass
+    assert (root / ".codur" / ".gitignore").read_text() == "*\n"
+    (root / ".codur" / ".gitignore").unlink()
+    with hold_workspace(root, print):
+        pass
+    assert (root / ".codur" / ".gitignore").read_text() == "*\n"
+    (root / ".codur" / ".gitignore").write_text("*\n!notes.md\n")
+    with hold_workspace(root, print):
+        pass
+    assert (root / ".codur" / ".gitignore").read_text() == "*\n!notes.md\n"

@@ -26,7 +26,7 @@ from codur.config.trust import is_trusted, mark_written, was_written
 from codur.errors import WorkspaceError
 from codur.locking import locked
 from codur.redaction import Redactor
-from codur.workspace import CODUR_DIR, Workspace
+from codur.workspace import CODUR_DIR, Workspace, ignore_all
 
 FILE_NAME = "memory.json"
 VERSION = 1
@@ -153,8 +153,8 @@ class MemoryFile:
                 self.trusted = _trusted(self.path, data, self.guarded, trusted)
                 if self.guarded and self.trusted:
                     mark_written(self.path)  # by Codur, from trusted content
-            if self.git_ignored and not (self.path.parent / ".gitignore").exists():
-                folder.write_text(".gitignore", "*\n")
+            if self.git_ignored:
+                ignore_all(self.path.parent)
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
             return False
