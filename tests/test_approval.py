@@ -9,6 +9,7 @@ import pytest
 from helpers import BUGGY, CLEANUP, FIXED, WRONG, run_cli, run_in_process, tool_calls, whole_file
 
 from codur.errors import ExitCode
+from codur.undo.snapshot import since_start
 
 WRITE_AND_RUN = tool_calls(
     ("write_file", {"path": "cleanup.py", "content": CLEANUP}),
@@ -146,6 +147,32 @@ def test_the_check_asks_before_running_a_program_created_in_this_run(tmp_path: P
     (root / "main.py").unlink()
     result, _, _ = run_in_process(root, replies, task="write main.py: it prints 10", confirm=user)
     assert result.status == "verified" and len(user.asked) == 1
+
+
+def test_a_program_written_just_before_the_run_is_not_the_runs(tmp_path: Path) -> None:
+    """A script that writes main.py (ignored by git, so in no snapshot) and starts Codur a
+    moment later: its check runs freely. A file time within 2 s of the run's start had
+    made the file "written in this run", and the run stopped for approval (exit 5)."""
+    import subprocess
+    import time
+
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "expected.txt").write_text("10\n")
+    (root / ".gitignore").write_text("main.py\n")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "i"], cwd=root, check=True)
+    (root / "main.py").write_text(BUGGY)
+    time.sleep(0.3)  # Codur's own start takes longer than this
+    result, events, _ = run_in_process(root, [], overrides=["runtime.max_llm_calls=0"])
+    assert result.status != "approval", result.message
+    assert any(e.kind == "program.start" for e in events)
+    second = 1_000_000_000
+    assert since_start(100 * second, 101 * second)  # whole seconds: a coarse clock (FAT)
+    assert not since_start(100 * second + 7, 101 * second)  # a fine one: 1 s is before
+    assert since_start(101 * second - 3_000_000, 101 * second)  # a tick behind
 
 
 @pytest.mark.slow

@@ -30,8 +30,20 @@ from codur.undo.witness import Witness
 from codur.workspace import CODUR_DIR, Workspace
 
 CLOCK_NS = 2_000_000_000
-"""File times may be this coarse (FAT: 2 s): a file not in the start snapshot whose
-ctime is no older than the run's start minus this was created (or touched) in the run."""
+"""File times may be this coarse (FAT: 2 s; a time with no sub-second part is taken as
+one): a file not in the start snapshot whose ctime is no older than the run's start
+minus this was created (or touched) in the run."""
+TICK_NS = 50_000_000
+"""Where file times have sub-second parts, the kernel's file clock lags the process's
+by a tick at most (a few ms): a file written by the script that started Codur, a second
+before the run, was not the run's (with CLOCK_NS it was, and its check needed a yes)."""
+
+
+def since_start(ctime_ns: int, began_ns: int) -> bool:
+    """Whether a file time `ctime_ns` is no older than the run's start, `began_ns`, at
+    the grain of the file system's clock."""
+    grain = CLOCK_NS if ctime_ns % 1_000_000_000 == 0 else TICK_NS
+    return ctime_ns >= began_ns - grain
 
 
 def excluded(ws: Workspace, config: CodurConfig) -> Excluded:
@@ -118,7 +130,7 @@ class RunSnapshot:
         if path in self.start or self.saved.get(path) is False:
             return None
         try:
-            made = (self.ws.root / path).lstat().st_ctime_ns >= self.began_ns - CLOCK_NS
+            made = since_start((self.ws.root / path).lstat().st_ctime_ns, self.began_ns)
         except FileNotFoundError:
             return None
         if made:
@@ -162,7 +174,7 @@ class RunSnapshot:
         (`created_only`: whether it was created; cheaper, nothing is read)."""
         if path not in self.start:  # new, or never snapshotted (ignored, over the cap)
             try:
-                since = (self.ws.root / path).lstat().st_ctime_ns >= self.began_ns - CLOCK_NS
+                since = since_start((self.ws.root / path).lstat().st_ctime_ns, self.began_ns)
             except FileNotFoundError:
                 return None
             return "created" if since else None
