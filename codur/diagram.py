@@ -57,8 +57,24 @@ def draw(fmt: Format, mode: Mode = "run") -> str:
 
 def write_png(path: Path, mode: Mode = "run") -> Path:
     """Draw the graph into the PNG file `path` with Graphviz (offline); the path written."""
-    _need("pygraphviz", "codur graph --png", "graph-png")
     if not path.parent.is_dir():
         raise UsageError(f"--png {path}: {path.parent} is not a folder")
+    if path.is_symlink() or (path.exists() and not _is_png(path)):
+        raise UsageError(
+            f"--png {path}: the file exists and is not a PNG image; it is not "
+            "overwritten (name a new file)"
+        )
+    _need("pygraphviz", "codur graph --png", "graph-png")
     _graph(mode).draw_png(str(path))
     return path
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _is_png(path: Path) -> bool:
+    """Whether `path` is a regular file holding a PNG image (an earlier drawing)."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        return fh.read(len(PNG)) == PNG

@@ -70,6 +70,17 @@ def test_graph_png_without_graphviz_names_the_extra(tmp_path: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.png").exists()
 
 
+def test_graph_png_never_overwrites_a_file_that_is_no_png(tmp_path: Path) -> None:
+    """`codur graph --png main.py` wrote a PNG over the user's program (a probe's report)."""
+    (tmp_path / "main.py").write_text("print(1)\n")
+    result = run_cli(["graph", "--png", "main.py"], cwd=tmp_path)
+    assert result.returncode == 2 and (tmp_path / "main.py").read_text() == "print(1)\n"
+    assert result.stderr.strip() == (
+        "codur: error: --png main.py: the file exists and is not a PNG image; it is not "
+        "overwritten (name a new file)"
+    )
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("pygraphviz") is None, reason="needs pygraphviz (codur[graph-png])"
 )

@@ -253,6 +253,12 @@ def test_record_refuses_to_overwrite_a_file_that_is_no_recording(tmp_path: Path)
     ]
     assert notes.read_text() == "my notes\n" and (work / "main.py").read_text() == BUGGY
     assert not debug_log(work).exists()  # nothing ran
+    nowhere = tmp_path / "no" / "such" / "run.jsonl"  # folders are not made for it
+    missing = run_cli([*flags, "--record", str(nowhere), "fix @main.py"], cwd=work)
+    assert missing.returncode == ExitCode.USAGE and not (tmp_path / "no").exists()
+    assert missing.stderr.strip().splitlines() == [
+        f"codur: error: --record {nowhere}: {nowhere.parent} is not a folder"
+    ]
 
     recording = tmp_path / "run.jsonl"
     for attempt in range(2):  # the second run rewrites the first one's recording

@@ -115,9 +115,11 @@ def recorded_profile(path: Path) -> str | None:
 
 
 def check_target(path: Path) -> None:
-    """UsageError unless `path` may be written as a recording: no file is there yet, or a
-    Codur recording is (an earlier one, rewritten). Any other file is the user's, and
-    undo cannot bring it back (snapshots leave the recording out)."""
+    """UsageError unless `path` may be written as a recording: its folder exists, and no
+    file is there yet, or a Codur recording is (an earlier one, rewritten). Any other file
+    is the user's, and undo cannot bring it back (snapshots leave the recording out)."""
+    if not path.parent.is_dir():  # not made: a typo would leave folders anywhere
+        raise UsageError(f"--record {path}: {path.parent} is not a folder")
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -196,7 +198,6 @@ class Recorder:
         self._write()
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
