@@ -4,6 +4,7 @@ Plain strings: `codur.ui` escapes and prints them."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -37,7 +38,7 @@ def _verify_run(d: dict[str, Any]) -> str:
     if d.get("stopped_at_line") is not None:
         cut = f" (stopped at output line {d['stopped_at_line']}: it cannot match)"
     return (
-        f"verify{stage}: {' '.join(d.get('command', []))} -> "
+        f"verify{stage}: {shlex.join(d.get('command', []))} -> "
         f"{'passed' if d.get('passed') else 'failed'} in {d.get('duration_s')}s{cut}"
     )
 
@@ -96,7 +97,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "agent.fallback": lambda d: (
         f"{d['agent']} failed ({short(d['error'], 160)}): {d['to']} takes over"
     ),
-    "agent.run.start": lambda d: f"{d['agent']}: {' '.join(d.get('command', []))}",
+    "agent.run.start": lambda d: f"{d['agent']}: {shlex.join(d.get('command', []))}",
     "agent.run.end": lambda d: (
         f"{d['agent']} ended in {d['duration_s']}s"
         + (" (timed out)" if d.get("timed_out") else f" (exit code {d.get('exit_code')})")

@@ -557,3 +557,13 @@ def test_unittest_runs_modules_by_name_only_where_they_import_by_name(tmp_path: 
     (tmp_path / "tests" / "__init__.py").write_text("")
     found = detect.suite(tmp_path, VerifyConfig(), tests, ["tests/calc_test.py"])
     assert found.runner == "unittest" and found.paths == ["tests/calc_test.py"]
+
+
+def test_a_test_command_is_shown_as_it_could_be_typed_again() -> None:
+    """`--test-cmd "pytest -m 'not slow' -q"` showed as `pytest -m not slow -q`, another
+    command when pasted (a probe's report)."""
+    from codur.eventlines import VERBOSE
+
+    event = {"stage": "suite", "command": ["pytest", "-m", "not slow", "-q"], "passed": True}
+    line = VERBOSE["verify.run"]({**event, "duration_s": 1.0})
+    assert line == "verify (the whole suite): pytest -m 'not slow' -q -> passed in 1.0s"
