@@ -68,9 +68,15 @@ def report(
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         made = f" ({shown}: not by an edit)" if others else ""
         count = len(result.run_changes)
-        io.info(f"run {result.run_id}: {count} file(s) changed{made} | undo: {undo}")
+        kept = "" if result.status in PASSED else ", kept though the check did not pass"
+        look = "" if not kept else f" | see: {undo.replace('undo', 'diff', 1)}"
+        io.info(f"run {result.run_id}: {count} file(s) changed{made}{kept}{look} | undo: {undo}")
     if log_file is not None:
         io.info(f"debug log: {log_file}")
+
+
+PASSED = frozenset({"verified", "done", "checked"})
+"""Statuses whose check passed (fully or in part): the changes are what the run is for."""
 
 
 def report_answer(io: IO, result: AskResult) -> None:

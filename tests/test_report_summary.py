@@ -35,3 +35,19 @@ def test_only_the_edits_changed_says_so_plainly(capsys, tmp_path: Path) -> None:
     )
     (line,) = [s for s in summary(capsys, result, tmp_path) if s.startswith("run r1:")]
     assert line.startswith("run r1: 1 file(s) changed | undo: codur undo")
+
+
+def test_changes_left_by_a_run_that_did_not_pass_are_said_to_be_kept(
+    capsys, tmp_path: Path, monkeypatch
+) -> None:
+    """A run stopped at its limit left a failing edit in calc.py; the summary offered undo
+    without saying the change stays though it fails (a probe's report)."""
+    monkeypatch.chdir(tmp_path)  # the run's folder: no -C
+    result = RunResult(
+        "limit", "max iterations", files_changed=["calc.py"], run_id="r1", run_changes=["calc.py"]
+    )
+    (line,) = [s for s in summary(capsys, result, tmp_path) if s.startswith("run r1:")]
+    assert line.startswith(
+        "run r1: 1 file(s) changed, kept though the check did not pass | see: codur diff | "
+        "undo: codur undo"
+    )
