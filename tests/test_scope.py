@@ -322,6 +322,23 @@ def test_an_assertion_helper_the_code_does_not_use_is_part_of_the_check(tmp_path
     assert find_oracle(tmp_path, "expected.txt", set()) == ["tests/test_core.py"]  # code uses it
 
 
+def test_a_module_asserting_its_own_invariants_is_code_under_test(tmp_path: Path) -> None:
+    """tabulate's one module asserts `isinstance(colalign, Iterable)` and only its tests
+    import it: read as an assertion helper, it was locked as part of the check, and
+    every bug in the package went unfixable (the locating benchmark: 5 of 10 tabulate
+    bugs' code no longer shown)."""
+    files = {
+        "tab/__init__.py": "def tabulate(rows, colalign=()):\n"
+        "    assert isinstance(colalign, tuple)\n    return '\\n'.join(map(str, rows))\n",
+        "test/common.py": "def assert_equal(a, e):\n    assert a == e\n",
+        "test/test_tab.py": "from common import assert_equal\nfrom tab import tabulate\n\n\n"
+        "def test_rows():\n    assert_equal(tabulate([1, 2]), '1\\n2')\n",
+    }
+    write_files(tmp_path, files)
+    oracle = find_oracle(tmp_path, "expected.txt", set())
+    assert "tab/__init__.py" not in oracle and "test/common.py" in oracle
+
+
 def test_an_assertion_helper_that_asserts_is_part_of_the_check_too(tmp_path: Path) -> None:
     """A reviewer's case: `assert abs(a - e) <= tol` in a helper; the search made it
     `>= tol` and the run ended `verified`."""

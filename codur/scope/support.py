@@ -14,8 +14,8 @@ of the oracle.
   are not code under test. Code under test is what the task names and what that imports;
   when the task names no file, it is every module except those that are test support by
   their content (they import pytest or unittest, or define pytest hooks or fixtures, or
-  raise AssertionError or assert themselves and no code outside the tests imports them:
-  assertion helpers in the kind of `numpy.testing`).
+  define an `assert...` function that raises AssertionError or asserts, and no code
+  outside the tests imports them: assertion helpers in the kind of `numpy.testing`).
 """
 
 from __future__ import annotations
@@ -199,26 +199,46 @@ def helpers(root: Path, tests: list[str], files: set[str], named: list[str]) -> 
             under_test |= {f"{p.as_posix()}/__init__.py" for p in PurePosixPath(path).parents}
         return {m for m in reached if m not in under_test}
     found = {m for m in reached if is_support_code(root, m)}
-    asserting = [m for m in reached - found if _raises_assertion(root, m)]
+    asserting = [m for m in reached - found if _is_assertion_helper(root, m)]
     code = [f for f in files if f.endswith(".py") and f not in tests]
     return found | {m for m in asserting if not _imported_by(root, m, code, files)}
 
 
-def _raises_assertion(root: Path, path: str) -> bool:
-    """Whether the module raises AssertionError itself, or asserts (an assertion helper, as
-    `numpy.testing`'s: it decides what the tests say when the code under test does not
-    use it)."""
+def _is_assertion_helper(root: Path, path: str) -> bool:
+    """Whether the module is an assertion helper, as `numpy.testing`'s: it defines a
+    function named `assert...` (`assert_close`, `assertAlmostEqual`) that asserts or
+    raises AssertionError itself. Such a function decides what the tests say when the
+    code under test does not use it. A module that only asserts its own invariants
+    (`assert isinstance(colalign, Iterable)` in tabulate, which only its tests import)
+    is code under test: read as a helper, it was locked, and its bugs could not be fixed."""
     text = _text(root, path)
-    tree = _tree(root, path) if text and ("AssertionError" in text or "assert" in text) else None
+    tree = _tree(root, path) if text and "assert" in text.lower() else None
     return tree is not None and any(
-        isinstance(node, ast.Assert)
-        or (
-            isinstance(node, ast.Raise)
-            and node.exc is not None
-            and ast.unparse(node.exc).split("(")[0].endswith("AssertionError")
-        )
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.lstrip("_").lower().startswith("assert")
+        and any(_asserting(inner) for inner in _own_nodes(node))
         for node in ast.walk(tree)
     )
+
+
+def _asserting(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assert) or (
+        isinstance(node, ast.Raise)
+        and node.exc is not None
+        and ast.unparse(node.exc).split("(")[0].endswith("AssertionError")
+    )
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
+    """The nodes of `function`'s body, not those of functions or classes defined in it."""
+    out: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            todo += ast.iter_child_nodes(node)
+    return out
 
 
 def _imported_by(root: Path, path: str, code: list[str], files: set[str]) -> bool:
