@@ -212,24 +212,13 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     check = planned_check(session.tool_context(), cfg.verify, task, derived)
     require_pytest(check, session.interpreter)  # before any program or model call
     require_program(check, session.ws.root)
-    _require_key(session)
+    session.require_key()  # a missing API key: exit code 2 before anything runs
     if session.scope is not None:
         shown = {"derived": derived[1] if derived else ""}
         session.bus.emit("scope", **session.scope.summary(), **shown)
         for path in session.scope.locked:
             session.bus.emit("scope.locked", path=path)
     yield from run_graph(session, task, saved, first)
-
-
-def _require_key(session: Session) -> None:
-    """A run whose model needs an API key that is not set stops before anything runs
-    (exit code 2), not at its first model call after the checks and the repair search;
-    unless the model is off, replayed, or has other profiles to fall back on."""
-    from codur.config.llm import require_key
-
-    cfg = session.config
-    if session.model_allowed and not cfg.runs.replay and not cfg.llm.fallback_order:
-        require_key(*cfg.profile(session.profile))
 
 
 def _stopped(exc: Exception, recursion_limit: int) -> tuple[str, str]:

@@ -148,6 +148,17 @@ class Session:
             self.bus.emit("interpreter", **found.as_dict())
         return self._built["interpreter"]
 
+    def require_key(self, profile: str | None = None) -> None:
+        """ConfigError (exit code 2) when the model of `profile` (default: the run's)
+        needs an API key that is not set: said before anything runs, not at the first
+        model call; unless the model is off, replayed, or llm.fallback_order has other
+        profiles to answer (then the key's absence is the profile being unreachable)."""
+        from codur.config.llm import require_key
+
+        cfg = self.config
+        if self.model_allowed and not cfg.runs.replay and not cfg.llm.fallback_order:
+            require_key(*cfg.profile(profile or self.profile))
+
     def check_cancelled(self) -> None:
         """Raise Cancelled if the run was asked to stop (`cancel`)."""
         if self.cancel.is_set():

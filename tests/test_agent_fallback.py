@@ -275,3 +275,28 @@ def test_an_untrusted_project_may_not_choose_what_an_agent_runs(tmp_path: Path) 
     assert "y" not in loaded.config.agents.configs
     ignored = "agents.configs.x.command, agents.configs.x.env_allow, agents.configs.y"
     assert f"may not set {ignored} (ignored;" in loaded.warnings[0]
+
+
+def test_an_llm_agent_whose_key_is_missing_falls_back_to_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's own profile with its key unset is an agent whose model cannot run:
+    agents.preferences.fallback_order takes over (a reviewer's case: a change that made
+    the missing key a ConfigError everywhere ended this run with exit code 2)."""
+    monkeypatch.delenv("CODUR_TEST_NO_SUCH_KEY", raising=False)
+    root = buggy_folder(tmp_path / "proj")
+    overrides = [
+        "llm.profiles.keyed.provider=openai",
+        "llm.profiles.keyed.model=m",
+        "llm.profiles.keyed.api_key_env=CODUR_TEST_NO_SUCH_KEY",
+        "agents.configs.remote.type=llm",
+        "agents.configs.remote.profile=keyed",
+        "agents.preferences.default_agent=agent:remote",
+        "agents.preferences.fallback_order=[agent:coder]",
+        "approval.mode=full-auto",
+    ]
+    replies = [delegate_to("agent:remote"), whole_file("main.py", FIXED)]
+    result, events, _ = run_in_process(root, replies, overrides=overrides)
+    assert result.status == "verified" and (root / "main.py").read_text() == FIXED
+    (switch,) = [e.data for e in events if e.kind == "agent.fallback"]
+    assert switch["to"] == "agent:coder" and "CODUR_TEST_NO_SUCH_KEY" in switch["error"]

@@ -104,6 +104,7 @@ def ask_question(session: Session, question: str) -> AskResult:
         return AskResult(
             "done", hit.answer, message, citations=cited, files_read=sorted(hit.files), cached=True
         )
+    session.require_key(session.config.ask.profile)  # exit code 2, as for a task
     try:
         result = answer(build_ask_graph(), session, question)
     finally:

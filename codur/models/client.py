@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from codur.errors import (
     Cancelled,
@@ -137,7 +137,7 @@ class ModelClient:
         except (ModelUnreachable, ModelError) as exc:  # the embedded model did not load
             other = self._switch(exc)
             if other is None:
-                _raise_standing(exc)
+                raise
             return other.count_tokens(messages, tools)
         if self.recorder is not None:
             self.recorder.tokens(messages, tool_names(tools), count)
@@ -183,7 +183,7 @@ class ModelClient:
         except (ModelUnreachable, ModelError) as exc:
             other = self._switch(exc)
             if other is None:
-                _raise_standing(exc)
+                raise
             return other.invoke(messages, tools, **settings)
 
     def _invoke(
@@ -309,12 +309,3 @@ class ModelClient:
     def _check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
-
-
-def _raise_standing(error: CodurError) -> NoReturn:
-    """Raise the error that stands when no profile answers instead: a missing API key is
-    handed to the fallback as unreachable, and is again the missing key (exit code 2, as
-    for a task, where it is found before the run) when no fallback profile is left."""
-    if isinstance(error.__cause__, MissingKey):
-        raise error.__cause__ from None
-    raise error
