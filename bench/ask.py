@@ -141,8 +141,8 @@ def answer_figures(
     root: Path, questions: list[dict], overrides: list[str], journal: Path | None
 ) -> None:
     """Run `codur ask` on `questions`; with a journal, skip those it holds."""
-    from codur.ask.run import ask_question, citations
-    from codur.ask.tidy import model_cited
+    from codur.ask.ground import CITATION
+    from codur.ask.run import ask_question
     from codur.config import load_config
     from codur.events import EventBus
     from codur.session import Session
@@ -162,9 +162,9 @@ def answer_figures(
             bus, events = EventBus(), []
             bus.subscribe(events.append)
             result = ask_question(Session(config, Workspace(tree), bus), item["q"])
-            listed = sorted({c.path for c in result.citations if c.exists})
-            own = citations(model_cited(result.answer), Workspace(tree))
-            cited = sorted({c.path for c in own if c.exists})
+            cited = sorted({c.path for c in result.citations if c.exists})  # the answer's own
+            shown = CITATION.finditer(result.answer)  # with the search's locations listed
+            listed = sorted({m.group(1) for m in shown if (tree / m.group(1)).is_file()})
             routes = [e.data["route"] for e in events if e.kind == "ask.route"]
             parts = [bool(set(cited) & set(files)) for files in part_files(item)]
             with_list = [bool(set(listed) & set(files)) for files in part_files(item)]

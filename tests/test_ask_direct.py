@@ -266,8 +266,9 @@ def test_an_answer_citing_no_location_says_where_the_search_found_code(tmp_path:
     listed = ", ".join(f"`{where}`" for where in hits[:MAX_SOURCES])
     assert result.answer == f"{prose}\n\n{SOURCES_LEAD} {listed}"
     assert hits[0] == "shop/rates.py:7-10"
-    assert [(c.path, c.line) for c in result.citations][0] == ("shop/rates.py", 7)
-    assert model_cited(result.answer) == prose
+    assert result.citations == [] and model_cited(result.answer) == prose  # not the answer's
+    empty, _ = direct(shop(tmp_path / "e"), [""], question)  # no answer: nothing to point from
+    assert SOURCES_LEAD not in empty.answer
 
 
 def test_a_paragraph_written_again_is_shown_once(tmp_path: Path) -> None:
@@ -277,10 +278,17 @@ def test_a_paragraph_written_again_is_shown_once(tmp_path: Path) -> None:
     assert result.answer == f"The reduced table.\n\n{loop}"
 
 
-def test_without_repeats_keeps_code_and_new_paragraphs() -> None:
+def test_without_repeats_drops_loops_only() -> None:
     code = "```python\nx = 1\n\nx = 1\n```"
-    text = f"One.\n\n{code}\n\n{code}\n\nOne.\n\nTwo,\n  wrapped.\n\nTwo, wrapped.\n\nTw"
+    text = f"One.\n\n{code}\n\n{code}\n\nTwo,\n  wrapped.\n\nTwo, wrapped.\n\nTw"
     assert without_repeats(text) == f"One.\n\n{code}\n\n{code}\n\nTwo,\n  wrapped."
     assert without_repeats("Alone, cut") == "Alone, cut"
+    # said again further on, not back to back: a heading over each of two functions
+    twice = "`f` (`a.py:1`)\n\n**Parameters:**\n\n- `x`: int\n\n`g` (`a.py:9`)\n\n"
+    twice += "**Parameters:**\n\n- `x`: int"
+    assert without_repeats(twice) == twice
+    indented = "Call it:\n\n    f(1)\n\n    f(1)\n\nDone."
+    assert without_repeats(indented) == indented
     assert with_sources("See `a.py:3`.", ["b.py:1-2"]) == "See `a.py:3`."
+    assert with_sources("In `conf/app.yaml:12`.", ["b.py:1-2"]) == "In `conf/app.yaml:12`."
     assert with_sources("Prose.", []) == "Prose."

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from codur.ask.ground import CITATION
+from codur.ask.tidy import model_cited
 from codur.errors import ExitCode, LimitReached
 from codur.session import Session
 from codur.workspace import Workspace
@@ -67,10 +68,12 @@ class AskResult:
 
 
 def citations(answer: str, ws: Workspace) -> list[Citation]:
-    """The `path:line` references of an answer, each checked against the workspace."""
+    """The `path:line` references of an answer, each checked against the workspace: the
+    answer's own, not the search's locations listed under an answer citing none
+    (`codur.ask.tidy`)."""
     found: list[Citation] = []
     seen = set()
-    for match in CITATION.finditer(answer):
+    for match in CITATION.finditer(model_cited(answer)):
         path, line = match.group(1).removeprefix("./"), int(match.group(2))
         if (path, line) in seen:
             continue

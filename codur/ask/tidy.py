@@ -1,10 +1,11 @@
 """What the answer call wrote, made fit to show: a paragraph written again is dropped, and
-an answer that cites no location says where the search found code for it.
+an answer that cites no location says where the search found code for it, apart from
+what the answer cites (`model_cited`: the answer's own citations are read without it).
 
 The embedded 1.5B model sometimes writes a paragraph again and again until its loop is
-stopped or its output cap cuts it (seen: "The `guide_style` attribute is also used in
-the `Tree` class constructor at line 37. ..." six times and a half). And it sometimes
-answers in prose with no `path:line` at all (2 of 25 answers on rich), which leaves the
+stopped or its output cap cuts it, back to back (seen: "The `guide_style` attribute is
+also used in the `Tree` class constructor at line 37. ..." five times and a half). And
+it sometimes answers in prose with no `path:line` at all (2 of 25 answers on rich), which leaves the
 user nowhere to look; the chunks retrieved for the question are listed then, marked as
 the search's, not the answer's."""
 
@@ -12,18 +13,18 @@ from __future__ import annotations
 
 import re
 
-from codur.ask.ground import CITATION
-
 SOURCES_LEAD = "_Where the search found code for this (the answer cites no location):_"
 """How the list of retrieved locations under an uncited answer starts."""
 MAX_SOURCES = 3
 """Retrieved locations listed under an uncited answer, best first."""
 FENCE = re.compile(r"^\s*(```|~~~)")
+LOCATION = re.compile(r"[\w.-]+\.\w+:\d")
+"""A cited location in any kind of file (`shop/rates.py:7`, `config/settings.yaml:12`)."""
 
 
 def _paragraphs(text: str) -> list[tuple[str, bool]]:
     """`text` cut at blank lines outside fenced code: each paragraph, and whether it is
-    (or holds) fenced code."""
+    (or holds) code, fenced or indented."""
     found: list[tuple[list[str], bool]] = [([], False)]
     fenced = False
     for line in text.splitlines():
@@ -35,7 +36,16 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
                 found.append(([], False))
             continue
         found[-1][0].append(line)
-    return [("\n".join(lines), code) for lines, code in found if lines]
+    return [
+        ("\n".join(lines), code or all(_indented(x) for x in lines))
+        for lines, code in found
+        if lines
+    ]
+
+
+def _indented(line: str) -> bool:
+    """A line of an indented code block (markdown: four spaces or a tab)."""
+    return line.startswith(("    ", "\t"))
 
 
 def _key(paragraph: str) -> str:
@@ -43,26 +53,26 @@ def _key(paragraph: str) -> str:
 
 
 def without_repeats(text: str) -> str:
-    """`text` without the prose paragraphs said before in it (whitespace aside), nor a
-    last paragraph that only begins one said before (a repeat cut by the output cap).
-    Code blocks are kept as written."""
-    kept: list[str] = []
-    said: list[str] = []
+    """`text` without a prose paragraph that repeats the one just before it (whitespace
+    aside), nor a last paragraph that only begins the one before it (a repeat the output
+    cap cut). Code blocks are kept as written, and a paragraph said again further on (a
+    heading over each of two functions) is not a loop."""
+    kept: list[tuple[str, bool]] = []
     paragraphs = _paragraphs(text)
     for n, (paragraph, code) in enumerate(paragraphs):
-        key = _key(paragraph)
-        last = n == len(paragraphs) - 1
-        if not code and (key in said or (last and any(s.startswith(key) for s in said))):
-            continue
-        said.append(key)
-        kept.append(paragraph)
-    return "\n\n".join(kept)
+        if kept and not code and not kept[-1][1]:
+            key, before = _key(paragraph), _key(kept[-1][0])
+            if key == before or (n == len(paragraphs) - 1 and before.startswith(key)):
+                continue
+        kept.append((paragraph, code))
+    return "\n\n".join(paragraph for paragraph, _ in kept)
 
 
 def with_sources(text: str, sources: list[str]) -> str:
-    """`text`, and when it cites no `path:line`, the first MAX_SOURCES of `sources` (the
-    locations the search retrieved for it, best first) under SOURCES_LEAD."""
-    if CITATION.search(text) or not sources:
+    """`text`, and when it cites no location (`path.ext:line`) the first MAX_SOURCES of
+    `sources` (the locations the search retrieved for it, best first) under SOURCES_LEAD.
+    An empty reply stays empty: there is no answer to point from."""
+    if not text.strip() or LOCATION.search(text) or not sources:
         return text
     listed = ", ".join(f"`{where}`" for where in sources[:MAX_SOURCES])
     return f"{text}\n\n{SOURCES_LEAD} {listed}"
