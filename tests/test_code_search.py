@@ -70,7 +70,7 @@ def test_chunks_cover_module_head_functions_classes_and_methods() -> None:
     assert set(chunks) == {
         "cfg.loader", "merge", "Loader", "Loader.__init__", "Loader.load", "Loader.read",
     }  # fmt: skip
-    assert (chunks["cfg.loader"].start, chunks["cfg.loader"].end) == (1, 7)
+    assert (chunks["cfg.loader"].start, chunks["cfg.loader"].end) == (1, 5)  # blank lines aside
     assert chunks["merge"].where == "cfg/loader.py:8-12"
     assert chunks["Loader.load"].where == "cfg/loader.py:19-23"
     assert chunks["Loader.load"].text.startswith("    def load(self)")
@@ -81,7 +81,7 @@ def test_chunks_hold_statements_after_the_first_definition() -> None:
     # rich's box.py: a class, then 290 lines of `NAME: Box = Box(...)` constants, then a
     # demo under `if __name__`; before, no chunk held the constants, so no search found them
     styles = "".join(f'S_{n}: Box = Box("{n}" * 30)\n' for n in range(300))
-    source = f"class Box:\n    def __init__(self, s):\n        self.s = s\n\n\n{styles}\n"
+    source = f"class Box:\n    def __init__(self, s):\n        self.s = s\n\n\n# styles\n{styles}\n"
     source += 'if __name__ == "__main__":\n    print(S_0)\n'
     chunks = python_chunks("box.py", source)
     lines = source.splitlines()
@@ -93,6 +93,29 @@ def test_chunks_hold_statements_after_the_first_definition() -> None:
     assert all(c.name == "box" for c in module)
     assert any("S_299: Box" in c.text for c in module) and "__main__" in module[-1].text
     assert sorted(c.start for c in chunks) == [c.start for c in chunks]  # in file order
+
+
+def test_chunks_hold_comments_and_cut_long_runs_with_what_leads_them() -> None:
+    """A reviewer's cases: a head of comments alone, a file of comments, a comment between
+    a definition and the statements after it, two statements on one long line, and a
+    head whose 3.4 KB of licence pushed the constants after it out of the chunk's text."""
+    cases = {
+        "# Box styles\n# licence\n\ndef f():\n    pass\n": [("module", 1, 2), ("function", 4, 5)],
+        "# only comments\n": [("module", 1, 1)],
+        "def f():\n    pass\n\n# constants\n\nA = 1\n": [("function", 1, 2), ("module", 4, 6)],
+        "a = '" + "x" * 4100 + "'; b = 2\ndef f(): pass\n": [("module", 1, 1), ("function", 2, 2)],
+        "\n\n": [],
+    }
+    for source, spans in cases.items():
+        assert [(c.kind, c.start, c.end) for c in python_chunks("m.py", source)] == spans
+    licence = "".join(f"# {'licence text ' * 5}{n}\n" for n in range(50))  # ~3.4 KB
+    consts = "".join(f"CONST_{n} = '{'v' * 280}'\n" for n in range(10))
+    chunks = python_chunks("m.py", licence + consts)
+    assert all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
+    assert all(any(f"CONST_{n} =" in c.text for c in chunks) for n in range(10))
+    assert chunks[0].start == 1 and [c.end + 1 for c in chunks[:-1]] == [
+        c.start for c in chunks[1:]
+    ]
 
 
 def test_tokens_split_identifiers() -> None:

@@ -1,8 +1,9 @@
 """Cutting a Python file into chunks a search can return: the module's top-level
 statements (the head: docstring, imports, constants before the first definition; and each
 run of statements between or after definitions, such as a table of constants after a
-class), each top-level function, each class head (its lines up to the first method) and
-each method. Every top-level line of the file is in a chunk: before CHUNKER 2, statements
+class; comments go with the statements after them), each top-level function, each class
+head (its lines up to the first method) and each method. Every top-level line of the file
+but a blank one is in a chunk: before CHUNKER 2, statements
 after the first definition were in none, so a search could not find rich's box styles
 (`ROUNDED = Box(...)`, 290 lines after the class) or tabulate's table formats."""
 
@@ -82,42 +83,55 @@ def python_chunks(path: str, source: str) -> list[Chunk]:
         return [Chunk(path, 1, len(lines), "module", module_name(path), span(1, len(lines)))]
     chunks: list[Chunk] = []
     run: list[ast.stmt] = []
+    after = 1  # the first line after the last definition
     for node in [*tree.body, None]:
         if node is not None and not isinstance(node, Def):
             run.append(node)
             continue
         until = _start(node) - 1 if node is not None else len(lines)
-        for start, end in _pieces(run, lines, 1 if not chunks else None, until):
+        for start, end in _pieces(run, lines, after, until):
             chunks.append(Chunk(path, start, end, "module", module_name(path), span(start, end)))
         run = []
         if node is not None:
             chunks += _definition(path, node, span)
+            after = (node.end_lineno or node.lineno) + 1
     return [c for c in chunks if c.text.strip()]
 
 
-def _pieces(
-    run: list[ast.stmt], lines: list[str], first: int | None, until: int
-) -> list[tuple[int, int]]:
-    """The spans of a run of top-level statements, cut between statements so that each
-    holds at most MAX_CHUNK_CHARS of source as far as it can (one statement longer than
-    that is a piece of its own). The first piece starts at `first` (1 for the module
-    head: the comments at the top of the file count), the last ends at `until` (the line
-    before the next definition, or the file's last)."""
+def _pieces(run: list[ast.stmt], lines: list[str], after: int, until: int) -> list[tuple[int, int]]:
+    """The spans that hold lines `after`..`until` (between two definitions, or before the
+    first or after the last): the run of top-level statements there, cut between
+    statements so that each piece holds at most MAX_CHUNK_CHARS of source where it can (a
+    statement longer than that is a piece of its own; statements sharing a line stay
+    together). Comments go with the statement after them; a span of comments alone is one
+    piece. Blank lines at a piece's ends are left out."""
+
+    def size(start: int, end: int) -> int:
+        return sum(len(line) + 1 for line in lines[start - 1 : end])
+
     pieces: list[tuple[int, int]] = []
     for node in run:
-        start, end = _start(node), node.end_lineno or node.lineno
-        if (
-            pieces
-            and sum(len(line) + 1 for line in lines[pieces[-1][0] - 1 : end]) <= MAX_CHUNK_CHARS
+        end = node.end_lineno or node.lineno
+        if pieces and (
+            _start(node) <= pieces[-1][1] or size(pieces[-1][0], end) <= MAX_CHUNK_CHARS
         ):
-            pieces[-1] = (pieces[-1][0], end)
+            pieces[-1] = (pieces[-1][0], max(end, pieces[-1][1]))
         else:
-            pieces.append((start, end))
-    if pieces and first is not None:
-        pieces[0] = (first, pieces[0][1])
+            pieces.append((pieces[-1][1] + 1 if pieces else after, end))
     if pieces:
-        pieces[-1] = (pieces[-1][0], max(until, pieces[-1][1]))
-    return pieces
+        pieces[-1] = (pieces[-1][0], until)
+    elif until >= after:
+        pieces = [(after, until)]
+    return [trimmed for start, end in pieces if (trimmed := _trim(lines, start, end))]
+
+
+def _trim(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
+    """`start`..`end` without the blank lines at its ends (None: all blank)."""
+    while start <= end and not lines[start - 1].strip():
+        start += 1
+    while end >= start and not lines[end - 1].strip():
+        end -= 1
+    return (start, end) if start <= end else None
 
 
 def _definition(path: str, node: Def, span: Callable[[int, int], str]) -> list[Chunk]:
