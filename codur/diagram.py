@@ -59,7 +59,9 @@ def write_png(path: Path, mode: Mode = "run") -> Path:
     """Draw the graph into the PNG file `path` with Graphviz (offline); the path written."""
     if not path.parent.is_dir():
         raise UsageError(f"--png {path}: {path.parent} is not a folder")
-    if path.is_symlink() or (path.exists() and not _is_png(path)):
+    if path.is_symlink():
+        raise UsageError(f"--png {path}: a link; Codur does not write through it")
+    if path.exists() and not _is_png(path):
         raise UsageError(
             f"--png {path}: the file exists and is not a PNG image; it is not "
             "overwritten (name a new file)"
@@ -73,8 +75,9 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def _is_png(path: Path) -> bool:
-    """Whether `path` is a regular file holding a PNG image (an earlier drawing)."""
+    """Whether `path` is a regular file holding a PNG image (an earlier drawing) or
+    nothing yet (`mktemp --suffix .png`)."""
     if not path.is_file():
         return False
     with path.open("rb") as fh:
-        return fh.read(len(PNG)) == PNG
+        return fh.read(len(PNG)) in (PNG, b"")

@@ -68,7 +68,7 @@ def report(
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         made = f" ({shown}: not by an edit)" if others else ""
         count = len(result.run_changes)
-        kept = "" if result.status in PASSED else ", kept though the check did not pass"
+        kept = "" if result.status in PASSED else ", kept (not verified)"
         look = "" if not kept else f" | see: {undo.replace('undo', 'diff', 1)}"
         io.info(f"run {result.run_id}: {count} file(s) changed{made}{kept}{look} | undo: {undo}")
     if log_file is not None:

@@ -230,8 +230,8 @@ def own_folder(folder: Path) -> None:
     try:
         os.mkdir(folder, 0o777)  # less the umask: a group-shared project's runs share it
     except FileExistsError:
-        if not folder.is_dir() or folder.is_symlink():
-            return  # `held` refuses it, and says why
+        if not folder.is_dir() or folder.is_symlink() or not os.access(folder, os.W_OK):
+            return  # `held` refuses it, or finds it read-only, and says so
     except OSError as exc:
         if exc.errno in UNSUPPORTED:  # read-only: `held` finds the same and says so
             return

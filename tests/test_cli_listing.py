@@ -79,6 +79,9 @@ def test_graph_png_never_overwrites_a_file_that_is_no_png(tmp_path: Path) -> Non
         "codur: error: --png main.py: the file exists and is not a PNG image; it is not "
         "overwritten (name a new file)"
     )
+    (tmp_path / "empty.png").write_bytes(b"")  # `mktemp --suffix .png`: nothing to lose
+    empty = run_cli(["graph", "--png", "empty.png"], cwd=tmp_path)
+    assert "not a PNG image" not in empty.stderr
 
 
 @pytest.mark.skipif(

@@ -48,6 +48,5 @@ def test_changes_left_by_a_run_that_did_not_pass_are_said_to_be_kept(
     )
     (line,) = [s for s in summary(capsys, result, tmp_path) if s.startswith("run r1:")]
     assert line.startswith(
-        "run r1: 1 file(s) changed, kept though the check did not pass | see: codur diff | "
-        "undo: codur undo"
+        "run r1: 1 file(s) changed, kept (not verified) | see: codur diff | undo: codur undo"
     )

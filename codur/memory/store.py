@@ -153,12 +153,15 @@ class MemoryFile:
                 self.trusted = _trusted(self.path, data, self.guarded, trusted)
                 if self.guarded and self.trusted:
                     mark_written(self.path)  # by Codur, from trusted content
-            if self.git_ignored:
-                ignore_all(self.path.parent)
         except (OSError, WorkspaceError) as exc:
             warn(f"{self.path}: memory not saved: {exc}")
             return False
         self.data, self.pending = data, []
+        if self.git_ignored:  # the memory is saved either way
+            try:
+                ignore_all(self.path.parent)
+            except (OSError, WorkspaceError) as exc:
+                warn(f"{self.path.parent}: its .gitignore (of *) not written: {exc}")
         return True
 
 

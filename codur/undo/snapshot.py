@@ -173,6 +173,8 @@ class RunSnapshot:
         """Whether `path` was created or changed during this run, by anyone
         (`created_only`: whether it was created; cheaper, nothing is read)."""
         if path not in self.start:  # new, or never snapshotted (ignored, over the cap)
+            if self.saved.get(path) is False:  # Codur made it: whatever the clocks say
+                return "created"
             try:
                 since = since_start((self.ws.root / path).lstat().st_ctime_ns, self.began_ns)
             except FileNotFoundError:
