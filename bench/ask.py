@@ -81,7 +81,9 @@ def scores(rank: Callable[[str], list[Chunk]], questions: list[dict]) -> str:
     )
 
 
-def search_figures(root: Path, questions: list[dict], embed: bool, threads: int) -> None:
+def search_figures(
+    root: Path, questions: list[dict], embed: bool, threads: int, parts: list[dict] = ()
+) -> None:
     ctx = ToolContext(Workspace(root), config=ToolsConfig(code_index_dir=None))
     embedder = OnnxEmbedder(MODEL, threads=threads) if embed else None
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +121,11 @@ def search_figures(root: Path, questions: list[dict], embed: bool, threads: int)
     semantic, index.semantic = index.semantic, None
     print("bm25    : " + scores(lambda q: chunks(index.search(q, 5, "bm25")), questions))
     print("names   : " + scores(lambda q: chunks(index.search(q, 5, "hybrid")), questions))
+    if parts:  # each part of the multi-part questions, searched alone as `codur ask` does
+        print(
+            "bm25, the multi-part questions' parts: "
+            + scores(lambda q: chunks(index.search(q, 5, "bm25")), parts)
+        )
     if semantic:
         model = semantic
         print(
@@ -239,7 +246,16 @@ def main() -> None:
     questions = spec["questions"]
     root = (args.root or package_root(spec["package"])).resolve()
     print(f"{len(questions)} questions from {args.questions.name}")
-    search_figures(root, [q for q in questions if "files" in q], args.embed, args.threads)
+    from codur.ask.parts import split_question
+
+    parts = [
+        {"q": part, "files": files}
+        for item in questions
+        if "parts" in item
+        for part, files in zip(split_question(item["q"]), item["parts"], strict=True)
+    ]
+    singles = [q for q in questions if "files" in q]
+    search_figures(root, singles, args.embed, args.threads, parts)
     picked = (
         [questions[int(i) - 1] for i in args.pick.split(",")]
         if args.pick
