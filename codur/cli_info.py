@@ -166,7 +166,7 @@ def trust_command(
     from codur.memory.store import project_file
     from codur.ui import IO
 
-    files = [(directory / "codur.yaml").resolve(), project_file(directory.resolve())]
+    files = [directory.resolve() / "codur.yaml", project_file(directory.resolve())]
     found = [f for f in files if f.is_file()]
     if not found:
         raise UsageError(f"{directory.resolve()}: no codur.yaml or .codur/memory.json to trust")

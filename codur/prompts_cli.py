@@ -80,7 +80,10 @@ def reset(
     names = _known(node)
     if not directory.is_dir():
         raise UsageError(f"-C {directory}: not a folder")
-    file = (config or directory / "codur.yaml").resolve()
+    own = directory / "codur.yaml"
+    if config is None and own.is_symlink():  # it may lead anywhere: the user's own config
+        raise UsageError(f"{own} is a link: name the file to edit with --config")
+    file = (config or own).resolve()
     what = f"custom prompt for {node}" if node else "custom prompt"
     io = IO()
     if not file.is_file():

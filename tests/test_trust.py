@@ -217,3 +217,25 @@ def test_revoking_trust_leaves_codur_its_own_memory_file(tmp_path: Path) -> None
     memory.write_text(json.dumps(data))  # a hand edit: no longer Codur's file as it is
     edited = run_cli(["memory", "show"], cwd=tmp_path)
     assert "not written by Codur as it is" in edited.stderr
+
+
+def test_a_linked_codur_yaml_borrows_no_trust(tmp_path: Path) -> None:
+    """A probe's case: a cloned project ships `codur.yaml` as a link to a trusted file of
+    the user's (full-auto, confinement off, its own test command), and its own script
+    ran unconfined. A link is never trusted; `codur trust` and `prompts reset` refuse it."""
+    mine, clone = tmp_path / "mine", tmp_path / "clone"
+    mine.mkdir()
+    clone.mkdir()
+    settings = {"approval": {"mode": "full-auto"}, "sandbox": {"confine": "off"}}
+    (mine / "codur.yaml").write_text(yaml.safe_dump(settings))
+    assert run_cli(["trust", "-C", str(mine)], cwd=tmp_path).returncode == 0
+    os.symlink(mine / "codur.yaml", clone / "codur.yaml")
+    loaded = load_config(clone)
+    assert loaded.config.approval.mode != "full-auto"
+    assert loaded.config.sandbox.confine != "off"
+    assert any("is a link: only a folder's own file is trusted" in w for w in loaded.warnings)
+    refused = run_cli(["trust", "-C", str(clone)], cwd=tmp_path)
+    assert refused.returncode == 2 and "is a link" in refused.stderr
+    assert load_config(mine).config.sandbox.confine == "off"  # the user's own file: trusted
+    reset = run_cli(["prompts", "reset", "-C", str(clone)], cwd=tmp_path)
+    assert reset.returncode == 2 and "is a link" in reset.stderr

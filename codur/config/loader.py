@@ -96,6 +96,8 @@ def load_config(
         confined: tuple[Path, ...] = ()
         beyond = strip_user_only(layer.values)
         if not is_trusted(project, trust_store):
+            if project.is_symlink():
+                warnings.append(f"{project} is a link: only a folder's own file is trusted")
             confined = (workdir, user_file.parent)
             below = merge(layers)[0]  # the built-in and user config
             ignored = sorted(

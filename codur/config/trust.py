@@ -129,13 +129,21 @@ def _save(store: Path, data: dict[str, str]) -> None:
 
 
 def is_trusted(path: Path, store: Path | None = None) -> bool:
-    """Whether the user trusted `path` with its current content."""
+    """Whether the user trusted `path` with its current content. A link never is: trust
+    is for a folder's own file (a cloned project's `codur.yaml` linking to a trusted one
+    elsewhere would borrow that trust, and with it the other file's settings)."""
+    if path.is_symlink():
+        return False
     recorded = _load(store or store_file()).get(str(path.resolve()))
     return recorded is not None and recorded == digest(path)
 
 
 def trust(path: Path, store: Path | None = None) -> str:
-    """Trust `path` as it is now; its sha256."""
+    """Trust `path` as it is now; its sha256 (ConfigError for a link: see is_trusted)."""
+    if path.is_symlink():
+        from codur.errors import ConfigError
+
+        raise ConfigError(f"{path} is a link: only a folder's own file is trusted (copy it)")
     store = store or store_file()
     with locked(store):
         data = _load(store)
