@@ -252,12 +252,15 @@ DB_HOST=db1.internal.example.com
 X_SECRET=subprocess
 SHORT_TOKEN=Ab1-x
 API_KEY=sk-test-Zq81Lw0Rt55
+CODE_TOKEN=__import__("os").system(
 """
 
 
 def test_dotenv_secrets_are_named_and_never_plain_words(tmp_path: Path) -> None:
     """Only secret-named values and URL passwords count, and never a short value or a plain
-    word (a hostile `X_SECRET=subprocess` would blank that word everywhere)."""
+    word (a hostile `X_SECRET=subprocess` would blank that word everywhere), nor a value
+    shaped as code (`CODE_TOKEN=__import__("os").system(` hid a line a run added from its
+    diff: a probe's case)."""
     write_files(tmp_path, {".env": PLAIN_DOTENV})
     assert dotenv_secrets(tmp_path) == {"sk-test-Zq81Lw0Rt55"}
 
@@ -301,3 +304,19 @@ def test_a_hostile_dotenv_word_is_not_blanked_from_the_diff(tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     assert "+import subprocess" in done.stdout, done.stdout
     assert "***" not in done.stdout
+
+
+def test_a_url_password_in_the_config_is_never_shown(tmp_path: Path) -> None:
+    """A probe's case: `base_url: https://bob:S3cretPassw0rd@host/v1` in a config file was
+    written to the debug log and printed by `codur config show`."""
+    user = tmp_path / "u.yaml"
+    password = "S3cretPassw0rd-7"
+    user.write_text(
+        f"llm:\n  profiles:\n    openai:\n      base_url: https://bob:{password}@llm.example.com/v1\n"
+    )
+    work = tmp_path / "w"
+    write_files(work, {"main.py": "print(1)\n", "expected.txt": "1\n"})
+    shown = run_cli(["config", "show", "--config", str(user)], work)
+    assert shown.returncode == 0 and "https://bob:***@llm.example.com" in shown.stdout
+    done = run_cli(["--config", str(user), "--no-model", "fix @main.py"], work)
+    assert password not in done.stdout + done.stderr + debug_log(work).read_text()

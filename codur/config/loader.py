@@ -36,6 +36,7 @@ from codur.config.trust import (
     strip_user_only,
 )
 from codur.errors import ConfigError
+from codur.redaction import remember, url_passwords
 from codur.resources import default_config_file
 
 
@@ -127,6 +128,7 @@ def load_config(
             given.append(Layer(label, nested(tuple(key.split(".")), value)))
     layers += [_with_paths(layer, workdir) for layer in given]
     merged, origins = merge(layers)
+    remember(url_passwords(" ".join(_strings(merged))))  # masked in logs and `config show`
     try:
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
@@ -150,6 +152,17 @@ def load_config(
         warnings.append(problem)
     check_files(config.prompts, loaded.nearest_origin)
     return loaded
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a config's values (its keys aside)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _project_layer(project: Path, recovery: bool, warnings: list[str]) -> Layer | None:
