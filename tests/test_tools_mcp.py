@@ -13,6 +13,7 @@ import pytest
 from codur.config.schema import CodurConfig, McpServerConfig, ToolsConfig
 
 SERVER = Path(__file__).with_name("mcp_server.py")
+RAW_SERVER = Path(__file__).with_name("mcp_raw_server.py")
 
 
 @pytest.fixture
@@ -89,6 +90,26 @@ def test_a_crash_is_reported_and_the_server_restarted(call, mcp_ctx) -> None:
     assert "next call starts the server again" in crash.output
     after = call("call_mcp_tool", server="test", tool_name="echo", arguments={"text": "x"})
     assert after.ok and after.output == "x"
+
+
+@pytest.mark.slow
+def test_a_server_printing_garbage_prints_no_traceback_nor_secret(call, tool_ctx, capfd) -> None:
+    """A probe's case: a server printed `key=<a .env secret>` on its stdout; the SDK's
+    parse error went to the terminal as a 20-line traceback, the secret in clear. Its
+    first line is kept, masked, for the next error message instead."""
+    from codur.redaction import remember
+
+    secret = "sk-mcp-garbage-Secret-4242"
+    remember([secret])
+    raw = McpServerConfig(command=sys.executable, args=[str(RAW_SERVER)])
+    tool_ctx.mcp_servers = {"raw": raw}
+    said = call("call_mcp_tool", server="raw", tool_name="say", arguments={"text": f"key={secret}"})
+    assert said.ok and said.output == "said"
+    printed = capfd.readouterr()
+    assert secret not in printed.out + printed.err and "Traceback" not in printed.err
+    missing = call("call_mcp_tool", server="raw", tool_name="nothing")  # an error to report
+    assert not missing.ok and secret not in missing.output
+    assert "MCP client: Failed to parse JSONRPC message from server" in missing.output
 
 
 def _free_port() -> int:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from codur.config.schema import McpServerConfig
+from codur.redaction import redact
 from codur.tools.tool_error import ToolError
 
 T = TypeVar("T")
@@ -35,6 +38,28 @@ class _Connection:
 
 
 TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
+
+
+class _SdkLog(logging.Handler):
+    """The MCP SDK's own log (a server line that is no JSON-RPC message: "Failed to parse
+    JSONRPC message from server", with a traceback): its records' first lines, masked,
+    the last few kept for the error messages of the servers' calls. Python's last-resort
+    handler had printed them whole on the terminal, secrets and all."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: deque[str] = deque(maxlen=SDK_LINES)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        first = (record.getMessage().splitlines() or [""])[0]
+        self.lines.append(redact(first[:300]))
+
+
+SDK_LINES = 5
+"""The SDK's log lines kept for error messages."""
+SDK_LOG = _SdkLog()
+logging.getLogger("mcp").addHandler(SDK_LOG)
+logging.getLogger("mcp").propagate = False  # never Python's last resort: the terminal
 
 
 class McpClients:
@@ -202,6 +227,8 @@ def _tail(stderr: Any) -> str:
         return ""
     stderr.flush()
     stderr.seek(0)
-    text = stderr.read()[-800:].strip()
+    text = redact(stderr.read()[-800:].strip())  # it goes to the model and the log
     stderr.seek(0, 2)
-    return f"\nserver stderr: {text}" if text else ""
+    said = "; ".join(SDK_LOG.lines)
+    SDK_LOG.lines.clear()  # said once, with the error they came before
+    return (f"\nserver stderr: {text}" if text else "") + (f"\nMCP client: {said}" if said else "")
