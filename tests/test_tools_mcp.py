@@ -112,6 +112,27 @@ def test_a_server_printing_garbage_prints_no_traceback_nor_secret(call, tool_ctx
     assert "MCP client: Failed to parse JSONRPC message from server" in missing.output
 
 
+def test_listing_and_reading_start_no_server_without_a_yes(call, mcp_ctx, tool_ctx) -> None:
+    """A probe's case: in suggest mode list_mcp_tools and read_mcp_resource started the
+    server and ran it with no question; only call_mcp_tool asked. Each is a program run."""
+    from codur.approval import Gate
+
+    asked: list[str] = []
+    mcp_ctx.gate = Gate("suggest", lambda q, d: asked.append(q) or False, mcp_ctx.bus)
+    listed = call("list_mcp_tools", server="test")
+    read = call("read_mcp_resource", server="test", uri="note://greeting")
+    assert not listed.ok and not read.ok and len(asked) == 2
+    assert "declined" in listed.output and "declined" in read.output
+    assert mcp_ctx._mcp.clients is None or not mcp_ctx._mcp.clients._connections  # none started
+
+
+def test_one_broken_server_hides_no_others_tools(call, mcp_ctx, mcp_stdio_server) -> None:
+    broken = McpServerConfig(command=sys.executable, args=["-c", "raise SystemExit(3)"])
+    mcp_ctx.mcp_servers = {"test": mcp_stdio_server, "broken": broken}
+    listed = call("list_mcp_tools")
+    assert listed.ok and "broken: unavailable (" in listed.output and "test: add(" in listed.output
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -34,8 +34,17 @@ def list_mcp_tools(ctx: Ctx, server: str | None = None) -> list[str]:
         server: Only this server; default: every configured server.
     """
     lines = []
-    for name in ctx.mcp.names(server):
-        result = ctx.mcp.call(name, lambda c: c.list_tools())
+    names = ctx.mcp.names(server)
+    for name in names:
+        ctx.approve_run(f"ask the MCP server {name} for its tools")  # it is a program
+        try:
+            with ctx.running():
+                result = ctx.mcp.call(name, lambda c: c.list_tools())
+        except ToolError as exc:
+            if len(names) == 1:
+                raise
+            lines.append(f"{name}: unavailable ({exc})")  # the others' tools still listed
+            continue
         for t in result.tools:
             props = (t.input_schema or {}).get("properties", {})
             args = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
@@ -75,5 +84,7 @@ def read_mcp_resource(ctx: Ctx, server: str, uri: str) -> str:
         uri: The resource URI, e.g. `file:///README.md` or `note://greeting`.
     """
     ctx.mcp.names(server)
-    result = ctx.mcp.call(server, lambda c: c.read_resource(uri))
+    ctx.approve_run(f"read {uri} from the MCP server {server}")
+    with ctx.running():  # the server may change files while it answers
+        result = ctx.mcp.call(server, lambda c: c.read_resource(uri))
     return _content_text(result.contents)
