@@ -196,11 +196,24 @@ def test_arguments_of_the_wrong_kind_and_empty_tasks_are_one_line_errors(tmp_pat
         {"model": "openai/"},
         {"tools": "read_file"},
         {"overrides": "runtime.max_iterations=2"},
+        {"tools": 5},  # a probe's: TypeError, AttributeError before
+        {"overrides": 5},
+        {"overrides": [1]},
+        {"config": 5},
+        {"model": "openai/x", "provider": "local"},  # the provider is model's
     ):
         with pytest.raises(ConfigError) as raised:
             Agent(**{"cwd": root, **bad})
-        assert str(raised.value).startswith(f"Agent({next(iter(bad))}=")
+        assert str(raised.value).startswith("Agent(")
     agent = Agent(cwd=root, model="scripted/s", script=str(script(tmp_path, [])), overrides=QUIET)
+    with pytest.raises(ConfigError):
+        agent.set_prompt("planner", 5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        agent.preview_prompts(5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        agent.save_prompts(5)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="a folder"):
+        agent.save_prompts(tmp_path)
     for task in (None, 3, "", "  \n "):
         with pytest.raises(UsageError, match="task"):
             agent.run(task)  # type: ignore[arg-type] - the misuse under test

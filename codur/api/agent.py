@@ -41,6 +41,8 @@ class Agent:
         from codur.promptbook import PromptBook
 
         _check_kinds(cwd=cwd, model=model, tools=tools, overrides=overrides)
+        if config is not None and not isinstance(config, str | Path):
+            raise ConfigError(f"Agent(config={config!r}): a YAML file's path expected")
         self.cwd = Path(cwd).resolve()
         if not self.cwd.is_dir():
             raise ConfigError(f"Agent(cwd={str(cwd)!r}): no such folder")
@@ -66,6 +68,8 @@ class Agent:
     def set_prompt(self, name: str, text: str) -> None:
         """Replace node `name`'s prompt (`codur prompts list` names them); a template
         missing a required placeholder raises PromptError (docs/prompts.md)."""
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise ConfigError(f"set_prompt({name!r}, {text!r}): a prompt's name and text expected")
         self.prompts.set(name, text)
 
     def get_prompt(self, name: str) -> str:
@@ -85,6 +89,8 @@ class Agent:
         whole or not at all; its absolute path."""
         from codur.promptbook.listing import save
 
+        if not isinstance(path, str | Path):
+            raise ConfigError(f"save_prompts(path={path!r}): a file's path expected")
         target = (self.cwd / Path(path).expanduser()).resolve()
         save(target, self.preview_prompts(names))
         return target
@@ -98,8 +104,12 @@ class Agent:
     def _prompt_names(self, names: list[str] | None) -> list[str]:
         from codur.promptbook.book import spec
 
-        if isinstance(names, str):
-            raise ConfigError(f"names={names!r}: a list of prompt names expected, not a string")
+        if names is not None and (
+            isinstance(names, str)
+            or not isinstance(names, list | tuple)
+            or not all(isinstance(n, str) for n in names)
+        ):
+            raise ConfigError(f"names={names!r}: a list of prompt names expected")
         return [spec(n).name for n in names] if names is not None else self.prompts.names()
 
     def display_trace(self, full: bool = False) -> None:
@@ -173,8 +183,12 @@ def _check_kinds(cwd: object, model: object, tools: object, overrides: object) -
     if model is not None and not isinstance(model, str):
         raise ConfigError(f"Agent(model={model!r}): 'llm:PROFILE' or 'provider/model' expected")
     for name, value in (("tools", tools), ("overrides", overrides)):
-        if isinstance(value, str):
-            raise ConfigError(f"Agent({name}={value!r}): a list of strings expected, not a string")
+        if value is None:
+            continue
+        if isinstance(value, str) or not isinstance(value, list | tuple):
+            raise ConfigError(f"Agent({name}={value!r}): a list of strings expected")
+        if not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"Agent({name}={value!r}): a list of strings expected")
 
 
 def _flags(
@@ -207,6 +221,10 @@ def _flags(
         )
     if not name.strip():
         raise ConfigError(f"Agent(model={model!r}): no model named after {provider}/")
+    if given := sorted({"provider", "model"} & set(model_kwargs)):
+        raise ConfigError(
+            f"Agent({', '.join(given)}=...): the provider and model come from model={model!r} alone"
+        )
     profile = {"provider": provider, "model": name, **model_kwargs}
     flags["Agent(model=...)"] = (f"llm.profiles.{API_PROFILE}", profile)
     flags["Agent(model=...) profile"] = ("llm.default_profile", API_PROFILE)

@@ -52,6 +52,8 @@ def shown(book: PromptBook, names: list[str], root: Path) -> str:
 def save(path: Path, text: str) -> None:
     """Write `text` to the file `path` atomically: the old file whole, or the new one;
     UsageError when it cannot be written (no such folder, no permission)."""
+    if path.is_dir():
+        raise UsageError(f"{path}: a folder; name a file to write")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
     except OSError as exc:
@@ -60,6 +62,9 @@ def save(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
