@@ -116,6 +116,18 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     assert "kept as a user preference" in done.stdout
     assert json.loads(user_file().read_text())["preferences"][0]["text"] == "answer tersely"
     assert (work / "main.py").read_text() == BUGGY
+    # the session's exit code is its last line's: a script piping tasks can tell (a probe's
+    # report: a refused last task exited 0)
+    refused = subprocess.run(
+        [sys.executable, "-m", "codur", "chat", *flags],
+        input="/help\nfix @missing.py\n",
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT_S,
+    )
+    assert refused.returncode == 2, refused.stderr
 
 
 def test_codur_alone_without_a_terminal_prints_help(work: Path) -> None:

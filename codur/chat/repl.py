@@ -90,36 +90,41 @@ class Chat:
         self.memory = SessionMemory(self.root, self.loaded.config.memory)
 
     def loop(self, read: Callable[[str], str]) -> int:
-        """Read and act on lines until /exit or Ctrl-D; the exit code (0)."""
+        """Read and act on lines until /exit or Ctrl-D; the exit code of the last line
+        that ran (a task's, as `codur "TASK"` would exit; a refused line's; 0 for none), so
+        a script piping tasks in can tell how its last one went."""
         self.io.info(f"codur chat in {self.root}: a task a line; /help lists the commands")
+        code = int(ExitCode.OK)
         while True:
             try:
                 line = read(PROMPT).strip()
             except KeyboardInterrupt:
                 continue
             except EOFError:
-                return ExitCode.OK
+                return code
             if not line:
                 continue
             if line in ("/exit", "/quit"):
-                return ExitCode.OK
+                return code
             try:
-                self.handle(line)
+                code = self.handle(line)
             except CodurError as exc:  # this line failed; the session goes on
                 self.io.error(str(exc))
+                code = int(exc.exit_code)
 
-    def handle(self, line: str) -> None:
+    def handle(self, line: str) -> int:
+        """Act on one line; its exit code."""
         if line.startswith("/"):
             name, _, rest = line.partition(" ")
             command = COMMANDS.get(name)
             if command is None:
                 self.io.error(f"unknown command {name} (/help lists them)")
-            else:
-                command(self, rest.strip())
-            return
+                return int(ExitCode.USAGE)
+            command(self, rest.strip())
+            return int(ExitCode.OK)
         from codur.run import task_command
 
-        task_command(
+        code = task_command(
             self.loaded,
             self.root,
             line,
@@ -130,6 +135,7 @@ class Chat:
             models=self.models,
         )
         self.loaded = dataclasses.replace(self.loaded, warnings=[])  # said once
+        return int(code)
 
     # -- slash commands -----------------------------------------------------------------
     def undo(self, _rest: str) -> None:
