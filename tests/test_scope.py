@@ -322,6 +322,34 @@ def test_an_assertion_helper_the_code_does_not_use_is_part_of_the_check(tmp_path
     assert find_oracle(tmp_path, "expected.txt", set()) == ["tests/test_core.py"]  # code uses it
 
 
+@pytest.mark.parametrize(
+    "helper",
+    [
+        "def check_close(a, e, tol=1e-9):\n    assert abs(a - e) <= tol\n",  # any name
+        "def expect_equal(a, e):\n    if a != e:\n        raise AssertionError(a)\n",
+        "def _check(a, e):\n    assert a == e\n\n\ndef check_close(a, e):\n    _check(a, e)\n",
+    ],
+)
+def test_an_assertion_helper_is_known_by_what_it_does_not_its_name(
+    tmp_path: Path, helper: str
+) -> None:
+    """A reviewer's false `verified`: a rule asking for an `assert...` name let the model
+    turn `check_close`'s assert into `>= -1`. A module-level function that returns nothing
+    and asserts (itself, or through such a function of its module) is a check."""
+    files = {
+        "stats.py": "def mean(xs):\n    return sum(xs) / 2\n",
+        "checks.py": helper,
+        "tests/test_stats.py": "from checks import check_close\nfrom stats import mean\n\n\n"
+        "def test_mean():\n    check_close(mean([1, 2, 3]), 2)\n",
+    }
+    if "expect_equal" in helper:
+        files["tests/test_stats.py"] = files["tests/test_stats.py"].replace(
+            "check_close", "expect_equal"
+        )
+    write_files(tmp_path, files)
+    assert find_oracle(tmp_path, "expected.txt", set()) == ["checks.py", "tests/test_stats.py"]
+
+
 def test_a_module_asserting_its_own_invariants_is_code_under_test(tmp_path: Path) -> None:
     """tabulate's one module asserts `isinstance(colalign, Iterable)` and only its tests
     import it: read as an assertion helper, it was locked as part of the check, and

@@ -14,8 +14,8 @@ of the oracle.
   are not code under test. Code under test is what the task names and what that imports;
   when the task names no file, it is every module except those that are test support by
   their content (they import pytest or unittest, or define pytest hooks or fixtures, or
-  define an `assert...` function that raises AssertionError or asserts, and no code
-  outside the tests imports them: assertion helpers in the kind of `numpy.testing`).
+  define a function that returns nothing and asserts or raises AssertionError, and no
+  code outside the tests imports them: assertion helpers in the kind of `numpy.testing`).
 """
 
 from __future__ import annotations
@@ -206,19 +206,51 @@ def helpers(root: Path, tests: list[str], files: set[str], named: list[str]) -> 
 
 def _is_assertion_helper(root: Path, path: str) -> bool:
     """Whether the module is an assertion helper, as `numpy.testing`'s: it defines a
-    function named `assert...` (`assert_close`, `assertAlmostEqual`) that asserts or
-    raises AssertionError itself. Such a function decides what the tests say when the
-    code under test does not use it. A module that only asserts its own invariants
-    (`assert isinstance(colalign, Iterable)` in tabulate, which only its tests import)
-    is code under test: read as a helper, it was locked, and its bugs could not be fixed."""
+    function called for its check, not its value: a module-level function that returns
+    nothing and asserts or raises AssertionError, itself or through the module's other
+    such functions it calls (`assert_close`, `check_close`, `expect_equal`). Such a
+    function decides what the tests say when the code under test does not use it. A
+    module whose functions assert their own invariants and return their results
+    (`tabulate` asserts `isinstance(colalign, Iterable)`, and only its tests import it) is
+    code under test: read as a helper, it was locked, and its bugs could not be fixed."""
     text = _text(root, path)
     tree = _tree(root, path) if text and "assert" in text.lower() else None
-    return tree is not None and any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.name.lstrip("_").lower().startswith("assert")
-        and any(_asserting(inner) for inner in _own_nodes(node))
-        for node in ast.walk(tree)
-    )
+    if tree is None:
+        return False
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    own = {f.name: _own_nodes(f) for f in functions}
+    checks = {name for name, nodes in own.items() if not _returns_value(nodes)}
+    found: set[str] = set()
+    while True:  # those that assert, then those that call them (`assert_close` -> `_check`)
+        more = {
+            name
+            for name in checks - found
+            if any(_asserting(n) for n in own[name]) or _calls(own[name]) & found
+        }
+        if not more:
+            return bool(found)
+        found |= more
+
+
+def _calls(nodes: list[ast.AST]) -> set[str]:
+    """The names the calls among `nodes` call (`f(...)`, `self.f(...)`: f)."""
+    called = [n.func for n in nodes if isinstance(n, ast.Call)]
+    return {
+        f.id if isinstance(f, ast.Name) else f.attr
+        for f in called
+        if isinstance(f, ast.Name | ast.Attribute)
+    }
+
+
+def _returns_value(nodes: list[ast.AST]) -> bool:
+    """Whether a function with these nodes gives a value back (a `return` of one, or a
+    `yield`): what the tests then check is its result."""
+    return any(
+        (isinstance(n, ast.Return) and n.value is not None
+         and not (isinstance(n.value, ast.Constant) and n.value.value is None))
+        or isinstance(n, ast.Yield | ast.YieldFrom)
+        for n in nodes
+    )  # fmt: skip
 
 
 def _asserting(node: ast.AST) -> bool:
