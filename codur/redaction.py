@@ -5,8 +5,9 @@ not a plain word) and is
 - held by an environment variable whose name says so (`is_secret_name`), or named by a
   profile's `api_key_env`;
 - the password of a URL with credentials (`scheme://user:PASSWORD@host`), in any value;
-- in a workspace's `.env` file (`dotenv_secrets`): held by a secret-named variable and
-  shaped as a token (no spaces, brackets, quotes or commas), or a URL's password;
+- in a workspace's `.env` file (`dotenv_secrets`): held by a secret-named variable, or a
+  URL's password (a `.env` comes with the folder: where a masked value stands in the
+  diff of a run, the summary says so, and `codur diff` shows it as it is);
 - a URL's password in any config value (`codur.config.loader`).
 A value is never a secret by its shape alone (an app's name or version is no secret), and
 a plain word never is (a hostile `.env` could blank it everywhere).
@@ -42,10 +43,6 @@ _SECRET_FIELD = re.compile(r"(api_key|apikey|authorization|password|secret|token
 """Mapping keys whose values are always masked (a request's `Authorization` header)."""
 URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]*:([^\s/?#@]+)@")
 """`scheme://user:password@host`: group 1 is the password."""
-_TOKEN = re.compile(r"[^\s()\[\]{}'\"`,;]+")
-"""A `.env` value shaped as a key or password: no spaces, brackets, quotes or commas. The
-file comes with the folder: a value shaped as code (`API_TOKEN=__import__("os").system(`)
-would be masked from the diff the user reviews, hiding the code a run added."""
 DOTENV_MAX_BYTES = 256 * 1024
 """Larger `.env` files are not read (no real one is this big)."""
 
@@ -114,7 +111,7 @@ def dotenv_secrets(root: Path) -> set[str]:
             continue
         for name, value in _assignments(text):
             found.update(url_passwords(value))
-            if is_secret_name(name) and _TOKEN.fullmatch(value):
+            if is_secret_name(name):
                 found.add(value)
     return {v for v in found if maskable(v)}
 

@@ -38,6 +38,11 @@ def report(
         key = "display.max_reply_lines"
         io.raw(cut_lines(result.final_response, display.max_reply_lines, "reply", key))
     io.diff(result.diff, display.max_diff_lines)
+    if result.diff and io.redact.text(result.diff) != result.diff:  # a .env's value, say
+        io.caution(
+            "*** in the diff stands for a value kept secret (the environment's, a .env "
+            "file's): `codur diff` shows the change as it is"
+        )
     said = result.evidence.description if result.evidence is not None else result.status
     line = f"{said}: {result.message}"
     if result.status in ("verified", "done"):

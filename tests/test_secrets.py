@@ -252,15 +252,12 @@ DB_HOST=db1.internal.example.com
 X_SECRET=subprocess
 SHORT_TOKEN=Ab1-x
 API_KEY=sk-test-Zq81Lw0Rt55
-CODE_TOKEN=__import__("os").system(
 """
 
 
 def test_dotenv_secrets_are_named_and_never_plain_words(tmp_path: Path) -> None:
     """Only secret-named values and URL passwords count, and never a short value or a plain
-    word (a hostile `X_SECRET=subprocess` would blank that word everywhere), nor a value
-    shaped as code (`CODE_TOKEN=__import__("os").system(` hid a line a run added from its
-    diff: a probe's case)."""
+    word (a hostile `X_SECRET=subprocess` would blank that word everywhere)."""
     write_files(tmp_path, {".env": PLAIN_DOTENV})
     assert dotenv_secrets(tmp_path) == {"sk-test-Zq81Lw0Rt55"}
 
@@ -320,3 +317,22 @@ def test_a_url_password_in_the_config_is_never_shown(tmp_path: Path) -> None:
     assert shown.returncode == 0 and "https://bob:***@llm.example.com" in shown.stdout
     done = run_cli(["--config", str(user), "--no-model", "fix @main.py"], work)
     assert password not in done.stdout + done.stderr + debug_log(work).read_text()
+
+
+@pytest.mark.slow
+def test_a_masked_value_in_the_diff_is_said_and_codur_diff_shows_it(tmp_path: Path) -> None:
+    """A probe's case: `.env` holds `API_TOKEN=__import__("os").system(`, so the line a run
+    added showed as `***"true")` in the diff the user reviews. The value stays masked (a
+    real password may hold any character), and the summary says what *** is and where
+    to see the change as it is."""
+    work = tmp_path / "w"
+    code = '__import__("os").system("true")'
+    write_files(work, {".env": 'API_TOKEN=__import__("os").system(\n', "main.py": "print(1 +)\n"})
+    (work / "expected.txt").write_text("1\n")
+    flags = scripted_profile(tmp_path, [whole_file("main.py", f"{code}\nprint(1)\n")])
+    done = run_cli([*flags, "fix @main.py"], work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '+***"true")' in done.stdout
+    assert "*** in the diff stands for a value kept secret" in done.stdout + done.stderr
+    shown = run_cli(["diff"], work)
+    assert f"+{code}" in shown.stdout

@@ -128,7 +128,10 @@ def load_config(
             given.append(Layer(label, nested(tuple(key.split(".")), value)))
     layers += [_with_paths(layer, workdir) for layer in given]
     merged, origins = merge(layers)
-    remember(url_passwords(" ".join(_strings(merged))))  # masked in logs and `config show`
+    # URL passwords are masked in logs and `config show`; not an untrusted folder file's,
+    # whose "password" could be a line of code to mask out of the diff the user reviews
+    trusted = [x for x in layers if not (x is layer and confined)]
+    remember(url_passwords(" ".join(_strings([x.values for x in trusted]))))
     try:
         config = CodurConfig.model_validate(merged)
     except ValidationError as exc:
