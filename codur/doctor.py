@@ -185,12 +185,14 @@ def trust_finding(folder: Path) -> Finding:
     """Whether the folder's codur.yaml is trusted as it is now (`codur trust`)."""
     from codur.config.trust import is_trusted
 
-    path = (folder / "codur.yaml").resolve()
+    path = folder.resolve() / "codur.yaml"
     if not path.is_file():
         return Finding("trust", ["codur.yaml: none in this folder"], None, {"file": None})
     trusted = is_trusted(path)
     line = f"codur.yaml: {'trusted' if trusted else 'not trusted'} ({path})"
-    if not trusted:
+    if path.is_symlink():
+        line += "; a link is never trusted: copy the file into the folder to trust it"
+    elif not trusted:
         line += f"; its protected keys are ignored until: codur trust -C {folder}"
     return Finding("trust", [line], trusted, {"file": str(path), "trusted": trusted})
 

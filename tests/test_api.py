@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 import yaml
@@ -214,6 +214,8 @@ def test_arguments_of_the_wrong_kind_and_empty_tasks_are_one_line_errors(tmp_pat
         agent.save_prompts(5)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="a folder"):
         agent.save_prompts(tmp_path)
+    assert "planner" in agent.preview_prompts({"planner"})  # any collection of names
+    assert agent.save_prompts(PurePosixPath("prompts.txt")).is_file()  # any os.PathLike
     for task in (None, 3, "", "  \n "):
         with pytest.raises(UsageError, match="task"):
             agent.run(task)  # type: ignore[arg-type] - the misuse under test

@@ -120,7 +120,7 @@ def test_chat_reads_piped_lines_and_a_failing_line_does_not_end_it(
     # report: a refused last task exited 0)
     refused = subprocess.run(
         [sys.executable, "-m", "codur", "chat", *flags],
-        input="/help\nfix @missing.py\n",
+        input="/help\nfix @missing.py\n/diff\n/profile\n",  # a refused command counts too
         capture_output=True,
         text=True,
         cwd=work,

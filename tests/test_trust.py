@@ -239,3 +239,9 @@ def test_a_linked_codur_yaml_borrows_no_trust(tmp_path: Path) -> None:
     assert load_config(mine).config.sandbox.confine == "off"  # the user's own file: trusted
     reset = run_cli(["prompts", "reset", "-C", str(clone)], cwd=tmp_path)
     assert reset.returncode == 2 and "is a link" in reset.stderr
+    # nor does --revoke go through it to the user's own file, and doctor says it is a link
+    revoked = run_cli(["trust", "--revoke", "-C", str(clone)], cwd=tmp_path)
+    assert revoked.returncode == 2 and "is a link" in revoked.stderr
+    assert load_config(mine).config.sandbox.confine == "off"  # still trusted
+    doctor = run_cli(["doctor", "--no-model", "-C", str(clone)], cwd=tmp_path)
+    assert "codur.yaml: not trusted" in doctor.stdout and "a link is never trusted" in doctor.stdout

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,7 @@ class Agent:
         from codur.promptbook import PromptBook
 
         _check_kinds(cwd=cwd, model=model, tools=tools, overrides=overrides)
-        if config is not None and not isinstance(config, str | Path):
+        if config is not None and not isinstance(config, str | os.PathLike):
             raise ConfigError(f"Agent(config={config!r}): a YAML file's path expected")
         self.cwd = Path(cwd).resolve()
         if not self.cwd.is_dir():
@@ -89,7 +91,7 @@ class Agent:
         whole or not at all; its absolute path."""
         from codur.promptbook.listing import save
 
-        if not isinstance(path, str | Path):
+        if not isinstance(path, str | os.PathLike):
             raise ConfigError(f"save_prompts(path={path!r}): a file's path expected")
         target = (self.cwd / Path(path).expanduser()).resolve()
         save(target, self.preview_prompts(names))
@@ -104,13 +106,12 @@ class Agent:
     def _prompt_names(self, names: list[str] | None) -> list[str]:
         from codur.promptbook.book import spec
 
-        if names is not None and (
-            isinstance(names, str)
-            or not isinstance(names, list | tuple)
-            or not all(isinstance(n, str) for n in names)
-        ):
+        if names is None:
+            return self.prompts.names()
+        given = list(names) if isinstance(names, Iterable) and not isinstance(names, str) else None
+        if given is None or not all(isinstance(n, str) for n in given):
             raise ConfigError(f"names={names!r}: a list of prompt names expected")
-        return [spec(n).name for n in names] if names is not None else self.prompts.names()
+        return [spec(n).name for n in given]
 
     def display_trace(self, full: bool = False) -> None:
         """Print the last run as `codur trace` shows it (`Result.trace`); UsageError when
@@ -185,7 +186,7 @@ def _check_kinds(cwd: object, model: object, tools: object, overrides: object) -
     for name, value in (("tools", tools), ("overrides", overrides)):
         if value is None:
             continue
-        if isinstance(value, str) or not isinstance(value, list | tuple):
+        if not isinstance(value, list | tuple):  # a string would read as its letters
             raise ConfigError(f"Agent({name}={value!r}): a list of strings expected")
         if not all(isinstance(item, str) for item in value):
             raise ConfigError(f"Agent({name}={value!r}): a list of strings expected")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.config import LoadedConfig
-from codur.errors import CodurError, ExitCode
+from codur.errors import CodurError, ExitCode, UsageError
 from codur.memory.session import SessionMemory
 from codur.ui import IO
 
@@ -120,8 +120,8 @@ class Chat:
             if command is None:
                 self.io.error(f"unknown command {name} (/help lists them)")
                 return int(ExitCode.USAGE)
-            command(self, rest.strip())
-            return int(ExitCode.OK)
+            said = command(self, rest.strip())
+            return int(said) if isinstance(said, int) else int(ExitCode.OK)
         from codur.run import task_command
 
         code = task_command(
@@ -138,11 +138,11 @@ class Chat:
         return int(code)
 
     # -- slash commands -----------------------------------------------------------------
-    def undo(self, _rest: str) -> None:
+    def undo(self, _rest: str) -> int:
         from codur.undo.commands import undo
         from codur.workspace import Workspace
 
-        undo(Workspace(self.root), self.loaded.config, None, False, self.io)
+        return undo(Workspace(self.root), self.loaded.config, None, False, self.io)
 
     def diff(self, _rest: str) -> None:
         from codur.undo.commands import diff
@@ -162,8 +162,7 @@ class Chat:
         user = flag == "--user"  # `/profile --user` alone keeps nothing, not "--user"
         text = rest.strip() if user else text
         if not text:
-            self.io.error("/profile needs the preference: /profile always add type hints")
-            return
+            raise UsageError("/profile needs the preference: /profile always add type hints")
         memory = open_memory(self.root, self.loaded.config, self.io)
         add(memory, text, "user" if user else "project", self.io)
 

@@ -109,9 +109,14 @@ def load_config(
                 + strip_loosened(layer.values, below)
             )
             if ignored:
+                allow = (
+                    "copy the file into the folder, then: codur trust"
+                    if project.is_symlink()
+                    else f"codur trust -C {workdir}"
+                )
                 warnings.append(
                     f"{project} is not trusted, so it may not set {', '.join(ignored)} "
-                    f"(ignored; to allow them: codur trust -C {workdir})"
+                    f"(ignored; to allow them: {allow})"
                 )
         elif beyond:
             warnings.append(

@@ -153,8 +153,9 @@ def trust(path: Path, store: Path | None = None) -> str:
 
 
 def mark_written(path: Path) -> str:
-    """Record that Codur wrote `path` as it is now (from trusted content); its sha256."""
-    return trust(path, written_file())
+    """Record that Codur wrote `path` as it is now (from trusted content); its sha256 ("":
+    a link, which is never trusted, is not recorded)."""
+    return "" if path.is_symlink() else trust(path, written_file())
 
 
 def was_written(path: Path) -> bool:
@@ -163,7 +164,12 @@ def was_written(path: Path) -> bool:
 
 
 def revoke(path: Path, store: Path | None = None) -> bool:
-    """Forget `path`; whether it was trusted."""
+    """Forget `path`; whether it was trusted (ConfigError for a link, which never is:
+    through it, the trust of the file it leads to would go)."""
+    if path.is_symlink():
+        from codur.errors import ConfigError
+
+        raise ConfigError(f"{path} is a link, never trusted: nothing to revoke")
     store = store or store_file()
     with locked(store):
         data = _load(store)
