@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 import tempfile
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +36,8 @@ class _Connection:
     stderr: Any = None
     failure: BaseException | None = None
     """Why the connection ended early (reported by the next call)."""
+    sdk_lines: deque[str] = field(default_factory=lambda: deque(maxlen=SDK_LINES))
+    """The SDK's log lines about this connection (`_SdkLog`), for its error messages."""
 
 
 TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
@@ -42,23 +45,29 @@ TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
 
 class _SdkLog(logging.Handler):
     """The MCP SDK's own log (a server line that is no JSON-RPC message: "Failed to parse
-    JSONRPC message from server", with a traceback): its records' first lines, masked,
-    the last few kept for the error messages of the servers' calls. Python's last-resort
-    handler had printed them whole on the terminal, secrets and all."""
+    JSONRPC message from server", with a traceback): each record's first line, masked, kept
+    on the connection whose task logged it (`_CONNECTION`), the last few, for the error
+    messages of that server's calls. Python's last-resort handler had printed them whole
+    on the terminal, secrets and all. A record from outside a connection's task is
+    dropped: no server's call to tell it to."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.lines: deque[str] = deque(maxlen=SDK_LINES)
 
     def emit(self, record: logging.LogRecord) -> None:
-        first = (record.getMessage().splitlines() or [""])[0]
-        self.lines.append(redact(first[:300]))
+        conn = _CONNECTION.get()
+        if conn is not None:
+            first = (record.getMessage().splitlines() or [""])[0]
+            conn.sdk_lines.append(redact(first[:300]))
 
 
 SDK_LINES = 5
-"""The SDK's log lines kept for error messages."""
-SDK_LOG = _SdkLog()
-logging.getLogger("mcp").addHandler(SDK_LOG)
+"""The SDK's log lines a connection keeps for error messages."""
+_CONNECTION: contextvars.ContextVar[_Connection | None] = contextvars.ContextVar(
+    "codur_mcp_connection", default=None
+)
+"""The connection whose task runs (set in its task; the SDK's reader inherits it)."""
+logging.getLogger("mcp").addHandler(_SdkLog())
 logging.getLogger("mcp").propagate = False  # never Python's last resort: the terminal
 
 
@@ -137,7 +146,7 @@ class McpClients:
             if conn is not None:
                 self._retired.append(conn)
                 why = _describe(conn.failure) if conn.failure else "it stopped"
-                raise ToolError(f"MCP server {server!r} disconnected ({why}){_tail(conn.stderr)};"
+                raise ToolError(f"MCP server {server!r} disconnected ({why}){_tail(conn)};"
                                 " the next call starts it again")  # fmt: skip
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
@@ -167,7 +176,7 @@ class McpClients:
                 f"MCP server {server!r} did not answer within {self.timeout_s:g} s"
             ) from None
         except Exception as exc:  # noqa: BLE001  whatever a server does wrong is a tool error
-            problem = f"{_describe(exc)}{_tail(conn.stderr)}"
+            problem = f"{_describe(exc)}{_tail(conn)}"
             if getattr(exc, "code", None) == CONNECTION_CLOSED:
                 self._retire(server, conn)
                 problem += "\n(the connection closed; the next call starts the server again)"
@@ -193,6 +202,7 @@ class McpClients:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         async def hold() -> None:
+            _CONNECTION.set(conn)  # this task's context: the SDK's tasks inherit it
             try:
                 async with Client(target, read_timeout_seconds=self.timeout_s) as client:
                     conn.client = client
@@ -222,13 +232,16 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _tail(stderr: Any) -> str:
-    if stderr is None or stderr.closed:
-        return ""
-    stderr.flush()
-    stderr.seek(0)
-    text = redact(stderr.read()[-800:].strip())  # it goes to the model and the log
-    stderr.seek(0, 2)
-    said = "; ".join(SDK_LOG.lines)
-    SDK_LOG.lines.clear()  # said once, with the error they came before
+def _tail(conn: _Connection) -> str:
+    """The end of the server's stderr and the SDK's lines about it, masked (they go to
+    the model and the log); each SDK line is said once."""
+    stderr = conn.stderr
+    text = ""
+    if stderr is not None and not stderr.closed:
+        stderr.flush()
+        stderr.seek(0)
+        text = redact(stderr.read()[-800:].strip())
+        stderr.seek(0, 2)
+    said = "; ".join(list(conn.sdk_lines))
+    conn.sdk_lines.clear()
     return (f"\nserver stderr: {text}" if text else "") + (f"\nMCP client: {said}" if said else "")
