@@ -183,7 +183,12 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     from codur.scope import decide_scope
     from codur.task import file_refs
     from codur.verify.derived_checks import derived_checks
-    from codur.verify.preflight import planned_check, require_program, require_pytest
+    from codur.verify.preflight import (
+        planned_check,
+        require_inside,
+        require_program,
+        require_pytest,
+    )
 
     cfg = session.config
     _load_model_early(session)
@@ -212,6 +217,7 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     check = planned_check(session.tool_context(), cfg.verify, task, derived)
     require_pytest(check, session.interpreter)  # before any program or model call
     require_program(check, session.ws.root)
+    require_inside(cfg.verify, session.ws)
     session.require_key()  # a missing API key: exit code 2 before anything runs
     if session.scope is not None:
         shown = {"derived": derived[1] if derived else ""}

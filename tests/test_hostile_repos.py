@@ -47,6 +47,28 @@ def test_an_expected_file_that_is_no_file_of_the_folder_is_never_read(
         assert (tmp_path / "secret.txt").read_text() == SECRET
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("entry_point", "../x.py"), ("expected_file", "../secret.txt"), ("entry_point", "/x.py")],
+)
+def test_a_check_path_out_of_the_folder_is_refused_in_one_line(
+    tmp_path: Path, key: str, value: str
+) -> None:
+    """A folder's codur.yaml naming a program or an expected output out of the folder:
+    the check could never use it, so the run is refused before it starts (exit 2, the
+    key and its line named), not ended `unverified` for a reason only the trace shows."""
+    work = workdir(tmp_path)
+    (tmp_path / "secret.txt").write_text(SECRET)
+    (tmp_path / "x.py").write_text("print('outside')\n")
+    (work / "codur.yaml").write_text(f"verify:\n  {key}: {value}\n")
+    result = codur(["--no-model", "fix @main.py"], work, timeout=120)
+    assert result.returncode == 2, result.stderr
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("codur: error:")]
+    assert len(lines) == 1 and f"codur.yaml:2: verify.{key} '{value}'" in lines[0], lines
+    assert "outside the workspace" in lines[0]
+    assert (work / "main.py").read_text() == BUGGY
+
+
 TOKEN = "ghp_probe3token0000"
 
 

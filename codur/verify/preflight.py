@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from codur.config.schema import VerifyConfig
-from codur.errors import ConfigError, ProjectEnvError
+from codur.errors import ConfigError, ProjectEnvError, WorkspaceError
 from codur.project.interpreter import Interpreter
 from codur.task import file_refs
 from codur.tools.context import ToolContext
@@ -20,6 +20,7 @@ from codur.verify.agent import choose_checks, verification_context
 from codur.verify.derived import DerivedCheck
 from codur.verify.plan import Check, TestCheck, VerificationPlan
 from codur.verify.result import VerificationResult
+from codur.workspace import Workspace
 
 
 def planned_check(
@@ -60,6 +61,27 @@ def require_pytest(plan: VerificationPlan, python: Interpreter) -> None:
         f"the check ({runs[0]}) needs pytest, which {where} does not have: install it with "
         f"`{python.install_pytest}`, or set tools.python to an interpreter that has it"
     )
+
+
+def require_inside(cfg: VerifyConfig, ws: Workspace) -> None:
+    """ConfigError (exit 2, naming the key) when `verify.entry_point` or
+    `verify.expected_file` names a path out of the folder: the check would never run that
+    program or read that file, and the run would end `unverified` for a reason only the
+    trace shows."""
+    for key, value in (("entry_point", cfg.entry_point), ("expected_file", cfg.expected_file)):
+        if not value or not _leads_out(value):  # a link out is the file's, not the key's
+            continue
+        try:
+            ws.resolve(value)
+        except WorkspaceError as exc:
+            raise ConfigError(
+                f"verify.{key} {value!r} cannot be used: {exc}", key=("verify", key)
+            ) from None
+
+
+def _leads_out(path: str) -> bool:
+    """Whether the text of `path` leaves a folder: absolute, or `..` past its start."""
+    return os.path.isabs(path) or os.path.normpath(path).split(os.sep)[0] == ".."
 
 
 def require_program(plan: VerificationPlan, root: Path, path_var: str | None = None) -> None:
