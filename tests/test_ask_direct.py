@@ -287,6 +287,10 @@ def test_without_repeats_drops_loops_only() -> None:
     twice = "`f` (`a.py:1`)\n\n**Parameters:**\n\n- `x`: int\n\n`g` (`a.py:9`)\n\n"
     twice += "**Parameters:**\n\n- `x`: int"
     assert without_repeats(twice) == twice
+    # a cycle of three paragraphs written three times, cut in its fourth (seen on rich)
+    cycle = ["The `Box` class is defined in `box.py`.", "It has a `style`.", "And a border."]
+    looped = "\n\n".join(["First (`box.py:10`).", *cycle * 3, "The `Box` class is"])
+    assert without_repeats(looped) == "\n\n".join(["First (`box.py:10`).", *cycle])
     indented = "Call it:\n\n    f(1)\n\n    f(1)\n\nDone."
     assert without_repeats(indented) == indented
     assert with_sources("See `a.py:3`.", ["b.py:1-2"]) == "See `a.py:3`."

@@ -52,20 +52,43 @@ def _key(paragraph: str) -> str:
     return " ".join(paragraph.split())
 
 
+MAX_CYCLE = 4
+"""The longest run of paragraphs a loop repeats that is looked for (seen: three)."""
+
+
 def without_repeats(text: str) -> str:
-    """`text` without a prose paragraph that repeats the one just before it (whitespace
-    aside), nor a last paragraph that only begins the one before it (a repeat the output
-    cap cut). Code blocks are kept as written, and a paragraph said again further on (a
-    heading over each of two functions) is not a loop."""
-    kept: list[tuple[str, bool]] = []
-    paragraphs = _paragraphs(text)
-    for n, (paragraph, code) in enumerate(paragraphs):
-        if kept and not code and not kept[-1][1]:
-            key, before = _key(paragraph), _key(kept[-1][0])
-            if key == before or (n == len(paragraphs) - 1 and before.startswith(key)):
-                continue
-        kept.append((paragraph, code))
-    return "\n\n".join(paragraph for paragraph, _ in kept)
+    """`text` without a run of up to MAX_CYCLE prose paragraphs that repeats the run just
+    before it (whitespace aside; seen: one paragraph five times and a half, a cycle of
+    three written three times), nor a last paragraph that only begins one of the
+    paragraphs before it (a repeat the output cap cut). Code blocks are kept as written,
+    and a paragraph said again further on (a heading over each of two functions) is not
+    a loop."""
+    paragraphs = [(_key(text), code) for text, code in _paragraphs(text)]
+    shown = [text for text, _ in _paragraphs(text)]
+    kept: list[int] = []  # indexes into paragraphs
+    n = 0
+    while n < len(paragraphs):
+        if size := _repeat(paragraphs, kept, n):
+            n += size
+            continue
+        key, code = paragraphs[n]
+        recent = [paragraphs[k] for k in kept[-MAX_CYCLE:]]
+        cut = not code and any(len(before) > len(key) and before.startswith(key)
+                               for before, was_code in recent if not was_code)  # fmt: skip
+        if not (n == len(paragraphs) - 1 and cut):
+            kept.append(n)
+        n += 1
+    return "\n\n".join(shown[k] for k in kept)
+
+
+def _repeat(paragraphs: list[tuple[str, bool]], kept: list[int], n: int) -> int:
+    """How many paragraphs from `n` on repeat, as a run of prose, the last ones kept
+    (0: none)."""
+    for size in range(1, min(MAX_CYCLE, len(kept)) + 1):
+        run, before = paragraphs[n : n + size], [paragraphs[k] for k in kept[-size:]]
+        if len(run) == size and run == before and not any(code for _, code in run):
+            return size
+    return 0
 
 
 def with_sources(text: str, sources: list[str]) -> str:
