@@ -18,6 +18,7 @@ from pathlib import Path
 
 from codur.search.calls import Call, Definition
 from codur.search.embed import ModelUnavailable, OnnxEmbedder, why_unavailable
+from codur.search.excerpt import excerpt
 from codur.search.index import CodeIndex, Hit
 from codur.search.vectors import SemanticIndex
 from codur.tools.context import Ctx, ToolContext, ToolError
@@ -107,18 +108,15 @@ class SearchResults:
     def __str__(self) -> str:
         if not self.hits:
             return f"no code found for {self.query!r}; try other words or grep_files"
-        return "\n\n".join(snippet(hit) for hit in self.hits)
+        return "\n\n".join(snippet(hit, query=self.query) for hit in self.hits)
 
 
-def snippet(hit: Hit, rank: int | None = None) -> str:
-    """One search result: `rank. path:start-end (kind name)` and the chunk's first lines."""
+def snippet(hit: Hit, rank: int | None = None, query: str = "", lines: int = SNIPPET_LINES) -> str:
+    """One search result: `rank. path:start-end (kind name)` and `lines` lines of the
+    chunk: its first, or its head and the lines that match `query` further down
+    (`codur.search.excerpt`)."""
     c = hit.chunk
-    lines = c.text.splitlines()
-    shown = "\n".join(lines[:SNIPPET_LINES])
-    more = (
-        f"\n    [... {len(lines) - SNIPPET_LINES} more lines]" if len(lines) > SNIPPET_LINES else ""
-    )
-    return f"{rank or hit.rank}. {c.where} ({c.kind} {c.name})\n{shown}{more}"
+    return f"{rank or hit.rank}. {c.where} ({c.kind} {c.name})\n{excerpt(c, query, lines)}"
 
 
 @register_tool(TaskType.SEARCH, TaskType.EXPLANATION)
