@@ -206,3 +206,22 @@ def test_a_fifo_named_like_a_source_file_is_skipped_not_waited_on(tmp_path: Path
     index = CodeIndex.load(None)
     index.update([("a.py", tmp_path / "a.py"), ("evil.py", tmp_path / "evil.py")])
     assert "a.py" in index.files and "evil.py" not in index.files
+
+
+STYLES = "STYLES = {\n" + "".join(f'    "tag.n{n}": Style(bold=True),\n' for n in range(40))
+STYLES += '    "repr.number": Style(color="cyan"),\n' + '    "tail": Style(),\n' * 5 + "}\n"
+
+
+def test_a_long_chunk_is_shown_by_the_lines_the_query_matches(tmp_path: Path) -> None:
+    """A 47-line table whose asked-about entry is line 42: shown by its first lines, the
+    entry never reached the model; the result shows the table's head, says what is left
+    out and from which line, and the lines around the entry."""
+    write_files(tmp_path, {"styles.py": STYLES})
+    ctx, _ = watched_context(tmp_path)
+    text = invoke("search_codebase", {"query": "style of numbers in repr"}, ctx).output
+    assert '"repr.number": Style(color="cyan")' in text, text
+    assert "STYLES = {" in text and "lines left out; from line 39:" in text, text
+    assert len(text.splitlines()) <= 2 + 12 + 1  # the result's line, 12 lines, the markers
+    # no word of the query further down: the chunk's first lines, as before
+    first = invoke("search_codebase", {"query": "STYLES tag"}, ctx).output
+    assert '"tag.n0"' in first and "repr.number" not in first and "left out" not in first

@@ -47,7 +47,7 @@ def excerpt(chunk: Chunk, query: str, size: int) -> str:
         return chunk.text.rstrip("\n")
     best = best_line(lines, query) if query else None
     if best is None or best < size - 1:
-        return "\n".join(lines[:size]) + f"\n    [... {len(lines) - size} more lines]"
+        return "\n".join(lines[:size]) + _more(len(lines) - size)
     head = min(HEAD_LINES, size // 3)
     span = size - head
     start = min(best - min(BEFORE, span // 3), len(lines) - span)
@@ -56,6 +56,8 @@ def excerpt(chunk: Chunk, query: str, size: int) -> str:
     gap = start - head
     parts = [*lines[:head], f"    [... {gap} lines left out; from line {first}:]"]
     parts += lines[start:end]
-    if end < len(lines):
-        parts.append(f"    [... {len(lines) - end} more lines]")
-    return "\n".join(parts)
+    return "\n".join(parts) + (_more(len(lines) - end) if end < len(lines) else "")
+
+
+def _more(count: int) -> str:
+    return f"\n    [... {count} more line{'s' if count > 1 else ''}]"
