@@ -101,3 +101,39 @@ def test_a_cancelled_run_stops_before_its_next_node_and_model_call(tmp_path: Pat
     with pytest.raises(Cancelled):
         client.invoke([])
     assert client.usage.calls == 0
+
+
+def test_a_cancelled_arun_cuts_a_slow_reply_under_way(tmp_path: Path) -> None:
+    """Cancelled while the model writes (a scripted reply of 2 s a word): the reply is cut
+    at its next word, as llama.cpp's is before its next decode, not waited for."""
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "main.py").write_text(BUGGY)
+    (root / "expected.txt").write_text("10\n")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
+    slow = [f"llm.profiles.s.script={script}", "llm.profiles.s.provider=scripted"]
+    slow += ["llm.profiles.s.token_delay_s=2", "llm.default_profile=s"]
+    agent = Agent(cwd=root, overrides=[*QUIET, *slow])
+
+    async def cancel_while_it_writes() -> float:
+        run = asyncio.create_task(agent.arun("fix @main.py"))
+        while not any(r["event"] == "model.request" for r in _records(root)):
+            assert not run.done()
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        start = time.monotonic()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        return time.monotonic() - start
+
+    assert asyncio.run(cancel_while_it_writes()) < 10  # the reply's words take over 20 s
+    end = log_of(root)[-1]
+    assert end["event"] == "run.end" and end["status"] == "interrupted"
+    assert (root / "main.py").read_text() == BUGGY
+
+
+def _records(root: Path) -> list[dict[str, Any]]:
+    log = debug_log(root)
+    return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []

@@ -28,8 +28,9 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codur.config.schema import LLMProfile
-from codur.errors import ConfigError
+from codur.errors import Cancelled, ConfigError
 from codur.models.base import ErrorKind, estimate_tokens
+from codur.models.cancel import current_cancel
 
 ITEM_KEYS = {"content", "tool_calls", "finish_reason"}
 FAILURE = "scripted_failure"
@@ -74,8 +75,12 @@ class ScriptedChatModel(GenericFakeChatModel):
             raise ScriptedFailure(message.response_metadata[FAILURE])
         if stop and message.response_metadata.get("finish_reason") == "stop":
             message.content = until_stop(str(message.content), stop)
+        cancel = current_cancel()  # a cancelled run cuts a slow reply, as llama.cpp's
         for word in _WORDS.findall(str(message.content)):
-            time.sleep(self.token_delay_s)
+            if cancel is None:
+                time.sleep(self.token_delay_s)
+            elif cancel.wait(self.token_delay_s):
+                raise Cancelled()
             if run_manager is not None:
                 run_manager.on_llm_new_token(word)
         words = sum(len(str(m.content).split()) for m in messages)
