@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from codur.undo.snapshot import RunSnapshot
 
 
+OVERTAKEN = (
+    "{path} changed while the run was working (edited by you or another program): Codur "
+    "did not write over it; an edit must start from the file as it is now"
+)
+"""Why a write is refused when someone else changed the file since the run read it."""
+
+
 @dataclass
 class Changes:
     """A run's write path. `scope` and `snapshot` are the run's (set by `run_task` before
@@ -57,6 +64,10 @@ class Changes:
         if kept:
             self.bus.emit("scope.refused", path=path, reason=kept)
             raise ScopeError(kept, path)
+        if snapshot is not None and snapshot.overtaken(path):
+            reason = OVERTAKEN.format(path=path)
+            self.bus.emit("edit.refused", path=path, reason=reason)
+            raise ScopeError(reason, path)
         if self.scope is None:
             return new
         original = (lambda: snapshot.original(path)) if snapshot is not None else None

@@ -10,15 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from codur.approval import Gate
 from codur.config import load_config
 from codur.errors import UndoRefused
 from codur.events import EventBus
 from codur.resume.listing import list_runs
+from codur.scope import ScopeError
 from codur.ui import IO
 from codur.undo import commands, state_root
 from codur.undo.records import History
 from codur.undo.snapshot import begin
 from codur.workspace import Workspace
+from codur.writes import Changes
 
 
 @pytest.fixture(params=["files", "git"])
@@ -206,6 +209,26 @@ def test_who_changed_what_during_a_run(ws: Path, capsys) -> None:
     assert (ws / "private.txt").read_text() == "the user's\n"
     assert commands.undo(Workspace(ws), config, None, True, IO()) == 0
     assert state(ws) == before
+
+
+def test_codur_never_writes_over_a_change_made_while_it_worked(ws: Path) -> None:
+    """The user edits a file while the run waits on the model: the edit made from the
+    file as the run read it is refused (it would have thrown the user's change away,
+    which no snapshot held), the user's text stays; an edit made from their version
+    then goes through, and undo names the file as theirs."""
+    config, snap = start(ws)
+    bus = EventBus()
+    refused: list[str] = []
+    bus.subscribe(lambda e: refused.append(e.data["reason"]) if e.kind == "edit.refused" else None)
+    changes = Changes(Workspace(ws), bus, Gate("full-auto", bus=bus), snapshot=snap)
+    (ws / "lib/mod.py").write_text("X = 1\n# the user's line\n")  # while the model writes
+    with pytest.raises(ScopeError, match="lib/mod.py changed while the run was working"):
+        changes.write("lib/mod.py", "X = 2\n", by="coder")
+    assert (ws / "lib/mod.py").read_text() == "X = 1\n# the user's line\n"
+    assert refused and "did not write over it" in refused[0]
+    changes.write("lib/mod.py", "X = 2\n# the user's line\n", by="coder")  # from theirs
+    assert snap.finish("done") == ["lib/mod.py"]
+    assert History(state_root(), ws).records()[0].foreign == ["lib/mod.py"]
 
 
 @pytest.mark.slow

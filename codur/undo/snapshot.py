@@ -121,6 +121,11 @@ class RunSnapshot:
         if self.witness is not None:
             self.witness.writing(path)
 
+    def overtaken(self, path: str) -> bool:
+        """Whether someone else changed `path` since the run last knew it (Witness.overtaken;
+        False when not followed)."""
+        return self.witness is not None and self.witness.overtaken(path)
+
     def uncovered(self, path: str) -> str | None:
         """Why a change to `path` could not be undone (None: it could): it was there
         before the run, and the start snapshot holds no copy of it (a path git or

@@ -55,6 +55,21 @@ class Witness:
     """The folder's stats as the run last knew it (None: the next look scans)."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
+    def overtaken(self, path: str) -> bool:
+        """Whether someone else changed `path` since the run last knew it (no program of
+        the run running, Codur not changing it now): a write made from what the run knew
+        would undo their change. It is noted as theirs, and the run knows the file as it
+        is now (what it writes next starts from their version)."""
+        with self.lock:
+            if self.blind or self.running or path in self.pending or path not in self.known:
+                return False
+            now = self._current([path])
+            if now is None or now[path] == self.known[path]:
+                return False
+            self.foreign.add(path)
+            self._set(path, now[path])
+            return True
+
     def writing(self, path: str) -> None:
         """Codur is about to change `path`: unless a program of the run is running, a
         difference from what the run knows is someone else's."""
