@@ -19,6 +19,7 @@ from codur import source_encoding
 from codur.errors import WorkspaceBusy, WorkspaceError, cannot_write
 from codur.litter import TEMP_SUFFIX, write_prefix
 from codur.locking import UNSUPPORTED, held
+from codur.nested_lock import locks_folder, nested
 
 CODUR_DIR = ".codur"
 """Codur's own folder in a workspace: the code index, the project's memory. Not the
@@ -204,13 +205,27 @@ def hold_workspace(root: Path, warn: Callable[[str], None]) -> Iterator[None]:
             "try again when it has ended"
         )
 
+    warned: list[str] = []
+
     def unlocked(why: str) -> None:
+        warned.append(why)
         warn(f"running without the run lock {lock} ({why}): runs here are not kept apart")
+
+    def nested_busy(where: str) -> WorkspaceBusy:
+        return WorkspaceBusy(
+            f"{root} is busy: another Codur run, in {where}, may change its files; "
+            "try again when it has ended"
+        )
+
+    def no_nesting(why: str) -> None:
+        if not warned:  # one line: the run lock's says that runs are not kept apart
+            warn(f"runs in folders above or inside {root} are not kept apart from it ({why})")
 
     with ExitStack() as stack:
         try:
             own_folder(root / CODUR_DIR)
             stack.enter_context(held(lock, busy, unlocked))
+            stack.enter_context(nested(root, locks_folder(), nested_busy, no_nesting))
         except OSError as exc:
             if (machine := cannot_write(exc, root / CODUR_DIR, writing=True)) is not None:
                 raise machine from None  # a folder Codur may not write in: exit 11

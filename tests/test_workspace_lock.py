@@ -185,6 +185,31 @@ def test_a_run_holds_the_folder_against_resume_and_undo(tmp_path: Path) -> None:
     assert json.loads(log.read_text().splitlines()[-1])["status"] == "verified"
 
 
+def test_runs_in_a_folder_and_a_folder_inside_it_are_kept_apart(tmp_path: Path) -> None:
+    """Both may change the same files, and each would take the other's writes for a
+    user's: a run in the folder above, or in one inside, is turned away (exit 9, the
+    folder named); runs in two sibling folders go on side by side."""
+    top = git_repo(tmp_path / "proj", {"main.py": BUGGY, "sub/main.py": BUGGY, "b/x.py": ""})
+    flags = scripted_profile(tmp_path, [whole_file("main.py", FIXED)])
+    with held_by_another_process(top / "sub"):
+        above = run_cli([*flags, "fix @main.py"], top)
+        assert above.returncode == ExitCode.BUSY, above.stdout + above.stderr
+        assert f"{top} is busy: another Codur run, in a folder inside {top}, " in above.stderr
+        with hold_workspace(top / "b", print):  # a sibling
+            pass
+    with held_by_another_process(top):
+        below = run_cli(["undo"], top / "sub")
+        assert below.returncode == ExitCode.BUSY, below.stdout + below.stderr
+        assert f"{top / 'sub'} is busy: another Codur run, in {top}, may" in below.stderr
+    assert (top / "main.py").read_text() == BUGGY and (top / "sub/main.py").read_text() == BUGGY
+    with (  # another thread of this process: the same
+        held_by_a_thread(top / "sub"),
+        pytest.raises(WorkspaceBusy, match="in a folder inside"),
+        hold_workspace(top, print),
+    ):
+        pass
+
+
 def test_a_thread_of_the_same_process_is_turned_away_too(tmp_path: Path) -> None:
     root = tmp_path / "w"
     root.mkdir()
