@@ -20,6 +20,7 @@ log, a recording, the memory file and a program's output for the model hold none
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import threading
@@ -62,8 +63,20 @@ def maskable(value: str) -> bool:
 
 
 def url_passwords(value: str) -> list[str]:
-    """The passwords of the URLs with credentials in `value`."""
-    return [m[1] for m in URL_PASSWORD.finditer(value) if len(m[1]) >= MIN_SECRET_LEN]
+    """The passwords of the URLs with credentials in `value`, each with the HTTP Basic
+    credentials it is sent as (base64 of `user:password`, which a server's 401 may echo)."""
+    found = []
+    for m in URL_PASSWORD.finditer(value):
+        if len(m[1]) >= MIN_SECRET_LEN:
+            user = m[0].split("://", 1)[1][: -len(m[1]) - 2]
+            found += [m[1], base64.b64encode(f"{user}:{m[1]}".encode()).decode()]
+    return found
+
+
+def password_hidden(url: str) -> str:
+    """`url` with the password of its credentials (`user:password@`) shown as `***`: for
+    messages that may be kept (a run's checkpoints hold its errors)."""
+    return URL_PASSWORD.sub(lambda m: m[0][: m.start(1) - m.start()] + "***@", url)
 
 
 def secret_values(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import ollama
@@ -189,6 +190,9 @@ def test_context_window_is_sent_as_num_ctx(ollama_server: OllamaServer) -> None:
         (ollama.ResponseError("slow down", 429), "transient"),
         (ollama.ResponseError("unauthorized", 401), "fatal"),
         (ConnectionError("refused"), "transient"),
+        # a 200 that is a web page: a wrong base_url; an NDJSON line cut: a broken stream
+        (json.JSONDecodeError("Expecting value", "<!doctype html><p>hi", 0), "fatal"),
+        (json.JSONDecodeError("Unterminated string", '{"message": {"cont', 15), "transient"),
         (ValueError("a bug"), None),
     ],
 )

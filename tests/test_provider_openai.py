@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_servers import Delay, Fail, OpenAIServer, Reply, unused_port
+from fake_servers import Delay, Fail, OpenAIServer, Raw, Reply, unused_port
 from helpers import buggy_folder, run_cli
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -323,3 +323,43 @@ def test_context_window_and_estimated_token_count(openai_server: OpenAIServer) -
     assert client.count_tokens([HumanMessage(text + "y")]) == 201  # rounded up
     assert client.count_tokens([HumanMessage(text)], tools=[read_file]) > 200
     assert openai_server.requests == []  # counted without a call
+
+
+def test_an_error_event_inside_the_stream_is_retried_as_the_server_s(
+    openai_server: OpenAIServer,
+) -> None:
+    """vLLM and OpenRouter send `data: {"error": ...}` mid-stream: a server's failure,
+    retried and then told as the model being unreachable (exit 3, fallback), never as a
+    Codur bug (exit 4)."""
+    crash = b'data: {"error": {"message": "model crashed in the middle"}}\n\n'
+    event = Raw(crash, content_type="text/event-stream")
+    openai_server.script(event, Reply("ok"))
+    client, events = make_client(openai_server.base_url)
+    assert client.invoke([HumanMessage("hi")]).content == "ok"
+    assert "model crashed" in next(e for e in events if e.kind == "model.retry").data["error"]
+    openai_server.default = event
+    with pytest.raises(ModelUnreachable, match="model crashed in the middle"):
+        client.invoke([HumanMessage("hi")])
+
+
+def test_a_url_password_is_in_no_error_and_its_basic_credentials_are_masked(
+    openai_server: OpenAIServer,
+) -> None:
+    """A base_url with `user:password@` is sent as HTTP Basic credentials, which a 401 may
+    echo: the error names the server without the password (its checkpoints keep the
+    error), and the echoed credentials are masked like the password."""
+    import base64
+
+    from codur.config.loader import load_config
+
+    password = "hunter2pass-9"
+    basic = base64.b64encode(f"alice:{password}".encode()).decode()
+    url = openai_server.base_url.replace("http://", f"http://alice:{password}@")
+    openai_server.default = Fail(401, f"Incorrect API key provided: Basic {basic}")
+    load_config(Path.cwd(), overrides=[f"llm.profiles.openai.base_url={url}"], environ={})
+    client, _ = make_client(url)
+    with pytest.raises(ModelError) as info:
+        client.invoke([HumanMessage("hi")])
+    message = str(info.value)
+    assert password not in message and "http://alice:***@127.0.0.1" in message, message
+    assert basic not in message and "Basic ***" in message

@@ -117,7 +117,7 @@ def test_scrub_rules() -> None:
         "PATH": "/bin",
     }
     assert removed == ["COPY", "DATABASE_URL", "GH_PAT"]
-    assert url_passwords(environ["DATABASE_URL"]) == ["hunter2hunter2"]
+    assert url_passwords(environ["DATABASE_URL"])[0] == "hunter2hunter2"  # then as Basic
     secret = ("GITHUB_TOKEN", "X_PASSWD", "GOOGLE_CREDENTIALS", "DB_PWD", "A-DSN", "npm_auth")
     for name in (*secret, "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
         assert is_secret_name(name), name
@@ -200,7 +200,8 @@ HIDDEN = ("correct-horse-42", "rk_live_51HxAbCdEf0123456789", "Zz9-pass-word")
 
 def test_dotenv_values_are_secrets(tmp_path: Path) -> None:
     write_files(tmp_path, {".env": DOTENV, "api/.env.local": "TOKEN='tok-abcdef-123'\n"})
-    assert dotenv_secrets(tmp_path) == {*HIDDEN, "tok-abcdef-123"}
+    basic = "dTpaejktcGFzcy13b3Jk"  # base64 of the URL's u:Zz9-pass-word, sent as Basic
+    assert dotenv_secrets(tmp_path) == {*HIDDEN, "tok-abcdef-123", basic}
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ SOURCES_LEAD = "_Where the search found code for this (the answer cites no locat
 MAX_SOURCES = 3
 """Retrieved locations listed under an uncited answer, best first."""
 FENCE = re.compile(r"^\s*(```|~~~)")
-LOCATION = re.compile(r"[\w.-]+\.\w+:\d")
+LOCATION = re.compile(r"(?<![\w.-])[\w.-]+\.\w+:\d")  # one start a run: linear
 """A cited location in any kind of file (`shop/rates.py:7`, `config/settings.yaml:12`)."""
 
 

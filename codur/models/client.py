@@ -36,6 +36,7 @@ from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
 from codur.models.retry import Transient, retrying
 from codur.models.usage import Usage
+from codur.redaction import password_hidden
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -222,7 +223,7 @@ class ModelClient:
             tools=tool_names(tools),
             stop=list(stop),
         )
-        where = f"profile '{self.name}' at {prov.endpoint(self.profile)}"
+        where = f"profile '{self.name}' at {password_hidden(prov.endpoint(self.profile))}"
         attempts = self.profile.max_retries + 1
         retries = retrying(attempts, self.profile.retry_backoff_s, self._pause, self._retried)
         try:

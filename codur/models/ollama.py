@@ -14,6 +14,7 @@ Message has no such field), so the model cannot tell which tool a result came fr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -66,6 +67,8 @@ def build(name: str, profile: LLMProfile) -> CodurChatOllama:
 def classify(exc: BaseException) -> ErrorKind | None:
     if isinstance(exc, httpx.TransportError | ConnectionError):
         return "transient"  # refused, reset, timed out
+    if isinstance(exc, json.JSONDecodeError):  # a web page: a wrong URL; else a line cut
+        return "fatal" if exc.doc.lstrip().startswith("<") else "transient"
     if isinstance(exc, ollama.ResponseError):
         status = exc.status_code
         if status == _IN_STREAM_ERROR or status == 429 or status >= 500:

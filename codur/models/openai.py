@@ -153,6 +153,8 @@ def classify(exc: BaseException) -> ErrorKind | None:
         return "transient"
     if isinstance(exc, openai.APIStatusError):
         return "transient" if exc.status_code in _TRANSIENT_STATUS else "fatal"
+    if isinstance(exc, openai.APIError):  # an error event inside the stream (vLLM, OpenRouter)
+        return "transient"
     return None
 
 
