@@ -12,7 +12,7 @@ from pathlib import Path
 from codur.search.callee import uncertain
 from codur.search.chunks import module_name
 from codur.search.index import CodeIndex, Hit
-from codur.tools.code import SNIPPET_LINES, snippet
+from codur.tools.code import snippet
 from codur.tools.context import ToolContext
 from codur.tools.walk import walk
 from codur.workspace import CODUR_DIR
@@ -21,10 +21,6 @@ CALLED_FROM = 2
 """A part's best hits whose callers are listed (functions and methods only)."""
 MAX_CALLERS = 3
 """Callers listed per function."""
-LINE_CHARS = 60
-"""Characters a line of code takes, about: how many lines of each chunk fit a part's share."""
-MIN_LINES = 5
-"""Lines of a chunk shown at the least (its head, or the lines matching the part)."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +75,7 @@ def retrieve_parts(
 def render(evidence: list[PartEvidence], limit: int) -> str:
     """The evidence as markdown, each part in its own section of at most `limit` /
     (number of parts) characters: its chunks in rank order (at least the first, cut to
-    fit; one shown for an earlier part is referred to, not repeated), then its callers.
-    Each chunk shows as many lines as let all of the part's fit (MIN_LINES to
-    SNIPPET_LINES): its head, or the lines matching the part (`codur.search.excerpt`)."""
+    fit; one shown for an earlier part is referred to, not repeated), then its callers."""
     share = max(1, limit // max(1, len(evidence)))
     shown: dict[str, int] = {}
     sections = []
@@ -94,14 +88,12 @@ def render(evidence: list[PartEvidence], limit: int) -> str:
         calls = ("\nCalled from:\n" + "\n".join(f"- {c}" for c in item.calls)) if item.calls else ""
         body: list[str] = []
         used = len(head) + len(calls)
-        lines = share // (LINE_CHARS * max(1, len(item.hits)))
-        lines = max(MIN_LINES, min(SNIPPET_LINES, lines))
         for rank, hit in enumerate(item.hits, 1):
             where = hit.chunk.where
             text = (
                 f"{rank}. {where} (shown under part {shown[where]})"
                 if where in shown
-                else snippet(hit, rank, item.part, lines)
+                else snippet(hit, rank)
             )
             if body and used + len(text) + 2 > share:
                 break
