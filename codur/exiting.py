@@ -31,6 +31,9 @@ def immediate() -> bool:
 
 def leave(code: int) -> NoReturn:
     """End the process with exit code `code`, as `sys.exit` would minus the teardown."""
+    from codur.interrupt import exit_at_once_on_signals
+
+    exit_at_once_on_signals()  # a Ctrl-C now ends the process, with no traceback
     _IMMEDIATE.set()
     threading._shutdown()  # type: ignore[attr-defined] # what the interpreter's exit calls
     atexit._run_exitfuncs()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +56,8 @@ def stop_on_signals() -> Iterator[None]:
         yield
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_if_interrupted
     for s in SIGNALS:
         signal.signal(s, _first)
     try:
@@ -62,7 +65,28 @@ def stop_on_signals() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+        sys.unraisablehook = hook
         REAPER.resume()
+
+
+def _quiet_if_interrupted(unraisable: sys.UnraisableHookArgs) -> None:
+    """Where Python cannot raise (a hook it runs around fork, while a program starts) the
+    signal's Interrupted is dropped with a traceback on the terminal: the signal is
+    known all the same (`stopped`; its programs are killed and new ones refused), so
+    nothing is printed for it. Anything else is printed as Python would."""
+    if isinstance(unraisable.exc_value, Interrupted):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def exit_at_once_on_signals() -> None:
+    """From now on a signal ends the process at once, with its exit code (128 + its
+    number): the run is over and said, and only the process's exit is left, which a
+    KeyboardInterrupt traceback would otherwise interrupt (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for s in SIGNALS:
+        signal.signal(s, lambda signum, frame: os._exit(128 + signum))
 
 
 def output_closed() -> Interrupted:

@@ -189,3 +189,43 @@ def test_a_program_killed_as_codur_stops_gives_no_result(tmp_path: Path) -> None
     finally:
         stopper.join(60)
         reaper.REAPER.resume()
+
+
+LEAVING = """
+import os, signal, sys
+from codur.errors import Interrupted
+from codur.exiting import leave
+from codur.interrupt import stop_on_signals
+
+class Dropped:  # raises where Python cannot raise (a finaliser, as a hook around fork)
+    def __init__(self, error):
+        self.error = error
+
+    def __del__(self):
+        raise self.error
+
+
+with stop_on_signals():
+    Dropped(Interrupted(signal.SIGTERM))
+    Dropped(ValueError("kept"))
+print("ran", flush=True)
+import codur.exiting
+codur.exiting.flush_open_files = lambda: os.kill(os.getpid(), signal.SIGINT)
+leave(0)  # Ctrl-C while the process leaves, its run said
+"""
+
+
+def test_a_signal_as_codur_leaves_or_where_python_cannot_raise_prints_no_traceback() -> None:
+    """A probe's finds: Ctrl-C after the run's summary, while the process left, printed
+    a KeyboardInterrupt traceback and killed it by the signal; a signal landing in a
+    hook Python runs around fork (a program starting) printed `Exception ignored in`
+    with a traceback. The first ends the process at once with 130; the second is quiet
+    (the signal is known all the same), while other dropped errors still print."""
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVING], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == "ran\n"
+    assert "KeyboardInterrupt" not in done.stderr and "Interrupted" not in done.stderr
+    assert "ValueError: kept" in done.stderr
