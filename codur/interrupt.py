@@ -41,6 +41,16 @@ def _first(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
+def rearm() -> None:
+    """After a signal that was answered without stopping (Ctrl-C at `codur chat`'s
+    prompt clears the line): the next one is a first one again, and programs may run."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is _again:
+        for s in SIGNALS:
+            signal.signal(s, _first)
+    REAPER.resume()
+
+
 def stopped() -> Interrupted | None:
     """How Codur was stopped, if it was (whatever the libraries made of the exception on
     its way up: typer turns a KeyboardInterrupt into exit code 130)."""

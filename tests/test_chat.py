@@ -142,3 +142,34 @@ def test_codur_alone_without_a_terminal_prints_help(work: Path) -> None:
     )
     shown = done.stdout + done.stderr
     assert "Usage:" in shown and "chat " in shown and "codur> " not in shown
+
+
+@pytest.mark.slow
+def test_chat_at_its_prompt_ends_on_sigterm_and_goes_on_after_ctrl_c(work: Path) -> None:
+    """A probe's find: at the prompt, SIGTERM and SIGHUP were taken for a Ctrl-C (which
+    clears the line), so `kill` and `timeout` could not stop an idle session. Now they
+    end it (143, 129); Ctrl-C still clears the line, and the next one does too."""
+    import signal
+    import time
+
+    def chat() -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "codur", "chat"], cwd=work, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert proc.stdout is not None and "codur chat in" in proc.stdout.readline()
+        time.sleep(0.5)  # at the prompt, reading
+        return proc
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        proc = chat()
+        proc.send_signal(signum)
+        assert proc.wait(timeout=WAIT_S) == 128 + signum
+        proc.stdin.close()  # type: ignore[union-attr]
+    proc = chat()
+    for _ in range(2):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+    out, _ = proc.communicate("/help\n/exit\n", timeout=WAIT_S)
+    assert proc.returncode == 0 and "/undo" in out, out

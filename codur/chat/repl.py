@@ -6,12 +6,14 @@ Slash commands: /undo, /diff (the last run, as `codur undo` / `codur diff`), /me
 (`codur memory show`), /profile [--user] TEXT (keep TEXT as a preference), /model [NAME]
 (show or switch the LLM profile, as `-m NAME`), /help, /exit. Ctrl-D
 ends the session; Ctrl-C at the prompt clears the line; Ctrl-C during a task stops it
-and the session, as it stops `codur "TASK"`.
+and the session, as it stops `codur "TASK"`; SIGTERM or SIGHUP ends the session at the
+prompt too (exit code 143, 129).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from codur.config import LoadedConfig
-from codur.errors import CodurError, ExitCode, UsageError
+from codur.errors import CodurError, ExitCode, Interrupted, UsageError
+from codur.interrupt import rearm
 from codur.memory.session import SessionMemory
 from codur.ui import IO
 
@@ -98,7 +101,10 @@ class Chat:
         while True:
             try:
                 line = read(PROMPT).strip()
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
+                if isinstance(exc, Interrupted) and exc.signum != signal.SIGINT:
+                    raise  # SIGTERM, SIGHUP: the session ends (exit 143, 129)
+                rearm()  # Ctrl-C clears the line, and so does the next one
                 continue
             except EOFError:
                 return code
