@@ -33,7 +33,7 @@ def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: I
 
 def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
     history = History(state_root(), ws.root)
-    record = history.find(run) if run else history.last_to_undo()
+    record = history.find(run) if run else _last_to_undo(history, ws, config)
     warn_damaged(history, io)
     if record is None:
         raise UsageError(f"nothing to undo in {ws.root} (see codur undo --list)")
@@ -89,6 +89,21 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
     return ExitCode.ERROR if problems else ExitCode.OK
 
 
+def _last_to_undo(history: History, ws: Workspace, config: CodurConfig) -> RunRecord | None:
+    """The newest run to undo: one that changed something (`History.last_to_undo`), or a
+    newer one stopped before its end snapshot (killed) whose folder differs from its
+    start, which its record cannot list (`codur undo` then says what --force would do)."""
+    ended = history.last_to_undo()
+    for record in history.records():
+        if ended is not None and record.started <= ended.started:
+            break
+        if record.end or record.undone_by or record.undo_of or not record.start:
+            continue
+        if plan_undo(open_store(ws, config, kind=record.kind), record).conflicts:
+            return record
+    return ended
+
+
 def _report(io: IO, record: RunRecord, put_back: list[str], removed: list[str], by: str) -> None:
     if not put_back and not removed:
         io.info(f"run {record.run_id}: the files are already as before it; nothing to do")
@@ -108,7 +123,7 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
     store = open_store(ws, config, kind=record.kind)
     text = run_diff(store, record)
-    changed = len(record.changed)
+    changed = text.count("diff --git ") if not record.end else len(record.changed)
     io.info(f"run {record.run_id} ({short(record.task, 60)}): {changed} file(s) changed")
     io.diff(text)
     return ExitCode.OK
