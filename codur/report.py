@@ -93,3 +93,14 @@ def report_answer(io: IO, result: AskResult) -> None:
         io.warn(result.message)
     elif result.cached:
         io.info(result.message)
+
+
+def left_changed(run_id: str, touched: list[str]) -> str:
+    """What a run stopped by an error or a signal had already changed (no summary says
+    it then), and the way back."""
+    more = " ..." if len(touched) > 5 else ""
+    return (
+        f"the run changed {len(touched)} file(s) before it stopped, not verified: "
+        f"{', '.join(touched[:5])}{more} (codur diff shows them; codur undo --run {run_id} "
+        "puts them back)"
+    )

@@ -22,7 +22,7 @@ from codur.errors import (
 )
 from codur.memory.session import Exchange, SessionMemory
 from codur.promptbook import PromptBook
-from codur.report import report, report_answer
+from codur.report import left_changed, report, report_answer
 from codur.result import EXIT_CODES, RunResult
 from codur.session import Session
 from codur.ui import IO
@@ -121,13 +121,15 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
     start = time.perf_counter()
     saved = _open(session, task, resume)
     state: dict = dict(saved.values) if saved else {"task": task, "iterations": 0}
-    status, message = "error", ""
+    status, message, raised = "error", "", True
     try:
         for state in _graph(session, task, saved):  # noqa: B007 - the last is the final state
             pass
         status, message = state.get("status", "done"), state.get("status_message", "")
+        raised = False
     except (LimitReached, ApprovalRequired, GraphRecursionError) as exc:
         status, message = _stopped(exc, session.config.runtime.recursion_limit)
+        raised = False
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -137,6 +139,8 @@ def run_task(session: Session, task: str, resume: RunRecord | None = None) -> Ru
         raise
     finally:
         evidence, touched = _close(session, state, status)
+        if raised and touched:  # no summary will say it: the error's line alone follows
+            session.bus.emit("warning", message=left_changed(session.run_id, touched))
     return _result(session, state, (status, message), evidence, touched, start)
 
 

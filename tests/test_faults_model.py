@@ -58,9 +58,12 @@ def test_the_server_dying_mid_run_leaves_complete_files(tmp_path: Path) -> None:
         result = codur([*openai_profile(server.base_url), "fix @main.py"], work)
     finally:
         server.stop()
-    ended(result, work, 3, error="gave up after 2 attempts")
+    end = ended(result, work, 3, error="gave up after 2 attempts")
     assert (work / "main.py").read_text() == WRONG  # the applied edit, whole
     assert not list(work.glob(".*.codur-tmp"))
+    # no summary follows an error: one line says what the run left changed (a probe's find)
+    assert "the run changed 1 file(s) before it stopped, not verified: main.py" in result.stderr
+    assert f"codur undo --run {end['run']} puts them back" in result.stderr
 
 
 def test_a_pre_plan_reply_with_string_args_goes_on_to_the_planner(tmp_path: Path) -> None:
