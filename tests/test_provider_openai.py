@@ -363,3 +363,40 @@ def test_a_url_password_is_in_no_error_and_its_basic_credentials_are_masked(
     message = str(info.value)
     assert password not in message and "http://alice:***@127.0.0.1" in message, message
     assert basic not in message and "Basic ***" in message
+
+
+def test_a_429_s_retry_after_is_waited_for_within_a_bound() -> None:
+    """A probe's find: a 429 saying `Retry-After: 3` was retried after 0.5 s and 1 s, then
+    given up, where waiting as told would have worked. The wait is what the server asks
+    (seconds, an HTTP date, or `retry-after-ms`), at least the backoff, at most
+    MAX_RETRY_AFTER_S."""
+    import email.utils
+    import time
+
+    import httpx
+    import openai
+
+    from codur.models.retry import MAX_RETRY_AFTER_S, Transient, retry_after, retrying
+
+    def limited(headers: dict[str, str]) -> openai.RateLimitError:
+        request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+        response = httpx.Response(429, headers=headers, request=request)
+        return openai.RateLimitError("Rate limit reached", response=response, body=None)
+
+    assert retry_after(limited({"retry-after": "3"})) == 3.0
+    assert retry_after(limited({"retry-after-ms": "1500"})) == 1.5
+    later = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < (retry_after(limited({"retry-after": later})) or 0) <= 30
+    assert retry_after(limited({"retry-after": "soon"})) is None
+    assert retry_after(limited({})) is None and retry_after(ValueError("x")) is None
+
+    waits: list[float] = []
+    asked = iter([3.0, 3600.0, None, None])
+
+    def attempt() -> None:
+        raise Transient("429", next(asked))
+
+    policy = retrying(4, 0.5, waits.append, lambda attempt, reason, delay: None)
+    with pytest.raises(Transient):
+        policy(attempt)
+    assert waits == [3.0, MAX_RETRY_AFTER_S, 2.0]  # as asked, capped, then the backoff

@@ -38,7 +38,8 @@ class LLMProfile(_Section):
     """Retries (with exponential backoff) after a transient failure: connection error,
     timeout, HTTP 429 or 5xx."""
     retry_backoff_s: float = Field(1.0, ge=0)
-    """First backoff delay in seconds; doubles after each retry."""
+    """First backoff delay in seconds; doubles after each retry. A server's `Retry-After`
+    (429, 503) is waited for instead when longer, up to 60 s."""
     native_tools: bool = True
     """Use the provider's native tool calling (bind_tools). When false, tools are described
     in the prompt and calls are read from the reply text."""

@@ -34,7 +34,7 @@ from codur.models.cancel import cancelling
 from codur.models.per_call import configured
 from codur.models.progress import PROGRESS_EVERY_S, CallProgress, reporting
 from codur.models.recording import tool_names
-from codur.models.retry import Transient, retrying
+from codur.models.retry import Transient, retry_after, retrying
 from codur.models.usage import Usage
 from codur.redaction import password_hidden
 
@@ -294,7 +294,7 @@ class ModelClient:
                 raise ModelError(f"{where}: {reason}") from exc
             if time.perf_counter() - start >= self.profile.timeout_s:
                 reason = f"no complete answer within {self.profile.timeout_s:g} s (timeout_s)"
-            raise Transient(reason) from exc
+            raise Transient(reason, retry_after(exc)) from exc
 
     def _retried(self, attempt: int, reason: str, delay_s: float) -> None:
         self.bus.emit(

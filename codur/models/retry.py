@@ -1,10 +1,13 @@
 """Retrying a model call that failed for a passing reason (a dropped connection, a
 timeout, 429, 5xx): at most `attempts` tries, waiting `backoff_s`, then twice as long
-each time."""
+each time, or as long as the server asked (`Retry-After`, up to MAX_RETRY_AFTER_S)."""
 
 from __future__ import annotations
 
+import email.utils
+import time
 from collections.abc import Callable
+from typing import Any
 
 from tenacity import (
     RetryCallState,
@@ -14,13 +17,36 @@ from tenacity import (
     wait_exponential,
 )
 
+MAX_RETRY_AFTER_S = 60.0
+"""The longest wait a server's `Retry-After` gets before the next attempt."""
+
 
 class Transient(Exception):
-    """An attempt failed in a way another attempt may not: `reason` says how, in a line."""
+    """An attempt failed in a way another attempt may not: `reason` says how, in a line;
+    `after_s`: how long the server asked to wait (None: it did not say)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, after_s: float | None = None) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason, self.after_s = reason, after_s
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The wait an HTTP error's response asks for (`Retry-After`, in seconds or as a
+    date; `retry-after-ms`), or None."""
+    headers: Any = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    try:
+        if (ms := headers.get("retry-after-ms")) is not None:
+            return max(0.0, float(ms) / 1000)
+        if (value := headers.get("retry-after")) is None:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):  # a header that says nothing usable
+        return None
+    return max(0.0, when - time.time())
 
 
 def retrying(
@@ -40,10 +66,19 @@ def retrying(
         delay = state.next_action.sleep if state.next_action is not None else 0.0
         on_retry(state.attempt_number, getattr(failed, "reason", str(failed)), delay)
 
+    backoff = wait_exponential(multiplier=backoff_s)
+
+    def wait(state: RetryCallState) -> float:
+        failed = state.outcome.exception() if state.outcome is not None else None
+        asked = getattr(failed, "after_s", None)
+        if asked is None:
+            return backoff(state)
+        return max(backoff(state), min(asked, MAX_RETRY_AFTER_S))
+
     return Retrying(
         retry=retry_if_exception_type(Transient),
         stop=stop_after_attempt(attempts),
-        wait=wait_exponential(multiplier=backoff_s),
+        wait=wait,
         sleep=pause,
         before_sleep=before_sleep,
         reraise=True,
