@@ -157,6 +157,23 @@ def test_connection_refused_names_the_url() -> None:
     with pytest.raises(ModelUnreachable) as info:
         client.invoke([HumanMessage("hi")])
     assert url in str(info.value) and "ConnectionError" in str(info.value)
+    # the SDK's bare "Connection error." gets its cause (a probe's find: a self-signed
+    # certificate and a refused connection read the same)
+    assert "Connection error. (ConnectError: [Errno 111] Connection refused)" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["sk-abcdefgh12345\n", " sk-abcdefgh12345", "sk-secrétKEY123"])
+def test_a_key_no_http_header_can_carry_is_refused_before_any_request(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """A probe's find: a key with a trailing newline failed every request as a
+    "Connection error." whose cause held the key; a non-ASCII one was a Codur bug (exit
+    4). Both are refused first, in a line that names the variable, not the value."""
+    monkeypatch.setenv(KEY_VAR, value)
+    client, _ = make_client(openai_server.base_url, api_key_env=KEY_VAR)
+    with pytest.raises(ConfigError, match=f"the value of {KEY_VAR} holds a newline") as info:
+        client.invoke([HumanMessage("hi")])
+    assert value.strip() not in str(info.value) and not openai_server.requests
 
 
 def test_api_key_from_env_is_the_bearer_token(

@@ -124,6 +124,18 @@ class LLMConfig(_Section):
 
 
 def require_key(name: str, profile: LLMProfile) -> None:
-    """MissingKey (a ConfigError) when the variable profile `name` names for its key is unset."""
-    if profile.api_key_env and not os.environ.get(profile.api_key_env):
+    """MissingKey (a ConfigError) when the variable profile `name` names for its key is
+    unset, or holds what no HTTP header may carry (a newline, a space at an end, a
+    character that is not printable ASCII): the request would fail with the key in its
+    error, as a connection error retried three times."""
+    if not profile.api_key_env:
+        return
+    value = os.environ.get(profile.api_key_env)
+    if not value:
         raise MissingKey(f"profile '{name}': environment variable {profile.api_key_env} is not set")
+    if value != value.strip() or not (value.isascii() and value.isprintable()):
+        raise MissingKey(
+            f"profile '{name}': the value of {profile.api_key_env} holds a newline, a space "
+            "at an end or a character that is not printable ASCII, which an HTTP header "
+            "cannot carry: set it again without it"
+        )

@@ -60,6 +60,22 @@ repeated (codur.models.local)."""
 
 
 def error_line(exc: BaseException) -> str:
-    """The provider's error in one line, without a secret (a 401 may echo the key)."""
+    """The provider's error in one line, without a secret (a 401 may echo the key). An
+    SDK's bare "Connection error." gets the cause under it (a certificate it could not
+    verify, a refused connection, a key that is no valid header)."""
+    line = _line(exc)
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and cause.__cause__ is not None:  # the deepest says most
+        cause = cause.__cause__
+    if cause is not None and _line(cause) and len(str(exc).strip()) < CAUSE_BELOW_CHARS:
+        line += f" ({_line(cause)})"
+    return redact(line)
+
+
+CAUSE_BELOW_CHARS = 40
+"""An error message shorter than this says too little alone: its cause is added."""
+
+
+def _line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return redact(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
