@@ -202,3 +202,20 @@ def test_classify(exc: BaseException, kind: str | None) -> None:
 
 def test_endpoint_default() -> None:
     assert provider.endpoint(LLMProfile(provider="ollama")) == "http://127.0.0.1:11434"
+
+
+def test_the_key_a_profile_names_is_sent_as_a_bearer_token(
+    ollama_server: OllamaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe's find: an Ollama profile behind an authenticating proxy had to name its
+    key variable (or the run stopped, exit 2), and the key was then never sent."""
+    monkeypatch.setenv("OLLAMA_PROXY_KEY", "proxy-key-123456")
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    ollama_server.script(Reply("ok"))
+    client, _ = make_client(ollama_server.url, api_key_env="OLLAMA_PROXY_KEY")
+    assert client.invoke([HumanMessage("hi")]).content == "ok"
+    assert ollama_server.requests[0].headers["authorization"] == "Bearer proxy-key-123456"
+    plain, _ = make_client(ollama_server.url)  # no key named: none sent
+    ollama_server.script(Reply("ok"))
+    plain.invoke([HumanMessage("hi")])
+    assert "authorization" not in ollama_server.requests[1].headers

@@ -23,7 +23,8 @@ class LLMProfile(_Section):
     """Endpoint URL for openai/ollama/anthropic (e.g. http://127.0.0.1:8080/v1)."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key (the key itself never goes
-    in config files or logs)."""
+    in config files or logs); sent as a bearer token (`ollama` too: a server behind an
+    authenticating proxy)."""
     temperature: float = Field(0.2, ge=0, le=2)
     """Sampling temperature."""
     max_tokens: int = Field(2048, gt=0)

@@ -15,6 +15,7 @@ Message has no such field), so the model cannot tell which tool a result came fr
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,9 +24,11 @@ import ollama
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_ollama import ChatOllama
 
+from codur.config.llm import require_key
 from codur.config.schema import LLMProfile
 from codur.models.base import ErrorKind, estimate_tokens
 from codur.models.deadline import deadline_hooks
+from codur.redaction import remember
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 _IN_STREAM_ERROR = -1
@@ -49,6 +52,12 @@ class CodurChatOllama(ChatOllama):
 
 
 def build(name: str, profile: LLMProfile) -> CodurChatOllama:
+    headers = {}
+    if profile.api_key_env:  # a server behind a proxy that wants a key: sent as a bearer
+        require_key(name, profile)
+        key = os.environ[profile.api_key_env]
+        remember([key])  # masked wherever it shows up
+        headers["Authorization"] = f"Bearer {key}"
     return CodurChatOllama(
         model=profile.model,
         base_url=endpoint(profile),  # explicit, so OLLAMA_HOST cannot redirect it
@@ -60,6 +69,7 @@ def build(name: str, profile: LLMProfile) -> CodurChatOllama:
             "timeout": profile.timeout_s,
             "event_hooks": deadline_hooks(profile.timeout_s),
             "limits": httpx.Limits(max_keepalive_connections=0),
+            "headers": headers,
         },
     )
 
