@@ -417,3 +417,21 @@ def test_a_429_s_retry_after_is_waited_for_within_a_bound() -> None:
     with pytest.raises(Transient):
         policy(attempt)
     assert waits == [3.0, MAX_RETRY_AFTER_S, 2.0]  # as asked, capped, then the backoff
+
+
+def test_a_404_from_a_base_url_without_v1_says_the_url_is_likely_wrong(
+    openai_server: OpenAIServer,
+) -> None:
+    """A probe's find: `base_url: http://host:8000` (no /v1) for vLLM read as the model
+    missing (`OpenAIModelNotFoundError: Error code: 404`). Said now as the wrong URL it
+    most likely is, once; a 404 under /v1 stays the server's own."""
+    openai_server.default = Fail(404, "Not Found")
+    root = openai_server.base_url.removesuffix("/v1")
+    client, _ = make_client(root)
+    with pytest.raises(ModelError, match="HTTP 404 at /chat/completions: is base_url an Open"):
+        client.invoke([HumanMessage("hi")])
+    assert len(openai_server.requests) == 1
+    client, _ = make_client(openai_server.base_url)
+    with pytest.raises(ModelError, match="Error code: 404") as info:
+        client.invoke([HumanMessage("hi")])
+    assert "ending in /v1" not in str(info.value)

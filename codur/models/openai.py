@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlparse
@@ -57,7 +58,7 @@ class CompatChatOpenAI(ChatOpenAI):
 
     def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         chunks, finished = 0, False
-        for chunk in super()._stream(*args, **kwargs):
+        for chunk in _hinted(super()._stream(*args, **kwargs), self.openai_api_base):
             chunks += 1
             finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
             yield chunk
@@ -85,6 +86,22 @@ class CompatChatOpenAI(ChatOpenAI):
         if not _is_openai_host(self.openai_api_base) and "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
         return payload
+
+
+def _hinted(chunks: Iterator[Any], base_url: str | None) -> Iterator[Any]:
+    """`chunks`; a 404 from a base_url whose path ends in no API version (`/v1`) is told
+    as the wrong URL it most likely is (vLLM, llama.cpp's server and LM Studio serve
+    /v1), not as the model missing."""
+    try:
+        yield from chunks
+    except openai.NotFoundError as exc:
+        path = urlparse(base_url or DEFAULT_BASE_URL).path.rstrip("/")
+        if re.search(r"/v\d+\w*$", path):
+            raise
+        raise MalformedReply(
+            f"HTTP 404 at {path}/chat/completions: is base_url an OpenAI-compatible "
+            "API's root, ending in /v1?"
+        ) from exc
 
 
 def malformed(response: Any) -> str | None:
