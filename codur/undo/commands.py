@@ -65,8 +65,7 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
     bus.subscribe(io.on_event)
     task = f"undo {record.run_id}"
     snap = begin(ws, config, new_run_id(), task, bus, undo_of=record.run_id)
-    for path in [*plan.remove, *plan.put_back]:  # the undo's own changes
-        snap.note(path)
+    snap.note(*plan.remove, *plan.put_back)  # the undo's own changes
     problems = apply_undo(ws.root, store, plan)
     snap.wrote()
     snap.finish("incomplete" if problems else "undone")

@@ -155,6 +155,9 @@ class FileStore:
         except OSError:
             raise SnapshotError(f"the saved copy of {path} is missing") from None
 
+    def read_many(self, entries: dict[str, Entry]) -> dict[str, bytes]:
+        return {p: self.read(p, e) for p, e in entries.items() if not e.is_folder}
+
     def current(self, paths: Iterable[str]) -> dict[str, Entry | None]:
         found: dict[str, Entry | None] = {}
         for path in paths:

@@ -89,13 +89,14 @@ def apply_undo(root: Path, store: Store, plan: UndoPlan) -> dict[str, str]:
             problems[path] = str(exc)
         except OSError as exc:
             problems[path] = f"{path}: {exc.strerror or exc}"
+    contents = store.read_many({p: plan.start[p] for p in plan.put_back})  # all, first
     for path in sorted(plan.put_back):
         entry = plan.start[path]
         try:  # read first: a filter reading it runs before the folders are walked
             if entry.is_folder:
                 make_folder(root, path)
                 continue
-            data = store.read(path, entry)
+            data = contents[path]
             put_file(root, path, data, entry.is_link, partial(store.mode_for, entry))
         except Refused as exc:
             problems[path] = str(exc)

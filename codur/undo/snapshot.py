@@ -114,12 +114,14 @@ class RunSnapshot:
     witness: Witness | None = None
     """Who changed what while the run went on (None: not followed)."""
 
-    def note(self, path: str) -> None:
-        """`path` is about to be changed by Codur (an edit, a tool); `wrote` follows."""
-        existed = path in self.start or os.path.lexists(self.ws.root / path)  # ignored ones
-        self.saved.setdefault(path, existed)
+    def note(self, *paths: str) -> None:
+        """`paths` are about to be changed by Codur (an edit, a tool, an undo); `wrote`
+        follows."""
+        for path in paths:
+            existed = path in self.start or os.path.lexists(self.ws.root / path)  # ignored
+            self.saved.setdefault(path, existed)
         if self.witness is not None:
-            self.witness.writing(path)
+            self.witness.writing(*paths)
 
     def overtaken(self, path: str) -> bool:
         """Whether someone else changed `path` since the run last knew it (Witness.overtaken;

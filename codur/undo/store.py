@@ -33,6 +33,11 @@ class Store(Protocol):
         """The content of `path` as `entry` records it (a symlink: its target)."""
         ...
 
+    def read_many(self, entries: dict[str, Entry]) -> dict[str, bytes]:
+        """`read` of each file of `entries` (folders left out), at once where the store
+        can (an undo of thousands of files); SnapshotError as `read`."""
+        ...
+
     def current(self, paths: Iterable[str]) -> dict[str, Entry | None]:
         """How each path is now, as this store would record it (None: absent)."""
         ...

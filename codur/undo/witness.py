@@ -70,21 +70,22 @@ class Witness:
             self._set(path, now[path])
             return True
 
-    def writing(self, path: str) -> None:
-        """Codur is about to change `path`: unless a program of the run is running, a
-        difference from what the run knows is someone else's."""
+    def writing(self, *paths: str) -> None:
+        """Codur is about to change `paths`: unless a program of the run is running, a
+        difference from what the run knows is someone else's (the files are read at
+        once: an undo of thousands)."""
         with self.lock:
-            if self.blind or path in self.pending:
+            new = [p for p in paths if p not in self.pending]
+            if self.blind or not new:
                 return
-            if self.running == 0:
-                now = self._current([path])
-                if now is not None:
-                    entry = now[path]
-                    if path in self.known and entry != self.known[path]:
-                        self.foreign.add(path)
-                    elif path not in self.known and entry is not None:
-                        self.suspects.add(path)
-            self.pending.add(path)
+            now = self._current(new) if self.running == 0 else None
+            for path in new if now is not None else ():
+                entry = now[path]
+                if path in self.known and entry != self.known[path]:
+                    self.foreign.add(path)
+                elif path not in self.known and entry is not None:
+                    self.suspects.add(path)
+            self.pending.update(new)
 
     def wrote(self) -> None:
         """Codur's changes noted so far are made: the files as they are now are the run's."""
