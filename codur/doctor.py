@@ -133,12 +133,19 @@ def model_finding(config: CodurConfig, profile: str | None, measure: bool) -> Fi
     try:
         speed = measure_speed(name, config)
     except CodurError as exc:  # the model cannot be reached or loaded: said, then go on
-        line = f"speed: not measured: the model cannot load ({exc})"
+        hosted = prof.provider in ("openai", "ollama", "anthropic")
+        cannot = "cannot be reached or refused the call" if hosted else "cannot load"
+        line = f"speed: not measured: the model {cannot} ({exc})"
         return Finding("model", [what, line], False, {**data, "error": str(exc)})
     line = (
         f"speed: prompt {speed['prompt_tokens_per_s']} tokens/s, generation "
         f"{speed['generation_tokens_per_s']} tokens/s (load {speed['load_s']} s)"
     )
+    if not (speed["prompt_tokens_per_s"] or speed["generation_tokens_per_s"]):
+        line = (
+            f"speed: not measured: the server answers (first call {speed['load_s']} s) but "
+            "reports no token counts"
+        )
     return Finding("model", [what, line], True, {**data, **speed})
 
 

@@ -96,3 +96,26 @@ def test_config_show_names_the_project_python(tmp_path: Path) -> None:
         f"# project Python: {Path(sys.prefix) / 'bin' / 'python'} "
         f"($VIRTUAL_ENV={sys.prefix}; its pytest: codur doctor)"
     )
+
+
+def test_doctor_on_a_server_that_counts_no_tokens_or_refuses_says_so(
+    tmp_path: Path, openai_server
+) -> None:
+    """A probe's finds: a working server that sends no token counts was reported at
+    `0.0 tokens/s`, and one answering 401 as a model that 'cannot load'."""
+    from fake_servers import Fail, Reply
+
+    root = tmp_path / "proj"
+    write_files(root, {"calc.py": "X = 1\n"})
+    flags = [f"llm.profiles.h.base_url={openai_server.base_url}", "llm.profiles.h.model=m"]
+    flags += ["llm.profiles.h.provider=openai", "llm.profiles.h.max_retries=1"]
+    args = ["doctor", *[part for f in flags for part in ("-o", f)], *PATIENT, "--profile", "h"]
+    openai_server.default = Reply("ok", prompt_tokens=0, completion_tokens=0)
+    lines = run_cli(args, root, timeout=SLOW).stdout.splitlines()
+    speed = next(line for line in lines if line.startswith("speed: "))
+    assert speed.startswith("speed: not measured: the server answers (first call ")
+    assert speed.endswith(" s) but reports no token counts")
+    openai_server.default = Fail(401, "bad key")
+    lines = run_cli(args, root, timeout=SLOW).stdout.splitlines()
+    speed = next(line for line in lines if line.startswith("speed: "))
+    assert speed.startswith("speed: not measured: the model cannot be reached or refused")
