@@ -262,3 +262,23 @@ def test_undo_makes_again_the_empty_folders_the_run_deleted(ws: Path) -> None:
     ]  # fmt: skip
     assert commands.undo(Workspace(ws), config, None, False, IO()) == 0
     assert state(ws) == before
+
+
+def test_an_undo_stopped_by_a_signal_is_recorded_interrupted(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe's find: an undo stopped by Ctrl-C or SIGTERM was listed as `killed`, as if
+    its process had died unseen; a task run stopped the same way is `interrupted`."""
+    config, snap = start(ws)
+    with snap.program():  # a program of the run changes it
+        (ws / "lib/mod.py").write_text("X = 2\n")
+    snap.finish("done")
+
+    def stopped(*args: object) -> None:
+        raise KeyboardInterrupt  # as the signal handler raises it, mid-undo
+
+    monkeypatch.setattr(commands, "apply_undo", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        commands.undo(Workspace(ws), config, None, False, IO())
+    undo = History(state_root(), ws).records()[0]
+    assert undo.undo_of == "r1" and undo.status == "interrupted" and undo.ended

@@ -66,7 +66,12 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
     task = f"undo {record.run_id}"
     snap = begin(ws, config, new_run_id(), task, bus, undo_of=record.run_id)
     snap.note(*plan.remove, *plan.put_back)  # the undo's own changes
-    problems = apply_undo(ws.root, store, plan)
+    try:
+        problems = apply_undo(ws.root, store, plan)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: recorded as stopped, not killed
+        snap.wrote()
+        snap.finish("interrupted")
+        raise
     snap.wrote()
     snap.finish("incomplete" if problems else "undone")
     undone = len(problems) < len(plan.put_back) + len(plan.remove)  # else nothing was
