@@ -82,6 +82,27 @@ def test_failing_tools_go_back_to_the_model_and_the_loop_goes_on(
     assert loop == ["prepare", "agent", "tools", "agent", "tools", "agent", "finish"]
 
 
+def test_a_call_whose_arguments_are_no_json_is_told_to_the_model(tmp_path: Path) -> None:
+    """A probe's find: a call whose arguments the server sent as no JSON object (the
+    provider's `invalid_tool_calls`) vanished: the model heard only that its reply
+    changed nothing, and the log held no call. It is logged, and answered with what was
+    wrong, and the loop goes on."""
+    root = folder(tmp_path / "work")
+    garbled = {"content": "", "tool_calls": [{"name": "write_file", "args": "path=main.py"}]}
+    replies = [garbled, whole_file("main.py", FIXED)]
+    result, events, _ = run_in_process(root, replies, overrides=ONE_AGENT)
+    assert result.status == "verified", result.message
+    response = next(e.data for e in events if e.kind == "model.response")
+    assert response["invalid_tool_calls"][0]["args"] == "path=main.py"
+    requests = [e.data["messages"] for e in events if e.kind == "model.request"]
+    told = [m["content"] for m in requests[1] if m["role"] == "tool"]
+    assert told == [
+        "the arguments of this call to write_file are not a JSON object (Expecting value: "
+        "line 1 column 1 (char 0)): 'path=main.py'; call it again with its arguments as one "
+        "JSON object"
+    ]
+
+
 def test_the_round_limit_ends_the_loop_with_a_note(tmp_path: Path) -> None:
     root = folder(tmp_path / "work")
     again = tool_calls(("read_file", {"path": "main.py"}))

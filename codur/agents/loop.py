@@ -89,7 +89,26 @@ def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
             ]
             meta = {**reply.response_metadata, "calls_from_text": True}
             reply = AIMessage(text, tool_calls=calls, response_metadata=meta)
+    if not reply.tool_calls and reply.invalid_tool_calls:  # told, not dropped as no call
+        reply = _unreadable_calls(reply, text)
     return {"turns": [reply]}
+
+
+UNREADABLE = "unreadable_calls"
+"""A reply's metadata key: its calls whose arguments could not be read, by id."""
+
+
+def _unreadable_calls(reply: AIMessage, text: str) -> AIMessage:
+    """`reply` with its calls whose arguments are no JSON object (the provider's
+    `invalid_tool_calls`) as calls, each answered with what was wrong (`run_call`)."""
+    calls, unreadable = [], {}
+    for n, call in enumerate(reply.invalid_tool_calls):
+        key = call.get("id") or f"unreadable_{n}"
+        calls.append({"name": call.get("name") or "", "args": {}, "id": key})
+        why = call.get("error") or "not valid JSON"
+        unreadable[key] = (why, str(call.get("args") or "")[:200])
+    meta = {**reply.response_metadata, UNREADABLE: unreadable}
+    return AIMessage(text, tool_calls=calls, response_metadata=meta)
 
 
 def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
@@ -101,7 +120,13 @@ def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     ctx = session.tool_context()
     todos = list(state.get("todos", []))
     ctx.todos = list(todos)  # the state's list, for todo_write / todo_read
-    results = [run_call(c, session, state["turn"]) for c in reply.tool_calls]
+    unreadable = reply.response_metadata.get(UNREADABLE) or {}
+    results = [
+        _told(c, unreadable[c["id"]], state["turn"])
+        if c["id"] in unreadable
+        else run_call(c, session, state["turn"])
+        for c in reply.tool_calls
+    ]
     update: dict[str, Any] = {"turns": results, "loop_rounds": state.get("loop_rounds", 0) + 1}
     if ctx.todos != todos:
         update["todos"] = list(ctx.todos)
@@ -115,6 +140,12 @@ def remind(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     session.bus.emit("agent.reminded", round=rounds)
     reminder = HumanMessage(session.prompts.render("completion_reminder"))
     return {"turns": [reminder], "loop_rounds": rounds + 1}
+
+
+def _told(call: dict[str, Any], problem: tuple[str, str], turn: Turn) -> ToolMessage:
+    error, raw = problem
+    text = turn.unreadable.format(name=call["name"], error=error, raw=repr(raw))
+    return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
 
 
 def run_call(call: dict[str, Any], session: Session, turn: Turn) -> ToolMessage:

@@ -52,6 +52,11 @@ class Turn:
     detect_from_text: bool = True
     refusal: str = "{name} is not one of your tools (you may call: {tools})"
     """The result of a call of a tool the turn does not offer ({name}, {tools})."""
+    unreadable: str = (
+        "the arguments of this call to {name} are not a JSON object ({error}): {raw}; "
+        "call it again with its arguments as one JSON object"
+    )
+    """The result of a call whose arguments could not be read ({name}, {error}, {raw})."""
     request: AgentRequest | None = None
     edit_format: str = "whole_file"
     written_before: frozenset[str] = frozenset()

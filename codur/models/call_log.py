@@ -38,11 +38,21 @@ def counted(reply: AIMessage, usage: Usage) -> dict[str, int]:
     return tokens
 
 
+def unreadable_calls(reply: AIMessage) -> dict[str, Any]:
+    """The reply's calls whose arguments could not be read, for the log (none: nothing)."""
+    calls = [
+        {"name": c.get("name"), "args": c.get("args"), "error": c.get("error")}
+        for c in reply.invalid_tool_calls
+    ]
+    return {"invalid_tool_calls": calls} if calls else {}
+
+
 def response_fields(reply: AIMessage, tokens: dict[str, int], duration_s: float) -> dict[str, Any]:
     """The `model.response` event's fields (besides the profile and call number)."""
     return {
         "content": reply.content,
         "tool_calls": [{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
+        **unreadable_calls(reply),
         **tokens,
         "finish_reason": finish_reason(reply),
         "duration_s": round(duration_s, 3),

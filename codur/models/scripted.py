@@ -17,6 +17,7 @@ with the response after the last one its checkpoint had used (`advance`).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -117,21 +118,32 @@ def to_message(item: Any, index: int) -> AIMessage:
     listed = item.get("tool_calls") or []
     if not isinstance(listed, list):
         raise ConfigError(f"script item {index + 1}: tool_calls must be a list")
-    calls = []
+    calls, unreadable = [], []
     for n, c in enumerate(listed):
         if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not c["name"]:
             raise ConfigError(f"script item {index + 1}: tool call {n + 1} has no name")
-        args = c.get("args", {})
+        args, key = c.get("args", {}), f"call_{index}_{n}"
+        if isinstance(args, str):  # arguments as a server sent them, not JSON: unreadable
+            unreadable.append({"name": c["name"], "args": args, "id": key, "error": _why(args)})
+            continue
         if not isinstance(args, dict):
             raise ConfigError(f"script item {index + 1}: tool call {n + 1}: args must be a mapping")
-        calls.append(
-            {"name": c["name"], "args": args, "id": f"call_{index}_{n}", "type": "tool_call"}
-        )
+        calls.append({"name": c["name"], "args": args, "id": key, "type": "tool_call"})
     return AIMessage(
         content=item.get("content", ""),
         tool_calls=calls,
+        invalid_tool_calls=[{**u, "type": "invalid_tool_call"} for u in unreadable],
         response_metadata={"finish_reason": reason},
     )
+
+
+def _why(args: str) -> str:
+    """Why `args` are no JSON object, as json says it."""
+    try:
+        json.loads(args)
+    except json.JSONDecodeError as exc:
+        return str(exc)
+    return "not an object"
 
 
 def load_script(path: Path) -> list[AIMessage]:
