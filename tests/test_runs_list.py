@@ -108,3 +108,29 @@ def test_a_run_still_running_is_not_said_to_be_stopped(tmp_path: Path) -> None:
         live.kill()
         live.wait()
     assert (status(record), _note(record)) == ("killed", "no end snapshot (Codur was stopped)")
+
+
+def test_a_killed_run_whose_pid_another_codur_took_is_still_killed(tmp_path: Path) -> None:
+    """A probe's find: a killed run showed as `running` (and could not be resumed) once
+    another Codur process got its pid. A running run holds its folder's run lock: a
+    record whose folder nobody holds is a killed run, whoever has its pid now."""
+    from codur.resume.listing import status
+    from codur.undo.records import RunRecord
+    from codur.workspace import hold_workspace
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "codur"])
+    cmdline = Path(f"/proc/{other.pid}/cmdline")
+    for _ in range(500):  # until its exec shows
+        if not cmdline.exists() or b"codur" in cmdline.read_bytes():
+            break
+        time.sleep(0.01)
+    root = tmp_path / "w"
+    root.mkdir()
+    try:
+        with hold_workspace(root, print):  # the run, holding its folder
+            record = RunRecord("r1", str(root), "files", "fix", "2026-11-30", "s0", pid=other.pid)
+            assert status(record) == "running"
+        assert status(record) == "killed"  # let go: the pid is another Codur's
+    finally:
+        other.kill()
+        other.wait()

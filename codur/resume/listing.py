@@ -4,6 +4,8 @@ model calls of a run Codur was killed in (from its checkpoint), so listing stays
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from codur.litter import alive as process_exists
 from codur.ui import IO
 from codur.undo import state_root
 from codur.undo.records import RESUMABLE, History, RunRecord
-from codur.workspace import Workspace
+from codur.workspace import CODUR_DIR, RUN_LOCK, Workspace
 
 TASK_CHARS = 50
 """Characters of a task shown in the table (the JSON holds it whole)."""
@@ -24,10 +26,28 @@ NAMED = 3
 
 def status(record: RunRecord) -> str:
     """The run's status as the list shows it: a run still marked running whose process
-    is gone was killed."""
-    if record.status == "running" and not alive(record.pid):
+    is gone, or whose folder nobody holds (its pid reused by another Codur process), was
+    killed."""
+    if record.status == "running" and not (alive(record.pid) and held(record.workspace)):
         return "killed"
     return record.status
+
+
+def held(workspace: str) -> bool:
+    """Whether a run holds the folder's run lock now (`codur.workspace.hold_workspace`);
+    True where that cannot be told (no lock file: a folder that could not hold one)."""
+    lock = Path(workspace) / CODUR_DIR / RUN_LOCK
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:  # held (BlockingIOError), or a file system that cannot lock
+        return True
+    finally:
+        os.close(fd)  # lets go of the shared lock, if taken
+    return False
 
 
 def alive(pid: int) -> bool:
