@@ -112,25 +112,31 @@ def test_a_run_still_running_is_not_said_to_be_stopped(tmp_path: Path) -> None:
 
 def test_a_killed_run_whose_pid_another_codur_took_is_still_killed(tmp_path: Path) -> None:
     """A probe's find: a killed run showed as `running` (and could not be resumed) once
-    another Codur process got its pid. A running run holds its folder's run lock: a
-    record whose folder nobody holds is a killed run, whoever has its pid now."""
+    another Codur process got its pid. A running run holds its folder's run lock, its pid
+    written there: a record whose process does not hold it is a killed run."""
     from codur.resume.listing import status
     from codur.undo.records import RunRecord
     from codur.workspace import hold_workspace
 
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "codur"])
-    cmdline = Path(f"/proc/{other.pid}/cmdline")
-    for _ in range(500):  # until its exec shows
-        if not cmdline.exists() or b"codur" in cmdline.read_bytes():
-            break
-        time.sleep(0.01)
     root = tmp_path / "w"
     root.mkdir()
+    holds = "import sys, time\nfrom pathlib import Path\nfrom codur.workspace import "
+    holds += "hold_workspace\nwith hold_workspace(Path(sys.argv[1]), print):\n"
+    holds += "    print('held', flush=True)\n    time.sleep(60)\n"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-c", holds, str(root), "codur"]
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "codur"])
     try:
-        with hold_workspace(root, print):  # the run, holding its folder
-            record = RunRecord("r1", str(root), "files", "fix", "2026-11-30", "s0", pid=other.pid)
-            assert status(record) == "running"
-        assert status(record) == "killed"  # let go: the pid is another Codur's
+        assert run.stdout is not None and run.stdout.readline() == "held\n"
+        for pid, now in ((run.pid, "running"), (other.pid, "killed")):
+            record = RunRecord("r1", str(root), "files", "fix", "2026-11-30", "s0", pid=pid)
+            assert status(record) == now, pid
+        run.kill()
+        run.wait()
+        with hold_workspace(root, print):  # held by another (`codur resume` reading it)
+            assert status(record) == "killed"
     finally:
-        other.kill()
-        other.wait()
+        for proc in (run, other):
+            proc.kill()
+            proc.wait()

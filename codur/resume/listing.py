@@ -26,16 +26,18 @@ NAMED = 3
 
 def status(record: RunRecord) -> str:
     """The run's status as the list shows it: a run still marked running whose process
-    is gone, or whose folder nobody holds (its pid reused by another Codur process), was
-    killed."""
-    if record.status == "running" and not (alive(record.pid) and held(record.workspace)):
+    is gone, or does not hold the run's folder (its pid reused by another Codur process),
+    was killed."""
+    running = alive(record.pid) and held(record.workspace, record.pid)
+    if record.status == "running" and not running:
         return "killed"
     return record.status
 
 
-def held(workspace: str) -> bool:
-    """Whether a run holds the folder's run lock now (`codur.workspace.hold_workspace`);
-    True where that cannot be told (no lock file: a folder that could not hold one)."""
+def held(workspace: str, pid: int) -> bool:
+    """Whether process `pid` holds the folder's run lock now (`hold_workspace`: the holder
+    writes its pid there); True where that cannot be told (no lock file: a folder that
+    could not hold one; a file system that cannot lock)."""
     lock = Path(workspace) / CODUR_DIR / RUN_LOCK
     try:
         fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -43,7 +45,10 @@ def held(workspace: str) -> bool:
         return True
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:  # held (BlockingIOError), or a file system that cannot lock
+    except BlockingIOError:  # held: by that run, or by another (this resume, say)
+        holder = os.pread(fd, 100, 0).split()
+        return not holder or not holder[0].isdigit() or int(holder[0]) == pid
+    except OSError:  # a file system that cannot lock: the pid alone tells
         return True
     finally:
         os.close(fd)  # lets go of the shared lock, if taken
