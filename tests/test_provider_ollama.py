@@ -7,7 +7,7 @@ from typing import Any
 
 import ollama
 import pytest
-from fake_servers import Delay, Fail, OllamaServer, Reply, unused_port
+from fake_servers import Delay, Fail, OllamaServer, Raw, Reply, unused_port
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
@@ -219,3 +219,15 @@ def test_the_key_a_profile_names_is_sent_as_a_bearer_token(
     ollama_server.script(Reply("ok"))
     plain.invoke([HumanMessage("hi")])
     assert "authorization" not in ollama_server.requests[1].headers
+
+
+def test_a_stream_without_its_done_line_is_cut_and_retried(ollama_server: OllamaServer) -> None:
+    """A probe's find: a reply whose connection closed before Ollama's `done` line was
+    taken as whole (five partial replies, then `stuck`); it is a cut stream, retried."""
+    line = {"model": "m", "message": {"role": "assistant", "content": "...."}, "done": False}
+    cut = Raw(json.dumps(line).encode() + b"\n", content_type="application/x-ndjson")
+    ollama_server.script(cut, Reply("whole"))
+    client, events = make_client(ollama_server.url)
+    assert client.invoke([HumanMessage("hi")]).content == "whole"
+    retry = next(e for e in events if e.kind == "model.retry")
+    assert "ended before the server finished it" in retry.data["error"]

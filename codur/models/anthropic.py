@@ -17,7 +17,7 @@ from typing import Any
 
 from codur.config.schema import LLMProfile
 from codur.errors import ConfigError, MissingExtra, MissingKey
-from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
+from codur.models.base import ErrorKind, MalformedReply, StreamCut, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
 
@@ -33,10 +33,6 @@ except ModuleNotFoundError as missing:
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 _TRANSIENT_STATUS = {408, 409, 429}
 """Besides 5xx (529: overloaded): a timeout, a conflict and the rate limit are retried."""
-
-
-class StreamCut(Exception):
-    """A streamed reply ended before the server said why it stopped (no stop reason)."""
 
 
 class CodurChatAnthropic(ChatAnthropic):

@@ -21,6 +21,11 @@ class MalformedReply(Exception):
     """The server answered, but not in its protocol (an HTML page, `{}`, no choices)."""
 
 
+class StreamCut(Exception):
+    """A streamed reply ended before the server said why it stopped (no finish or stop
+    reason, no `done`): the connection closed mid-answer; retried like a broken one."""
+
+
 CHARS_PER_TOKEN = 3.5
 """The estimate's ratio: BPE tokenizers of current code models average 3-4 characters a
 token over code and English (Qwen2.5: see `estimate_tokens`)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -26,7 +26,7 @@ from langchain_ollama import ChatOllama
 
 from codur.config.llm import require_key
 from codur.config.schema import LLMProfile
-from codur.models.base import ErrorKind, estimate_tokens
+from codur.models.base import ErrorKind, StreamCut, estimate_tokens
 from codur.models.deadline import deadline_hooks
 from codur.redaction import remember
 
@@ -36,7 +36,17 @@ _IN_STREAM_ERROR = -1
 
 
 class CodurChatOllama(ChatOllama):
-    """ChatOllama that names the tool in each tool-result message (`tool_name`)."""
+    """ChatOllama that names the tool in each tool-result message (`tool_name`), and
+    calls a stream that ends without Ollama's `done` line a StreamCut (a connection
+    closed mid-answer read as a whole reply)."""
+
+    def _iterate_over_stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        done = False
+        for chunk in super()._iterate_over_stream(*args, **kwargs):
+            done = done or bool((chunk.generation_info or {}).get("done"))
+            yield chunk
+        if not done:
+            raise StreamCut("the streamed reply ended before the server finished it")
 
     def _convert_messages_to_ollama_messages(self, messages: list[BaseMessage]) -> Sequence[Any]:
         converted = list(super()._convert_messages_to_ollama_messages(messages))
@@ -75,8 +85,8 @@ def build(name: str, profile: LLMProfile) -> CodurChatOllama:
 
 
 def classify(exc: BaseException) -> ErrorKind | None:
-    if isinstance(exc, httpx.TransportError | ConnectionError):
-        return "transient"  # refused, reset, timed out
+    if isinstance(exc, httpx.TransportError | ConnectionError | StreamCut):
+        return "transient"  # refused, reset, timed out, cut
     if isinstance(exc, json.JSONDecodeError):  # a web page: a wrong URL; else a line cut
         return "fatal" if exc.doc.lstrip().startswith("<") else "transient"
     if isinstance(exc, ollama.ResponseError):

@@ -33,7 +33,7 @@ from langchain_openai import ChatOpenAI
 
 from codur.config.llm import require_key
 from codur.config.schema import LLMProfile
-from codur.models.base import ErrorKind, MalformedReply, estimate_tokens
+from codur.models.base import ErrorKind, MalformedReply, StreamCut, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
 
@@ -43,11 +43,6 @@ PLACEHOLDER_KEY = "not-needed"
 insists on some key (and would otherwise read OPENAI_API_KEY behind our back)."""
 
 _TRANSIENT_STATUS = {408, 429}
-
-
-class StreamCut(Exception):
-    """A streamed reply ended before the server said why it stopped (no finish reason):
-    the connection closed mid-answer."""
 
 
 class CompatChatOpenAI(ChatOpenAI):
