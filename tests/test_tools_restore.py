@@ -39,7 +39,8 @@ def test_changes_deletions_and_new_files_are_taken_back(tmp_path: Path, git: boo
     session = _session(root)
     ctx = session.tool_context()
     assert invoke("write_file", {"path": "a.py", "content": "x = 2\n"}, ctx).ok
-    (root / "run.sh").unlink()  # a program removed it
+    with session.changes.program(root):  # a program of the run removed it
+        (root / "run.sh").unlink()
     assert invoke("write_file", {"path": "new/b.py", "content": "y = 1\n"}, ctx).ok
     results = [invoke("restore_file", {"path": p}, ctx) for p in ("a.py", "run.sh", "new/b.py")]
     assert [r.output for r in results] == [
@@ -53,6 +54,10 @@ def test_changes_deletions_and_new_files_are_taken_back(tmp_path: Path, git: boo
     assert list((root / "new").iterdir()) == []  # a folder is left: it may have been there
     again = invoke("restore_file", {"path": "a.py"}, ctx)
     assert again.ok and "nothing to restore" in again.output
+    (root / "a.py").write_text("x = 3  # the user's\n")  # the user, while the run works
+    theirs = invoke("restore_file", {"path": "a.py"}, ctx)
+    assert not theirs.ok and "a.py changed while the run was working" in theirs.output
+    assert (root / "a.py").read_text() == "x = 3  # the user's\n"
     gone = invoke("restore_file", {"path": "never.py"}, ctx)
     assert not gone.ok and "did not exist when the run started" in gone.output
     assert not invoke("restore_file", {"path": "../outside.py"}, ctx).ok
