@@ -435,3 +435,21 @@ def test_a_404_from_a_base_url_without_v1_says_the_url_is_likely_wrong(
     with pytest.raises(ModelError, match="Error code: 404") as info:
         client.invoke([HumanMessage("hi")])
     assert "ending in /v1" not in str(info.value)
+
+
+def test_a_server_rejecting_stream_options_is_asked_without_them(
+    openai_server: OpenAIServer,
+) -> None:
+    """A probe's find: a gateway answering 400 to `stream_options` (a known proxy error)
+    failed every call (exit 3) with no setting to turn it off. Such a server is asked
+    again without it, then always without it (no token counts from it)."""
+    openai_server.script(
+        Fail(400, "Unrecognized request argument supplied: stream_options"), Reply("ok")
+    )
+    openai_server.default = Reply("again")
+    client, _ = make_client(openai_server.base_url)
+    assert client.invoke([HumanMessage("hi")]).content == "ok"
+    assert client.invoke([HumanMessage("hi")]).content == "again"
+    sent = [r.body for r in openai_server.requests]
+    assert "stream_options" in sent[0] and not any("stream_options" in b for b in sent[1:])
+    assert len(sent) == 3  # the second call asks without it at once

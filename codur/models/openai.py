@@ -45,6 +45,11 @@ insists on some key (and would otherwise read OPENAI_API_KEY behind our back).""
 _TRANSIENT_STATUS = {408, 429}
 
 
+_NO_STREAM_OPTIONS: set[str] = set()
+"""Servers (base URLs) that answered 400 to `stream_options` (some gateways and proxies
+reject the parameter): their streams are asked for without it, so no token counts."""
+
+
 class CompatChatOpenAI(ChatOpenAI):
     """ChatOpenAI whose chat-completions payload local OpenAI-compatible servers accept,
     and which calls an answer that is no chat completion (an HTML page, `{}`) a
@@ -52,6 +57,18 @@ class CompatChatOpenAI(ChatOpenAI):
     (`_stream`)."""
 
     def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        base = self.openai_api_base or DEFAULT_BASE_URL
+        if base in _NO_STREAM_OPTIONS:
+            kwargs["stream_usage"] = False
+        try:
+            yield from self._checked(*args, **kwargs)
+        except openai.BadRequestError as exc:  # raised before any chunk: a clean retry
+            if "stream_options" not in str(exc) or kwargs.get("stream_usage") is False:
+                raise
+            _NO_STREAM_OPTIONS.add(base)  # a gateway that rejects it: asked without
+            yield from self._checked(*args, **{**kwargs, "stream_usage": False})
+
+    def _checked(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         chunks, finished = 0, False
         for chunk in _hinted(super()._stream(*args, **kwargs), self.openai_api_base):
             chunks += 1
