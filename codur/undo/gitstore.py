@@ -243,28 +243,51 @@ class GitStore:
         return self._git("cat-file", "--filters", f"--path={self.prefix}{path}", entry.digest)[1]
 
     def read_many(self, entries: dict[str, Entry]) -> dict[str, bytes]:
-        """One `git cat-file --batch --filters` for every plain file (each read as
-        `read` reads it); links, and names a batch line cannot hold, one by one."""
-        batch = [(p, e) for p, e in entries.items() if not (e.is_folder or e.is_link)]
-        batch = [(p, e) for p, e in batch if "\n" not in p and "\r" not in p]
-        batched = {p for p, _ in batch}
+        """Every plain file that no git filter or line-ending rule touches, as stored,
+        from one `git cat-file --batch` (exactly what `read` would give it); the others
+        (a filter, `eol`, `text`, `core.autocrlf`, a link, an odd name) one by one, as
+        `read` reads them: `--batch --filters` gives the size before filtering."""
+        plain = self._unfiltered([p for p, e in entries.items() if not e.is_folder])
         found = {
-            p: self.read(p, e) for p, e in entries.items() if not e.is_folder and p not in batched
+            p: self.read(p, e) for p, e in entries.items() if not e.is_folder and p not in plain
         }
+        batch = [(p, entries[p]) for p in plain]
         if not batch:
             return found
-        lines = "".join(f"{e.digest} {self.prefix}{p}\n" for p, e in batch).encode()
-        out = self._git("cat-file", "--batch", "--filters", stdin=lines)[1]
+        out = self._git(
+            "cat-file", "--batch", stdin="".join(f"{e.digest}\n" for _, e in batch).encode()
+        )[1]
         at = 0
-        for path, _ in batch:
+        for path, entry in batch:
             end = out.index(b"\n", at)
             head = out[at:end].split()
-            if len(head) != 3:  # "<oid> missing"
+            if len(head) != 3 or head[0].decode() != entry.digest:  # "<oid> missing"
                 raise SnapshotError(f"the saved copy of {path} is missing")
             size = int(head[2])
             found[path] = out[end + 1 : end + 1 + size]
             at = end + 1 + size + 1
         return found
+
+    def _unfiltered(self, paths: list[str]) -> set[str]:
+        """Of `paths`, the plain names that git's checkout would write as stored: no
+        filter, eol, text, crlf, ident or encoding attribute, and no core.autocrlf or
+        core.eol=crlf (None of them then: every path is read one by one)."""
+        names = [p for p in paths if p == p.strip() and not any(c in p for c in "\n\r\0")]
+        if not names:
+            return set()
+        for key in ("core.autocrlf", "core.eol"):
+            said = self._git("config", "--get", key, check=False)[1].decode().strip().lower()
+            if said in ("true", "crlf"):
+                return set()
+        asked = ("filter", "eol", "text", "crlf", "ident", "working-tree-encoding")
+        spec = b"\0".join(os.fsencode(f"{self.prefix}{p}") for p in names) + b"\0"
+        out = self._git("check-attr", "-z", "--stdin", *asked, stdin=spec)[1].split(b"\0")
+        touched = {
+            os.fsdecode(out[i]).removeprefix(self.prefix)
+            for i in range(0, len(out) - 2, 3)
+            if out[i + 2] != b"unspecified"
+        }
+        return {p for p in names if p not in touched}
 
     def current(self, paths: Iterable[str]) -> dict[str, Entry | None]:
         found: dict[str, Entry | None] = {}
