@@ -12,7 +12,7 @@ import pytest
 
 from codur.approval import Gate
 from codur.config import load_config
-from codur.errors import UndoRefused
+from codur.errors import UndoRefused, UsageError
 from codur.events import EventBus
 from codur.resume.listing import list_runs
 from codur.scope import ScopeError
@@ -116,15 +116,18 @@ def test_a_run_without_an_end_snapshot_needs_force(ws: Path, capsys) -> None:
     config, snap = start(ws)  # Codur is killed before finish(): no end snapshot
     (ws / "lib/mod.py").write_text("X = 2\n")
     assert History(state_root(), ws).records()[0].end == ""
-    start(ws, "r0")[1].finish("done")  # a later run that changed nothing: not the one
-    for named in ("r1", None):  # plain `codur undo` finds the killed run too (a probe's find)
-        with pytest.raises(UndoRefused, match="has no end snapshot .*: lib/mod.py"):
-            commands.undo(Workspace(ws), config, named, False, IO())
+    start(ws, "r0")[1].finish("done")  # a later run that changed nothing
+    with pytest.raises(UndoRefused, match="has no end snapshot .*: lib/mod.py"):
+        commands.undo(Workspace(ws), config, "r1", False, IO())
+    # plain `codur undo` names the killed run (it said only "nothing to undo"), and does
+    # not take it on: the difference may be the user's own since
+    with pytest.raises(UsageError, match="run r1 was stopped before its end snapshot .* --run r1"):
+        commands.undo(Workspace(ws), config, None, False, IO())
     assert (ws / "lib/mod.py").read_text() == "X = 2\n"
     capsys.readouterr()
     assert commands.diff(Workspace(ws), config, "r1", IO()) == 0
     assert "r1 (a run): 1 file(s) changed" in capsys.readouterr().out  # the diff's count
-    assert commands.undo(Workspace(ws), config, None, True, IO()) == 0
+    assert commands.undo(Workspace(ws), config, "r1", True, IO()) == 0
     assert (ws / "lib/mod.py").read_text() == "X = 1\n"
     assert list_runs(Workspace(ws), IO()) == 0  # `codur runs`, which lists undos too
     assert "no end snapshot" not in capsys.readouterr().out.split("undone by")[0]

@@ -33,10 +33,18 @@ def undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: I
 
 def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: IO) -> int:
     history = History(state_root(), ws.root)
-    record = history.find(run) if run else _last_to_undo(history, ws, config)
+    record = history.find(run) if run else history.last_to_undo()
     warn_damaged(history, io)
     if record is None:
-        raise UsageError(f"nothing to undo in {ws.root} (see codur undo --list)")
+        stopped = _stopped_since(history, ws, config)
+        hint = (
+            f"; run {stopped.run_id} was stopped before its end snapshot and the folder "
+            f"differs from its start: codur undo --run {stopped.run_id} says what it would "
+            "put back"
+            if stopped
+            else " (see codur undo --list)"
+        )
+        raise UsageError(f"nothing to undo in {ws.root}{hint}")
     if record.undone_by:
         raise UsageError(
             f"run {record.run_id} was undone already (by {record.undone_by}; "
@@ -93,19 +101,18 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
     return ExitCode.ERROR if problems else ExitCode.OK
 
 
-def _last_to_undo(history: History, ws: Workspace, config: CodurConfig) -> RunRecord | None:
-    """The newest run to undo: one that changed something (`History.last_to_undo`), or a
-    newer one stopped before its end snapshot (killed) whose folder differs from its
-    start, which its record cannot list (`codur undo` then says what --force would do)."""
-    ended = history.last_to_undo()
+def _stopped_since(history: History, ws: Workspace, config: CodurConfig) -> RunRecord | None:
+    """The newest run stopped before its end snapshot (killed) whose folder differs from
+    its start: its record cannot list what it changed, so plain `codur undo`, which
+    undoes only what a record lists, names it instead of taking it on (the difference
+    may be the user's own since)."""
     for record in history.records():
-        if ended is not None and record.started <= ended.started:
-            break
         if record.end or record.undone_by or record.undo_of or not record.start:
             continue
         if plan_undo(open_store(ws, config, kind=record.kind), record).conflicts:
             return record
-    return ended
+        return None  # the newest stopped run changed nothing
+    return None
 
 
 def _report(io: IO, record: RunRecord, put_back: list[str], removed: list[str], by: str) -> None:
