@@ -5,10 +5,12 @@ each would take the other's writes for a user's. The folder's own run lock
 
 So each run also takes, in Codur's state folder (never in the user's folders), one lock
 file per folder by its path: its own folder's exclusively, and every folder above it
-shared. A run in a folder above holds its folder's lock exclusively, which a run below
-cannot share; a run below shares the lock a run above wants alone. Runs in two sibling
-folders only share their parents' locks, and go on side by side. The system lets go of
-them when the process ends, however it ends."""
+shared, up to its git work tree's top (a worktree kept inside another checkout is a
+project of its own, run beside the checkout). A run in a folder above holds its
+folder's lock exclusively, which a run below cannot share; a run below shares the lock a
+run above wants alone. Runs in two sibling folders only share their parents' locks, and
+go on side by side. Locks live in each user's state folder: two users' runs in a shared
+project are kept apart by the folder's run lock only. The system lets go of them when the process ends, however it ends."""
 
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ def _locked(
         try:
             locks.mkdir(parents=True, exist_ok=True)
             own = _open(stack, lock_file(root, locks))
-            fds = [(_open(stack, lock_file(above, locks)), above) for above in root.parents]
+            fds = [(_open(stack, lock_file(above, locks)), above) for above in _above(root)]
         except OSError as exc:
             unlocked(f"{locks}: {exc.strerror or exc}")
             yield
@@ -82,6 +84,21 @@ def _locked(
                 raise
             unlocked(exc.strerror or str(exc))
         yield
+
+
+def _above(root: Path) -> list[Path]:
+    """The folders above `root` that a run there could share files with: up to its git
+    work tree's top (a folder holding `.git`); none when `root` is a work tree's top
+    itself (a worktree kept inside another checkout, `.worktrees/x`, is its own project),
+    every one up to `/` outside git."""
+    if (root / ".git").exists():
+        return []
+    found = []
+    for above in root.parents:
+        found.append(above)
+        if (above / ".git").exists():
+            break
+    return found
 
 
 def _open(stack: ExitStack, path: Path) -> int:

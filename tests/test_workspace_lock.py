@@ -202,6 +202,11 @@ def test_runs_in_a_folder_and_a_folder_inside_it_are_kept_apart(tmp_path: Path) 
         assert below.returncode == ExitCode.BUSY, below.stdout + below.stderr
         assert f"{top / 'sub'} is busy: another Codur run, in {top}, may" in below.stderr
     assert (top / "main.py").read_text() == BUGGY and (top / "sub/main.py").read_text() == BUGGY
+    worktree = top / ".worktrees/x"  # a work tree of its own inside the checkout: apart
+    worktree.mkdir(parents=True)
+    (worktree / ".git").write_text("gitdir: ../../.git/worktrees/x\n")
+    with held_by_another_process(top), hold_workspace(worktree, print):
+        pass
     with (  # another thread of this process: the same
         held_by_a_thread(top / "sub"),
         pytest.raises(WorkspaceBusy, match="in a folder inside"),
