@@ -10,7 +10,8 @@ project of its own, run beside the checkout). A run in a folder above holds its
 folder's lock exclusively, which a run below cannot share; a run below shares the lock a
 run above wants alone. Runs in two sibling folders only share their parents' locks, and
 go on side by side. Locks live in each user's state folder: two users' runs in a shared
-project are kept apart by the folder's run lock only. The system lets go of them when the process ends, however it ends."""
+project are kept apart by the folder's run lock only. The system lets go of them when
+the process ends, however it ends."""
 
 from __future__ import annotations
 
