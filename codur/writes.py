@@ -28,10 +28,11 @@ if TYPE_CHECKING:
 
 
 OVERTAKEN = (
-    "{path} changed while the run was working (edited by you or another program): Codur "
-    "did not write over it; an edit must start from the file as it is now"
+    "{path} was changed during the run by someone other than Codur (you, or a program of "
+    "yours): Codur did not write over it; an edit must start from the file as it is now"
 )
-"""Why a write is refused when someone else changed the file since the run read it."""
+"""Why a write is refused when someone else changed the file since Codur last wrote it
+or the run began (`Witness.overtaken`)."""
 
 
 @dataclass
@@ -64,10 +65,6 @@ class Changes:
         if kept:
             self.bus.emit("scope.refused", path=path, reason=kept)
             raise ScopeError(kept, path)
-        if snapshot is not None and snapshot.overtaken(path):
-            reason = OVERTAKEN.format(path=path)
-            self.bus.emit("edit.refused", path=path, reason=reason)
-            raise ScopeError(reason, path)
         if self.scope is None:
             return new
         original = (lambda: snapshot.original(path)) if snapshot is not None else None
@@ -147,6 +144,11 @@ class Changes:
         admitted = new
         for rel in inside:
             admitted = self.guard(rel, new, by, cut)
+        for rel in inside:  # after the scope's refusals, which say more
+            if self.snapshot is not None and self.snapshot.overtaken(rel):
+                reason = OVERTAKEN.format(path=rel)
+                self.bus.emit("edit.refused", path=rel, reason=reason)
+                raise ScopeError(reason, rel)
         self.approve(what, targets[0], admitted, destructive, gate, ws)
         for rel in inside:
             self.record(rel)

@@ -36,6 +36,8 @@ class Witness:
     warn: Callable[[str], None]
     foreign: set[str] = field(default_factory=set)
     """Files someone other than the run changed, created or deleted."""
+    unseen: set[str] = field(default_factory=set)
+    """Of those, the ones a look found that no refused write has told of yet."""
     pending: set[str] = field(default_factory=set)
     """Paths Codur is changing now: taken as they are at the next settle."""
     suspects: set[str] = field(default_factory=set)
@@ -56,17 +58,22 @@ class Witness:
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def overtaken(self, path: str) -> bool:
-        """Whether someone else changed `path` since the run last knew it (no program of
-        the run running, Codur not changing it now): a write made from what the run knew
-        would undo their change. It is noted as theirs, and the run knows the file as it
-        is now (what it writes next starts from their version)."""
+        """Whether someone else changed `path` since Codur last wrote it or the run began
+        (found now, or by a look since: a scan before a program takes their change in as
+        known, and it stays `unseen` until a write is refused for it): a write made from
+        what the run had read would undo their change. Told once; the run then knows the
+        file as it is now (what it writes next starts from their version). No program of
+        the run running, Codur not changing it now."""
         with self.lock:
             if self.blind or self.running or path in self.pending or path not in self.known:
                 return False
             now = self._current([path])
-            if now is None or now[path] == self.known[path]:
+            if now is None:
+                return False
+            if now[path] == self.known[path] and path not in self.unseen:
                 return False
             self.foreign.add(path)
+            self.unseen.discard(path)
             self._set(path, now[path])
             return True
 
@@ -102,6 +109,7 @@ class Witness:
                 return
             for path in paths:
                 self._set(path, now[path])
+                self.unseen.discard(path)
             if self.seal is not None:
                 self.seal.wrote(stats)
             self.pending.clear()
@@ -183,6 +191,7 @@ class Witness:
                 for path in changed(self.known, taken.tree):
                     if path not in left_out and not (absorb or self._pending(path)):
                         self.foreign.add(path)
+                        self.unseen.add(path)
                 self.foreign |= {p for p in self.suspects if p in taken.tree}
             self.suspects.clear()
             self.pending.clear()
