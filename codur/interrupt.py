@@ -14,9 +14,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 from codur.errors import Interrupted
 from codur.sandbox.reaper import REAPER
@@ -67,7 +68,7 @@ def stop_on_signals() -> Iterator[None]:
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
     hook = sys.unraisablehook
-    sys.unraisablehook = _quiet_if_interrupted
+    sys.unraisablehook = _quiet_if_interrupted(hook)
     for s in SIGNALS:
         signal.signal(s, _first)
     try:
@@ -79,14 +80,19 @@ def stop_on_signals() -> Iterator[None]:
         REAPER.resume()
 
 
-def _quiet_if_interrupted(unraisable: sys.UnraisableHookArgs) -> None:
+def _quiet_if_interrupted(
+    hook: Callable[[sys.UnraisableHookArgs], Any],
+) -> Callable[[sys.UnraisableHookArgs], None]:
     """Where Python cannot raise (a hook it runs around fork, while a program starts) the
     signal's Interrupted is dropped with a traceback on the terminal: the signal is
     known all the same (`stopped`; its programs are killed and new ones refused), so
-    nothing is printed for it. Anything else is printed as Python would."""
-    if isinstance(unraisable.exc_value, Interrupted):
-        return
-    sys.__unraisablehook__(unraisable)
+    nothing is printed for it. Anything else goes to `hook`, the one before."""
+
+    def quiet(unraisable: sys.UnraisableHookArgs) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            hook(unraisable)
+
+    return quiet
 
 
 def exit_at_once_on_signals() -> None:
@@ -96,7 +102,12 @@ def exit_at_once_on_signals() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     for s in SIGNALS:
-        signal.signal(s, lambda signum, frame: os._exit(128 + signum))
+        signal.signal(s, _exit_now)
+
+
+def _exit_now(signum: int, frame: FrameType | None) -> None:
+    REAPER.stop_all(signum)  # no program of the run outlives it
+    os._exit(128 + signum)
 
 
 def output_closed() -> Interrupted:

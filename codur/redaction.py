@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 MIN_SECRET_LEN = 8
 """Shorter values are never redacted: they would mask ordinary words."""
@@ -68,8 +69,10 @@ def url_passwords(value: str) -> list[str]:
     found = []
     for m in URL_PASSWORD.finditer(value):
         if len(m[1]) >= MIN_SECRET_LEN:
-            user = m[0].split("://", 1)[1][: -len(m[1]) - 2]
-            found += [m[1], base64.b64encode(f"{user}:{m[1]}".encode()).decode()]
+            user = unquote(m[0].split("://", 1)[1][: -len(m[1]) - 2])
+            password = unquote(m[1])  # as sent: `p%40ss` is `p@ss` on the wire
+            basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+            found += list(dict.fromkeys([m[1], password, basic]))
     return found
 
 
@@ -144,6 +147,13 @@ def _assignments(text: str) -> Iterable[tuple[str, str]]:
         yield name.strip(), value
 
 
+def _forms(value: str) -> set[str]:
+    """`value` as it may show up: itself, without the whitespace at its ends, and with its
+    control characters escaped (a key with a newline in an error's `b'Bearer ...\\n'`)."""
+    escaped = value.encode("unicode_escape").decode("ascii")
+    return {value, value.strip(), escaped}
+
+
 class Secrets:
     """The process's secrets (thread-safe; values are only ever added)."""
 
@@ -155,7 +165,7 @@ class Secrets:
         """Bumped whenever a value is added (Redactors rebuild their list then)."""
 
     def add(self, values: Iterable[str]) -> None:
-        new = {v for v in values if maskable(v)}
+        new = {form for v in values for form in _forms(v) if maskable(form)}
         with self._lock:
             if not new <= self._values:
                 self._values |= new

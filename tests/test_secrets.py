@@ -118,6 +118,9 @@ def test_scrub_rules() -> None:
     }
     assert removed == ["COPY", "DATABASE_URL", "GH_PAT"]
     assert url_passwords(environ["DATABASE_URL"])[0] == "hunter2hunter2"  # then as Basic
+    # percent-encoded: sent decoded (`me:p@ss:w0rd`), so masked decoded too (a reviewer's)
+    encoded = url_passwords("http://me:p%40ss%3Aw0rd@host/v1")
+    assert encoded == ["p%40ss%3Aw0rd", "p@ss:w0rd", "bWU6cEBzczp3MHJk"]
     secret = ("GITHUB_TOKEN", "X_PASSWD", "GOOGLE_CREDENTIALS", "DB_PWD", "A-DSN", "npm_auth")
     for name in (*secret, "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
         assert is_secret_name(name), name

@@ -23,8 +23,9 @@ class LLMProfile(_Section):
     """Endpoint URL for openai/ollama/anthropic (e.g. http://127.0.0.1:8080/v1)."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key (the key itself never goes
-    in config files or logs); sent as a bearer token (`ollama` too: a server behind an
-    authenticating proxy)."""
+    in config files or logs); sent as the provider's key header (a bearer token for
+    `openai` and `ollama`, a server behind an authenticating proxy too; `x-api-key` for
+    `anthropic`)."""
     temperature: float = Field(0.2, ge=0, le=2)
     """Sampling temperature."""
     max_tokens: int = Field(2048, gt=0)

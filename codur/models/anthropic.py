@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
+from codur.config.llm import require_key
 from codur.config.schema import LLMProfile
-from codur.errors import ConfigError, MissingExtra, MissingKey
+from codur.errors import ConfigError, MissingExtra
 from codur.models.base import ErrorKind, MalformedReply, StreamCut, estimate_tokens
 from codur.models.deadline import sdk_http_client
 from codur.redaction import remember
@@ -81,9 +82,8 @@ def api_key(name: str, profile: LLMProfile) -> str:
             f"profile '{name}': provider anthropic needs api_key_env "
             "(the environment variable holding the key, e.g. ANTHROPIC_API_KEY)"
         )
-    value = os.environ.get(profile.api_key_env)
-    if not value:
-        raise MissingKey(f"profile '{name}': environment variable {profile.api_key_env} is not set")
+    require_key(name, profile)  # set, and fit for an HTTP header
+    value = os.environ[profile.api_key_env]
     remember([value])  # masked wherever it shows up, whatever the variable's name
     return value
 

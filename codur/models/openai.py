@@ -100,6 +100,11 @@ class CompatChatOpenAI(ChatOpenAI):
         return payload
 
 
+class ModelNotFound(Exception):
+    """A 404 from a base_url with no API version in its path, told with the hint that
+    the URL is the likely cause (fatal, as the 404 itself)."""
+
+
 def _hinted(chunks: Iterator[Any], base_url: str | None) -> Iterator[Any]:
     """`chunks`; a 404 from a base_url whose path ends in no API version (`/v1`) is told
     as the wrong URL it most likely is (vLLM, llama.cpp's server and LM Studio serve
@@ -108,11 +113,11 @@ def _hinted(chunks: Iterator[Any], base_url: str | None) -> Iterator[Any]:
         yield from chunks
     except openai.NotFoundError as exc:
         path = urlparse(base_url or DEFAULT_BASE_URL).path.rstrip("/")
-        if re.search(r"/v\d+\w*$", path):
+        if re.search(r"/v\d+\w*(/|$)", path):  # /v1, Gemini's /v1beta/openai
             raise
-        raise MalformedReply(
-            f"HTTP 404 at {path}/chat/completions: is base_url an OpenAI-compatible "
-            "API's root, ending in /v1?"
+        raise ModelNotFound(
+            f"{str(exc).strip().splitlines()[0]} (at {path}/chat/completions: is base_url an "
+            "OpenAI-compatible API's root, ending in /v1?)"
         ) from exc
 
 
@@ -172,7 +177,7 @@ def build(name: str, profile: LLMProfile) -> CompatChatOpenAI:
 
 
 def classify(exc: BaseException) -> ErrorKind | None:
-    if isinstance(exc, MalformedReply):
+    if isinstance(exc, MalformedReply | ModelNotFound):
         return "fatal"  # a web page or `{}`: the URL is wrong, asking again will not help
     if isinstance(exc, json.JSONDecodeError | StreamCut):
         return "transient"  # cut JSON or stream: the connection broke mid-answer

@@ -134,7 +134,8 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
     store = open_store(ws, config, kind=record.kind)
     text = run_diff(store, record)
-    changed = text.count("diff --git ") if not record.end else len(record.changed)
+    shown = sum(line.startswith("diff --git ") for line in text.splitlines())
+    changed = shown if not record.end else len(record.changed)
     io.info(f"run {record.run_id} ({short(record.task, 60)}): {changed} file(s) changed")
     io.diff(text)
     return ExitCode.OK
