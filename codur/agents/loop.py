@@ -89,8 +89,8 @@ def agent(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
             ]
             meta = {**reply.response_metadata, "calls_from_text": True}
             reply = AIMessage(text, tool_calls=calls, response_metadata=meta)
-    if not reply.tool_calls and reply.invalid_tool_calls:  # told, not dropped as no call
-        reply = _unreadable_calls(reply, text)
+    if reply.invalid_tool_calls:  # told, not dropped
+        reply = _unreadable_calls(reply)
     return {"turns": [reply]}
 
 
@@ -98,17 +98,19 @@ UNREADABLE = "unreadable_calls"
 """A reply's metadata key: its calls whose arguments could not be read, by id."""
 
 
-def _unreadable_calls(reply: AIMessage, text: str) -> AIMessage:
+def _unreadable_calls(reply: AIMessage) -> AIMessage:
     """`reply` with its calls whose arguments are no JSON object (the provider's
-    `invalid_tool_calls`) as calls, each answered with what was wrong (`run_call`)."""
+    `invalid_tool_calls`) among its calls, each answered with what was wrong (`tools`);
+    its content, usage and id as they were."""
     calls, unreadable = [], {}
     for n, call in enumerate(reply.invalid_tool_calls):
         key = call.get("id") or f"unreadable_{n}"
-        calls.append({"name": call.get("name") or "", "args": {}, "id": key})
+        calls.append({"name": call.get("name") or "unnamed", "args": {}, "id": key})
         why = call.get("error") or "not valid JSON"
         unreadable[key] = (why, str(call.get("args") or "")[:200])
     meta = {**reply.response_metadata, UNREADABLE: unreadable}
-    return AIMessage(text, tool_calls=calls, response_metadata=meta)
+    update = {"tool_calls": [*reply.tool_calls, *calls], "invalid_tool_calls": []}
+    return reply.model_copy(update={**update, "response_metadata": meta})
 
 
 def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
