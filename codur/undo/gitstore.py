@@ -31,6 +31,8 @@ REF = "refs/codur/runs/"
 ENV_CONFIGS = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
 """Variables naming config files git reads instead of the usual ones."""
 FOLDERS = "Codur-Empty-Folders: "
+BATCH = 1000
+"""Saved copies read by one `git cat-file --batch` (each call has the git timeout)."""
 """The line of a snapshot commit's message naming its empty folders (a JSON list)."""
 
 
@@ -251,9 +253,13 @@ class GitStore:
         found = {
             p: self.read(p, e) for p, e in entries.items() if not e.is_folder and p not in plain
         }
-        batch = [(p, entries[p]) for p in plain]
-        if not batch:
-            return found
+        listed = [(p, entries[p]) for p in plain]
+        for start in range(0, len(listed), BATCH):  # each git call bounded by timeout_s
+            found |= self._batch(listed[start : start + BATCH])
+        return found
+
+    def _batch(self, batch: list[tuple[str, Entry]]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
         out = self._git(
             "cat-file", "--batch", stdin="".join(f"{e.digest}\n" for _, e in batch).encode()
         )[1]
