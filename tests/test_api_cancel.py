@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BUGGY, FIXED, debug_log, whole_file
+from helpers import BUGGY, FIXED, buggy_folder, debug_log, whole_file
 from test_interrupt import marked
 
 from codur import Agent
@@ -74,15 +74,18 @@ def test_a_cancelled_arun_stops_its_program_ends_interrupted_and_lets_go(
     assert result.is_verified and (root / "main.py").read_text() == FIXED
 
 
-def test_a_cancelled_run_stops_before_its_next_node_and_model_call(tmp_path: Path) -> None:
-    root = tmp_path / "w"
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
+def scripted_fix(tmp_path: Path, *settings: str) -> list[str]:
+    """Overrides for a scripted profile `s` (the default) whose one reply fixes main.py,
+    with the profile's `settings` (`token_delay_s=2`)."""
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
     flags = [f"llm.profiles.s.script={script}", "llm.profiles.s.provider=scripted"]
-    overrides = [*flags, "llm.default_profile=s", *QUIET]
+    return [*flags, *(f"llm.profiles.s.{s}" for s in settings), "llm.default_profile=s", *QUIET]
+
+
+def test_a_cancelled_run_stops_before_its_next_node_and_model_call(tmp_path: Path) -> None:
+    root = buggy_folder(tmp_path / "w")
+    overrides = scripted_fix(tmp_path)
     config = load_config(root, overrides=overrides, environ={}).config
     events: list[Any] = []
     bus = EventBus()
@@ -106,15 +109,8 @@ def test_a_cancelled_run_stops_before_its_next_node_and_model_call(tmp_path: Pat
 def test_a_cancelled_arun_cuts_a_slow_reply_under_way(tmp_path: Path) -> None:
     """Cancelled while the model writes (a scripted reply of 2 s a word): the reply is cut
     at its next word, as llama.cpp's is before its next decode, not waited for."""
-    root = tmp_path / "w"
-    root.mkdir()
-    (root / "main.py").write_text(BUGGY)
-    (root / "expected.txt").write_text("10\n")
-    script = tmp_path / "script.yaml"
-    script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
-    slow = [f"llm.profiles.s.script={script}", "llm.profiles.s.provider=scripted"]
-    slow += ["llm.profiles.s.token_delay_s=2", "llm.default_profile=s"]
-    agent = Agent(cwd=root, overrides=[*QUIET, *slow])
+    root = buggy_folder(tmp_path / "w")
+    agent = Agent(cwd=root, overrides=scripted_fix(tmp_path, "token_delay_s=2"))
 
     async def cancel_while_it_writes() -> float:
         run = asyncio.create_task(agent.arun("fix @main.py"))
