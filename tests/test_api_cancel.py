@@ -9,6 +9,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,24 @@ QUIET = ["repair.enabled=false", "sampling.candidates=0"]
 
 
 def log_of(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in debug_log(root).read_text().splitlines()]
+    """The run's debug log records (none before the log is made)."""
+    log = debug_log(root)
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+async def cancelled_when(agent: Agent, ready: Callable[[], bool], after_s: float = 0) -> float:
+    """Start `agent.arun` on the fix, cancel it `after_s` after `ready()` holds, and return
+    how long the cancelled task took to end (with CancelledError, as it must)."""
+    run = asyncio.create_task(agent.arun("fix @main.py"))
+    while not ready():
+        assert not run.done()
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(after_s)
+    start = time.monotonic()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    return time.monotonic() - start
 
 
 def test_a_cancelled_arun_stops_its_program_ends_interrupted_and_lets_go(
@@ -50,18 +68,8 @@ def test_a_cancelled_arun_stops_its_program_ends_interrupted_and_lets_go(
     script.write_text(yaml.safe_dump([whole_file("main.py", FIXED)]))
     agent = Agent(cwd=root, model="scripted/s", script=str(script), overrides=QUIET)
 
-    async def cancel_while_the_check_runs() -> float:
-        run = asyncio.create_task(agent.arun("fix @main.py"))
-        while not marked(marker):  # the run's first check: the program sleeps
-            assert not run.done()
-            await asyncio.sleep(0.05)
-        start = time.monotonic()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-        return time.monotonic() - start
-
-    assert asyncio.run(cancel_while_the_check_runs()) < 10  # not the program's 60 s
+    # the run's first check: the program sleeps
+    assert asyncio.run(cancelled_when(agent, lambda: marked(marker))) < 10  # not its 60 s
     assert not marked(marker)  # killed, with nothing left behind
     end = log_of(root)[-1]
     assert end["event"] == "run.end" and end["status"] == "interrupted"
@@ -112,24 +120,8 @@ def test_a_cancelled_arun_cuts_a_slow_reply_under_way(tmp_path: Path) -> None:
     root = buggy_folder(tmp_path / "w")
     agent = Agent(cwd=root, overrides=scripted_fix(tmp_path, "token_delay_s=2"))
 
-    async def cancel_while_it_writes() -> float:
-        run = asyncio.create_task(agent.arun("fix @main.py"))
-        while not any(r["event"] == "model.request" for r in _records(root)):
-            assert not run.done()
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
-        start = time.monotonic()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-        return time.monotonic() - start
-
-    assert asyncio.run(cancel_while_it_writes()) < 10  # the reply's words take over 20 s
+    asked = lambda: any(r["event"] == "model.request" for r in log_of(root))  # noqa: E731
+    assert asyncio.run(cancelled_when(agent, asked, 0.5)) < 10  # its words take over 20 s
     end = log_of(root)[-1]
     assert end["event"] == "run.end" and end["status"] == "interrupted"
     assert (root / "main.py").read_text() == BUGGY
-
-
-def _records(root: Path) -> list[dict[str, Any]]:
-    log = debug_log(root)
-    return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
