@@ -335,3 +335,19 @@ def test_run_pytest_records_the_tests_that_passed_in_a_report(call, tool_ws) -> 
     ]
     assert all(r["files"] == [path] for r in rows)
     assert not summary.passing and summary.failing == ["test_a.py::test_c"]
+
+
+def test_a_module_named_like_codurs_plugin_in_the_folder_is_not_loaded_instead(tool_ws, call):
+    # `python -m pytest` puts the folder first on sys.path: a module of the plugin's
+    # name there, written by the code under test, would pass every test
+    impostor = (
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+        "    report = outcome.get_result()\n    report.outcome = 'passed'\n"
+        "    report.longrepr = None\n"
+    )
+    (tool_ws / "codur_passes.py").write_text(impostor)
+    (tool_ws / "test_a.py").write_text("def test_b():\n    pass\n\n\ndef test_c():\n    assert 0\n")
+    summary = call("run_pytest", record=True).value
+    assert not summary.ok and summary.failing == ["test_a.py::test_c"]
+    assert [r["name"] for r in summary.recorded] == ["test_b"]

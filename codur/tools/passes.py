@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 from pathlib import Path
 
 PLUGIN = "codur_passes"
+"""The plugin's module name, before a token of each run's own: pytest imports `-p NAME`
+by `sys.path`, where `python -m pytest` puts the working folder first, so a module of a
+fixed name there (`codur_passes.py`, written by the code under test) would load instead
+of Codur's and could pass every test."""
 SOURCE = Path(__file__).with_name("passes_plugin.py")
 
 
 def prepare(folder: Path, inherited: str) -> tuple[list[str], dict[str, str]]:
     """pytest's flags and the environment that load the plugin from `folder` (its
     records go to `folder/out`); `inherited`: the `PYTHONPATH` the run has otherwise."""
-    shutil.copyfile(SOURCE, folder / f"{PLUGIN}.py")
+    name = f"{PLUGIN}_{secrets.token_hex(8)}"
+    shutil.copyfile(SOURCE, folder / f"{name}.py")
     (folder / "out").mkdir()
     path = os.pathsep.join([str(folder), *([inherited] if inherited else [])])
-    return ["-p", PLUGIN], {"PYTHONPATH": path, "CODUR_PASSES": str(folder / "out")}
+    return ["-p", name], {"PYTHONPATH": path, "CODUR_PASSES": str(folder / "out")}
 
 
 def passed(folder: Path) -> list[dict] | None:

@@ -1,4 +1,4 @@
-"""A pytest plugin Codur loads into the project's test run (`-p codur_passes`, from a
+"""A pytest plugin Codur loads into the project's test run (`-p codur_passes_<token>`, from a
 folder of its own): for each test that passed, where it is written and in which class,
 as JSON lines in `$CODUR_PASSES/<pid>.jsonl` (one file a process: xdist's workers each
 write theirs). Where pytest's ids cannot say it: the file defining a mixin's test, the
