@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 
 
@@ -127,8 +128,12 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
     "crosscheck.end": lambda d: f"{d['line']} ({d['duration_s']}s)",
     "sandbox": lambda d: (
         f"programs confined by {d['confine']} (writes: their folder and a private temp folder"
-        + (", not .git" if d.get("read_only") else "")
-        + (f"; .git stays writable: {d['git_writable']}" if d.get("git_writable") else "")
+        + (
+            f", not {' or '.join(PurePath(p).name for p in d['read_only'])}"
+            if d.get("read_only")
+            else ""
+        )
+        + (f"; these stay writable: {d['git_writable']}" if d.get("git_writable") else "")
         + ")"
         if d.get("confine") != "none"
         else f"programs are not confined: {d.get('unconfined', '')}"

@@ -118,10 +118,12 @@ class Session:
                 self.bus.emit("warning", message=why)
             box = replace(box, repository=found)
             unprotected = ""
-            if self.config.sandbox.protect_git:
+            keep = self._environment_kept()
+            if self.config.sandbox.protect_git or keep:
                 timeout = self.config.tools.run_timeout_s
                 switch = self.config.sandbox.confine == "auto"
-                box, unprotected = protect_git(box, self.ws.root, timeout, switch)
+                git = self.config.sandbox.protect_git
+                box, unprotected = protect_git(box, self.ws.root, timeout, switch, keep, git)
             self._built["sandbox"] = box
             self.bus.emit(
                 "sandbox",
@@ -131,6 +133,15 @@ class Session:
                 git_writable=unprotected,
             )
         return self._built["sandbox"]
+
+    def _environment_kept(self) -> tuple[Path, ...]:
+        """The project's virtualenv when it lies in the workspace (`sandbox.protect_env`)."""
+        if not self.config.sandbox.protect_env:
+            return ()
+        from codur.project.interpreter import environment_inside
+
+        env = environment_inside(self.ws.root, self.config.tools.python)
+        return (env,) if env is not None else ()
 
     @property
     def interpreter(self) -> Interpreter:

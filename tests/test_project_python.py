@@ -117,7 +117,9 @@ def test_a_site_hook_a_test_plants_in_the_venv_fails_the_check_and_is_removed(
     plant = f"\n\ndef test_plants():\n    open({str(planted)!r}, 'w').write('import os\\n')\n"
     (root / "tests" / "test_calc.py").write_text(TEST + plant)
     flags = scripted_profile(tmp_path, [whole_file("calc.py", FIXED)])
-    args = [*flags, *PATIENT, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"]
+    # the venv writable, as where no sandbox can keep it read-only (test_sandbox_env.py)
+    writable = ["-o", "sandbox.protect_env=false"]
+    args = [*flags, *PATIENT, *writable, "-o", "runtime.max_iterations=1", "--json", "fix @calc.py"]
     done = run_cli(args, cwd=root, timeout=SLOW)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr
     seen = events(done.stdout)

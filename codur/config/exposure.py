@@ -251,6 +251,7 @@ RULES: dict[str, Rule] = {
     "sandbox.confine": CONFINE,
     "sandbox.writable": CONFINE,
     "sandbox.protect_git": CONFINE,
+    "sandbox.protect_env": CONFINE,
     "sandbox.env_allow": CONFINE,
     "mcp_servers.*.command": PROGRAM,
     "mcp_servers.*.args": PROGRAM,

@@ -36,6 +36,12 @@ class SandboxConfig(_Section):
     that stage and commit are exempt. With `confine: auto`, Landlock gives way to
     bubblewrap where it cannot keep a path read-only; where neither can (or Landlock was
     named), `.git` stays writable and `-v` says why."""
+    protect_env: bool = True
+    """Keep the project's virtualenv read-only for the programs Codur runs, where it lies
+    in the workspace and they are confined: a program under test that rewrote pytest or a
+    dependency there could pass every test, and `codur undo` cannot put it back (the
+    folder walk skips virtualenvs). The same ways and limits as `protect_git`; turn it
+    off where the run must install into it (`pip install` by a model's command)."""
     env_allow: list[str] = []
     """Environment variables (names or globs) programs keep although they look like
     secrets (their values are still masked in what Codur shows of the program's output).

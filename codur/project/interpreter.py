@@ -197,6 +197,22 @@ def _configured(folder: Path, value: str, environ: Mapping[str, str]) -> str:
     )
 
 
+def environment_inside(folder: Path, configured: str | None) -> Path | None:
+    """The virtualenv of the project's interpreter (the folder holding `pyvenv.cfg` above
+    its `bin/`), resolved, when it lies inside `folder`: the run's programs could rewrite
+    what every check imports (None: none, elsewhere, or `tools.python` names none, which
+    `find_interpreter` reports)."""
+    try:
+        located = locate(folder, configured)
+    except ConfigError:
+        return None  # said where the interpreter is found, before anything runs
+    env = Path(located.path).parent.parent
+    if not (env / "pyvenv.cfg").is_file():
+        return None
+    env, top = env.resolve(), folder.resolve()
+    return env if env != top and env.is_relative_to(top) else None
+
+
 def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) -> Interpreter:
     """Ask the interpreter, in `folder` (a pyenv shim picks its version there), for its
     version, site-packages and pytest (one subprocess, through `sandbox`). A launcher

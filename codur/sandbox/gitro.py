@@ -41,12 +41,13 @@ def protect_git(
     probe_timeout_s: float,
     switch: bool = True,
     also: tuple[Path, ...] = (),
+    git: bool = True,
 ) -> tuple[Sandbox, str]:
-    """`box` keeping `root`'s `.git` (and the paths `also`) read-only for its programs,
-    and why it does not (empty when it does, or when there is nothing to keep or nothing
-    is confined). `switch`: Landlock may give way to bubblewrap where it cannot keep a
-    path read-only (not when the user named Landlock)."""
-    found = git_path(root.resolve())
+    """`box` keeping `root`'s `.git` (`git`) and the paths `also` read-only for its
+    programs, and why it does not (empty when it does, or when there is nothing to keep
+    or nothing is confined). `switch`: Landlock may give way to bubblewrap where it
+    cannot keep a path read-only (not when the user named Landlock)."""
+    found = git_path(root.resolve()) if git else None
     keep = (*([found] if found is not None else []), *also)
     if box.confiner is None or not keep:
         return box, ""

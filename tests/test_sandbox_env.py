@@ -1,0 +1,66 @@
+"""The project's virtualenv in the workspace is read-only for the programs Codur runs
+(sandbox.protect_env): code under test that rewrote pytest or a dependency there could
+pass every test, and no undo puts a virtualenv back."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run_cli, scripted_profile
+
+from codur.project.interpreter import environment_inside
+from codur.sandbox import readonly
+from codur.sandbox.confine import landlock_unavailable
+
+NO_READ_ONLY = landlock_unavailable() or readonly.unavailable()
+
+PLANT = (
+    "try:\n"
+    "    open('.venv/pyvenv.cfg', 'a').write('planted = 1\\n')\n"
+    "except OSError as exc:\n"
+    "    print(type(exc).__name__)\n"
+    "print(10)\n"
+)
+
+
+def project(root: Path) -> Path:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(NO_READ_ONLY is not None, reason=f"read-only: {NO_READ_ONLY}")
+@pytest.mark.parametrize("protect", [True, False])
+def test_a_checked_program_cannot_write_the_projects_virtualenv(
+    tmp_path: Path, protect: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV")  # the folder's own .venv is the project's Python
+    work = project(tmp_path / "work")
+    (work / "main.py").write_text(PLANT)
+    (work / "expected.txt").write_text("10\n")
+    flags = [*scripted_profile(tmp_path, []), "-o", f"sandbox.protect_env={str(protect).lower()}"]
+    result = run_cli([*flags, "--no-model", "fix @main.py", "-v"], cwd=work)
+    planted = "planted" in (work / ".venv" / "pyvenv.cfg").read_text()
+    assert planted is not protect, result.stdout + result.stderr
+    assert ("not .git or .venv)" in result.stdout) is protect, result.stdout
+    assert "python: " + str(work / ".venv" / "bin") in result.stdout, result.stdout
+
+
+def test_only_a_virtualenv_inside_the_workspace_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV")
+    work = project(tmp_path / "work")
+    assert environment_inside(work, None) == (work / ".venv").resolve()
+    assert environment_inside(work, "no-such-python-here") is None  # reported elsewhere
+    outside = tmp_path / "outside"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(outside)], check=True)
+    assert environment_inside(work, str(outside / "bin" / "python")) is None
+    (work / ".venv").rename(work / "env")
+    (work / ".venv").symlink_to(outside)  # writes through it land outside: confined anyway
+    assert environment_inside(work, None) is None
