@@ -64,3 +64,25 @@ def test_only_a_virtualenv_inside_the_workspace_is_kept(
     (work / ".venv").rename(work / "env")
     (work / ".venv").symlink_to(outside)  # writes through it land outside: confined anyway
     assert environment_inside(work, None) is None
+
+
+def test_the_runs_programs_start_the_projects_python_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test command that is no `python ...` (`make test`, `sh -c "pytest"`) gets the
+    project's virtualenv as if activated, as the run header says it runs."""
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.tools.registry import invoke
+    from codur.workspace import Workspace
+
+    monkeypatch.delenv("VIRTUAL_ENV")
+    work = project(tmp_path / "work")
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    ctx = Session(config, Workspace(work), EventBus()).tool_context()
+    shown = invoke(
+        "run_command", {"command": "sh -c 'python -c \"import sys; print(sys.prefix)\"'"}, ctx
+    )
+    assert shown.ok and str(work / ".venv") in shown.output, shown.output
+    assert ctx.activation()["VIRTUAL_ENV"] == str(work / ".venv")

@@ -121,6 +121,17 @@ class Interpreter:
         )
         return f"{self.passed_over}; {own}" if self.passed_over else own
 
+    def activation(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """What activating its virtualenv sets for the programs it runs, so that the
+        `python`, `pytest` or `pip` a test command or a script starts by name is the
+        project's too (`make test`, `sh -c "pytest"`); nothing for an interpreter that is
+        no virtualenv's, or Codur's own."""
+        scripts = Path(self.path).parent
+        if self.source == OWN or not (scripts.parent / "pyvenv.cfg").is_file():
+            return {}
+        path = os.pathsep.join([str(scripts), environ.get("PATH", os.defpath)])
+        return {"VIRTUAL_ENV": str(scripts.parent), "PATH": path}
+
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "site_packages": list(self.site_packages)}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -130,6 +131,11 @@ class ToolContext:
             return self.interpreter().path
         return self.config.python or sys.executable
 
+    def activation(self) -> dict[str, str]:
+        """The project's virtualenv as if activated, for every program of the run
+        (`Interpreter.activation`)."""
+        return self.interpreter().activation(os.environ) if self.interpreter else {}
+
     # --- paths -----------------------------------------------------------------------
 
     def path(self, path: str) -> Path:
@@ -245,7 +251,7 @@ class ToolContext:
                 output_limit or self.config.output_limit_bytes,
                 memory_limit=memory * 1024 * 1024 if memory else None,
                 stdin=stdin,
-                env={**self.program_env, **(env or {})} if self.program_env else env,
+                env={**self.activation(), **self.program_env, **(env or {})} or env,
                 sandbox=box,
                 writable=writable or [],
                 tick=tick,
