@@ -266,3 +266,25 @@ def test_pytest_rejecting_its_own_command_line_stops_the_run(tmp_path: Path) -> 
     assert "unrecognized arguments: --no-such-option" in done.stderr
     log = [json.loads(line) for line in debug_log(tmp_path).read_text().splitlines()]
     assert "repair.start" not in [r["event"] for r in log]
+
+
+OLD_PYTHONS = {v: Path(f"/root/.pyenv/versions/{v}/bin/python") for v in ("2.7.18", "3.7.16")}
+
+
+@pytest.mark.parametrize("version", sorted(OLD_PYTHONS))
+def test_an_old_python_is_probed_and_python_2_is_named(tmp_path: Path, version: str) -> None:
+    """Python 3.7 has no importlib.metadata: the probe took it for one that does not run;
+    Python 2 is named as such, not as a failing program."""
+    from codur.project.interpreter import Located, probe
+    from codur.sandbox import Sandbox
+
+    python = OLD_PYTHONS[version]
+    if not python.is_file():
+        pytest.skip(f"no Python {version} on this machine")
+    found = probe(Located(str(python), "tools.python", "tools.python"), tmp_path, Sandbox(), 30)
+    if version.startswith("2."):
+        assert (
+            not found.version and found.problem == f"it is Python {version}; Codur needs Python 3"
+        )
+    else:
+        assert (found.version, found.problem) == (version, ""), found

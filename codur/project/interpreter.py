@@ -39,7 +39,14 @@ PROBE_OUTPUT_BYTES = 100_000
 """Output read from the probe; it prints one short JSON line."""
 _PROBE = """\
 import json, site, sys, sysconfig
-from importlib import metadata, util
+if sys.version_info[0] < 3:
+    print('CODUR-PROBE {"python2": "%d.%d.%d"}' % tuple(sys.version_info[:3]))
+    sys.exit(0)
+from importlib import util
+try:
+    from importlib import metadata
+except ImportError:  # before Python 3.8
+    metadata = None
 paths = sysconfig.get_paths()
 dirs = list(getattr(site, "getsitepackages", lambda: [])()) + [paths["purelib"], paths["platlib"]]
 info = {"version": "%d.%d.%d" % sys.version_info[:3], "site": sorted(set(dirs))}
@@ -54,7 +61,7 @@ if found is None:
 else:
     try:
         info["pytest"] = metadata.version("pytest")
-    except metadata.PackageNotFoundError:
+    except (AttributeError, metadata.PackageNotFoundError if metadata else ImportError):
         info["pytest"] = "(version unknown)"
 print("CODUR-PROBE " + json.dumps(info))
 """
@@ -244,6 +251,8 @@ def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) ->
         info = json.loads(line.removeprefix("CODUR-PROBE "))
     except json.JSONDecodeError:
         return replace(base, problem="its answer to the probe was cut short")
+    if "python2" in info:
+        return replace(base, problem=f"it is Python {info['python2']}; Codur needs Python 3")
     executable = str(info.get("executable") or located.path)
     return replace(
         base,
