@@ -6,6 +6,7 @@ Everything through the real CLI, with real venvs (`python -m venv`) and a script
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import subprocess
@@ -288,3 +289,31 @@ def test_an_old_python_is_probed_and_python_2_is_named(tmp_path: Path, version: 
         )
     else:
         assert (found.version, found.problem) == (version, ""), found
+
+
+def test_a_broken_venv_is_named_when_passed_over(tmp_path: Path) -> None:
+    """A `.venv` whose python links to a Python since removed was passed over in silence,
+    and the run went on with another interpreter."""
+    from codur.project.interpreter import locate
+
+    folder = tmp_path / "proj"
+    make_venv(folder / ".venv", with_pytest=False)
+    (folder / ".venv" / "bin" / "python").unlink()
+    (folder / ".venv" / "bin" / "python3").unlink()
+    (folder / ".venv" / "bin" / "python").symlink_to(tmp_path / "removed" / "python3")
+    found = locate(folder, None, {"PATH": os.defpath})
+    assert found.path != str(folder / ".venv" / "bin" / "python")
+    assert found.passed_over.startswith(f".venv in {folder} holds no Python that runs")
+
+
+def test_a_wrapper_named_as_tools_python_is_kept(tmp_path: Path) -> None:
+    """A wrapper script that sets the environment and execs a Python is run as given, not
+    replaced by the interpreter it starts (its PYTHONPATH was lost)."""
+    from codur.project.interpreter import Located, probe
+    from codur.sandbox import Sandbox
+
+    wrapper = tmp_path / "pywrap.sh"
+    wrapper.write_text(f'#!/bin/sh\nexport PYTHONPATH=/deps\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    found = probe(Located(str(wrapper), "tools.python", "tools.python"), tmp_path, Sandbox(), 30)
+    assert found.path == str(wrapper) and found.version, found

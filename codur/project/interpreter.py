@@ -168,6 +168,12 @@ def _searched(folder: Path, environ: Mapping[str, str]) -> tuple[Located, str]:
         for name in VENV_NAMES:
             if (found := python_in(parent / name)) is not None:
                 return Located(str(found), "venv", f"{name} in {parent}"), passed_over
+            if (parent / name / "pyvenv.cfg").is_file() and not passed_over:
+                passed_over = (
+                    f"{name} in {parent} holds no Python that runs (bin/python missing, not "
+                    "executable, or a link to a Python since removed): passed over; "
+                    f"remake it (python3 -m venv --clear {parent / name}) or set tools.python"
+                )
     managers: list[tuple[str, Callable[[Path, Mapping[str, str]], list[Path]]]] = [
         ("uv", uv_env),
         ("hatch", hatch_env),
@@ -234,7 +240,8 @@ def environment_inside(folder: Path, configured: str | None) -> Path | None:
 def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) -> Interpreter:
     """Ask the interpreter, in `folder` (a pyenv shim picks its version there), for its
     version, site-packages and pytest (one subprocess, through `sandbox`). A launcher
-    (a pyenv shim) is replaced by the interpreter it started."""
+    in a `shims` folder (pyenv's, asdf's) is replaced by the interpreter it started; any
+    other path (a wrapper script that sets the environment) is kept as given."""
     result = run_process(
         [located.path, "-c", _PROBE], folder, timeout_s, PROBE_OUTPUT_BYTES, sandbox=sandbox
     )
@@ -254,9 +261,10 @@ def probe(located: Located, folder: Path, sandbox: Sandbox, timeout_s: float) ->
     if "python2" in info:
         return replace(base, problem=f"it is Python {info['python2']}; Codur needs Python 3")
     executable = str(info.get("executable") or located.path)
+    launcher = Path(located.path).parent.name == "shims"  # pyenv's, asdf's: not a wrapper
     return replace(
         base,
-        path=executable if Path(executable).is_file() else located.path,
+        path=executable if launcher and Path(executable).is_file() else located.path,
         version=str(info.get("version", "")),
         pytest=info.get("pytest"),
         pip=bool(info.get("pip", True)),
