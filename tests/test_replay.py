@@ -266,3 +266,28 @@ def test_record_refuses_to_overwrite_a_file_that_is_no_recording(tmp_path: Path)
         done = run_cli([*flags, "--record", str(recording), "fix @main.py"], cwd=again)
         assert done.returncode == 0, done.stderr
         assert [line["n"] for line in lines(recording) if line["kind"] == "call"] == [1]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ({"kind": "call", "n": 1}, "a call line without `key`, `request`, `response`"),
+        (
+            {"kind": "call", "key": "k", "request": {}, "response": {"tool_calls": [{}]}},
+            "a call line whose tool calls lack a `name` or `args`",
+        ),
+        ({"kind": "tokens", "key": "k", "tokens": "many"}, "a tokens line without `tokens`"),
+    ],
+)
+def test_a_recording_line_missing_what_a_replay_reads_is_a_usage_error(
+    tmp_path: Path, line: dict, said: str
+) -> None:
+    """A call line without its key or response failed as a Codur bug (exit 4, KeyError,
+    after four retries) rather than as a file that is no recording."""
+    work = folder(tmp_path / "work")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"kind": "header", "format": 1}) + "\n" + json.dumps(line) + "\n")
+    result = run_cli([*replaying("s"), "--replay", str(bad), "fix @main.py"], cwd=work)
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    [shown] = result.stderr.strip().splitlines()
+    assert shown == f"codur: error: {bad}:2: not a recording line ({said})"

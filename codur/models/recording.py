@@ -106,7 +106,34 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         lines.append(item)
     if not lines or lines[0]["kind"] != "header" or lines[0].get("format") != FORMAT:
         raise ConfigError(f"{path}: not a Codur recording (format {FORMAT} header expected)")
+    for number, item in enumerate(lines, 1):
+        if wrong := _malformed(item):
+            raise ConfigError(f"{path}:{number}: not a recording line (a {item['kind']} {wrong})")
     return lines
+
+
+_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "call": {"key": str, "request": dict, "response": dict},
+    "tokens": {"key": str, "tokens": int},
+}
+"""What each kind of line holds, as Codur writes it."""
+
+
+def _malformed(item: dict[str, Any]) -> str:
+    """What a line lacks that a replay reads (empty: nothing)."""
+    missing = [
+        k for k, kind in _FIELDS.get(item["kind"], {}).items() if not isinstance(item.get(k), kind)
+    ]
+    if missing:
+        return "line without " + ", ".join(f"`{k}`" for k in missing)
+    if item["kind"] != "call":
+        return ""
+    calls = item["response"].get("tool_calls") or []
+    fits = isinstance(calls, list) and all(
+        isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("args"), dict)
+        for c in calls
+    )
+    return "" if fits else "line whose tool calls lack a `name` or `args`"
 
 
 def recorded_profile(path: Path) -> str | None:
