@@ -64,6 +64,10 @@ def test_undo_puts_back_what_a_program_deleted_and_refuses_to_clobber(
         "(codur undo --force overwrites them)"
     )
     assert not (work / "data.csv").exists()  # nothing was touched
+    named = run_cli(["undo", "--run", run_id], cwd=work)  # the way past it names the run
+    assert named.returncode == 6 and named.stderr.strip().endswith(
+        f"(codur undo --run {run_id} --force overwrites them)"
+    ), named.stderr
 
     forced = run_cli(["undo", "--force"], cwd=work)
     assert forced.returncode == 0, forced.stdout + forced.stderr

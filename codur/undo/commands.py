@@ -52,11 +52,12 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
         )
     store = open_store(ws, config, kind=record.kind)
     plan = plan_undo(store, record)
+    forced = f"codur undo --run {run} --force" if run else "codur undo --force"
     if plan.conflicts and plan.no_end and not force:
         raise UndoRefused(
             f"run {record.run_id} has no end snapshot (Codur was stopped before it "
             f"ended), so changes made since cannot be told from the run's: "
-            f"{names(plan.conflicts)} (codur undo --force puts them back as before the run)"
+            f"{names(plan.conflicts)} ({forced} puts them back as before the run)"
         )
     if (plan.conflicts or plan.foreign) and not force:
         kept = [f"changed since it ended: {names(plan.conflicts)}"] if plan.conflicts else []
@@ -67,7 +68,7 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
             )
         raise UndoRefused(
             f"not undoing run {record.run_id}: {'; '.join(kept)} "
-            "(codur undo --force overwrites them)"
+            f"({forced} overwrites them)"
         )
     bus = EventBus()
     bus.subscribe(io.on_event)
