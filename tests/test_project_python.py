@@ -317,3 +317,24 @@ def test_a_wrapper_named_as_tools_python_is_kept(tmp_path: Path) -> None:
     wrapper.chmod(0o755)
     found = probe(Located(str(wrapper), "tools.python", "tools.python"), tmp_path, Sandbox(), 30)
     assert found.path == str(wrapper) and found.version, found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("broken", ["plugin", "pytest"])
+def test_a_pytest_that_cannot_start_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    """A plugin `-p` names that is not installed, or a pytest missing a dependency of its
+    own (pluggy): a probe's runs searched for a fix against a pytest that never started,
+    then said the search found none (exit 1)."""
+    root = tmp_path / "proj"
+    site = project(root)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    if broken == "plugin":
+        (root / "pytest.ini").write_text("[pytest]\naddopts = -p pytest_no_such_plugin\n")
+    else:  # pytest reachable, pluggy hidden behind a module that fails as a missing one
+        (site / "pluggy.py").write_text("raise ModuleNotFoundError(\"No module named 'pluggy'\")\n")
+    done = run_cli(["--no-model", "tests/test_calc.py::test_add fails, fix it"], cwd=root)
+    assert done.returncode == PROJECT_ENV, done.stdout + done.stderr
+    said = "pytest_no_such_plugin, which its Python" if broken == "plugin" else "does not import"
+    assert said in done.stderr, done.stderr

@@ -252,7 +252,7 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
     """A pytest run's counts, failing ids and output tail; ToolError if pytest could not
     run at all (internal or usage error, pytest not installed)."""
     output = run.stdout + run.stderr
-    if run.exit_code in (3, 4) or "No module named pytest" in output:
+    if run.exit_code in (3, 4) or "No module named pytest" in output or broken_pytest(output):
         raise ToolError(f"pytest could not run (exit code {run.exit_code}): {output[-1500:]}")
     return PytestSummary(
         **parse_pytest(run.stdout),  # type: ignore[arg-type]
@@ -261,6 +261,24 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
         output_tail=output[-TAIL_CHARS:],
         timed_out=run.timed_out,
     )
+
+
+_PYTEST_IMPORT = re.compile(
+    r"Traceback \(most recent call last\):\n(?:  .*\n)*?  File \"[^\"]*[/\\]_?pytest[/\\]"
+    r"(?:.*\n)*?(?:ModuleNotFound|Import)Error: (.+)$",
+    re.MULTILINE,
+)
+"""pytest failing to import itself (a dependency of it missing: pluggy, iniconfig): a
+traceback through pytest's own package, ending in an import error."""
+
+
+def broken_pytest(output: str) -> str:
+    """What pytest itself could not import, where that is why it did not run (empty:
+    it ran, or stopped for another reason)."""
+    if _COUNTS_LINE.search(output):
+        return ""
+    found = _PYTEST_IMPORT.search(output[-20_000:].replace("\r\n", "\n"))  # its end
+    return found.group(1).strip() if found else ""
 
 
 _MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.MULTILINE)

@@ -67,8 +67,7 @@ def _undo(ws: Workspace, config: CodurConfig, run: str | None, force: bool, io: 
                 f"the programs it ran): {names(plan.foreign)}"
             )
         raise UndoRefused(
-            f"not undoing run {record.run_id}: {'; '.join(kept)} "
-            f"({forced} overwrites them)"
+            f"not undoing run {record.run_id}: {'; '.join(kept)} ({forced} overwrites them)"
         )
     bus = EventBus()
     bus.subscribe(io.on_event)

@@ -115,6 +115,27 @@ _CACHE_OPTIONS = frozenset(
 """Options of pytest's cache plugins, which `-p no:cacheprovider` leaves unknown."""
 
 
+_NO_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
+
+
+def _require_plugins(text: str) -> None:
+    """ProjectEnvError when pytest itself does not import (`broken_pytest`), or cannot
+    load a plugin its command line names (`-p NAME` in addopts) that is not installed."""
+    from codur.tools.python import broken_pytest
+
+    if said := broken_pytest(text):
+        raise ProjectEnvError(
+            f"the project's pytest does not import ({said}): reinstall it in the project's "
+            "Python (python -m pip install --force-reinstall pytest)"
+        )
+    found = _NO_PLUGIN.search(text)
+    if found and found.group(1).split(".")[0] == found.group(2).split(".")[0]:
+        raise ProjectEnvError(
+            f"the project's pytest loads the plugin {found.group(1)}, which its Python does "
+            "not have: install it there, or take `-p` of it out of addopts"
+        )
+
+
 def require_runnable(verdict: VerificationResult) -> None:
     """ProjectEnvError when pytest rejected its own command line in the check of the
     files as found (an `addopts` option of a plugin the project's Python lacks, such as
@@ -123,6 +144,7 @@ def require_runnable(verdict: VerificationResult) -> None:
         if evidence.check != "tests" or evidence.passed:
             continue
         text = evidence.feedback or evidence.summary
+        _require_plugins(text)
         said = next((ln for ln in text.splitlines() if "error: unrecognized arguments" in ln), "")
         if not _REJECTED.search(text) or not said:  # an option's bad value: maybe the code's
             continue
