@@ -84,7 +84,7 @@ def run(
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every step live.")] = False,
     max_iterations: Annotated[int | None, typer.Option(help="Max edit/verify rounds.")] = None,
     max_llm_calls: Annotated[
-        int | None, typer.Option(help="Max model calls in this run (0: no model).")
+        int | None, typer.Option(min=0, help="Max model calls in this run (0: no model).")
     ] = None,
     no_model: Annotated[
         bool,

@@ -189,3 +189,22 @@ def test_every_json_event_carries_the_schema_version(tmp_path: Path) -> None:
     documented = (ROOT / "docs" / "events.md").read_text()
     assert "| `schema` |" in documented
     assert all(f"`{e}`" in documented for e in ("run.start", "run.end", "node.end"))
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--no-model", "--max-llm-calls", "-5", "fix @main.py"], "--max-llm-calls"),  # ran
+        (["challenges", "run", "--timeout", "-1"], "--timeout"),  # every run "FAIL timeout"
+        (["challenges", "run", "--jobs", "0"], "--jobs"),
+        (["challenges", "run", "--attempts", "0"], "--attempts"),
+        (["challenges", "run", "--seeds", "0"], "--seeds"),
+    ],
+)
+def test_a_number_out_of_its_range_is_a_usage_error(
+    tmp_path: Path, args: list[str], option: str
+) -> None:
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"codur: error: Invalid value for '{option}'"), line

@@ -76,15 +76,20 @@ def challenges_run(
     overrides: Overrides = None,
     jobs: Annotated[
         int | None,
-        typer.Option(help="Parallel runs (default: 1 for the embedded model, else the cores)."),
+        typer.Option(
+            min=1, help="Parallel runs (default: 1 for the embedded model, else the cores)."
+        ),
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds one Codur run may take.")] = 900.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds one Codur run may take.")
+    ] = 900.0,
     attempts: Annotated[
-        int, typer.Option(help="Tries per challenge and seed; the first pass counts.")
+        int, typer.Option(min=1, help="Tries per challenge and seed; the first pass counts.")
     ] = 1,
     seeds: Annotated[
         int | None,
         typer.Option(
+            min=1,
             help="Run each challenge with seeds 1..N (the profile's `seed`); the report "
             "counts passes per seed, with every seed and with at least one."
         ),
