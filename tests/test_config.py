@@ -222,3 +222,18 @@ def test_cli_config_show_lists_sources(tmp_path: Path) -> None:
         "environment variable CODUR_PLANNING__MAX_RETRY_ATTEMPTS"
         in lines["planning.max_retry_attempts"]
     )
+
+
+@pytest.mark.parametrize("kind", ["folder", "broken link"])
+def test_a_codur_yaml_that_is_no_file_is_said_not_passed_over(tmp_path: Path, kind: str) -> None:
+    """A folder named codur.yaml, or a link to nothing, was left out in silence."""
+    project = tmp_path / "codur.yaml"
+    if kind == "folder":
+        project.mkdir()
+    else:
+        project.symlink_to(tmp_path / "gone.yaml")
+    none = tmp_path / "no-user.yaml"
+    with pytest.raises(ConfigError, match="codur.yaml: cannot read config file"):
+        load_config(tmp_path, environ={}, user_file=none)
+    loaded = load_config(tmp_path, environ={}, user_file=none, recovery=True)  # undo, diff
+    assert any("left out for this command" in w for w in loaded.warnings)

@@ -92,7 +92,8 @@ def load_config(
     if user_file.is_file():
         layers.append(_with_paths(yaml_layer(user_file), user_file.resolve().parent))
     project = workdir / "codur.yaml"
-    layer = _project_layer(project, recovery, warnings) if project.is_file() else None
+    present = project.exists() or project.is_symlink()  # a folder or a broken link: said
+    layer = _project_layer(project, recovery, warnings) if present else None
     if layer is not None:
         confined: tuple[Path, ...] = ()
         beyond = strip_user_only(layer.values)
