@@ -192,6 +192,8 @@ def test_a_broken_codur_yaml_does_not_stand_between_the_user_and_undo(
     (root / "codur.yaml").write_text(text)
     shown = run_cli(["diff"], root)
     assert shown.returncode == 0 and "--- a/main.py" in shown.stdout, shown.stderr
+    traced = run_cli(["trace"], root)  # it said nothing of the file it left out
+    assert traced.returncode == 0 and said in traced.stderr, traced.stdout + traced.stderr
     undone = run_cli(["undo"], root)
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert said in undone.stderr and "left out for this command" in undone.stderr

@@ -37,11 +37,15 @@ def trace(
     from codur.traces import commands
     from codur.ui import IO
 
+    io = IO()
+
     def folder_log() -> Path:
         from codur.log import log_path
         from codur.workspace import Workspace
 
         loaded = load(directory, config, overrides, recovery=True)
+        for warning in loaded.warnings:  # a broken codur.yaml, left out: said, as undo says it
+            io.warn(warning)
         return log_path(loaded.config, Workspace(directory.resolve()))
 
-    return commands.trace(target, run_id, full, json_mode, folder_log, IO())
+    return commands.trace(target, run_id, full, json_mode, folder_log, io)
