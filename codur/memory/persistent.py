@@ -205,9 +205,9 @@ class Memory:
     def forget(self, key: str) -> str | None:
         """Remove the entry named `key` (a preference's or cached answer's key, or
         `node-log`); what was removed, or None if nothing has that key."""
-        if key == NODE_LOG:
+        if key == NODE_LOG:  # always there: an empty one is forgotten already
             if not self.project.data.node_log:
-                return None
+                return "the node log (0 records)"
             count = len(self.project.data.node_log)
             self.project.change(_clear_node_log)
             return f"the node log ({count} records)"
