@@ -17,7 +17,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, scripted_profile, whole_file
+from helpers import ROOT, run_cli, scripted_profile, whole_file
 from test_challenges import make, run_challenges
 
 pytestmark = pytest.mark.slow  # starts Codur or other programs: not in the fast tier
@@ -247,3 +247,25 @@ def test_humaneval_on_ray_gives_the_local_results(tmp_path: Path, cluster: str) 
     assert all(Path(r["kept"], "solution.py").read_text() == code for r in on_ray["runs"])
     assert on_ray["config"]["ray"]["placement"] == "scripted model (profile s), 1 CPU a run"
     assert [r["retries"] for r in on_ray["runs"]] == [0, 0]
+
+
+def test_an_address_where_nothing_answers_is_one_line_at_once(tmp_path: Path) -> None:
+    """ray.init retried a head that is not there for minutes, printing Ray's own log
+    lines; now a port that refuses is said in one line, exit 2."""
+    import socket
+
+    from codur.cluster.connect import require_answer
+    from codur.errors import UsageError
+
+    with closing(socket.socket()) as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # closed again: nothing listens there
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(UsageError, match=f"nothing answers at 127.0.0.1:{port}"):
+            require_answer(address, timeout_s=5)
+    require_answer("auto")  # Ray's to find
+    root = tmp_path / "challenges"
+    make(root, "a_pass", {"main.py": "print(9)\n", "expected.txt": "10\n"})
+    args = ["challenges", "run", str(root), "--ray", f"127.0.0.1:{port}", "--out", "out"]
+    done = run_cli(args, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and "is a Ray head running there" in done.stderr, done.stderr

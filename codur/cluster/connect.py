@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +31,28 @@ def require_ray(feature: str = "--ray") -> ModuleType:
     return ray
 
 
+CONNECT_TIMEOUT_S = 10.0
+"""How long a cluster's head may take to accept a connection before `--ray ADDRESS` gives
+up on it (ray.init itself retries a head that is not there for minutes, in silence)."""
+
+
+def require_answer(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """UsageError, in one line, when nothing accepts a connection at `address`'s host and
+    port (`host:port` or `ray://host:port`; `auto` and `local` are Ray's to find)."""
+    found = re.match(r"^(?:ray://)?(\[[^\]]+\]|[^:/]+):(\d+)$", address)
+    if found is None:
+        return
+    host, port = found.group(1).strip("[]"), int(found.group(2))
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as exc:
+        why = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise UsageError(
+            f"--ray {address}: nothing answers at {host}:{port} ({why}): is a Ray head "
+            "running there (ray start --head)?"
+        ) from None
+
+
 @dataclass(frozen=True)
 class ClusterInfo:
     address: str
@@ -50,6 +73,8 @@ def connected(address: str | None, num_cpus: int | None = None) -> Iterator[Clus
     `ray://host:port`). Codur's own SIGTERM handling is kept (ray.init installs its own),
     so a SIGTERM cancels the runs as Ctrl-C does."""
     ray = require_ray()
+    if address:
+        require_answer(address)
     main = threading.current_thread() is threading.main_thread()
     term = signal.getsignal(signal.SIGTERM) if main else None
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
