@@ -133,3 +133,26 @@ def test_which_usage_errors_stop_the_run(line: str, stops: str) -> None:
             require_runnable(verdict)
     else:
         require_runnable(verdict)
+
+
+@pytest.mark.slow
+def test_a_slow_suite_leaves_the_repair_search_time_for_its_failing_test(tmp_path: Path) -> None:
+    """The search traced the whole suite and took its time for a candidate's: with a
+    suite of 6 s and a budget of 8 s it tried no candidate, though the failing test alone
+    runs in a fraction of a second."""
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    (tests / "test_slow.py").write_text(
+        "import time\n\n\ndef test_a():\n    time.sleep(3)\n\n\ndef test_b():\n    time.sleep(3)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+    )
+    flags = ["--no-model", "-o", "repair.time_budget_s=8"]
+    done = run_cli([*flags, "fix the failing test"], cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -115,11 +115,16 @@ class _Search:
         bus: EventBus,
         tick: Callable[..., None],
         expected_s: float = 0.0,
+        measured: bool = False,
     ) -> None:
         self.trial, self.originals, self.bus = trial, originals, bus
         self.expected_s = expected_s
-        """How long a candidate's checks take when they pass (the failing run's time): one
-        is not started with less time left, since it would end past the deadline."""
+        """How long a candidate's checks take (the failing run's time): one is not started
+        with less time left, since it would end past the deadline."""
+        self.measured = measured
+        """Whether the candidates' own times say it instead, their mean so far (a suite's
+        failing tests run first: a candidate takes a fraction of the failing run)."""
+        self.durations: list[float] = []
         self.tick = tick
         """Reports the progress (repair.progress) with the candidates tried so far."""
         self.tried = 0
@@ -163,6 +168,9 @@ class _Search:
                 for future in done:
                     candidate = running.pop(future)
                     passed, duration, why = future.result()
+                    if self.measured:
+                        self.durations.append(duration)
+                        self.expected_s = sum(self.durations) / len(self.durations)
                     tried += 1
                     self.tried += 1
                     self.tried_ids.append(candidate_id(candidate.description))
@@ -216,13 +224,15 @@ def search(
     timeout = _candidate_timeout(failing, cfg, vcfg)
     ignore = {*SKIP_DIRS, *ctx.config.ignore}
     ticker = Ticker(ctx.bus, "repair.progress")
+    quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
     with Scratch(ctx.ws.root, cfg.workers, ignore) as scratch:
         trace_s = min(budget / 2, max(4 * timeout, cfg.min_candidate_timeout_s))
-        # the checks run under a tracer first: the lines they execute rank the candidates
-        # (in a leased copy: what its programs write there is put back before a candidate)
+        # the failing checks run under a tracer first: the lines they execute rank the
+        # candidates (in a leased copy: what its programs write is put back before a
+        # candidate); a suite's failing tests only, not the whole suite
         with scratch.lease() as folder:
             traced = in_copy(ctx, folder)
-            executed = executed_lines(plan, traced, trace_s, partial(ticker, stage="tracing"))
+            executed = executed_lines(quick, traced, trace_s, partial(ticker, stage="tracing"))
         files = [p for p in python_files(ctx.ws.root) if not is_test(p) and p != "conftest.py"]
         if executed is not None:
             files = [p for p in files if p in executed]
@@ -247,14 +257,15 @@ def search(
             skipped=len(skip),
         )
         vctx = verification_context(ctx, vcfg, timeout)
-        quick, whole = plan.narrowed(failing.evidence), plan.bounded(timeout)
         plans = [quick] if quick == plan else [quick, whole]
         tick = partial(ticker, candidates=len(ranked))
         # a candidate's checks take about as long as the failing run's, unless that one
-        # hung (stopped at its timeout: a fix ends sooner); at most a candidate's timeout
+        # hung (stopped at its timeout: a fix ends sooner), or they are a suite's failing
+        # tests first (the candidates' own times tell); at most a candidate's timeout
         hung = any(e.timed_out for e in failing.evidence)
-        expected = 0.0 if hung else min(failing.duration_s, timeout)
-        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick, expected)
+        narrowed = quick != plan
+        expected = 0.0 if hung or narrowed else min(failing.duration_s, timeout)
+        runner = _Search(Trial(vctx, scratch, plans), originals, ctx.bus, tick, expected, narrowed)
         fresh = partial(_untried, frozenset(skip))
         singles = fresh(Candidate((e,)) for e in ranked)
         best, tried, late = runner.run(singles, cfg.workers, deadline)
