@@ -133,7 +133,7 @@ VERBOSE: dict[str, Callable[[dict[str, Any]], str]] = {
             if d.get("read_only")
             else ""
         )
-        + (f"; these stay writable: {d['git_writable']}" if d.get("git_writable") else "")
+        + (f"; {d['git_writable']}" if d.get("git_writable") else "")
         + ")"
         if d.get("confine") != "none"
         else f"programs are not confined: {d.get('unconfined', '')}"

@@ -220,7 +220,7 @@ def _graph(session: Session, task: str, saved: Saved | None) -> Iterator[dict]:
     derived = first["derived"] if saved is None else saved.values.get("derived")
     check = planned_check(session.tool_context(), cfg.verify, task, derived)
     require_pytest(check, session.interpreter)  # before any program or model call
-    require_program(check, session.ws.root)
+    require_program(check, session.ws.root, session.tool_context().activation().get("PATH"))
     require_inside(cfg.verify, session.ws)
     session.require_key()  # a missing API key: exit code 2 before anything runs
     if session.scope is not None:

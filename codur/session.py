@@ -123,7 +123,9 @@ class Session:
                 timeout = self.config.tools.run_timeout_s
                 switch = self.config.sandbox.confine == "auto"
                 git = self.config.sandbox.protect_git
-                box, unprotected = protect_git(box, self.ws.root, timeout, switch, keep, git)
+                box, why = protect_git(box, self.ws.root, timeout, switch, keep, git)
+                names = [*([".git"] if git else []), *(p.name for p in keep)]
+                unprotected = f"{' and '.join(names)} stay writable: {why}" if why else ""
             self._built["sandbox"] = box
             self.bus.emit(
                 "sandbox",

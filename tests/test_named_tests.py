@@ -156,3 +156,25 @@ def test_a_slow_suite_leaves_the_repair_search_time_for_its_failing_test(tmp_pat
     done = run_cli([*flags, "fix the failing test"], cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+@pytest.mark.parametrize(
+    ("plugin", "missing", "stops"),
+    [
+        ("pytest_randomly", "pytest_randomly", True),
+        ("mypkg.plugin", "mypkg", True),  # the package is not there at all
+        ("mypkg.plugin", "mypkg.helpers", False),  # pytest 8: a module it imports, the code's
+    ],
+)
+def test_a_plugin_not_installed_stops_the_run_and_a_broken_one_does_not(
+    plugin: str, missing: str, stops: bool
+) -> None:
+    from codur.errors import ProjectEnvError
+    from codur.verify.preflight import _require_plugins
+
+    text = f"ERROR: Error importing plugin \"{plugin}\": No module named '{missing}'\n"
+    if stops:
+        with pytest.raises(ProjectEnvError, match=f"loads the plugin {plugin}"):
+            _require_plugins(text)
+    else:
+        _require_plugins(text)

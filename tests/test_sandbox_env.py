@@ -86,3 +86,40 @@ def test_the_runs_programs_start_the_projects_python_by_name(
     )
     assert shown.ok and str(work / ".venv") in shown.output, shown.output
     assert ctx.activation()["VIRTUAL_ENV"] == str(work / ".venv")
+
+
+@pytest.mark.skipif(NO_READ_ONLY is not None, reason=f"read-only: {NO_READ_ONLY}")
+def test_git_runs_without_the_virtualenv_and_it_stays_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git, run with its folder writable to record, finds filter drivers and helpers on
+    PATH: a helper planted in .venv/bin would have run there with .git writable."""
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    monkeypatch.delenv("VIRTUAL_ENV")
+    work = project(tmp_path / "work")
+    config = load_config(work, overrides=["approval.mode=full-auto"], environ={}).config
+    ctx = Session(config, Workspace(work), EventBus()).tool_context()
+    probe = ["sh", "-c", "echo v=$VIRTUAL_ENV; true > .venv/planted || echo refused"]
+    run = ctx.run(probe, 30, git_writable=True)
+    assert run.stdout.splitlines() == ["v=", "refused"], run.stdout + run.stderr
+    assert not (work / ".venv" / "planted").exists()
+
+
+def test_a_test_command_in_the_virtualenv_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check of the test command looked it up on Codur's PATH, while the run starts it
+    with the virtualenv's bin first (tox, nox or a script installed there)."""
+    monkeypatch.delenv("VIRTUAL_ENV")
+    work = project(tmp_path / "work")
+    runner = work / ".venv" / "bin" / "runtests"
+    runner.write_text("#!/bin/sh\necho '1 passed in 0.01s'\n")
+    runner.chmod(0o755)
+    (work / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    args = ["--no-model", "-o", "verify.test_command=runtests", "check @calc.py"]
+    done = run_cli(args, cwd=work)
+    assert "not found on PATH" not in done.stderr and done.returncode != 2, done.stderr

@@ -351,3 +351,14 @@ def test_a_module_named_like_codurs_plugin_in_the_folder_is_not_loaded_instead(t
     summary = call("run_pytest", record=True).value
     assert not summary.ok and summary.failing == ["test_a.py::test_c"]
     assert [r["name"] for r in summary.recorded] == ["test_b"]
+
+
+def test_a_test_failing_on_an_import_is_a_failure_not_a_pytest_that_cannot_run(
+    tool_ws, call
+) -> None:
+    """Under --tb=native a test's ImportError shows pytest's own frames: it was taken for
+    pytest failing to import itself, and the failing ids were lost."""
+    (tool_ws / "pytest.ini").write_text("[pytest]\naddopts = --tb=native\n")
+    (tool_ws / "test_a.py").write_text("def test_a():\n    from calcs import total\n")
+    summary = call("run_pytest").value
+    assert summary.failing == ["test_a.py::test_a"] and summary.failed == 1

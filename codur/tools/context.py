@@ -25,6 +25,7 @@ from codur.errors import EditDeclined
 from codur.events import EventBus, Ticker
 from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
+from codur.sandbox.repository import GIT
 from codur.scope import ScopeError
 from codur.tools.mcp_slot import McpSlot
 from codur.tools.tool_error import ToolError
@@ -238,7 +239,14 @@ class ToolContext:
         from codur.process import run_process
 
         memory = self.config.memory_limit_mb
-        box = dataclasses.replace(self.sandbox, read_only=()) if git_writable else self.sandbox
+        box = self.sandbox
+        if git_writable:  # git's own folders only: the project's virtualenv stays read-only
+            kept = tuple(p for p in box.read_only if Path(p).name != GIT)
+            box = dataclasses.replace(box, read_only=kept)
+        # git itself runs without the project's virtualenv first on PATH: git finds filter
+        # drivers, hooks and helpers there, and runs them with its folder writable
+        git = git_writable or Path(command[0]).name == GIT.lstrip(".")
+        activated = {} if git else self.activation()
         # a check's program: program.start, .progress and .end (with duration_s) tell the UI
         shown = self.bus.span("program", command=command) if self.checking else nullcontext()
         if tick is None and self.checking:
@@ -251,7 +259,7 @@ class ToolContext:
                 output_limit or self.config.output_limit_bytes,
                 memory_limit=memory * 1024 * 1024 if memory else None,
                 stdin=stdin,
-                env={**self.activation(), **self.program_env, **(env or {})} or env,
+                env={**activated, **self.program_env, **(env or {})} or env,
                 sandbox=box,
                 writable=writable or [],
                 tick=tick,

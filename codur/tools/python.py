@@ -263,6 +263,8 @@ def summarize_pytest(ctx: ToolContext, run: ProcessResult, timeout_s: float) -> 
     )
 
 
+_SUMMARY = re.compile(r"\bin [\d.]+s\b")
+"""A line of pytest's results, quiet or not: what `parse_pytest` reads the counts from."""
 _PYTEST_IMPORT = re.compile(
     r"Traceback \(most recent call last\):\n(?:  .*\n)*?  File \"[^\"]*[/\\]_?pytest[/\\]"
     r"(?:.*\n)*?(?:ModuleNotFound|Import)Error: (.+)$",
@@ -275,7 +277,7 @@ traceback through pytest's own package, ending in an import error."""
 def broken_pytest(output: str) -> str:
     """What pytest itself could not import, where that is why it did not run (empty:
     it ran, or stopped for another reason)."""
-    if _COUNTS_LINE.search(output):
+    if _SUMMARY.search(output):  # it got as far as its results ("1 failed in 0.2s")
         return ""
     found = _PYTEST_IMPORT.search(output[-20_000:].replace("\r\n", "\n"))  # its end
     return found.group(1).strip() if found else ""

@@ -129,9 +129,10 @@ def _require_plugins(text: str) -> None:
             "Python (python -m pip install --force-reinstall pytest)"
         )
     found = _NO_PLUGIN.search(text)
-    if found and found.group(1).split(".")[0] == found.group(2).split(".")[0]:
+    plugin, missing = found.groups() if found else ("", "-")
+    if plugin == missing or plugin.startswith(missing + "."):  # not a module it imports
         raise ProjectEnvError(
-            f"the project's pytest loads the plugin {found.group(1)}, which its Python does "
+            f"the project's pytest loads the plugin {plugin}, which its Python does "
             "not have: install it there, or take `-p` of it out of addopts"
         )
 
