@@ -123,3 +123,21 @@ def test_a_test_command_in_the_virtualenv_is_found(
     args = ["--no-model", "-o", "verify.test_command=runtests", "check @calc.py"]
     done = run_cli(args, cwd=work)
     assert "not found on PATH" not in done.stderr and done.returncode != 2, done.stderr
+
+
+def test_a_tools_python_that_names_none_does_not_stop_programs_that_need_none(
+    tmp_path: Path,
+) -> None:
+    """git_status, rg and the like run without the project's Python: a wrong tools.python
+    is said where an interpreter is needed, not by every program."""
+    from codur.config import load_config
+    from codur.events import EventBus
+    from codur.session import Session
+    from codur.workspace import Workspace
+
+    work = project(tmp_path / "work")
+    overrides = ["approval.mode=full-auto", "tools.python=no-such-python-here"]
+    config = load_config(work, overrides=overrides, environ={}).config
+    ctx = Session(config, Workspace(work), EventBus()).tool_context()
+    assert ctx.activation() == {}
+    assert ctx.run(["sh", "-c", "echo ran"], 30).stdout == "ran\n"

@@ -21,7 +21,7 @@ from langchain_core.tools import InjectedToolArg
 
 from codur.approval import Action, Gate
 from codur.config.schema import McpServerConfig, ToolsConfig
-from codur.errors import EditDeclined
+from codur.errors import ConfigError, EditDeclined
 from codur.events import EventBus, Ticker
 from codur.promptbook import PromptBook
 from codur.sandbox import Sandbox
@@ -135,7 +135,12 @@ class ToolContext:
     def activation(self) -> dict[str, str]:
         """The project's virtualenv as if activated, for every program of the run
         (`Interpreter.activation`)."""
-        return self.interpreter().activation(os.environ) if self.interpreter else {}
+        if self.interpreter is None:
+            return {}
+        try:
+            return self.interpreter().activation(os.environ)
+        except ConfigError:  # tools.python names none: said where the interpreter is needed
+            return {}
 
     # --- paths -----------------------------------------------------------------------
 
