@@ -217,3 +217,24 @@ def test_undo_makes_again_an_empty_folder_a_program_deleted(
     assert (work / "logs/old").is_dir() and not any((work / "logs/old").iterdir())
     assert (work / "data/keep.txt").read_text() == "kept\n"
     assert not (work / "tidy.py").exists() and (work / "main.py").read_text() == BUGGY
+
+
+def test_diff_passes_over_a_run_killed_before_it_changed_anything(work: Path) -> None:
+    """`codur diff` showed such a run as "0 file(s) changed", where undo passes it over."""
+    done = run_cli(["--yes", "--no-model", "fix @main.py"], cwd=work)  # the run to show
+    assert done.returncode == 0, done.stdout + done.stderr
+    (work / "main.py").write_text("import time\ntime.sleep(60)\n")  # the next run hangs
+    started = debug_log(work).read_text().count('"program.start"')
+    argv = [sys.executable, "-m", "codur", "--yes", "--no-model", "fix @main.py"]
+    hung = subprocess.Popen(argv, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while debug_log(work).read_text().count('"program.start"') == started:
+            assert time.monotonic() < deadline, "the run's check never started"
+            time.sleep(0.2)  # killed once its check runs: its record made, nothing changed
+    finally:
+        hung.kill()
+        hung.wait()
+    shown = run_cli(["diff"], cwd=work)
+    assert shown.returncode == 0, shown.stderr
+    assert "1 file(s) changed" in shown.stdout and "--- a/main.py" in shown.stdout, shown.stdout

@@ -129,11 +129,16 @@ def diff(ws: Workspace, config: CodurConfig, run: str | None, io: IO) -> int:
     history = History(state_root(), ws.root)
     records = history.records()
     warn_damaged(history, io)
-    record = history.find(run, option="") if run else (records[0] if records else None)
+    found = [history.find(run, option="")] if run else records
+    record, text = None, ""
+    for record in (r for r in found if r is not None):
+        text = run_diff(open_store(ws, config, kind=record.kind), record)
+        if run or record.end or text.strip():
+            break  # a run killed before it changed anything is passed over, as undo does
+    else:
+        record = None
     if record is None:
         raise UsageError(f"no recorded runs in {ws.root} (only runs that changed something are)")
-    store = open_store(ws, config, kind=record.kind)
-    text = run_diff(store, record)
     shown = sum(line.startswith("diff --git ") for line in text.splitlines())
     changed = shown if not record.end else len(record.changed)
     io.info(f"run {record.run_id} ({short(record.task, 60)}): {changed} file(s) changed")
