@@ -104,8 +104,9 @@ def _shown(check: Any) -> str:
     return kind
 
 
-def sandbox_finding(config: CodurConfig) -> tuple[Finding, Sandbox]:
-    """How the programs would be confined (`sandbox.confine`), or why they would not be;
+def sandbox_finding(config: CodurConfig, folder: Path) -> tuple[Finding, Sandbox]:
+    """How the programs would be confined (`sandbox.confine`), or why they would not be,
+    and what in `folder` stays read-only for them (`.git`, the project's virtualenv);
     and the sandbox to probe with (unconfined when the configured one cannot be used)."""
     choice = config.sandbox.confine
     confiner, why = detect(choice, config.tools.run_timeout_s)
@@ -116,8 +117,31 @@ def sandbox_finding(config: CodurConfig) -> tuple[Finding, Sandbox]:
         return Finding("sandbox", [f"sandbox: none ({exc})"], False, data), Sandbox()
     method = confiner.name if confiner is not None else "none"
     line = f"sandbox: {method}" + (f" ({why})" if why else f" (sandbox.confine: {choice})")
-    data = {"confine": method, "choice": choice, "why": why}
+    kept, writable = read_only_paths(config, folder, box)
+    if kept:
+        line += f"; read-only for programs: {', '.join(kept)}"
+    if writable:
+        line += f"; {writable}"
+    data = {"confine": method, "choice": choice, "why": why, "read_only": kept}
     return Finding("sandbox", [line], None, data), box
+
+
+def read_only_paths(config: CodurConfig, folder: Path, box: Sandbox) -> tuple[list[str], str]:
+    """The paths of `folder` a run keeps read-only for its programs (as the run decides:
+    `Session.sandbox`), and why the ones it would keep stay writable (empty: none)."""
+    from codur.project.interpreter import environment_inside
+    from codur.sandbox.gitro import protect_git
+
+    env = environment_inside(folder, config.tools.python) if config.sandbox.protect_env else None
+    keep = (env,) if env is not None else ()
+    git = config.sandbox.protect_git
+    if box.confiner is None or not (git or keep):
+        return [], ""
+    switch = config.sandbox.confine == "auto"
+    kept, why = protect_git(box, folder, config.tools.run_timeout_s, switch, keep, git)
+    names = [p.name for p in kept.read_only]
+    wanted = [*([".git"] if git else []), *(p.name for p in keep)]
+    return names, f"{' and '.join(wanted)} stay writable: {why}" if why else ""
 
 
 def model_finding(config: CodurConfig, profile: str | None, measure: bool) -> Finding:
@@ -208,7 +232,7 @@ def diagnose(
     folder: Path, config: CodurConfig, profile: str | None, measure: bool
 ) -> list[Finding]:
     """Every part of the report, in order."""
-    sandbox, box = sandbox_finding(config)
+    sandbox, box = sandbox_finding(config, folder)
     try:
         found = find_interpreter(folder, config.tools.python, box, config.tools.run_timeout_s)
     except ConfigError as exc:  # tools.python names none: the rest is still worth saying
